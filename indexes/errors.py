@@ -1,0 +1,30 @@
+"""Domain errors of the retrieval core. They carry no HTTP codes; `service/errors.py` maps them.
+
+    CtxsieveError
+    ├── NotFound            unknown ref / toolset / collection (or another tenant's)
+    ├── InvalidRequest      a combination of fields that cannot be served
+    ├── StoreUnavailable    the vector store cannot be reached or written
+    └── Overloaded          inference queue full; retry later
+"""
+
+
+class CtxsieveError(Exception):
+    """Base of every error the core raises on purpose."""
+
+
+class NotFound(CtxsieveError):
+    pass
+
+
+class InvalidRequest(CtxsieveError):
+    pass
+
+
+class StoreUnavailable(CtxsieveError):
+    pass
+
+
+class Overloaded(CtxsieveError):
+    def __init__(self, message: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

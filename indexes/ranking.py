@@ -1,0 +1,61 @@
+"""Hybrid ranking and packing: fuse dense and lexical scores, then fill a token budget by score."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def normalise(scores: np.ndarray) -> np.ndarray:
+    """Min-max to [0, 1] over the defined (finite) entries; constant or empty input gives zeros."""
+    out = np.zeros_like(scores, dtype=np.float64)
+    finite = np.isfinite(scores)
+    if not finite.any():
+        return out
+    lo, hi = float(scores[finite].min()), float(scores[finite].max())
+    if hi > lo:
+        out[finite] = (scores[finite] - lo) / (hi - lo)
+    return out
+
+
+def fuse(dense: np.ndarray, lexical: np.ndarray, dense_weight: float) -> np.ndarray:
+    """Convex combination of min-max normalised scores (relative score fusion).
+
+    Chunks the dense stage did not score (NaN) take the dense minimum: they were judged less relevant.
+    """
+    lexical_part = lexical / lexical.max() if lexical.size and lexical.max() > 0 else np.zeros_like(lexical)
+    return dense_weight * normalise(dense) + (1.0 - dense_weight) * lexical_part
+
+
+@dataclass(frozen=True)
+class Candidate:
+    index: int
+    tokens: int
+    text: str
+
+
+def pack_to_budget(candidates: Sequence[Candidate], fused: np.ndarray, k: int, max_tokens: int | None,
+                   eligible: np.ndarray | None = None) -> list[int]:
+    """Best-first selection: at most k chunks, at most max_tokens in total, no repeated text.
+
+    A chunk too large for what is left of the budget is skipped, and smaller ones further down still get
+    their chance. Ties break by position so the same input always selects the same chunks.
+    """
+    order = sorted(range(len(candidates)), key=lambda i: (-round(float(fused[i]), 9), i))
+    chosen: list[int] = []
+    seen: set[str] = set()
+    used = 0
+    for i in order:
+        if len(chosen) >= k:
+            break
+        cand = candidates[i]
+        if eligible is not None and not eligible[i]:
+            continue
+        if cand.text in seen or (max_tokens is not None and used + cand.tokens > max_tokens):
+            continue
+        chosen.append(i)
+        seen.add(cand.text)
+        used += cand.tokens
+    return chosen

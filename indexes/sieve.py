@@ -1,0 +1,223 @@
+"""The filter: rank a source's chunks against the agent's query and return what fits the budget.
+
+Storage is separate from presentation: the source is stored whole first, then projected. Errors pass
+through verbatim; content that already fits comes back whole; everything else is ranked (dense cosine
+fused with BM25), packed to the budget, and summarised by a placeholder that says how to get the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ingest.chunking import Chunk
+from ingest.embedding import Embedder, vector_name
+from ingest.tokens import Tokenizer
+
+from .lexical import Bm25Index
+from .ranking import Candidate, fuse, pack_to_budget
+from .sources import Source, SourceInput, SourceStore
+from .store import QdrantStore
+
+Order = Literal["document", "score"]
+Mode = Literal["fast", "accurate"]
+
+
+@dataclass(frozen=True)
+class FilterParams:
+    query: str | None
+    k: int = 5
+    max_tokens: int | None = None
+    min_score: float | None = None
+    order: Order = "document"
+    mode: Mode = "fast"
+
+
+@dataclass(frozen=True)
+class Snippet:
+    id: str
+    text: str
+    score: float | None
+    start: int
+    end: int
+    tokens: int
+    document: int
+    title: str | None
+    url: str | None
+    context: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int
+    output_tokens: int
+    saved_ratio: float
+    chunks_total: int
+    chunks_returned: int
+
+
+@dataclass(frozen=True)
+class FilterResult:
+    ref: str
+    snippets: list[Snippet]
+    placeholder: str
+    usage: Usage
+    passthrough: bool
+
+
+class ChunkVectors:
+    """Chunk embeddings cached in Qdrant by (model, passage text): a passage is embedded once, ever."""
+
+    def __init__(self, store: QdrantStore, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.vector = vector_name(embedder.model_id)
+        self.collection = store.chunk_collection(self.vector)
+        store.ensure_collection(self.collection, {self.vector: embedder.dim})
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    @staticmethod
+    def key(passage: str) -> str:
+        return "chunk:" + hashlib.sha256(passage.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def passages(self, passages: Sequence[str]) -> np.ndarray:
+        keys = [self.key(p) for p in passages]
+        found = self.store.get_vectors(self.collection, self.vector, list(dict.fromkeys(keys)))
+        missing = [k for k in dict.fromkeys(keys) if k not in found]
+        if missing:
+            first = dict(zip(keys, passages, strict=True))
+            fresh = self.embedder.embed_passages([first[k] for k in missing])
+            self.store.put_vectors(self.collection, self.vector, missing, fresh)
+            found.update(zip(missing, fresh, strict=True))
+        if not keys:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([found[k] for k in keys])
+
+    def query(self, text: str) -> np.ndarray:
+        cached = self._queries.get(text)
+        if cached is None:
+            cached = self.embedder.embed_queries([text])[0]
+            self._queries[text] = cached
+            if len(self._queries) > 4096:
+                self._queries.popitem(last=False)
+        return cached
+
+
+def passage_text(source: Source, chunk: Chunk) -> str:
+    """What gets embedded: the chunk with what it is part of (title, headings, JSON record)."""
+    text = source.chunk_text(chunk)
+    return f"{chunk.context}\n{text}" if chunk.context else text
+
+
+class Sieve:
+    def __init__(self, sources: SourceStore, vectors: ChunkVectors, tokenizer: Tokenizer,
+                 dense_weight: float = 0.5) -> None:
+        self.sources = sources
+        self.vectors = vectors
+        self.tokenizer = tokenizer
+        self.dense_weight = dense_weight
+
+    # --- entry points -------------------------------------------------------------------------------
+
+    def filter(self, tenant: str, inp: SourceInput, params: FilterParams, is_error: bool = False) -> FilterResult:
+        source = self.sources.put(tenant, inp)
+        rerun = (inp.tool, inp.args) if inp.tool else (source.tool, source.args)
+        if is_error:
+            return self._verbatim(source, rerun)
+        return self._project(source, params, rerun)
+
+    def refilter(self, tenant: str, ref: str, params: FilterParams) -> FilterResult:
+        source = self.sources.get(tenant, ref)
+        return self._project(source, params, (source.tool, source.args))
+
+    # --- projections --------------------------------------------------------------------------------
+
+    def _project(self, source: Source, params: FilterParams, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
+        if self._fits(source, params):
+            return self._whole(source, rerun)
+        chosen, dense = self._rank(source, params)
+        if params.order == "document":
+            chosen = sorted(chosen, key=lambda i: source.chunks[i].start)
+        snippets = [self._snippet(source, source.chunks[i], float(dense[i])) for i in chosen]
+        out = sum(s.tokens for s in snippets)
+        usage = _usage(source.tokens, out, len(source.chunks), len(snippets))
+        line = placeholder(source.ref, usage, rerun, params.min_score if not snippets else None)
+        return FilterResult(source.ref, snippets, line, usage, passthrough=False)
+
+    def _fits(self, source: Source, params: FilterParams) -> bool:
+        if params.max_tokens is not None:
+            return self.tokenizer.count(source.view.text) <= params.max_tokens
+        return len(source.chunks) <= params.k
+
+    def _rank(self, source: Source, params: FilterParams) -> tuple[list[int], np.ndarray]:
+        query = params.query or ""
+        passages = [passage_text(source, c) for c in source.chunks]
+        lexical = Bm25Index.build(passages).scores(query)
+        dense = self.vectors.passages(passages) @ self.vectors.query(query)
+        fused = fuse(dense.astype(np.float64), lexical, self.dense_weight)
+        candidates = [Candidate(c.index, c.tokens, source.chunk_text(c)) for c in source.chunks]
+        eligible = dense >= params.min_score if params.min_score is not None else None
+        return pack_to_budget(candidates, fused, params.k, params.max_tokens, eligible), dense
+
+    def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:
+        section = source.section(chunk)
+        return Snippet(
+            id=f"{source.ref}#{chunk.index}", text=source.chunk_text(chunk),
+            score=None if score is None else round(score, 4), start=chunk.start, end=chunk.end,
+            tokens=chunk.tokens, document=chunk.document, title=section.title, url=section.url,
+            context=chunk.context,
+        )
+
+    def _whole(self, source: Source, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
+        """Content that already fits the budget comes back whole: the view, one snippet per document."""
+        snippets = []
+        for index, section in enumerate(source.view.sections):
+            text = source.view.text[section.start : section.end]
+            snippets.append(Snippet(f"{source.ref}#doc{index}", text, None, section.start, section.end,
+                                    self.tokenizer.count(text), index, section.title, section.url, ""))
+        usage = _usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
+        return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
+
+    def _verbatim(self, source: Source, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
+        """Error output is never filtered, shortened or summarised: the raw text, as sent."""
+        docs = source.documents or [{"text": source.text, "title": None, "url": None}]
+        snippets = []
+        for index, doc in enumerate(docs):
+            section = source.view.sections[index]
+            snippets.append(Snippet(f"{source.ref}#doc{index}", doc["text"], None, section.start, section.end,
+                                    self.tokenizer.count(doc["text"]), index, doc.get("title"), doc.get("url"), ""))
+        usage = _usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
+        return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
+
+
+def _usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:
+    saved = 0.0 if input_tokens == 0 else max(0.0, 1.0 - output_tokens / input_tokens)
+    return Usage(input_tokens, output_tokens, round(saved, 3), total, returned)
+
+
+def format_call(tool: str, args: dict[str, Any]) -> str:
+    inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    return f"{tool}({inner})"
+
+
+def placeholder(ref: str, usage: Usage, rerun: tuple[str | None, dict[str, Any]], min_score: float | None,
+                whole: bool = False) -> str:
+    """One line the agent can keep instead of the raw output; every omission says how to recover it."""
+    if whole:
+        head = f"whole output shown, {usage.input_tokens} tokens"
+    elif min_score is not None:
+        head = f"no chunk of {usage.chunks_total} reached min_score {min_score}, {usage.input_tokens} tokens held"
+    else:
+        head = (f"{usage.chunks_returned} of {usage.chunks_total} chunks shown, "
+                f"{usage.input_tokens} -> {usage.output_tokens} tokens")
+    parts = [f"[ctxsieve {ref}: {head}", f"more: POST /v1/refs/{ref}/filter", f"whole: GET /v1/refs/{ref}"]
+    tool, args = rerun
+    if tool:
+        parts.append(f"re-run: {format_call(tool, args)}")
+    return "; ".join(parts) + "]"

@@ -1,0 +1,225 @@
+"""Split a view into chunks of about `target_tokens` tokens with exact character offsets.
+
+Every chunk is a span `[start, end)` of the view with no leading or trailing white space, so
+`view[start:end] == chunk text` always holds. Boundaries follow the structure: documents and markdown
+sections and JSON records are never mixed in one chunk; paragraphs are packed together; oversized
+paragraphs are cut at sentence ends (English and Chinese), then at token boundaries as a last resort.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .normalize import View, json_record_key
+from .tokens import Tokenizer
+
+CHUNKER_VERSION = "1"
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+"  # English: . ! ? then closing quotes, then space
+    r"|(?<=[\u3002\uff01\uff1f\uff1b\u2026])[\u201d\u2019\u300d\u300f\uff09)]*\s*"  # Chinese
+    r"|\n+"
+)
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_DEFINITION = re.compile(r"^(def |class |async def |function |export |func |fn |pub |impl |struct |interface |"
+                         r"type |const |let |var |public |private |protected |@)")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    index: int
+    start: int
+    end: int
+    tokens: int
+    document: int
+    context: str  # heading path, JSON record or document title: what the span is part of
+
+    def text(self, view: str) -> str:
+        return view[self.start : self.end]
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int
+    context: str
+    new_section: bool  # a chunk may not run across this block's start
+    split_by_lines: bool = False
+
+
+def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    for doc_index, section in enumerate(view.sections):
+        blocks = _blocks(view.text, section.start, section.end, section.content_type, section.title or "")
+        for start, end, context in _pack(view.text, blocks, tokenizer, target_tokens):
+            tokens = tokenizer.count(view.text[start:end])
+            chunks.append(Chunk(len(chunks), start, end, tokens, doc_index, context))
+    return chunks
+
+
+def chunker_signature(tokenizer: Tokenizer, target_tokens: int) -> str:
+    return f"v{CHUNKER_VERSION}-{tokenizer.name}-{target_tokens}"
+
+
+# --- blocks by content type -------------------------------------------------------------------------
+
+def _blocks(text: str, start: int, end: int, kind: str, title: str) -> list[Block]:
+    if kind in ("markdown", "html"):
+        return list(_markdown_blocks(text, start, end, title))
+    if kind == "json":
+        return list(_json_blocks(text, start, end, title))
+    if kind == "code":
+        return list(_code_blocks(text, start, end, title))
+    return [Block(s, e, title, False) for s, e in _paragraphs(text, start, end)]
+
+
+def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        stop = end if nl < 0 else nl
+        yield pos, stop
+        pos = stop + 1
+
+
+def _paragraphs(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    pos = start
+    for match in _PARAGRAPH_BREAK.finditer(text, start, end):
+        yield from _stripped(text, pos, match.start())
+        pos = match.end()
+    yield from _stripped(text, pos, end)
+
+
+def _stripped(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        yield start, end
+
+
+def _join_context(*parts: str) -> str:
+    kept: list[str] = []
+    for part in parts:
+        if part and (not kept or kept[-1] != part):
+            kept.append(part)
+    return " > ".join(kept)
+
+
+def _markdown_blocks(text: str, start: int, end: int, title: str) -> Iterator[Block]:
+    headings: list[tuple[int, str]] = []
+    para_start: int | None = None
+    fence_start: int | None = None
+    new_section = False
+
+    def flush(stop: int) -> Iterator[Block]:
+        nonlocal para_start, new_section
+        if para_start is not None:
+            for s, e in _stripped(text, para_start, stop):
+                yield Block(s, e, _join_context(title, *(h for _, h in headings)), new_section)
+                new_section = False
+        para_start = None
+
+    for line_start, line_end in _lines(text, start, end):
+        line = text[line_start:line_end]
+        if fence_start is not None:
+            if _FENCE.match(line):
+                yield Block(fence_start, line_end, _join_context(title, *(h for _, h in headings)), new_section,
+                            split_by_lines=True)
+                fence_start, new_section = None, False
+            continue
+        if _FENCE.match(line):
+            yield from flush(line_start)
+            fence_start = line_start
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            yield from flush(line_start)
+            level = len(heading.group(1))
+            headings = [(lv, h) for lv, h in headings if lv < level] + [(level, heading.group(2).strip())]
+            new_section, para_start = True, line_start
+        elif not line.strip():
+            yield from flush(line_start)
+        elif para_start is None:
+            para_start = line_start
+    if fence_start is not None:
+        yield Block(fence_start, end, _join_context(title, *(h for _, h in headings)), new_section, True)
+    yield from flush(end)
+
+
+def _json_blocks(text: str, start: int, end: int, title: str) -> Iterator[Block]:
+    current: str | None = None
+    for line_start, line_end in _lines(text, start, end):
+        for s, e in _stripped(text, line_start, line_end):
+            record = json_record_key(text[s:e])
+            yield Block(s, e, _join_context(title, record), record != current)
+            current = record
+
+
+def _code_blocks(text: str, start: int, end: int, title: str) -> Iterator[Block]:
+    block_start: int | None = None
+    for line_start, line_end in _lines(text, start, end):
+        line = text[line_start:line_end]
+        if _DEFINITION.match(line) and block_start is not None:
+            yield from (Block(s, e, title, False, True) for s, e in _stripped(text, block_start, line_start))
+            block_start = None
+        if not line.strip():
+            if block_start is not None:
+                yield from (Block(s, e, title, False, True) for s, e in _stripped(text, block_start, line_start))
+            block_start = None
+        elif block_start is None:
+            block_start = line_start
+    if block_start is not None:
+        yield from (Block(s, e, title, False, True) for s, e in _stripped(text, block_start, end))
+
+
+# --- packing ----------------------------------------------------------------------------------------
+
+def _pieces(text: str, block: Block, tokenizer: Tokenizer, target: int) -> Iterator[tuple[int, int, int]]:
+    """(start, end, tokens) pieces of a block, none over `target` tokens."""
+    tokens = tokenizer.count(text[block.start : block.end])
+    if tokens <= target:
+        yield block.start, block.end, tokens
+        return
+    for s, e in _sentences(text, block.start, block.end, block.split_by_lines):
+        piece_tokens = tokenizer.count(text[s:e])
+        if piece_tokens <= target:
+            yield s, e, piece_tokens
+            continue
+        cuts = [s + c for c in tokenizer.split_points(text[s:e], target)]
+        for a, b in zip([s, *cuts], [*cuts, e], strict=True):
+            for ps, pe in _stripped(text, a, b):
+                yield ps, pe, tokenizer.count(text[ps:pe])
+
+
+def _sentences(text: str, start: int, end: int, by_lines: bool) -> Iterator[tuple[int, int]]:
+    pattern = re.compile(r"\n+") if by_lines else _SENTENCE_END
+    pos = start
+    for match in pattern.finditer(text, start, end):
+        if match.end() > pos:
+            yield from _stripped(text, pos, match.end())
+            pos = match.end()
+    yield from _stripped(text, pos, end)
+
+
+def _pack(text: str, blocks: list[Block], tokenizer: Tokenizer, target: int) -> Iterator[tuple[int, int, str]]:
+    """Greedily join consecutive pieces up to `target` tokens, never across a section start."""
+    current: tuple[int, int, str] | None = None
+    used = 0
+    for block in blocks:
+        for index, (s, e, tokens) in enumerate(_pieces(text, block, tokenizer, target)):
+            crosses = block.new_section and index == 0
+            if current is not None and (crosses or used + tokens > target):
+                yield current
+                current = None
+            if current is None:
+                current, used = (s, e, block.context), tokens
+            else:
+                current, used = (current[0], e, current[2]), used + tokens
+    if current is not None:
+        yield current

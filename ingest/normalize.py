@@ -1,0 +1,186 @@
+"""Turn raw tool output into a *view*: the text that chunks point into, plus per-document spans.
+
+The raw output is never altered (it is stored as sent). For text, markdown and code the view is the raw
+text itself; HTML is reduced to its main text (trafilatura) and JSON is flattened to `path: value`
+lines, so that a snippet says where a value came from. The same input always gives the same view.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any, Literal
+
+ContentType = Literal["text", "markdown", "html", "json", "code"]
+CONTENT_TYPES: tuple[str, ...] = ("text", "markdown", "html", "json", "code")
+DOCUMENT_SEPARATOR = "\n\n"
+
+_HTML_HINT = re.compile(r"<(!doctype html|html|head|body|div|p|article|span|table|ul|a\s)[\s>]", re.I)
+_MD_HINT = re.compile(r"^(#{1,6} \S|```|\* \S|- \S|\d+\. \S|\|.+\|)", re.M)
+_CODE_HINT = re.compile(
+    r"^\s*(def |class |import |from \S+ import |function |const |let |var |func |fn |pub |package |"
+    r"#include|public |private |@\w+|return\b|if \(|for \()", re.M)
+
+
+@dataclass(frozen=True)
+class Document:
+    text: str
+    title: str | None = None
+    url: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One document's span of the view, and how its text was interpreted."""
+
+    start: int
+    end: int
+    content_type: str
+    title: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class View:
+    text: str
+    content_type: str
+    sections: tuple[Section, ...]
+
+
+def detect_content_type(text: str) -> str:
+    head = text.lstrip()[:2000]
+    if head[:1] in "{[" and _parses_as_json(text):
+        return "json"
+    if _HTML_HINT.search(head):
+        return "html"
+    if len(_MD_HINT.findall(text[:20000])) >= 2:
+        return "markdown"
+    lines = [ln for ln in text[:20000].splitlines() if ln.strip()]
+    if lines and len(_CODE_HINT.findall(text[:20000])) >= max(3, len(lines) // 8):
+        return "code"
+    return "text"
+
+
+def _parses_as_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def view_of_text(text: str, content_type: str) -> tuple[str, str, str | None]:
+    """(view text, resolved content type, title found in the content)."""
+    kind = detect_content_type(text) if content_type == "auto" else content_type
+    if kind == "html":
+        view, title = html_to_text(text)
+        return view, kind, title
+    if kind == "json":
+        try:
+            return flatten_json(json.loads(text)), kind, None
+        except ValueError:
+            return text, "text", None  # declared JSON that does not parse is still kept and searchable
+    return text, kind, None
+
+
+def build_view(documents: Sequence[Document], content_type: str) -> View:
+    parts: list[str] = []
+    sections: list[Section] = []
+    offset = 0
+    kinds = set()
+    for doc in documents:
+        if parts:
+            parts.append(DOCUMENT_SEPARATOR)
+            offset += len(DOCUMENT_SEPARATOR)
+        text, kind, found_title = view_of_text(doc.text, content_type)
+        kinds.add(kind)
+        parts.append(text)
+        sections.append(Section(offset, offset + len(text), kind, doc.title or found_title, doc.url))
+        offset += len(text)
+    resolved = kinds.pop() if len(kinds) == 1 else "mixed"
+    return View("".join(parts), resolved, tuple(sections))
+
+
+# --- JSON -------------------------------------------------------------------------------------------
+
+def flatten_json(value: Any) -> str:
+    """`results[3].content: ...` lines, keys kept in order, so each value names its path."""
+    return "\n".join(f"{path}: {text}" if path else text for path, text in _leaves(value, ""))
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        if not value:
+            yield path, "{}"
+        for key, item in value.items():
+            yield from _leaves(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        if not value:
+            yield path, "[]"
+        for i, item in enumerate(value):
+            yield from _leaves(item, f"{path}[{i}]")
+    elif isinstance(value, str):
+        yield path, value
+    else:
+        yield path, json.dumps(value)
+
+
+def json_record_key(line: str) -> str:
+    """The record a flattened line belongs to: its path up to the first list index (`results[3]`)."""
+    path = line.split(": ", 1)[0]
+    match = re.match(r"^[^\[\s]*\[\d+\]", path)
+    return match.group(0) if match else path.split(".", 1)[0]
+
+
+# --- HTML -------------------------------------------------------------------------------------------
+
+def html_to_text(html: str) -> tuple[str, str | None]:
+    """Main text as markdown-ish paragraphs (trafilatura); a plain tag stripper when it finds none."""
+    import trafilatura
+
+    text = trafilatura.extract(html, output_format="markdown", include_comments=False, include_tables=True,
+                               include_links=False, favor_recall=True, deduplicate=False)
+    meta = trafilatura.extract_metadata(html)
+    title = meta.title if meta is not None and meta.title else None
+    if not text or not text.strip():
+        text = _strip_tags(html)
+    text = text.strip()
+    if title and not text.startswith(title) and not text.startswith("# "):
+        text = f"# {title}\n\n{text}"
+    return text, title
+
+
+class _TextCollector(HTMLParser):
+    _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
+    _BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "pre"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: ARG002
+        if tag in self._SKIP:
+            self.skip += 1
+        elif tag in self._BLOCK:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP and self.skip:
+            self.skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data)
+
+
+def _strip_tags(html: str) -> str:
+    collector = _TextCollector()
+    collector.feed(html)
+    collector.close()
+    text = re.sub(r"[ \t\r\f\v]+", " ", "".join(collector.parts))
+    return re.sub(r"\s*\n\s*\n\s*", "\n\n", text).strip()

@@ -1,0 +1,1 @@
+"""The HTTP edge: settings, app factory, dependencies, request/response models, routes, error table."""

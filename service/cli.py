@@ -1,0 +1,57 @@
+"""`ctxsieve serve` and `ctxsieve prepare` (model and encodings, offline, once)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .settings import Settings
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {k: v for k, v in {"host": args.host, "port": args.port, "data_dir": args.data_dir}.items()
+                 if v is not None}
+    return Settings(**overrides)
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+
+    settings = _settings(args)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level)
+    return 0
+
+
+def prepare(args: argparse.Namespace) -> int:
+    from ingest.embedding import resolve_model_path
+    from ingest.tokens import load_tokenizer
+
+    settings = _settings(args)
+    tok = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
+    path = resolve_model_path(settings.embed_model, settings.model_dir)
+    sys.stdout.write(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = argparse.ArgumentParser(prog="ctxsieve", description="retrieval-side context service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, fn, text in [("serve", serve, "serve the HTTP API"),
+                           ("prepare", prepare, "convert the model and install encodings (offline)")]:
+        cmd = sub.add_parser(name, help=text)
+        cmd.add_argument("--host")
+        cmd.add_argument("--port", type=int)
+        cmd.add_argument("--data-dir", type=Path)
+        cmd.set_defaults(fn=fn)
+    args = parser.parse_args(argv)
+    return int(args.fn(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""Wiring: build the core (tokenizer, store, model, sieve) from settings, in the background.
+
+The model takes seconds to load and convert on first use; the service answers /healthz at once and
+/readyz only when the model is loaded, warmed and the store reachable. Requests that need the engine
+before then get 503 with a clear message rather than a hung connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+from indexes.errors import CtxsieveError
+from indexes.sieve import ChunkVectors, Sieve
+from indexes.sources import SourceStore
+from indexes.store import QdrantStore
+from ingest.embedding import Embedder, load_sentence_transformer
+from ingest.tokens import TiktokenTokenizer, load_tokenizer
+
+from .errors import NotReady
+from .settings import Settings
+
+log = logging.getLogger("ctxsieve")
+
+
+@dataclass
+class Engine:
+    settings: Settings
+    tokenizer: TiktokenTokenizer
+    store: QdrantStore
+    embedder: Embedder
+    sieve: Sieve
+
+
+def build_engine(settings: Settings) -> Engine:
+    tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
+    embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads)
+    embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
+    store = QdrantStore.open(path=settings.data_dir / "qdrant", url=settings.qdrant_url,
+                             api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
+    sources = SourceStore(store, tokenizer, settings.chunk_tokens)
+    sieve = Sieve(sources, ChunkVectors(store, embedder), tokenizer, settings.dense_weight)
+    return Engine(settings, tokenizer, store, embedder, sieve)
+
+
+class EngineHolder:
+    """Starts the engine in a thread, retrying while the store is unreachable; hands it to routes."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine: Engine | None = None
+        self.error: str | None = "starting"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ctxsieve-engine", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wait(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return self.engine is not None
+
+    def _run(self) -> None:
+        delay = 1.0
+        while not self._stop.is_set():
+            try:
+                self.engine = build_engine(self.settings)
+                self.error = None
+                log.info("ctxsieve ready: model %s, store %s", self.engine.embedder.model_id,
+                         self.settings.qdrant_url or self.settings.data_dir)
+                return
+            except CtxsieveError as exc:
+                self.error = str(exc)
+            except Exception as exc:  # a broken model or encoding must be reported, not kill the thread
+                log.exception("engine start failed")
+                self.error = f"{type(exc).__name__}: {exc}"
+            self._stop.wait(delay)
+            delay = min(delay * 2, 30.0)
+
+    def get(self) -> Engine:
+        if self.engine is None:
+            raise NotReady(f"ctxsieve is not ready yet ({self.error}); retry shortly, GET /readyz tells when")
+        return self.engine
+
+    def close(self) -> None:
+        self._stop.set()
+        if self.engine is not None:
+            self.engine.store.close()
+        elif self._thread.is_alive():
+            self._thread.join(timeout=60)
+            if self.engine is not None:
+                self.engine.store.close()
+
+    def status(self) -> tuple[bool, dict[str, object]]:
+        if self.engine is None:
+            return False, {"model": False, "store": False, "detail": self.error}
+        store_ok = self.engine.store.ping()
+        return store_ok, {"model": True, "store": store_ok, "detail": None if store_ok else "store unreachable",
+                          "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

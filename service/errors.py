@@ -1,0 +1,96 @@
+"""The one error table: domain errors and framework errors to the API.md envelope.
+
+Every error body is `{"error": {"type", "message", "request_id"}}`. A 500 says only "internal error";
+the details go to the log with the request id.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from indexes.errors import CtxsieveError, InvalidRequest, NotFound, Overloaded, StoreUnavailable
+
+log = logging.getLogger("ctxsieve")
+
+
+class Unauthorized(CtxsieveError):
+    pass
+
+
+class PayloadTooLarge(CtxsieveError):
+    pass
+
+
+class NotReady(CtxsieveError):
+    pass
+
+
+class InvalidField(CtxsieveError):
+    pass
+
+
+ERROR_TABLE: dict[type[CtxsieveError], tuple[int, str]] = {
+    InvalidRequest: (400, "invalid_request"),
+    Unauthorized: (401, "unauthorized"),
+    NotFound: (404, "not_found"),
+    PayloadTooLarge: (413, "payload_too_large"),
+    InvalidField: (422, "invalid_field"),
+    Overloaded: (429, "overloaded"),
+    StoreUnavailable: (503, "store_unavailable"),
+    NotReady: (503, "not_ready"),
+}
+
+
+def request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", ""))
+
+
+def envelope(request: Request, status: int, kind: str, message: str, headers: dict[str, str] | None = None
+             ) -> JSONResponse:
+    body = {"error": {"type": kind, "message": message, "request_id": request_id(request)}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
+    status, kind = next((v for k, v in ERROR_TABLE.items() if isinstance(exc, k)), (500, "internal_error"))
+    headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if isinstance(exc, Overloaded) else None
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
+    return envelope(request, status, kind, str(exc), headers)
+
+
+def _describe(errors: list[Any]) -> str:
+    parts = []
+    for err in errors[:5]:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        parts.append(f"{loc or 'body'}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return envelope(request, 422, "invalid_field", _describe(list(exc.errors())))
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    kinds = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large", 400: "invalid_request"}
+    return envelope(request, exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail))
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error (request %s)", request_id(request), exc_info=exc)
+    return envelope(request, 500, "internal_error", "internal error")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(CtxsieveError, _domain_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,92 @@
+"""POST /v1/filter, and the ref routes: fetch a source whole or in part, filter it again."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from fastapi import APIRouter, Query
+
+from indexes.errors import InvalidRequest
+from indexes.sieve import FilterParams, FilterResult
+from indexes.sources import Source, SourceInput
+from ingest.normalize import Document
+
+from ..deps import EngineDep, TenantDep
+from ..errors import InvalidField
+from ..schemas import FilterOptions, FilterRequest, FilterResponse, RefilterRequest, RefResponse, SourceOut
+
+router = APIRouter(prefix="/v1", tags=["filter"])
+
+
+def _params(body: FilterOptions) -> FilterParams:
+    if body.query is None and not body.is_error:
+        raise InvalidRequest("query is required (unless is_error is true)")
+    return FilterParams(body.query, body.k, body.max_tokens, body.min_score, body.order, body.mode)
+
+
+def _source_input(body: FilterRequest) -> SourceInput:
+    if (body.content is None) == (body.documents is None):
+        raise InvalidRequest("send exactly one of content or documents")
+    if body.content is not None:
+        documents: tuple[Document, ...] = (Document(body.content),)
+    else:
+        documents = tuple(Document(d.text, d.title, d.url, d.metadata) for d in body.documents or [])
+    tool, args = (body.source.tool, body.source.args) if body.source else (None, {})
+    return SourceInput(documents, body.content is not None, body.content_type, tool, args)
+
+
+def _response(result: FilterResult) -> FilterResponse:
+    return FilterResponse.model_validate(asdict(result))
+
+
+@router.post("/filter", response_model=FilterResponse, operation_id="filter_output")
+def filter_output(body: FilterRequest, engine: EngineDep, tenant: TenantDep) -> FilterResponse:
+    """Store tool output whole under a ref and return only the snippets relevant to the query."""
+    inp = _source_input(body)
+    params = _params(body)
+    return _response(engine.sieve.filter(tenant, inp, params, is_error=body.is_error))
+
+
+@router.post("/refs/{ref}/filter", response_model=FilterResponse, operation_id="refilter_ref")
+def refilter_ref(ref: str, body: RefilterRequest, engine: EngineDep, tenant: TenantDep) -> FilterResponse:
+    """Filter a stored source again with a new query; nothing already embedded is embedded again."""
+    if body.is_error:
+        source = engine.sieve.sources.get(tenant, ref)
+        inp = SourceInput((Document(source.text),), True, "text", source.tool, source.args)
+        return _response(engine.sieve.filter(tenant, inp, _params(body), is_error=True))
+    return _response(engine.sieve.refilter(tenant, ref, _params(body)))
+
+
+@router.get("/refs/{ref}", response_model=RefResponse, operation_id="get_ref")
+def get_ref(
+    ref: str, engine: EngineDep, tenant: TenantDep,
+    start: int | None = Query(None, ge=0), end: int | None = Query(None, ge=0),
+    chunk: int | None = Query(None, ge=0), window: int = Query(0, ge=0, le=50),
+) -> RefResponse:
+    """The whole source as sent, or a character range / a chunk and its neighbours of its view."""
+    source = engine.sieve.sources.get(tenant, ref)
+    out = _whole(source)
+    if chunk is not None and (start is not None or end is not None):
+        raise InvalidRequest("use either start/end or chunk/window, not both")
+    if chunk is not None:
+        if chunk >= len(source.chunks):
+            raise InvalidField(f"chunk {chunk} out of range: this source has {len(source.chunks)} chunks")
+        first = source.chunks[max(0, chunk - window)]
+        last = source.chunks[min(len(source.chunks) - 1, chunk + window)]
+        start, end = first.start, last.end
+    if start is not None or end is not None:
+        view = source.view.text
+        lo, hi = start or 0, len(view) if end is None else end
+        if lo > hi or hi > len(view):
+            raise InvalidField(f"range [{lo}, {hi}) is outside the view (length {len(view)})")
+        out.text, out.start, out.end = view[lo:hi], lo, hi
+    return out
+
+
+def _whole(source: Source) -> RefResponse:
+    return RefResponse(
+        ref=source.ref, text=source.text, documents=source.documents,
+        source=SourceOut(tool=source.tool, args=source.args) if source.tool else None,
+        content_type=source.content_type, tokens=source.tokens, chunks=len(source.chunks),
+        created_at=source.created_at, view=None if source.view.text == source.text else source.view.text,
+    )

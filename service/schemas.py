@@ -1,0 +1,133 @@
+"""Request and response models: the limits live here, and `/openapi.json` is built from them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+MAX_TEXT_CHARS = 8_000_000
+MAX_DOCUMENTS = 1_000
+MAX_K = 50
+MAX_TOKENS = 32_000
+
+
+def _valid_unicode(value: str) -> str:
+    """Lone surrogates (legal in JSON escapes, not in UTF-8) cannot be stored or counted."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("text contains a lone surrogate; send valid Unicode") from exc
+    return value
+
+
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(_valid_unicode)]
+ShortText = Annotated[str, Field(max_length=2_000), AfterValidator(_valid_unicode)]
+Query = Annotated[str, Field(min_length=1, max_length=4_000), AfterValidator(_valid_unicode)]
+ContentTypeIn = Literal["auto", "text", "markdown", "html", "json", "code"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DocumentIn(Strict):
+    text: Text
+    title: ShortText | None = None
+    url: ShortText | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SourceSpec(Strict):
+    tool: Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_valid_unicode)]
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class FilterOptions(Strict):
+    query: Query | None = Field(None, description="what the agent needs from this output now")
+    k: int = Field(5, ge=1, le=MAX_K)
+    max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0, description="minimum cosine similarity")
+    order: Literal["document", "score"] = "document"
+    mode: Literal["fast", "accurate"] = "fast"
+    is_error: bool = False
+
+
+class FilterRequest(FilterOptions):
+    content: Text | None = None
+    documents: Annotated[list[DocumentIn], Field(min_length=1, max_length=MAX_DOCUMENTS)] | None = None
+    content_type: ContentTypeIn = "auto"
+    source: SourceSpec | None = None
+
+
+class RefilterRequest(FilterOptions):
+    pass
+
+
+class SnippetOut(BaseModel):
+    id: str
+    text: str
+    score: float | None
+    start: int
+    end: int
+    tokens: int
+    document: int
+    title: str | None = None
+    url: str | None = None
+    context: str = ""
+
+
+class UsageOut(BaseModel):
+    input_tokens: int
+    output_tokens: int
+    saved_ratio: float
+    chunks_total: int
+    chunks_returned: int
+
+
+class FilterResponse(BaseModel):
+    ref: str
+    snippets: list[SnippetOut]
+    placeholder: str
+    usage: UsageOut
+    passthrough: bool
+
+
+class SourceOut(BaseModel):
+    tool: str
+    args: dict[str, Any]
+
+
+class RefResponse(BaseModel):
+    ref: str
+    text: str = Field(description="the source as sent; with start/end or chunk: that slice of the view")
+    documents: list[dict[str, Any]] | None
+    source: SourceOut | None
+    content_type: str
+    tokens: int
+    chunks: int
+    created_at: str
+    view: str | None = Field(None, description="the text chunk offsets point into, when it differs from text")
+    start: int | None = None
+    end: int | None = None
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Ready(BaseModel):
+    ready: bool
+    model: bool
+    store: bool
+    detail: str | None = None
+
+
+class ErrorBody(BaseModel):
+    type: str
+    message: str
+    request_id: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody

@@ -1,0 +1,54 @@
+"""The one settings class. Every field is also an environment variable `CTXSIEVE_<NAME>`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_CACHE = Path.home() / ".cache" / "ctxsieve"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CTXSIEVE_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="address to serve on")
+    port: int = Field(8000, ge=1, le=65535, description="port to serve on")
+    data_dir: Path = Field(Path("data"), description="embedded Qdrant's folder (when no qdrant_url)")
+    qdrant_url: str | None = Field(None, description="a Qdrant server or cluster instead of the embedded store")
+    qdrant_api_key: str | None = Field(None, description="API key for qdrant_url")
+    qdrant_timeout: float = Field(10.0, gt=0, description="seconds per store call")
+    model_dir: Path = Field(_CACHE / "models", description="where converted models are cached")
+    embed_model: str = Field("multilingual-e5-small",
+                             description="multilingual-e5-small (default), all-MiniLM-L6-v2, or any "
+                                         "sentence-transformers name or path")
+    encoding: str = Field("o200k_base", description="tiktoken encoding for every token count")
+    tiktoken_cache_dir: Path = Field(_CACHE / "tiktoken", description="verified tiktoken files")
+    chunk_tokens: int = Field(96, ge=16, le=1024, description="target chunk size in tokens")
+    dense_weight: float = Field(0.5, ge=0, le=1, description="weight of dense vs BM25 in the fused score")
+    max_body_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="largest request body accepted")
+    inference_threads: int | None = Field(None, ge=1, description="torch threads (default: all cores)")
+    api_keys: str | None = Field(None, description="'key1:tenant1,key2:tenant2'; unset = no auth, one tenant")
+    api_keys_file: Path | None = Field(None, description="file with one 'key:tenant' per line")
+    log_level: str = Field("info", description="uvicorn log level")
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.qdrant_api_key and not self.qdrant_url:
+            raise ValueError("CTXSIEVE_QDRANT_API_KEY is set but CTXSIEVE_QDRANT_URL is not")
+        return self
+
+    def key_table(self) -> dict[str, str]:
+        """API key -> tenant, from CTXSIEVE_API_KEYS and the keys file."""
+        entries = [e for e in (self.api_keys or "").split(",") if e.strip()]
+        if self.api_keys_file is not None:
+            lines = self.api_keys_file.read_text().splitlines()
+            entries += [ln for ln in lines if ln.strip() and not ln.startswith("#")]
+        table = {}
+        for entry in entries:
+            key, sep, tenant = entry.strip().rpartition(":")
+            if not sep or not key or not tenant:
+                raise ValueError("each API key entry must look like 'key:tenant'")
+            table[key] = tenant
+        return table
