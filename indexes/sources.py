@@ -107,7 +107,7 @@ class SourceStore:
         return {
             "ref": s.ref, "tenant": s.tenant, "text": s.text, "documents": s.documents,
             "view": None if s.view.text == s.text else s.view.text,
-            "sections": [asdict(x) for x in s.view.sections],
+            "sections": [{k: v for k, v in asdict(x).items() if k != "leaves"} for x in s.view.sections],
             "tool": s.tool, "args": s.args, "content_type": s.content_type, "tokens": s.tokens,
             "created_at": s.created_at, "chunker": s.chunker,
             "chunks": [[c.start, c.end, c.tokens, c.document, c.context] for c in s.chunks],
@@ -123,7 +123,11 @@ class SourceStore:
             chunks=[Chunk(i, c[0], c[1], c[2], c[3], c[4]) for i, c in enumerate(p["chunks"])],
         )
         if source.chunker != self.signature:
-            # Chunk settings changed since this source was stored: the text is whole, so re-derive.
+            # Chunk settings changed since this source was stored: the input is whole, so re-derive.
+            docs = source.documents or [{"text": source.text}]
+            view = build_view([Document(**d) for d in docs], source.content_type if source.content_type
+                              in ("text", "markdown", "html", "json", "code") else "auto")
+            source.view = view
             source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens)
             source.chunker = self.signature
             self.store.put_payload(SOURCES, source.ref, self._to_payload(source))

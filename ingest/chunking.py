@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .normalize import View, json_record_key
+from .normalize import Leaf, Section, View, json_record_key
 from .tokens import Tokenizer
 
 CHUNKER_VERSION = "1"
@@ -54,7 +54,7 @@ class Block:
 def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int) -> list[Chunk]:
     chunks: list[Chunk] = []
     for doc_index, section in enumerate(view.sections):
-        blocks = _blocks(view.text, section.start, section.end, section.content_type, section.title or "")
+        blocks = _blocks(view.text, section)
         for start, end, context in _pack(view.text, blocks, tokenizer, target_tokens):
             tokens = tokenizer.count(view.text[start:end])
             chunks.append(Chunk(len(chunks), start, end, tokens, doc_index, context))
@@ -67,11 +67,12 @@ def chunker_signature(tokenizer: Tokenizer, target_tokens: int) -> str:
 
 # --- blocks by content type -------------------------------------------------------------------------
 
-def _blocks(text: str, start: int, end: int, kind: str, title: str) -> list[Block]:
+def _blocks(text: str, section: Section) -> list[Block]:
+    kind, start, end, title = section.content_type, section.start, section.end, section.title or ""
     if kind in ("markdown", "html"):
         return list(_markdown_blocks(text, start, end, title))
     if kind == "json":
-        return list(_json_blocks(text, start, end, title))
+        return list(_json_blocks(text, section.leaves, title))
     if kind == "code":
         return list(_code_blocks(text, start, end, title))
     return [Block(s, e, title, False) for s, e in _paragraphs(text, start, end)]
@@ -152,13 +153,18 @@ def _markdown_blocks(text: str, start: int, end: int, title: str) -> Iterator[Bl
     yield from flush(end)
 
 
-def _json_blocks(text: str, start: int, end: int, title: str) -> Iterator[Block]:
+def _json_blocks(text: str, leaves: tuple[Leaf, ...], title: str) -> Iterator[Block]:
+    """One block per paragraph of each value; a new record (`results[3]`) starts a new chunk."""
+    names = {leaf.path: text[leaf.start : leaf.end].split(": ", 1)[-1] for leaf in leaves
+             if leaf.path.endswith((".title", ".name")) and "\n" not in text[leaf.start : leaf.end]}
     current: str | None = None
-    for line_start, line_end in _lines(text, start, end):
-        for s, e in _stripped(text, line_start, line_end):
-            record = json_record_key(text[s:e])
-            yield Block(s, e, _join_context(title, record), record != current)
-            current = record
+    for leaf in leaves:
+        record = json_record_key(leaf.path)
+        label = names.get(record + ".title") or names.get(record + ".name") or ""
+        context = _join_context(title, f"{record} ({label[:80]})" if label else record)
+        for index, (s, e) in enumerate(_paragraphs(text, leaf.start, leaf.end)):
+            yield Block(s, e, context, record != current and index == 0)
+        current = record
 
 
 def _code_blocks(text: str, start: int, end: int, title: str) -> Iterator[Block]:

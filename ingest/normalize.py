@@ -34,6 +34,15 @@ class Document:
 
 
 @dataclass(frozen=True)
+class Leaf:
+    """One flattened JSON value: `path: value` at [start, end) of the view (the value may span lines)."""
+
+    start: int
+    end: int
+    path: str
+
+
+@dataclass(frozen=True)
 class Section:
     """One document's span of the view, and how its text was interpreted."""
 
@@ -42,6 +51,7 @@ class Section:
     content_type: str
     title: str | None = None
     url: str | None = None
+    leaves: tuple[Leaf, ...] = field(default=(), compare=False, repr=False)  # JSON only; derived, not stored
 
 
 @dataclass(frozen=True)
@@ -73,18 +83,19 @@ def _parses_as_json(text: str) -> bool:
     return True
 
 
-def view_of_text(text: str, content_type: str) -> tuple[str, str, str | None]:
-    """(view text, resolved content type, title found in the content)."""
+def view_of_text(text: str, content_type: str) -> tuple[str, str, str | None, list[Leaf]]:
+    """(view text, resolved content type, title found in the content, JSON leaves)."""
     kind = detect_content_type(text) if content_type == "auto" else content_type
     if kind == "html":
         view, title = html_to_text(text)
-        return view, kind, title
+        return view, kind, title, []
     if kind == "json":
         try:
-            return flatten_json(json.loads(text)), kind, None
+            view, leaves = flatten_json(json.loads(text))
         except ValueError:
-            return text, "text", None  # declared JSON that does not parse is still kept and searchable
-    return text, kind, None
+            return text, "text", None, []  # declared JSON that does not parse is still kept and searchable
+        return view, kind, None, leaves
+    return text, kind, None, []
 
 
 def build_view(documents: Sequence[Document], content_type: str) -> View:
@@ -96,10 +107,11 @@ def build_view(documents: Sequence[Document], content_type: str) -> View:
         if parts:
             parts.append(DOCUMENT_SEPARATOR)
             offset += len(DOCUMENT_SEPARATOR)
-        text, kind, found_title = view_of_text(doc.text, content_type)
+        text, kind, found_title, leaves = view_of_text(doc.text, content_type)
         kinds.add(kind)
         parts.append(text)
-        sections.append(Section(offset, offset + len(text), kind, doc.title or found_title, doc.url))
+        shifted = tuple(Leaf(x.start + offset, x.end + offset, x.path) for x in leaves)
+        sections.append(Section(offset, offset + len(text), kind, doc.title or found_title, doc.url, shifted))
         offset += len(text)
     resolved = kinds.pop() if len(kinds) == 1 else "mixed"
     return View("".join(parts), resolved, tuple(sections))
@@ -107,9 +119,17 @@ def build_view(documents: Sequence[Document], content_type: str) -> View:
 
 # --- JSON -------------------------------------------------------------------------------------------
 
-def flatten_json(value: Any) -> str:
+def flatten_json(value: Any) -> tuple[str, list[Leaf]]:
     """`results[3].content: ...` lines, keys kept in order, so each value names its path."""
-    return "\n".join(f"{path}: {text}" if path else text for path, text in _leaves(value, ""))
+    lines: list[str] = []
+    leaves: list[Leaf] = []
+    offset = 0
+    for path, text in _leaves(value, ""):
+        line = f"{path}: {text}" if path else text
+        leaves.append(Leaf(offset, offset + len(line), path))
+        lines.append(line)
+        offset += len(line) + 1
+    return "\n".join(lines), leaves
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -129,10 +149,9 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
         yield path, json.dumps(value)
 
 
-def json_record_key(line: str) -> str:
-    """The record a flattened line belongs to: its path up to the first list index (`results[3]`)."""
-    path = line.split(": ", 1)[0]
-    match = re.match(r"^[^\[\s]*\[\d+\]", path)
+def json_record_key(path: str) -> str:
+    """The record a value belongs to: its path up to the first list index (`results[3]`)."""
+    match = re.match(r"^[^\[]*\[\d+\]", path)
     return match.group(0) if match else path.split(".", 1)[0]
 
 

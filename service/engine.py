@@ -34,10 +34,14 @@ class Engine:
     sieve: Sieve
 
 
-def build_engine(settings: Settings) -> Engine:
+def load_models(settings: Settings) -> tuple[TiktokenTokenizer, Embedder]:
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads)
     embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
+    return tokenizer, embedder
+
+
+def build_engine(settings: Settings, tokenizer: TiktokenTokenizer, embedder: Embedder) -> Engine:
     store = QdrantStore.open(path=settings.data_dir / "qdrant", url=settings.qdrant_url,
                              api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
     sources = SourceStore(store, tokenizer, settings.chunk_tokens)
@@ -63,19 +67,23 @@ class EngineHolder:
         return self.engine is not None
 
     def _run(self) -> None:
+        try:
+            tokenizer, embedder = load_models(self.settings)
+        except Exception as exc:  # a broken model or encoding is reported by /readyz, not retried
+            log.exception("model or encoding failed to load")
+            self.error = f"{type(exc).__name__}: {exc}"
+            return
         delay = 1.0
         while not self._stop.is_set():
             try:
-                self.engine = build_engine(self.settings)
+                self.engine = build_engine(self.settings, tokenizer, embedder)
                 self.error = None
                 log.info("ctxsieve ready: model %s, store %s", self.engine.embedder.model_id,
                          self.settings.qdrant_url or self.settings.data_dir)
                 return
             except CtxsieveError as exc:
                 self.error = str(exc)
-            except Exception as exc:  # a broken model or encoding must be reported, not kill the thread
-                log.exception("engine start failed")
-                self.error = f"{type(exc).__name__}: {exc}"
+                log.warning("store not reachable, retrying in %.0f s: %s", delay, exc)
             self._stop.wait(delay)
             delay = min(delay * 2, 30.0)
 

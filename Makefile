@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.installed
+PYTHON ?= python3
+
+.PHONY: install prepare run test lint unit bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	# CPU torch first: the pinned wheel on this machine's disk, not a multi-GB CUDA build.
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e '.[dev,bench]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+prepare: install
+	$(VENV)/bin/ctxsieve prepare
+
+run: prepare
+	HF_HUB_OFFLINE=1 $(VENV)/bin/ctxsieve serve
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: lint
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+bench: install
+	HF_HUB_OFFLINE=1 $(PY) -m bench.recall
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

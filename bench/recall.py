@@ -1,0 +1,115 @@
+"""Evidence recall at a token budget: ctxsieve vs dense alone, BM25 alone and LangChain's splitter + top-k.
+
+Usage: python -m bench.recall [--questions 150] [--sets squad,cmrc]
+All methods run in the same process on the same model; the first three share ctxsieve's chunks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from bench.datasets import Case, cmrc_cases, found, squad_cases
+from indexes.sieve import ChunkVectors, FilterParams, Sieve
+from indexes.sources import SourceInput, SourceStore
+from indexes.store import QdrantStore
+from ingest.embedding import load_sentence_transformer
+from ingest.normalize import Document
+from ingest.tokens import load_tokenizer
+
+BUDGETS = (300, 600)
+CACHE = Path.home() / ".cache" / "ctxsieve"
+
+
+def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer) -> Sieve:  # type: ignore[no-untyped-def]
+    sources = SourceStore(store, tokenizer, chunk_tokens)
+    return Sieve(sources, ChunkVectors(store, embedder), tokenizer, dense_weight)
+
+
+def sieve_method(sieve: Sieve, mode: str = "fast") -> Callable[[Case, int], str]:
+    def run(case: Case, budget: int) -> str:
+        inp = SourceInput((Document(case.text),), True, "text")
+        result = sieve.filter("bench", inp, FilterParams(case.question, k=50, max_tokens=budget, mode=mode))  # type: ignore[arg-type]
+        return "\n".join(s.text for s in result.snippets)
+    return run
+
+
+def langchain_method(embedder, tokenizer, chunk_chars: int = 500) -> Callable[[Case, int], str]:  # type: ignore[no-untyped-def]
+    """The common peer pipeline: RecursiveCharacterTextSplitter, embed every chunk, top-k by cosine."""
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter(chunk_size=chunk_chars, chunk_overlap=50,
+                                              separators=["\n\n", "\n", "。", ". ", " ", ""])
+    cache: dict[str, tuple[list[str], np.ndarray]] = {}
+
+    def run(case: Case, budget: int) -> str:
+        if case.text not in cache:
+            chunks = splitter.split_text(case.text)
+            cache[case.text] = (chunks, embedder.embed_passages(chunks))
+        chunks, vectors = cache[case.text]
+        scores = vectors @ embedder.embed_queries([case.question])[0]
+        shown, used = [], 0
+        for i in np.argsort(-scores):
+            tokens = tokenizer.count(chunks[i])
+            if used + tokens <= budget:
+                shown.append(chunks[i])
+                used += tokens
+        return "\n".join(shown)
+    return run
+
+
+def evaluate(name: str, method: Callable[[Case, int], str], cases: list[Case]) -> dict[int, float]:
+    started = time.perf_counter()
+    hits = dict.fromkeys(BUDGETS, 0)
+    for case in cases:
+        for budget in BUDGETS:
+            hits[budget] += found(case.answers, method(case, budget))
+    recall = {b: hits[b] / len(cases) for b in BUDGETS}
+    print(f"  {name:<34} " + "  ".join(f"@{b}: {recall[b]:.3f}" for b in BUDGETS)
+          + f"   ({time.perf_counter() - started:.0f} s)", flush=True)
+    return recall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--questions", type=int, default=int(os.environ.get("BENCH_QUESTIONS", "150")))
+    parser.add_argument("--sets", default="squad,cmrc")
+    parser.add_argument("--chunk-tokens", type=int, default=96)
+    parser.add_argument("--dense-weight", type=float, default=0.5)
+    parser.add_argument("--peers", default="dense,bm25,langchain")
+    parser.add_argument("--weights", default="", help="extra fused weights to try on the same chunks")
+    args = parser.parse_args()
+    tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
+    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    store = QdrantStore.open()  # in memory: every method shares the chunk-vector cache
+    loaders = {"squad": squad_cases, "cmrc": cmrc_cases}
+    for set_name in args.sets.split(","):
+        cases = loaders[set_name](args.questions)
+        tokens = sum(tokenizer.count(t) for t in {c.text for c in cases}) / len({c.text for c in cases})
+        print(f"{set_name}: {len(cases)} questions, {len({c.text for c in cases})} inputs, "
+              f"{tokens:.0f} tokens per input", flush=True)
+        sieve = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer)
+        started = time.perf_counter()
+        evaluate(f"ctxsieve (fused, {args.chunk_tokens}-token chunks)", sieve_method(sieve), cases)
+        print(f"    embed+rank: {time.perf_counter() - started:.0f} s", flush=True)
+        for weight in [float(w) for w in args.weights.split(",") if w]:
+            variant = make_sieve(store, args.chunk_tokens, weight, embedder, tokenizer)
+            evaluate(f"fused, dense weight {weight}", sieve_method(variant), cases)
+        peers = args.peers.split(",")
+        if "dense" in peers:
+            evaluate("dense alone (same chunks)", sieve_method(make_sieve(store, args.chunk_tokens, 1.0, embedder,
+                                                                          tokenizer)), cases)
+        if "bm25" in peers:
+            evaluate("BM25 alone (same chunks)", sieve_method(make_sieve(store, args.chunk_tokens, 0.0, embedder,
+                                                                         tokenizer)), cases)
+        if "langchain" in peers:
+            evaluate("LangChain splitter + top-k", langchain_method(embedder, tokenizer), cases)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Fixtures: the real app with the real model, real tiktoken files and a real embedded Qdrant."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.settings import Settings
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+CACHE = Path.home() / ".cache" / "ctxsieve"
+
+
+def shared(*parts: str) -> Path:
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (evaluation data lives in ../shared/data, outside the repo)")
+    return path
+
+
+def make_settings(data_dir: Path, **overrides: object) -> Settings:
+    values: dict[str, object] = {"data_dir": data_dir, "model_dir": CACHE / "models",
+                                 "tiktoken_cache_dir": CACHE / "tiktoken"}
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+def wait_ready(client: TestClient, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if client.get("/readyz").status_code == 200:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"service not ready: {client.get('/readyz').json()}")
+
+
+def open_client(settings: Settings) -> TestClient:
+    client = TestClient(create_app(settings))
+    client.__enter__()
+    wait_ready(client)
+    return client
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ctxsieve-data")
+
+
+@pytest.fixture(scope="session")
+def client(data_dir: Path) -> Iterator[TestClient]:
+    c = open_client(make_settings(data_dir))
+    yield c
+    c.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def tokenizer():  # type: ignore[no-untyped-def]
+    from ingest.tokens import load_tokenizer
+
+    return load_tokenizer("o200k_base", CACHE / "tiktoken")
