@@ -230,9 +230,14 @@ def _pack(text: str, blocks: list[Block], tokenizer: Tokenizer, target: int) -> 
     pieces: list[tuple[int, int]] = []
     context = ""
     used = 0
+    small = target // 3
     for block in blocks:
-        for index, (s, e, tokens) in enumerate(_pieces(text, block, tokenizer, target)):
-            crosses = block.new_section and index == 0
+        block_pieces = list(_pieces(text, block, tokenizer, target))
+        block_tokens = sum(t for _, _, t in block_pieces)
+        for index, (s, e, tokens) in enumerate(block_pieces):
+            # A paragraph of its own size starts its own chunk: packing unrelated paragraphs together
+            # blurs both in the embedding. Short ones (list items, one-liners, JSON fields) are joined.
+            crosses = index == 0 and (block.new_section or (used >= small and block_tokens >= small))
             # +1: the white space joining two pieces may itself cost a token
             if pieces and (crosses or used + 1 + tokens > target):
                 yield from _flush(text, pieces, context, tokenizer, target)
