@@ -26,9 +26,10 @@ BUDGETS = (300, 600)
 CACHE = Path.home() / ".cache" / "ctxsieve"
 
 
-def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer) -> Sieve:  # type: ignore[no-untyped-def]
+def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
+               fast_candidates: int = 24) -> Sieve:
     sources = SourceStore(store, tokenizer, chunk_tokens)
-    return Sieve(sources, ChunkVectors(store, embedder), tokenizer, dense_weight)
+    return Sieve(sources, ChunkVectors(store, embedder), tokenizer, dense_weight, fast_candidates)
 
 
 def sieve_method(sieve: Sieve, mode: str = "fast") -> Callable[[Case, int], str]:
@@ -80,9 +81,10 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=int(os.environ.get("BENCH_QUESTIONS", "150")))
     parser.add_argument("--sets", default="squad,cmrc")
     parser.add_argument("--chunk-tokens", type=int, default=96)
-    parser.add_argument("--dense-weight", type=float, default=0.5)
+    parser.add_argument("--dense-weight", type=float, default=0.6)
     parser.add_argument("--peers", default="dense,bm25,langchain")
     parser.add_argument("--weights", default="", help="extra fused weights to try on the same chunks")
+    parser.add_argument("--candidates", default="", help="extra fast-mode candidate counts to try")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
@@ -94,19 +96,21 @@ def main() -> None:
         print(f"{set_name}: {len(cases)} questions, {len({c.text for c in cases})} inputs, "
               f"{tokens:.0f} tokens per input", flush=True)
         sieve = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer)
-        started = time.perf_counter()
-        evaluate(f"ctxsieve (fused, {args.chunk_tokens}-token chunks)", sieve_method(sieve), cases)
-        print(f"    embed+rank: {time.perf_counter() - started:.0f} s", flush=True)
+        evaluate(f"ctxsieve accurate ({args.chunk_tokens}-token chunks)", sieve_method(sieve, "accurate"), cases)
+        evaluate("ctxsieve fast (default)", sieve_method(sieve), cases)
+        for n in [int(x) for x in args.candidates.split(",") if x]:
+            variant = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, n)
+            evaluate(f"fast, {n} dense candidates", sieve_method(variant), cases)
         for weight in [float(w) for w in args.weights.split(",") if w]:
             variant = make_sieve(store, args.chunk_tokens, weight, embedder, tokenizer)
-            evaluate(f"fused, dense weight {weight}", sieve_method(variant), cases)
+            evaluate(f"fused, dense weight {weight}", sieve_method(variant, "accurate"), cases)
         peers = args.peers.split(",")
         if "dense" in peers:
-            evaluate("dense alone (same chunks)", sieve_method(make_sieve(store, args.chunk_tokens, 1.0, embedder,
-                                                                          tokenizer)), cases)
+            dense_only = make_sieve(store, args.chunk_tokens, 1.0, embedder, tokenizer)
+            evaluate("dense alone (same chunks)", sieve_method(dense_only, "accurate"), cases)
         if "bm25" in peers:
-            evaluate("BM25 alone (same chunks)", sieve_method(make_sieve(store, args.chunk_tokens, 0.0, embedder,
-                                                                         tokenizer)), cases)
+            bm25_only = make_sieve(store, args.chunk_tokens, 0.0, embedder, tokenizer)
+            evaluate("BM25 alone (same chunks)", sieve_method(bm25_only, "accurate"), cases)
         if "langchain" in peers:
             evaluate("LangChain splitter + top-k", langchain_method(embedder, tokenizer), cases)
 

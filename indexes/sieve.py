@@ -117,11 +117,13 @@ def passage_text(source: Source, chunk: Chunk) -> str:
 
 class Sieve:
     def __init__(self, sources: SourceStore, vectors: ChunkVectors, tokenizer: Tokenizer,
-                 dense_weight: float = 0.5) -> None:
+                 dense_weight: float = 0.6, fast_candidates: int = 24) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
+        self.fast_candidates = fast_candidates
+        self._lexical: OrderedDict[tuple[str, str], Bm25Index] = OrderedDict()
 
     # --- entry points -------------------------------------------------------------------------------
 
@@ -158,12 +160,33 @@ class Sieve:
     def _rank(self, source: Source, params: FilterParams) -> tuple[list[int], np.ndarray]:
         query = params.query or ""
         passages = [passage_text(source, c) for c in source.chunks]
-        lexical = Bm25Index.build(passages).scores(query)
-        dense = self.vectors.passages(passages) @ self.vectors.query(query)
-        fused = fuse(dense.astype(np.float64), lexical, self.dense_weight)
+        lexical = self._lexical_index(source, passages).scores(query)
+        pool = self._dense_pool(lexical, params.mode)
+        dense = np.full(len(passages), np.nan)
+        dense[pool] = self.vectors.passages([passages[i] for i in pool]) @ self.vectors.query(query)
+        fused = fuse(dense, lexical, self.dense_weight)
         candidates = [Candidate(c.index, c.tokens, source.chunk_text(c)) for c in source.chunks]
-        eligible = dense >= params.min_score if params.min_score is not None else None
+        eligible = np.isfinite(dense)
+        if params.min_score is not None:
+            eligible &= np.nan_to_num(dense, nan=-2.0) >= params.min_score
         return pack_to_budget(candidates, fused, params.k, params.max_tokens, eligible), dense
+
+    def _lexical_index(self, source: Source, passages: list[str]) -> Bm25Index:
+        key = (source.ref, source.chunker)
+        index = self._lexical.get(key)
+        if index is None:
+            index = self._lexical[key] = Bm25Index.build(passages)
+            if len(self._lexical) > 128:
+                self._lexical.popitem(last=False)
+        return index
+
+    def _dense_pool(self, lexical: np.ndarray, mode: Mode) -> list[int]:
+        """Which chunks get a dense score: all (accurate), or the lexical top candidates (fast)."""
+        n = len(lexical)
+        if mode == "accurate" or n <= self.fast_candidates:
+            return list(range(n))
+        order = sorted(range(n), key=lambda i: (-float(lexical[i]), i))
+        return sorted(order[: self.fast_candidates])
 
     def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:
         section = source.section(chunk)

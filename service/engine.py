@@ -19,6 +19,7 @@ from indexes.store import QdrantStore
 from ingest.embedding import Embedder, load_sentence_transformer
 from ingest.tokens import TiktokenTokenizer, load_tokenizer
 
+from .admission import AdmissionGate
 from .errors import NotReady
 from .settings import Settings
 
@@ -32,6 +33,7 @@ class Engine:
     store: QdrantStore
     embedder: Embedder
     sieve: Sieve
+    gate: AdmissionGate
 
 
 def load_models(settings: Settings) -> tuple[TiktokenTokenizer, Embedder]:
@@ -45,8 +47,9 @@ def build_engine(settings: Settings, tokenizer: TiktokenTokenizer, embedder: Emb
     store = QdrantStore.open(path=settings.data_dir / "qdrant", url=settings.qdrant_url,
                              api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
     sources = SourceStore(store, tokenizer, settings.chunk_tokens)
-    sieve = Sieve(sources, ChunkVectors(store, embedder), tokenizer, settings.dense_weight)
-    return Engine(settings, tokenizer, store, embedder, sieve)
+    sieve = Sieve(sources, ChunkVectors(store, embedder), tokenizer, settings.dense_weight, settings.fast_candidates)
+    gate = AdmissionGate(settings.max_running, settings.max_queued)
+    return Engine(settings, tokenizer, store, embedder, sieve, gate)
 
 
 class EngineHolder:

@@ -44,7 +44,8 @@ def filter_output(body: FilterRequest, engine: EngineDep, tenant: TenantDep) -> 
     """Store tool output whole under a ref and return only the snippets relevant to the query."""
     inp = _source_input(body)
     params = _params(body)
-    return _response(engine.sieve.filter(tenant, inp, params, is_error=body.is_error))
+    with engine.gate.admit():
+        return _response(engine.sieve.filter(tenant, inp, params, is_error=body.is_error))
 
 
 @router.post("/refs/{ref}/filter", response_model=FilterResponse, operation_id="refilter_ref")
@@ -54,7 +55,8 @@ def refilter_ref(ref: str, body: RefilterRequest, engine: EngineDep, tenant: Ten
         source = engine.sieve.sources.get(tenant, ref)
         inp = SourceInput((Document(source.text),), True, "text", source.tool, source.args)
         return _response(engine.sieve.filter(tenant, inp, _params(body), is_error=True))
-    return _response(engine.sieve.refilter(tenant, ref, _params(body)))
+    with engine.gate.admit():
+        return _response(engine.sieve.refilter(tenant, ref, _params(body)))
 
 
 @router.get("/refs/{ref}", response_model=RefResponse, operation_id="get_ref")
