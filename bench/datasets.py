@@ -55,3 +55,38 @@ def cmrc_cases(limit: int, target_chars: int = 7_500, seed: int = 7) -> list[Cas
 
 def found(answers: tuple[str, ...], shown: str) -> bool:
     return any(a and a in shown for a in answers)
+
+
+NEEDLES = [
+    ("The access code for the Halvorsen vault is 7391-KESTREL.", "What is the access code for the Halvorsen vault?",
+     "7391-KESTREL"),
+    ("Dr. Imelda Okonkwo was appointed chief cartographer of the Brightwater survey in 2031.",
+     "Who was appointed chief cartographer of the Brightwater survey?", "Imelda Okonkwo"),
+    ("蓝鲸计划的最终预算为四亿二千万元，由海洋研究所负责管理。", "蓝鲸计划的最终预算是多少？", "四亿二千万元"),
+    ("The Marrowick bridge closes every Tuesday at 04:40 for cable inspection.",
+     "When does the Marrowick bridge close for inspection?", "04:40"),
+]
+
+
+def haystack_cases(sizes: tuple[int, ...], depths: tuple[float, ...], tokenizer) -> list[Case]:  # type: ignore[no-untyped-def]
+    """A planted fact at a given depth of 10k-100k tokens of real text (SQuAD articles, CMRC paragraphs)."""
+    squad = json.loads((DATA / "squad" / "squad_dev_v1.1.json").read_text())["data"]
+    english = [p["context"] for a in squad for p in a["paragraphs"]]
+    cmrc = json.loads((DATA / "cmrc2018" / "cmrc2018_dev.json").read_text())["data"]
+    chinese = [p["context"] for a in cmrc for p in a["paragraphs"]]
+    cases = []
+    for n, (fact, question, answer) in enumerate(NEEDLES):
+        pool = chinese if any("\u4e00" <= ch <= "\u9fff" for ch in fact) else english
+        for size in sizes:
+            paragraphs: list[str] = []
+            tokens = 0
+            offset = (n * 997 + size) % len(pool)
+            while tokens < size:
+                paragraph = pool[(offset + len(paragraphs)) % len(pool)]
+                paragraphs.append(paragraph)
+                tokens += tokenizer.count(paragraph)
+            for depth in depths:
+                placed = list(paragraphs)
+                placed.insert(int(depth * len(placed)), fact)
+                cases.append(Case(question, "\n\n".join(placed), (answer,)))
+    return cases

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.datasets import Case, cmrc_cases, found, squad_cases
+from bench.datasets import Case, cmrc_cases, found, haystack_cases, squad_cases
 from indexes.sieve import ChunkVectors, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
@@ -79,7 +79,7 @@ def evaluate(name: str, method: Callable[[Case, int], str], cases: list[Case]) -
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=int, default=int(os.environ.get("BENCH_QUESTIONS", "150")))
-    parser.add_argument("--sets", default="squad,cmrc")
+    parser.add_argument("--sets", default="squad,cmrc,haystack")
     parser.add_argument("--chunk-tokens", type=int, default=96)
     parser.add_argument("--dense-weight", type=float, default=0.6)
     parser.add_argument("--peers", default="dense,bm25,langchain")
@@ -89,7 +89,8 @@ def main() -> None:
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     store = QdrantStore.open()  # in memory: every method shares the chunk-vector cache
-    loaders = {"squad": squad_cases, "cmrc": cmrc_cases}
+    loaders = {"squad": squad_cases, "cmrc": cmrc_cases,
+               "haystack": lambda _n: haystack_cases((10_000, 40_000, 100_000), (0.1, 0.5, 0.9), tokenizer)}
     for set_name in args.sets.split(","):
         cases = loaders[set_name](args.questions)
         tokens = sum(tokenizer.count(t) for t in {c.text for c in cases}) / len({c.text for c in cases})

@@ -37,35 +37,39 @@ def terms(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Bm25Index:
-    """Okapi BM25 over a small corpus (one source's chunks), held as term counts per chunk."""
+    """Okapi BM25 with an inverted index: scoring touches only the postings of the query's terms."""
 
-    counts: tuple[Counter[str], ...]
+    postings: dict[str, tuple[np.ndarray, np.ndarray]]  # term -> (document ids, term frequencies)
     lengths: np.ndarray
-    doc_freq: Counter[str]
     k1: float = 1.2
     b: float = 0.75
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> Bm25Index:
-        counts = tuple(Counter(terms(t)) for t in texts)
-        doc_freq: Counter[str] = Counter()
-        for c in counts:
-            doc_freq.update(c.keys())
-        lengths = np.array([sum(c.values()) for c in counts], dtype=np.float64)
-        return cls(counts, lengths, doc_freq)
+        ids: dict[str, list[int]] = {}
+        freqs: dict[str, list[int]] = {}
+        lengths = np.zeros(len(texts), dtype=np.float64)
+        for doc, text in enumerate(texts):
+            counts = Counter(terms(text))
+            lengths[doc] = sum(counts.values())
+            for term, tf in counts.items():
+                ids.setdefault(term, []).append(doc)
+                freqs.setdefault(term, []).append(tf)
+        postings = {t: (np.array(ids[t], dtype=np.int64), np.array(freqs[t], dtype=np.float64)) for t in ids}
+        return cls(postings, lengths)
 
     def scores(self, query: str) -> np.ndarray:
-        n = len(self.counts)
+        n = len(self.lengths)
         out = np.zeros(n, dtype=np.float64)
         if n == 0:
             return out
         avg = float(self.lengths.mean()) or 1.0
         norm = self.k1 * (1 - self.b + self.b * self.lengths / avg)
-        for term in set(terms(query)):
-            df = self.doc_freq.get(term, 0)
-            if df == 0:
+        for term in sorted(set(terms(query))):  # sorted: the same float sums in the same order every time
+            posting = self.postings.get(term)
+            if posting is None:
                 continue
-            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            tf = np.array([c.get(term, 0) for c in self.counts], dtype=np.float64)
-            out += idf * tf * (self.k1 + 1) / (tf + norm)
+            docs, tf = posting
+            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            out[docs] += idf * tf * (self.k1 + 1) / (tf + norm[docs])
         return out

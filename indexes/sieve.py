@@ -154,7 +154,7 @@ class Sieve:
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:
-            return self.tokenizer.count(source.view.text) <= params.max_tokens
+            return source.view_tokens <= params.max_tokens
         return len(source.chunks) <= params.k
 
     def _rank(self, source: Source, params: FilterParams) -> tuple[list[int], np.ndarray]:

@@ -37,7 +37,8 @@ class Source:
     tool: str | None
     args: dict[str, Any]
     content_type: str
-    tokens: int
+    tokens: int  # of what was sent
+    view_tokens: int  # of the view: what "fits the budget" is measured on
     created_at: str
     chunker: str
     chunks: list[Chunk]
@@ -92,11 +93,13 @@ class SourceStore:
             return self._from_payload(existing)
         view = build_view(inp.documents, inp.content_type)
         text = inp.documents[0].text if inp.from_content else view.text
+        tokens = sum(self.tokenizer.count(d.text) for d in inp.documents)
         source = Source(
             ref=ref, tenant=tenant, text=text, view=view,
             documents=None if inp.from_content else [asdict(d) for d in inp.documents],
             tool=inp.tool, args=dict(inp.args), content_type=view.content_type,
-            tokens=sum(self.tokenizer.count(d.text) for d in inp.documents),
+            tokens=tokens,
+            view_tokens=tokens if inp.from_content and view.text == text else self.tokenizer.count(view.text),
             created_at=_utc_now(), chunker=self.signature,
             chunks=chunk_view(view, self.tokenizer, self.chunk_tokens),
         )
@@ -109,6 +112,7 @@ class SourceStore:
             "view": None if s.view.text == s.text else s.view.text,
             "sections": [{k: v for k, v in asdict(x).items() if k != "leaves"} for x in s.view.sections],
             "tool": s.tool, "args": s.args, "content_type": s.content_type, "tokens": s.tokens,
+            "view_tokens": s.view_tokens,
             "created_at": s.created_at, "chunker": s.chunker,
             "chunks": [[c.start, c.end, c.tokens, c.document, c.context] for c in s.chunks],
         }
@@ -119,6 +123,7 @@ class SourceStore:
         source = Source(
             ref=p["ref"], tenant=p["tenant"], text=p["text"], view=view, documents=p.get("documents"),
             tool=p.get("tool"), args=p.get("args") or {}, content_type=p["content_type"], tokens=p["tokens"],
+            view_tokens=p.get("view_tokens", p["tokens"]),
             created_at=p["created_at"], chunker=p["chunker"],
             chunks=[Chunk(i, c[0], c[1], c[2], c[3], c[4]) for i, c in enumerate(p["chunks"])],
         )

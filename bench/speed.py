@@ -1,0 +1,134 @@
+"""Latency of a fresh (never-seen) input through the filter, by input size and mode, with peers.
+
+Usage: python -m bench.speed [--trials 5] [--sizes 2000,10000,40000,100000]
+Each trial uses a fresh on-disk store (nothing cached), the real model, and real content: SQuAD
+articles, web pages and recorded search responses, packed into a search-response-shaped JSON.
+Peers in the same run: every chunk embedded (`mode: accurate`), and LangChain's
+RecursiveCharacterTextSplitter + EmbeddingsFilter with the same model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.datasets import DATA
+from indexes.sieve import ChunkVectors, FilterParams, Sieve
+from indexes.sources import SourceInput, SourceStore
+from indexes.store import QdrantStore
+from ingest.embedding import load_sentence_transformer
+from ingest.normalize import Document, html_to_text
+from ingest.tokens import load_tokenizer
+
+CACHE = Path.home() / ".cache" / "ctxsieve"
+QUERY = "what caused the delays and who was responsible"
+
+
+def corpus() -> list[tuple[str, str]]:
+    """(title, text) pages of real content, in a fixed order."""
+    pages = []
+    squad = json.loads((DATA / "squad" / "squad_dev_v1.1.json").read_text())["data"]
+    for article in squad:
+        pages.append((article["title"], "\n\n".join(p["context"] for p in article["paragraphs"])))
+    for folder in sorted((DATA / "web_pages").iterdir()):
+        if (folder / "source.html").exists():
+            text, title = html_to_text((folder / "source.html").read_text(errors="replace"))
+            pages.insert(len(pages) // 2, (title or folder.name, text))
+    return pages
+
+
+def inputs(size: int, trials: int, tokenizer) -> list[str]:  # type: ignore[no-untyped-def]
+    """`trials` distinct search responses of about `size` tokens each (no page reused across trials)."""
+    pages = corpus()
+    out, cursor = [], 0
+    for trial in range(trials):
+        results, tokens = [], 0
+        while tokens < size:
+            title, text = pages[cursor % len(pages)]
+            cursor += 1
+            take = text[: max(200, (size - tokens) * 4)]
+            results.append({"title": title, "url": f"https://example.org/{trial}/{cursor}", "content": take[:300],
+                            "raw_content": take})
+            tokens = tokenizer.count(json.dumps({"results": results}, ensure_ascii=False))
+        out.append(json.dumps({"query": QUERY, "results": results}, ensure_ascii=False))
+    return out
+
+
+def ctxsieve_runner(mode: str, embedder, tokenizer) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
+    def run(text: str) -> float:
+        with tempfile.TemporaryDirectory() as folder:
+            store = QdrantStore.open(Path(folder))
+            sieve = Sieve(SourceStore(store, tokenizer, 96), ChunkVectors(store, embedder), tokenizer)
+            started = time.perf_counter()
+            sieve.filter("bench", SourceInput((Document(text),), True), FilterParams(QUERY, k=5, max_tokens=800,
+                                                                                        mode=mode))  # type: ignore[arg-type]
+            elapsed = time.perf_counter() - started
+            store.close()
+        return elapsed
+    return run
+
+
+def langchain_runner(embedder) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
+    from langchain_classic.retrievers.document_compressors import EmbeddingsFilter
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.embeddings import Embeddings
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    class SameModel(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return embedder.embed_passages(texts).tolist()  # type: ignore[no-any-return]
+
+        def embed_query(self, text: str) -> list[float]:
+            return embedder.embed_queries([text])[0].tolist()  # type: ignore[no-any-return]
+
+    splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=50)
+    compressor = EmbeddingsFilter(embeddings=SameModel(), k=5)
+
+    def run(text: str) -> float:
+        started = time.perf_counter()
+        docs = [LCDocument(page_content=c) for c in splitter.split_text(text)]
+        compressor.compress_documents(docs, QUERY)
+        return time.perf_counter() - started
+    return run
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--sizes", default="2000,10000,40000,100000")
+    parser.add_argument("--peer-sizes", default="2000,10000,40000", help="sizes at which the slow peers also run")
+    args = parser.parse_args()
+    tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
+    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer),
+               "every chunk embedded (accurate)": ctxsieve_runner("accurate", embedder, tokenizer),
+               "LangChain splitter + EmbeddingsFilter": langchain_runner(embedder)}
+    peer_sizes = {int(s) for s in args.peer_sizes.split(",")}
+    print(f"{'input tokens':>12}  {'method':<38} {'p50 s':>7} {'p95 s':>7} {'x fast':>7}", flush=True)
+    for size in (int(s) for s in args.sizes.split(",")):
+        texts = inputs(size, args.trials, tokenizer)
+        fast_p50 = None
+        for name, runner in runners.items():
+            if not name.startswith("ctxsieve") and size not in peer_sizes:
+                continue
+            times = [runner(t) for t in (texts if name.startswith("ctxsieve fast") else texts[:3])]
+            p50, p95 = statistics.median(times), percentile(times, 0.95)
+            fast_p50 = fast_p50 or p50
+            print(f"{size:>12}  {name:<38} {p50:>7.2f} {p95:>7.2f} {p50 / fast_p50:>7.1f}", flush=True)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process (model + store + bench): {rss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
