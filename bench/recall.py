@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.datasets import Case, cmrc_cases, found, haystack_cases, squad_cases
-from indexes.sieve import ChunkVectors, FilterParams, Sieve
+from indexes.sieve import EmbeddingCache, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
 from ingest.embedding import load_sentence_transformer
@@ -29,7 +29,7 @@ CACHE = Path.home() / ".cache" / "ctxsieve"
 def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
                fast_candidates: int = 24) -> Sieve:
     sources = SourceStore(store, tokenizer, chunk_tokens)
-    return Sieve(sources, ChunkVectors(store, embedder), tokenizer, dense_weight, fast_candidates)
+    return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight, fast_candidates)
 
 
 def sieve_method(sieve: Sieve, mode: str = "fast") -> Callable[[Case, int], str]:

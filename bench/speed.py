@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.datasets import DATA
-from indexes.sieve import ChunkVectors, FilterParams, Sieve
+from indexes.sieve import EmbeddingCache, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
 from ingest.embedding import load_sentence_transformer
@@ -64,7 +64,7 @@ def ctxsieve_runner(mode: str, embedder, tokenizer) -> Callable[[str], float]:  
     def run(text: str) -> float:
         with tempfile.TemporaryDirectory() as folder:
             store = QdrantStore.open(Path(folder))
-            sieve = Sieve(SourceStore(store, tokenizer, 96), ChunkVectors(store, embedder), tokenizer)
+            sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, embedder), tokenizer)
             started = time.perf_counter()
             sieve.filter("bench", SourceInput((Document(text),), True), FilterParams(QUERY, k=5, max_tokens=800,
                                                                                         mode=mode))  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
     CtxsieveError
     ├── NotFound            unknown ref / toolset / collection (or another tenant's)
     ├── InvalidRequest      a combination of fields that cannot be served
+    ├── InvalidInput        a field's value cannot be served (a bad tool definition, a range off the end)
     ├── StoreUnavailable    the vector store cannot be reached or written
     └── Overloaded          inference queue full; retry later
 """
@@ -17,6 +18,10 @@ class NotFound(CtxsieveError):
 
 
 class InvalidRequest(CtxsieveError):
+    pass
+
+
+class InvalidInput(CtxsieveError):
     pass
 
 

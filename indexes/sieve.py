@@ -71,8 +71,8 @@ class FilterResult:
     passthrough: bool
 
 
-class ChunkVectors:
-    """Chunk embeddings cached in Qdrant by (model, passage text): a passage is embedded once, ever."""
+class EmbeddingCache:
+    """Embeddings cached in Qdrant by (model, text): a chunk, tool or recorded query is embedded once, ever."""
 
     def __init__(self, store: QdrantStore, embedder: Embedder) -> None:
         self.store = store
@@ -83,16 +83,25 @@ class ChunkVectors:
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @staticmethod
-    def key(passage: str) -> str:
-        return "chunk:" + hashlib.sha256(passage.encode("utf-8", "surrogatepass")).hexdigest()
+    def key(text: str, kind: str = "chunk") -> str:
+        return f"{kind}:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def passages(self, passages: Sequence[str]) -> np.ndarray:
-        keys = [self.key(p) for p in passages]
-        found = self.store.get_vectors(self.collection, self.vector, list(dict.fromkeys(keys)))
-        missing = [k for k in dict.fromkeys(keys) if k not in found]
+        return self._cached(passages, "chunk")
+
+    def queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Recorded queries (tool feedback), embedded with the query prompt and kept like passages."""
+        return self._cached(queries, "query")
+
+    def _cached(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        keys = [self.key(t, kind) for t in texts]
+        unique = list(dict.fromkeys(keys))
+        found = self.store.get_vectors(self.collection, self.vector, unique)
+        missing = [k for k in unique if k not in found]
         if missing:
-            first = dict(zip(keys, passages, strict=True))
-            fresh = self.embedder.embed_passages([first[k] for k in missing])
+            first = dict(zip(keys, texts, strict=True))
+            embed = self.embedder.embed_passages if kind == "chunk" else self.embedder.embed_queries
+            fresh = embed([first[k] for k in missing])
             self.store.put_vectors(self.collection, self.vector, missing, fresh)
             found.update(zip(missing, fresh, strict=True))
         if not keys:
@@ -116,7 +125,7 @@ def passage_text(source: Source, chunk: Chunk) -> str:
 
 
 class Sieve:
-    def __init__(self, sources: SourceStore, vectors: ChunkVectors, tokenizer: Tokenizer,
+    def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
                  dense_weight: float = 0.6, fast_candidates: int = 24) -> None:
         self.sources = sources
         self.vectors = vectors

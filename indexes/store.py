@@ -108,6 +108,13 @@ class QdrantStore:
         point = models.PointStruct(id=point_id(key), vector={}, payload=payload)
         self._call(lambda: self.client.upsert(collection, points=[point], wait=True))
 
+    def scroll_payloads(self, collection: str, field: str, value: str, limit: int = 10_000) -> list[dict[str, Any]]:
+        """Every payload whose `field` equals `value`: a filtered scan, for listings only, never a hot path."""
+        condition = models.Filter(must=[models.FieldCondition(key=field, match=models.MatchValue(value=value))])
+        records, _ = self._call(lambda: self.client.scroll(collection, scroll_filter=condition, limit=limit,
+                                                           with_payload=True, with_vectors=False))
+        return [r.payload or {} for r in records]
+
     def delete_keys(self, collection: str, keys: Sequence[str]) -> None:
         selector = models.PointIdsList(points=[point_id(k) for k in keys])
         self._call(lambda: self.client.delete(collection, points_selector=selector, wait=True))

@@ -11,7 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .engine import EngineHolder
 from .errors import ERROR_TABLE, envelope, install_error_handlers
-from .routes import filtering, health
+from .routes import filtering, health, tools
 from .schemas import ErrorResponse
 from .settings import Settings
 
@@ -84,4 +84,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.include_router(health.router)
     app.include_router(filtering.router)
+    app.include_router(tools.router)
     return app

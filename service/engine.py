@@ -13,9 +13,10 @@ import time
 from dataclasses import dataclass
 
 from indexes.errors import CtxsieveError
-from indexes.sieve import ChunkVectors, Sieve
+from indexes.sieve import EmbeddingCache, Sieve
 from indexes.sources import SourceStore
 from indexes.store import QdrantStore
+from indexes.tools import ToolIndex
 from ingest.embedding import Embedder, load_sentence_transformer
 from ingest.tokens import TiktokenTokenizer, load_tokenizer
 
@@ -33,6 +34,7 @@ class Engine:
     store: QdrantStore
     embedder: Embedder
     sieve: Sieve
+    tools: ToolIndex
     gate: AdmissionGate
 
 
@@ -47,9 +49,11 @@ def build_engine(settings: Settings, tokenizer: TiktokenTokenizer, embedder: Emb
     store = QdrantStore.open(path=settings.data_dir / "qdrant", url=settings.qdrant_url,
                              api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
     sources = SourceStore(store, tokenizer, settings.chunk_tokens)
-    sieve = Sieve(sources, ChunkVectors(store, embedder), tokenizer, settings.dense_weight, settings.fast_candidates)
+    cache = EmbeddingCache(store, embedder)
+    sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates)
+    tools = ToolIndex(store, cache, tokenizer, settings.dense_weight)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
-    return Engine(settings, tokenizer, store, embedder, sieve, gate)
+    return Engine(settings, tokenizer, store, embedder, sieve, tools, gate)
 
 
 class EngineHolder:

@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from indexes.errors import CtxsieveError, InvalidRequest, NotFound, Overloaded, StoreUnavailable
+from indexes.errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound, Overloaded, StoreUnavailable
 
 log = logging.getLogger("ctxsieve")
 
@@ -31,16 +31,12 @@ class NotReady(CtxsieveError):
     pass
 
 
-class InvalidField(CtxsieveError):
-    pass
-
-
 ERROR_TABLE: dict[type[CtxsieveError], tuple[int, str]] = {
     InvalidRequest: (400, "invalid_request"),
     Unauthorized: (401, "unauthorized"),
     NotFound: (404, "not_found"),
     PayloadTooLarge: (413, "payload_too_large"),
-    InvalidField: (422, "invalid_field"),
+    InvalidInput: (422, "invalid_field"),
     Overloaded: (429, "overloaded"),
     StoreUnavailable: (503, "store_unavailable"),
     NotReady: (503, "not_ready"),

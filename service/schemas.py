@@ -131,3 +131,72 @@ class ErrorBody(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: ErrorBody
+
+
+# --- tools ------------------------------------------------------------------------------------------
+
+ToolFormat = Literal["openai", "anthropic", "mcp"]
+MAX_TOOLS = 10_000
+
+
+class ToolsetPut(Strict):
+    tools: Annotated[list[dict[str, Any]], Field(max_length=MAX_TOOLS)]
+
+
+class ToolsetInfo(BaseModel):
+    toolset: str
+    count: int
+    tokens: int = Field(description="tiktoken tokens of all definitions, OpenAI format, compact JSON")
+
+
+class ToolsetDetail(ToolsetInfo):
+    tools: list[dict[str, Any]]
+
+
+class ToolsetList(BaseModel):
+    toolsets: list[ToolsetInfo]
+
+
+class Deleted(BaseModel):
+    deleted: str
+
+
+ToolsetName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
+
+
+class SelectRequest(Strict):
+    query: Query
+    toolsets: Annotated[list[ToolsetName], Field(min_length=1, max_length=100)]
+    k: int = Field(5, ge=1, le=128)
+    always: Annotated[list[str], Field(max_length=128)] = Field(default_factory=list)
+    format: ToolFormat = "openai"
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
+    max_tokens: int | None = Field(None, ge=1, le=1_000_000)
+
+
+class SelectedOut(BaseModel):
+    name: str
+    toolset: str
+    score: float
+
+
+class SelectUsage(BaseModel):
+    tokens_all: int
+    tokens_selected: int
+    saved_ratio: float
+
+
+class SelectResponse(BaseModel):
+    tools: list[dict[str, Any]]
+    selected: list[SelectedOut]
+    usage: SelectUsage
+
+
+class FeedbackRequest(Strict):
+    query: Query
+    used: Annotated[list[str], Field(min_length=1, max_length=64)]
+    toolsets: Annotated[list[ToolsetName], Field(min_length=1, max_length=100)]
+
+
+class FeedbackResponse(BaseModel):
+    recorded: int

@@ -6,13 +6,12 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Query
 
-from indexes.errors import InvalidRequest
+from indexes.errors import InvalidInput, InvalidRequest
 from indexes.sieve import FilterParams, FilterResult
 from indexes.sources import Source, SourceInput
 from ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
-from ..errors import InvalidField
 from ..schemas import FilterOptions, FilterRequest, FilterResponse, RefilterRequest, RefResponse, SourceOut
 
 router = APIRouter(prefix="/v1", tags=["filter"])
@@ -72,7 +71,7 @@ def get_ref(
         raise InvalidRequest("use either start/end or chunk/window, not both")
     if chunk is not None:
         if chunk >= len(source.chunks):
-            raise InvalidField(f"chunk {chunk} out of range: this source has {len(source.chunks)} chunks")
+            raise InvalidInput(f"chunk {chunk} out of range: this source has {len(source.chunks)} chunks")
         first = source.chunks[max(0, chunk - window)]
         last = source.chunks[min(len(source.chunks) - 1, chunk + window)]
         start, end = first.start, last.end
@@ -80,7 +79,7 @@ def get_ref(
         view = source.view.text
         lo, hi = start or 0, len(view) if end is None else end
         if lo > hi or hi > len(view):
-            raise InvalidField(f"range [{lo}, {hi}) is outside the view (length {len(view)})")
+            raise InvalidInput(f"range [{lo}, {hi}) is outside the view (length {len(view)})")
         out.text, out.start, out.end = view[lo:hi], lo, hi
     return out
 

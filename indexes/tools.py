@@ -1,0 +1,239 @@
+"""Tool-definition retrieval: toolsets registered once, each request gets only the tools it needs.
+
+The registry (a Qdrant payload per tenant and toolset) is the source of truth; the index embeds what each
+tool is for and resolves back through the registry. Scores: dense cosine between the request and the
+tool, or the tool's nearest recorded query when closer (usage evidence, as in Tool2Vec), fused with BM25
+over the same text; only the toolsets a request names are searched (default-deny).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ingest.tokens import Tokenizer
+
+from .errors import InvalidRequest, NotFound
+from .lexical import Bm25Index
+from .ranking import fuse
+from .sieve import EmbeddingCache
+from .store import QdrantStore
+from .toolformats import Format, Tool, index_text, parse_toolset, render, serialized
+
+TOOLSETS = "ctxsieve_toolsets"
+FEEDBACK_PER_TOOL = 200
+
+
+@dataclass
+class Toolset:
+    tenant: str
+    name: str
+    tools: list[Tool]
+    feedback: dict[str, list[str]] = field(default_factory=dict)  # tool name -> recorded queries, oldest first
+
+    @property
+    def version(self) -> str:
+        body = json.dumps([[t.as_dict() for t in self.tools], self.feedback], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Selected:
+    name: str
+    toolset: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Selection:
+    tools: list[dict[str, Any]]
+    selected: list[Selected]
+    tokens_all: int
+    tokens_selected: int
+
+
+@dataclass
+class _Prepared:
+    """Everything a selection over a set of toolsets needs, built once per version of those toolsets."""
+
+    owners: list[tuple[str, Tool]]  # (toolset, tool) in a fixed order
+    tool_vectors: np.ndarray
+    evidence_vectors: np.ndarray  # recorded queries and examples
+    evidence_owner: np.ndarray  # index into owners for each evidence row
+    lexical: Bm25Index
+
+
+class ToolIndex:
+    def __init__(self, store: QdrantStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
+                 dense_weight: float = 0.6) -> None:
+        self.store = store
+        self.vectors = vectors
+        self.tokenizer = tokenizer
+        self.dense_weight = dense_weight
+        self._prepared: OrderedDict[str, _Prepared] = OrderedDict()
+        self._write = threading.Lock()  # read-modify-write of a toolset payload (feedback) in this process
+        store.ensure_collection(TOOLSETS)
+
+    # --- registry -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _key(tenant: str, name: str) -> str:
+        return f"toolset:{tenant}:{name}"
+
+    def put(self, tenant: str, name: str, definitions: list[Any]) -> Toolset:
+        tools = parse_toolset(definitions)
+        with self._write:
+            try:
+                old = self.get(tenant, name).feedback
+            except NotFound:
+                old = {}
+            kept = {t.name: old[t.name] for t in tools if t.name in old}
+            toolset = Toolset(tenant, name, tools, kept)
+            self.vectors.passages([index_text(t) for t in tools])  # embeds only new or changed tools
+            self._save(toolset)
+        return toolset
+
+    def _save(self, toolset: Toolset) -> None:
+        self.store.put_payload(TOOLSETS, self._key(toolset.tenant, toolset.name), {
+            "tenant": toolset.tenant, "name": toolset.name, "tools": [t.as_dict() for t in toolset.tools],
+            "feedback": toolset.feedback})
+
+    def get(self, tenant: str, name: str) -> Toolset:
+        return self.get_many(tenant, [name])[0]
+
+    def get_many(self, tenant: str, names: Sequence[str]) -> list[Toolset]:
+        keys = [self._key(tenant, n) for n in names]
+        found = self.store.get_payloads(TOOLSETS, keys)
+        missing = [n for n, k in zip(names, keys, strict=True) if k not in found]
+        if missing:
+            raise NotFound(f"unknown toolset(s): {', '.join(missing)}")
+        return [Toolset(tenant, p["name"], [Tool.from_dict(t) for t in p["tools"]], p.get("feedback") or {})
+                for p in (found[k] for k in keys)]
+
+    def all(self, tenant: str) -> list[Toolset]:
+        payloads = self.store.scroll_payloads(TOOLSETS, "tenant", tenant)
+        toolsets = [Toolset(tenant, p["name"], [Tool.from_dict(t) for t in p["tools"]], p.get("feedback") or {})
+                    for p in payloads]
+        return sorted(toolsets, key=lambda t: t.name)
+
+    def delete(self, tenant: str, name: str) -> None:
+        self.get(tenant, name)
+        self.store.delete_keys(TOOLSETS, [self._key(tenant, name)])
+
+    def tokens(self, tools: Sequence[Tool], fmt: Format) -> int:
+        return sum(self.tokenizer.count(serialized(render(t, fmt))) for t in tools)
+
+    # --- selection ----------------------------------------------------------------------------------
+
+    def select(self, tenant: str, query: str, toolsets: Sequence[str], k: int, always: Sequence[str],
+               fmt: Format, min_score: float | None, max_tokens: int | None) -> Selection:
+        if not toolsets:
+            raise InvalidRequest("name at least one toolset: a request sees only the toolsets it names")
+        sets = self.get_many(tenant, sorted(set(toolsets)))
+        prepared = self._prepare(sets)
+        dense, fused = self._scores(prepared, query)
+        order = sorted(range(len(prepared.owners)), key=lambda i: (-round(float(fused[i]), 9),
+                                                                    prepared.owners[i][1].name, i))
+        chosen = self._choose(prepared, order, dense, k, always, fmt, min_score, max_tokens)
+        tools = [render(prepared.owners[i][1], fmt) for i in chosen]
+        selected = [Selected(prepared.owners[i][1].name, prepared.owners[i][0], round(float(dense[i]), 4))
+                    for i in chosen]
+        all_tools = [tool for _, tool in prepared.owners]
+        return Selection(tools, selected, self.tokens(all_tools, fmt), sum(self._cost(prepared, i, fmt)
+                                                                          for i in chosen))
+
+    def _cost(self, prepared: _Prepared, i: int, fmt: Format) -> int:
+        return self.tokenizer.count(serialized(render(prepared.owners[i][1], fmt)))
+
+    def _choose(self, prepared: _Prepared, order: list[int], dense: np.ndarray, k: int, always: Sequence[str],
+                fmt: Format, min_score: float | None, max_tokens: int | None) -> list[int]:
+        by_name: dict[str, int] = {}
+        for i in order:
+            by_name.setdefault(prepared.owners[i][1].name, i)
+        unknown = [n for n in always if n not in by_name]
+        if unknown:
+            raise NotFound(f"'always' names tools that are not in the named toolsets: {', '.join(unknown)}")
+        chosen = [by_name[n] for n in dict.fromkeys(always)]
+        used = sum(self._cost(prepared, i, fmt) for i in chosen)
+        names = {prepared.owners[i][1].name for i in chosen}
+        picked = 0
+        for i in order:
+            if picked >= k:
+                break
+            name = prepared.owners[i][1].name
+            if name in names or (min_score is not None and dense[i] < min_score):
+                continue
+            cost = self._cost(prepared, i, fmt)
+            if max_tokens is not None and used + cost > max_tokens:
+                continue
+            chosen.append(i)
+            names.add(name)
+            used += cost
+            picked += 1
+        return chosen
+
+    def _scores(self, prepared: _Prepared, query: str) -> tuple[np.ndarray, np.ndarray]:
+        q = self.vectors.query(query)
+        dense = prepared.tool_vectors @ q if len(prepared.owners) else np.zeros(0)
+        if len(prepared.evidence_owner):
+            evidence = prepared.evidence_vectors @ q
+            nearest = np.full(len(prepared.owners), -1.0)
+            np.maximum.at(nearest, prepared.evidence_owner, evidence)
+            dense = np.maximum(dense, nearest)
+        return dense, fuse(dense.astype(np.float64), prepared.lexical.scores(query), self.dense_weight)
+
+    def _prepare(self, sets: list[Toolset]) -> _Prepared:
+        key = "|".join(f"{s.name}@{s.version}" for s in sets) + f"|{sets[0].tenant}"
+        prepared = self._prepared.get(key)
+        if prepared is not None:
+            self._prepared.move_to_end(key)
+            return prepared
+        owners = [(s.name, t) for s in sets for t in s.tools]
+        evidence: list[str] = []
+        evidence_owner: list[int] = []
+        lexical_texts = []
+        for index, (set_name, tool) in enumerate(owners):
+            recorded = [*tool.examples, *self._feedback_of(sets, set_name, tool.name)]
+            evidence.extend(recorded)
+            evidence_owner.extend([index] * len(recorded))
+            lexical_texts.append(index_text(tool) + "\n" + "\n".join(recorded))
+        prepared = _Prepared(
+            owners, self.vectors.passages([index_text(t) for _, t in owners]), self.vectors.queries(evidence),
+            np.array(evidence_owner, dtype=np.int64), Bm25Index.build(lexical_texts))
+        self._prepared[key] = prepared
+        if len(self._prepared) > 64:
+            self._prepared.popitem(last=False)
+        return prepared
+
+    @staticmethod
+    def _feedback_of(sets: list[Toolset], set_name: str, tool: str) -> list[str]:
+        return next(s.feedback.get(tool, []) for s in sets if s.name == set_name)
+
+    # --- learning from use --------------------------------------------------------------------------
+
+    def record(self, tenant: str, query: str, used: Sequence[str], toolsets: Sequence[str]) -> int:
+        with self._write:
+            sets = self.get_many(tenant, sorted(set(toolsets)))
+            names = {t.name for s in sets for t in s.tools}
+            unknown = [u for u in used if u not in names]
+            if unknown:
+                raise NotFound(f"tools not in the named toolsets: {', '.join(unknown)}")
+            recorded = 0
+            for toolset in sets:
+                present = {t.name for t in toolset.tools}
+                for name in dict.fromkeys(used):
+                    if name not in present:
+                        continue
+                    queries = [q for q in toolset.feedback.get(name, []) if q != query] + [query]
+                    toolset.feedback[name] = queries[-FEEDBACK_PER_TOOL:]
+                    recorded += 1
+                self._save(toolset)
+            self.vectors.queries([query])
+        return recorded

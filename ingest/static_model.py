@@ -1,0 +1,85 @@
+"""A static (per-token) embedding distilled from the dense model, for a cheap first ranking stage.
+
+The model2vec recipe, done here so it needs nothing but the converted model: every vocabulary token is
+run through the encoder alone, the outputs are reduced by PCA, and weighted by log rank (SentencePiece
+ids run roughly from frequent to rare) so that common pieces count less. A text's vector is the mean of
+its tokens' vectors: ~thousands of chunks a second on a CPU, against tens for the full encoder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+STATIC_VERSION = "1"
+
+
+@dataclass
+class StaticEmbedder:
+    vectors: np.ndarray  # (vocab, dim) float32
+    tokenizer: Any  # tokenizers.Tokenizer
+    special: frozenset[int]
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+            ids = [i for i in encoding.ids if i not in self.special and i < len(self.vectors)]
+            if ids:
+                out[row] = self.vectors[ids].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1.0, norms)
+
+
+def distil(model_folder: Path, dim: int = 256, batch: int = 4096) -> np.ndarray:
+    """Run every token through the encoder alone; PCA to `dim`; weight by log rank."""
+    import torch
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(str(model_folder), local_files_only=True).eval()
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_folder / "tokenizer.json"))
+    vocab = tokenizer.get_vocab_size()
+    bos, eos = tokenizer.token_to_id("<s>"), tokenizer.token_to_id("</s>")
+    assert bos is not None and eos is not None, "an XLM-R style vocabulary has <s> and </s>"
+    rows = []
+    with torch.inference_mode():
+        for start in range(0, vocab, batch):
+            ids = torch.arange(start, min(start + batch, vocab)).unsqueeze(1)
+            inputs = torch.cat([torch.full_like(ids, bos), ids, torch.full_like(ids, eos)], dim=1)
+            hidden = model(input_ids=inputs, attention_mask=torch.ones_like(inputs)).last_hidden_state
+            rows.append(hidden.mean(dim=1).float().numpy())
+    embeddings = np.concatenate(rows)
+    embeddings -= embeddings.mean(axis=0)
+    _, _, components = np.linalg.svd(embeddings[:: max(1, vocab // 50_000)], full_matrices=False)
+    reduced = embeddings @ components[:dim].T
+    reduced *= np.log1p(np.arange(vocab, dtype=np.float32))[:, None]
+    return np.asarray(reduced, dtype=np.float32)
+
+
+def ensure_static(model_folder: Path, cache_dir: Path) -> StaticEmbedder:
+    """Distil once (minutes on a CPU) into cache_dir, keyed by the model's weights; then load in a second."""
+    from tokenizers import Tokenizer
+
+    weights = model_folder / "model.safetensors"
+    digest = hashlib.sha256(f"{STATIC_VERSION}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode())
+    target = cache_dir / f"static-{model_folder.name}-{digest.hexdigest()[:12]}.npy"
+    if not target.exists():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial.npy")
+        np.save(partial, distil(model_folder).astype(np.float16))
+        partial.replace(target)
+    tokenizer = Tokenizer.from_file(str(model_folder / "tokenizer.json"))
+    ids = [tokenizer.token_to_id(t) for t in ("<s>", "</s>", "<pad>", "<unk>")]
+    return StaticEmbedder(np.load(target).astype(np.float32), tokenizer, frozenset(i for i in ids if i is not None))

@@ -1,0 +1,84 @@
+"""Toolsets (register once) and tool selection (each request gets only the tools it needs)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from indexes.toolformats import render
+from indexes.tools import Toolset
+
+from ..deps import EngineDep, TenantDep
+from ..engine import Engine
+from ..schemas import (
+    Deleted,
+    FeedbackRequest,
+    FeedbackResponse,
+    SelectedOut,
+    SelectRequest,
+    SelectResponse,
+    SelectUsage,
+    ToolFormat,
+    ToolsetDetail,
+    ToolsetInfo,
+    ToolsetList,
+    ToolsetPut,
+)
+
+router = APIRouter(prefix="/v1", tags=["tools"])
+NamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
+
+
+def _info(engine: Engine, toolset: Toolset) -> ToolsetInfo:
+    return ToolsetInfo(toolset=toolset.name, count=len(toolset.tools),
+                       tokens=engine.tools.tokens(toolset.tools, "openai"))
+
+
+@router.put("/toolsets/{toolset}", response_model=ToolsetInfo, operation_id="put_toolset")
+def put_toolset(toolset: NamePath, body: ToolsetPut, engine: EngineDep, tenant: TenantDep) -> ToolsetInfo:
+    """Replace a toolset (idempotent); only new or changed tools are embedded."""
+    with engine.gate.admit():
+        return _info(engine, engine.tools.put(tenant, toolset, body.tools))
+
+
+@router.get("/toolsets", response_model=ToolsetList, operation_id="list_toolsets")
+def list_toolsets(engine: EngineDep, tenant: TenantDep) -> ToolsetList:
+    return ToolsetList(toolsets=[_info(engine, t) for t in engine.tools.all(tenant)])
+
+
+@router.get("/toolsets/{toolset}", response_model=ToolsetDetail, operation_id="get_toolset")
+def get_toolset(toolset: NamePath, engine: EngineDep, tenant: TenantDep,
+                format: Annotated[ToolFormat, Query()] = "openai") -> ToolsetDetail:
+    found = engine.tools.get(tenant, toolset)
+    info = _info(engine, found)
+    return ToolsetDetail(**info.model_dump(), tools=[render(t, format) for t in found.tools])
+
+
+@router.delete("/toolsets/{toolset}", response_model=Deleted, operation_id="delete_toolset")
+def delete_toolset(toolset: NamePath, engine: EngineDep, tenant: TenantDep) -> Deleted:
+    engine.tools.delete(tenant, toolset)
+    return Deleted(deleted=toolset)
+
+
+@router.post("/tools/select", response_model=SelectResponse, operation_id="select_tools")
+def select_tools(body: SelectRequest, engine: EngineDep, tenant: TenantDep) -> SelectResponse:
+    """The few tool definitions relevant to this request, ready to send, in the requested format."""
+    with engine.gate.admit():
+        result = engine.tools.select(tenant, body.query, body.toolsets, body.k, body.always, body.format,
+                                     body.min_score, body.max_tokens)
+    saved = 0.0 if result.tokens_all == 0 else max(0.0, 1 - result.tokens_selected / result.tokens_all)
+    return SelectResponse(
+        tools=result.tools,
+        selected=[SelectedOut(name=s.name, toolset=s.toolset, score=s.score) for s in result.selected],
+        usage=SelectUsage(tokens_all=result.tokens_all, tokens_selected=result.tokens_selected,
+                          saved_ratio=round(saved, 3)),
+    )
+
+
+@router.post("/tools/feedback", response_model=FeedbackResponse, operation_id="tools_feedback")
+def tools_feedback(body: FeedbackRequest, engine: EngineDep, tenant: TenantDep) -> FeedbackResponse:
+    """Record that this query led to calling these tools; later selections use it as evidence."""
+    with engine.gate.admit():
+        return FeedbackResponse(recorded=engine.tools.record(tenant, body.query, body.used, body.toolsets))
+
