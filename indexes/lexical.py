@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)  # CJK runs apart from digits and letters
 _CJK_RUN = re.compile(rf"[{_CJK}]")
 _STOPWORDS_TEXT = (
     "a an and are as at be by for from has have in is it its of on or that the this to was were will with "

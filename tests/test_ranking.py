@@ -11,6 +11,7 @@ from indexes.ranking import Candidate, fuse, pack_to_budget
 def test_chinese_terms_are_character_bigrams() -> None:
     assert terms("长江很长") == ["长江", "江很", "很长"]
     assert terms("The Yangtze 长江!") == ["yangtze", "长江"]
+    assert terms("2006年底特律") == ["2006", "年底", "底特", "特律"], "digits never swallow a CJK run"
 
 
 def test_bm25_finds_the_matching_chunk_in_both_languages() -> None:
