@@ -18,18 +18,29 @@ from bench.datasets import Case, cmrc_cases, found, haystack_cases, squad_cases
 from indexes.sieve import EmbeddingCache, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
-from ingest.embedding import load_sentence_transformer
+from ingest.embedding import load_sentence_transformer, resolve_model_path
 from ingest.normalize import Document
+from ingest.static_model import StaticEmbedder, ensure_static
 from ingest.tokens import load_tokenizer
 
 BUDGETS = (300, 600)
 CACHE = Path.home() / ".cache" / "ctxsieve"
 
 
+STATIC: list[StaticEmbedder | None] = []
+
+
 def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
-               fast_candidates: int = 24) -> Sieve:
+               fast_candidates: int = 24, static: bool = True) -> Sieve:
+    if not STATIC:
+        STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models"))
     sources = SourceStore(store, tokenizer, chunk_tokens)
-    return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight, fast_candidates)
+    return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight, fast_candidates,
+                 STATIC[0] if static else None)
+
+
+def resolve_model_path_folder() -> Path:
+    return Path(resolve_model_path("multilingual-e5-small", CACHE / "models"))
 
 
 def sieve_method(sieve: Sieve, mode: str = "fast") -> Callable[[Case, int], str]:
@@ -102,6 +113,8 @@ def main() -> None:
         for n in [int(x) for x in args.candidates.split(",") if x]:
             variant = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, n)
             evaluate(f"fast, {n} dense candidates", sieve_method(variant), cases)
+            lexical_only = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, n, False)
+            evaluate(f"fast, {n} candidates, BM25 first stage only", sieve_method(lexical_only), cases)
         for weight in [float(w) for w in args.weights.split(",") if w]:
             variant = make_sieve(store, args.chunk_tokens, weight, embedder, tokenizer)
             evaluate(f"fused, dense weight {weight}", sieve_method(variant, "accurate"), cases)

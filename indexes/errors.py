@@ -5,6 +5,11 @@
     ├── InvalidRequest      a combination of fields that cannot be served
     ├── InvalidInput        a field's value cannot be served (a bad tool definition, a range off the end)
     ├── StoreUnavailable    the vector store cannot be reached or written
+    ├── UpstreamFailed      an outside service (web search) answered with an error; its message verbatim
+    ├── UpstreamTimeout     an outside service did not answer in time
+    ├── Forbidden           a path outside the read roots
+    ├── UnsupportedMedia    not text
+    ├── TooLarge            over a size limit
     └── Overloaded          inference queue full; retry later
 """
 
@@ -26,6 +31,26 @@ class InvalidInput(CtxsieveError):
 
 
 class StoreUnavailable(CtxsieveError):
+    pass
+
+
+class UpstreamFailed(CtxsieveError):
+    pass
+
+
+class UpstreamTimeout(CtxsieveError):
+    pass
+
+
+class Forbidden(CtxsieveError):
+    pass
+
+
+class UnsupportedMedia(CtxsieveError):
+    pass
+
+
+class TooLarge(CtxsieveError):
     pass
 
 

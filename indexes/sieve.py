@@ -18,12 +18,15 @@ import numpy as np
 
 from ingest.chunking import Chunk
 from ingest.embedding import Embedder, vector_name
+from ingest.normalize import Document
+from ingest.static_model import StaticEmbedder
 from ingest.tokens import Tokenizer
 
 from .lexical import Bm25Index
 from .ranking import Candidate, fuse, pack_to_budget
 from .sources import Source, SourceInput, SourceStore
 from .store import QdrantStore
+from .websearch import Page, SearchQuery
 
 Order = Literal["document", "score"]
 Mode = Literal["fast", "accurate"]
@@ -126,13 +129,14 @@ def passage_text(source: Source, chunk: Chunk) -> str:
 
 class Sieve:
     def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
-                 dense_weight: float = 0.6, fast_candidates: int = 24) -> None:
+                 dense_weight: float = 0.6, fast_candidates: int = 24, static: StaticEmbedder | None = None) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
         self.fast_candidates = fast_candidates
-        self._lexical: OrderedDict[tuple[str, str], Bm25Index] = OrderedDict()
+        self.static = static
+        self._first_stage: OrderedDict[tuple[str, ...], FirstStage] = OrderedDict()
 
     # --- entry points -------------------------------------------------------------------------------
 
@@ -143,6 +147,24 @@ class Sieve:
             return self._verbatim(source, rerun)
         return self._project(source, params, rerun)
 
+    def search_results(self, tenant: str, pages: Sequence[Page], query: SearchQuery, params: FilterParams
+                       ) -> SearchResult:
+        """Each page stored as a source; chunks of all pages ranked together against the task."""
+        args = query.args()
+        sources = [self.sources.put(tenant, SourceInput((Document(p.content or p.title or p.url, p.title, p.url,
+                                                                  p.metadata),), False, "markdown", "search", args))
+                   for p in pages]
+        picks = self._rank(sources, params) if sources else []
+        results = []
+        for index, (page, source) in enumerate(zip(pages, sources, strict=True)):
+            mine = sorted((p for p in picks if p.source == index), key=lambda p: p.chunk.start)
+            results.append(PageResult(page.url, page.title, source.ref,
+                                      [self._snippet(source, p.chunk, p.score) for p in mine], page.score))
+        out = sum(s.tokens for r in results for s in r.snippets)
+        usage = _usage(sum(s.tokens for s in sources), out, sum(len(s.chunks) for s in sources), len(picks))
+        line = search_placeholder(usage, len(sources), ("search", args))
+        return SearchResult(results, line, usage)
+
     def refilter(self, tenant: str, ref: str, params: FilterParams) -> FilterResult:
         source = self.sources.get(tenant, ref)
         return self._project(source, params, (source.tool, source.args))
@@ -152,10 +174,10 @@ class Sieve:
     def _project(self, source: Source, params: FilterParams, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
         if self._fits(source, params):
             return self._whole(source, rerun)
-        chosen, dense = self._rank(source, params)
+        picks = self._rank([source], params)
         if params.order == "document":
-            chosen = sorted(chosen, key=lambda i: source.chunks[i].start)
-        snippets = [self._snippet(source, source.chunks[i], float(dense[i])) for i in chosen]
+            picks = sorted(picks, key=lambda p: p.chunk.start)
+        snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         out = sum(s.tokens for s in snippets)
         usage = _usage(source.tokens, out, len(source.chunks), len(snippets))
         line = placeholder(source.ref, usage, rerun, params.min_score if not snippets else None)
@@ -166,36 +188,53 @@ class Sieve:
             return source.view_tokens <= params.max_tokens
         return len(source.chunks) <= params.k
 
-    def _rank(self, source: Source, params: FilterParams) -> tuple[list[int], np.ndarray]:
+    def _rank(self, sources: Sequence[Source], params: FilterParams) -> list[Pick]:
+        """The chunks of one or more sources (one search's pages) ranked together and packed."""
         query = params.query or ""
-        passages = [passage_text(source, c) for c in source.chunks]
-        lexical = self._lexical_index(source, passages).scores(query)
-        pool = self._dense_pool(lexical, params.mode)
+        units = [(si, c) for si, s in enumerate(sources) for c in s.chunks]
+        passages = [passage_text(sources[si], c) for si, c in units]
+        stage = self._first_stage_of(tuple(s.ref for s in sources) + (sources[0].chunker,), passages)
+        lexical = stage.lexical.scores(query)
+        pool = self._dense_pool(stage, query, lexical, params.mode)
         dense = np.full(len(passages), np.nan)
         dense[pool] = self.vectors.passages([passages[i] for i in pool]) @ self.vectors.query(query)
         fused = fuse(dense, lexical, self.dense_weight)
-        candidates = [Candidate(c.index, c.tokens, source.chunk_text(c)) for c in source.chunks]
+        candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
         eligible = np.isfinite(dense)
         if params.min_score is not None:
             eligible &= np.nan_to_num(dense, nan=-2.0) >= params.min_score
-        return pack_to_budget(candidates, fused, params.k, params.max_tokens, eligible), dense
+        chosen = pack_to_budget(candidates, fused, params.k, params.max_tokens, eligible)
+        return [Pick(units[i][0], units[i][1], float(dense[i])) for i in chosen]
 
-    def _lexical_index(self, source: Source, passages: list[str]) -> Bm25Index:
-        key = (source.ref, source.chunker)
-        index = self._lexical.get(key)
-        if index is None:
-            index = self._lexical[key] = Bm25Index.build(passages)
-            if len(self._lexical) > 128:
-                self._lexical.popitem(last=False)
-        return index
+    def _first_stage_of(self, key: tuple[str, ...], passages: list[str]) -> FirstStage:
+        """BM25 and static vectors of the chunks, kept for re-filtering the same ref(s)."""
+        stage = self._first_stage.get(key)
+        if stage is None:
+            static = self.static.embed(passages) if self.static is not None else None
+            stage = self._first_stage[key] = FirstStage(Bm25Index.build(passages), static)
+            if len(self._first_stage) > 128:
+                self._first_stage.popitem(last=False)
+        return stage
 
-    def _dense_pool(self, lexical: np.ndarray, mode: Mode) -> list[int]:
-        """Which chunks get a dense score: all (accurate), or the lexical top candidates (fast)."""
+    def _dense_pool(self, stage: FirstStage, query: str, lexical: np.ndarray, mode: Mode) -> list[int]:
+        """Which chunks get a dense score: all (accurate), or the first stage's candidates (fast).
+
+        The candidates interleave the BM25 ranking and the static-embedding ranking, so a chunk that
+        only one of them finds (a paraphrase, or a rare exact term) still reaches the dense model.
+        """
         n = len(lexical)
         if mode == "accurate" or n <= self.fast_candidates:
             return list(range(n))
-        order = sorted(range(n), key=lambda i: (-float(lexical[i]), i))
-        return sorted(order[: self.fast_candidates])
+        rankings = [_ranking(lexical)]
+        if stage.static is not None and self.static is not None:
+            rankings.append(_ranking(stage.static @ self.static.embed([query])[0]))
+        pool: dict[int, None] = {}
+        for position in range(n):
+            for ranking in rankings:
+                pool.setdefault(ranking[position])
+            if len(pool) >= self.fast_candidates:
+                break
+        return sorted(list(pool)[: self.fast_candidates])
 
     def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:
         section = source.section(chunk)
@@ -228,6 +267,39 @@ class Sieve:
         return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
 
 
+@dataclass(frozen=True)
+class PageResult:
+    url: str
+    title: str
+    ref: str
+    snippets: list[Snippet]
+    score: float | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    results: list[PageResult]
+    placeholder: str
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class Pick:
+    source: int  # index into the ranked sources
+    chunk: Chunk
+    score: float  # dense cosine
+
+
+@dataclass(frozen=True)
+class FirstStage:
+    lexical: Bm25Index
+    static: np.ndarray | None
+
+
+def _ranking(scores: np.ndarray) -> list[int]:
+    return sorted(range(len(scores)), key=lambda i: (-round(float(scores[i]), 9), i))
+
+
 def _usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:
     saved = 0.0 if input_tokens == 0 else max(0.0, 1.0 - output_tokens / input_tokens)
     return Usage(input_tokens, output_tokens, round(saved, 3), total, returned)
@@ -236,6 +308,14 @@ def _usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> 
 def format_call(tool: str, args: dict[str, Any]) -> str:
     inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
     return f"{tool}({inner})"
+
+
+def search_placeholder(usage: Usage, pages: int, rerun: tuple[str, dict[str, Any]]) -> str:
+    if pages == 0:
+        return f"[ctxsieve search: no results; re-run: {format_call(*rerun)}]"
+    return (f"[ctxsieve search: {usage.chunks_returned} of {usage.chunks_total} chunks from {pages} pages shown, "
+            f"{usage.input_tokens} -> {usage.output_tokens} tokens; more: POST /v1/refs/<result ref>/filter; "
+            f"whole page: GET /v1/refs/<result ref>; re-run: {format_call(*rerun)}]")
 
 
 def placeholder(ref: str, usage: Usage, rerun: tuple[str | None, dict[str, Any]], min_score: float | None,

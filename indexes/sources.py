@@ -55,8 +55,8 @@ def make_ref(tenant: str, inp: SourceInput) -> str:
     body: dict[str, Any] = {"tenant": tenant, "content_type": inp.content_type}
     if inp.from_content:
         body["content"] = inp.documents[0].text
-    else:
-        body["documents"] = [asdict(d) for d in inp.documents]
+    else:  # metadata (a search engine's score, say) describes the content but is not part of it
+        body["documents"] = [{"text": d.text, "title": d.title, "url": d.url} for d in inp.documents]
     digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
     return f"src_{digest[:20]}"
 

@@ -30,10 +30,16 @@ def prepare(args: argparse.Namespace) -> int:
     from ingest.embedding import resolve_model_path
     from ingest.tokens import load_tokenizer
 
+    from .engine import load_static
+
     settings = _settings(args)
     tok = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     path = resolve_model_path(settings.embed_model, settings.model_dir)
     sys.stdout.write(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}\n")
+    sys.stdout.write("static first stage: distilling once if needed (about two minutes)...\n")
+    sys.stdout.flush()
+    static = load_static(settings)
+    sys.stdout.write(f"static first stage: {'ready' if static else 'off'}\n")
     return 0
 
 

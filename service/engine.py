@@ -11,13 +11,17 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from indexes.errors import CtxsieveError
+from indexes.files import FileReader
 from indexes.sieve import EmbeddingCache, Sieve
 from indexes.sources import SourceStore
 from indexes.store import QdrantStore
 from indexes.tools import ToolIndex
-from ingest.embedding import Embedder, load_sentence_transformer
+from indexes.websearch import TavilySearch, WebSearch
+from ingest.embedding import Embedder, load_sentence_transformer, resolve_model_path
+from ingest.static_model import StaticEmbedder, ensure_static
 from ingest.tokens import TiktokenTokenizer, load_tokenizer
 
 from .admission import AdmissionGate
@@ -35,25 +39,46 @@ class Engine:
     embedder: Embedder
     sieve: Sieve
     tools: ToolIndex
+    web: WebSearch
+    files: FileReader
     gate: AdmissionGate
 
 
-def load_models(settings: Settings) -> tuple[TiktokenTokenizer, Embedder]:
+@dataclass
+class Models:
+    tokenizer: TiktokenTokenizer
+    embedder: Embedder
+    static: StaticEmbedder | None
+
+
+def load_models(settings: Settings) -> Models:
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads)
     embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
-    return tokenizer, embedder
+    return Models(tokenizer, embedder, load_static(settings))
 
 
-def build_engine(settings: Settings, tokenizer: TiktokenTokenizer, embedder: Embedder) -> Engine:
+def load_static(settings: Settings) -> StaticEmbedder | None:
+    """The fast mode's first stage; distilled once from the model (about two minutes on 2 cores)."""
+    folder = Path(resolve_model_path(settings.embed_model, settings.model_dir))
+    if not settings.static_stage or not (folder / "tokenizer.json").exists():
+        log.info("no static first stage: fast mode ranks candidates by BM25 alone")
+        return None
+    return ensure_static(folder, settings.model_dir)
+
+
+def build_engine(settings: Settings, models: Models) -> Engine:
+    tokenizer, embedder = models.tokenizer, models.embedder
     store = QdrantStore.open(path=settings.data_dir / "qdrant", url=settings.qdrant_url,
                              api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
     sources = SourceStore(store, tokenizer, settings.chunk_tokens)
     cache = EmbeddingCache(store, embedder)
-    sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates)
+    sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates, models.static)
     tools = ToolIndex(store, cache, tokenizer, settings.dense_weight)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
-    return Engine(settings, tokenizer, store, embedder, sieve, tools, gate)
+    web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
+    files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
+    return Engine(settings, tokenizer, store, embedder, sieve, tools, web, files, gate)
 
 
 class EngineHolder:
@@ -75,7 +100,7 @@ class EngineHolder:
 
     def _run(self) -> None:
         try:
-            tokenizer, embedder = load_models(self.settings)
+            models = load_models(self.settings)
         except Exception as exc:  # a broken model or encoding is reported by /readyz, not retried
             log.exception("model or encoding failed to load")
             self.error = f"{type(exc).__name__}: {exc}"
@@ -83,7 +108,7 @@ class EngineHolder:
         delay = 1.0
         while not self._stop.is_set():
             try:
-                self.engine = build_engine(self.settings, tokenizer, embedder)
+                self.engine = build_engine(self.settings, models)
                 self.error = None
                 log.info("ctxsieve ready: model %s, store %s", self.engine.embedder.model_id,
                          self.settings.qdrant_url or self.settings.data_dir)

@@ -14,7 +14,19 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from indexes.errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound, Overloaded, StoreUnavailable
+from indexes.errors import (
+    CtxsieveError,
+    Forbidden,
+    InvalidInput,
+    InvalidRequest,
+    NotFound,
+    Overloaded,
+    StoreUnavailable,
+    TooLarge,
+    UnsupportedMedia,
+    UpstreamFailed,
+    UpstreamTimeout,
+)
 
 log = logging.getLogger("ctxsieve")
 
@@ -34,11 +46,16 @@ class NotReady(CtxsieveError):
 ERROR_TABLE: dict[type[CtxsieveError], tuple[int, str]] = {
     InvalidRequest: (400, "invalid_request"),
     Unauthorized: (401, "unauthorized"),
+    Forbidden: (403, "forbidden"),
     NotFound: (404, "not_found"),
     PayloadTooLarge: (413, "payload_too_large"),
+    TooLarge: (413, "payload_too_large"),
+    UnsupportedMedia: (415, "unsupported_media_type"),
     InvalidInput: (422, "invalid_field"),
     Overloaded: (429, "overloaded"),
+    UpstreamFailed: (502, "upstream_failed"),
     StoreUnavailable: (503, "store_unavailable"),
+    UpstreamTimeout: (504, "upstream_timeout"),
     NotReady: (503, "not_ready"),
 }
 

@@ -200,3 +200,53 @@ class FeedbackRequest(Strict):
 
 class FeedbackResponse(BaseModel):
     recorded: int
+
+
+# --- wrapped tools ----------------------------------------------------------------------------------
+
+Domain = Annotated[str, Field(min_length=1, max_length=253)]
+
+
+class SearchRequest(Strict):
+    query: Query
+    task: Query | None = Field(None, description="what to rank by (default: the query)")
+    k: int = Field(5, ge=1, le=MAX_K)
+    max_tokens: int | None = Field(1200, ge=1, le=MAX_TOKENS)
+    max_results: int = Field(5, ge=1, le=20)
+    search_depth: Literal["basic", "advanced"] = "basic"
+    topic: Literal["general", "news"] = "general"
+    time_range: Literal["day", "week", "month", "year"] | None = None
+    include_domains: Annotated[list[Domain], Field(max_length=50)] = Field(default_factory=list)
+    exclude_domains: Annotated[list[Domain], Field(max_length=50)] = Field(default_factory=list)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
+    mode: Literal["fast", "accurate"] = "fast"
+
+
+class SearchResultOut(BaseModel):
+    url: str
+    title: str
+    ref: str
+    score: float | None = None
+    snippets: list[SnippetOut]
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResultOut]
+    placeholder: str
+    usage: UsageOut
+
+
+class ReadRequest(Strict):
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    query: Query
+    k: int = Field(5, ge=1, le=MAX_K)
+    max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
+    order: Literal["document", "score"] = "document"
+    mode: Literal["fast", "accurate"] = "fast"
+
+
+class ReadResponse(FilterResponse):
+    path: str
+    size: int
+    mtime: float

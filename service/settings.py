@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _CACHE = Path.home() / ".cache" / "ctxsieve"
@@ -30,8 +31,17 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="largest request body accepted")
     max_running: int = Field(2, ge=1, le=64, description="filter requests running at once")
     max_queued: int = Field(32, ge=0, le=10_000, description="requests waiting beyond that; more get 429")
+    static_stage: bool = Field(True, description="distil a static embedding for fast mode's first stage")
     fast_candidates: int = Field(24, ge=1, le=1000, description="chunks embedded per fresh input in fast mode")
     inference_threads: int | None = Field(None, ge=1, description="torch threads (default: all cores)")
+    read_roots: str = Field("", description=f"folders /v1/read may read, separated by '{os.pathsep}'; "
+                                             "empty = reading is off")
+    max_read_bytes: int = Field(20 * 1024 * 1024, ge=1, description="largest file /v1/read reads")
+    tavily_api_key: str | None = Field(None, validation_alias=AliasChoices("CTXSIEVE_TAVILY_API_KEY",
+                                                                          "TAVILY_API_KEY", "tavily_api_key"),
+                                       description="Tavily API key (TAVILY_API_KEY also works)")
+    tavily_base_url: str | None = Field(None, description="Tavily endpoint (default: Tavily's own)")
+    tavily_timeout: float = Field(30.0, gt=0, le=120, description="seconds to wait for Tavily")
     api_keys: str | None = Field(None, description="'key1:tenant1,key2:tenant2'; unset = no auth, one tenant")
     api_keys_file: Path | None = Field(None, description="file with one 'key:tenant' per line")
     log_level: str = Field("info", description="uvicorn log level")
@@ -41,6 +51,9 @@ class Settings(BaseSettings):
         if self.qdrant_api_key and not self.qdrant_url:
             raise ValueError("CTXSIEVE_QDRANT_API_KEY is set but CTXSIEVE_QDRANT_URL is not")
         return self
+
+    def read_root_paths(self) -> list[Path]:
+        return [Path(p).expanduser() for p in self.read_roots.split(os.pathsep) if p.strip()]
 
     def key_table(self) -> dict[str, str]:
         """API key -> tenant, from CTXSIEVE_API_KEYS and the keys file."""

@@ -1,0 +1,40 @@
+"""Wrapped tools: web search and file reads that store the raw output and return only what is relevant."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from fastapi import APIRouter
+
+from indexes.sieve import FilterParams
+from indexes.sources import SourceInput
+from indexes.websearch import SearchQuery
+from ingest.normalize import Document
+
+from ..deps import EngineDep, TenantDep
+from ..schemas import ReadRequest, ReadResponse, SearchRequest, SearchResponse
+
+router = APIRouter(prefix="/v1", tags=["wrapped tools"])
+
+
+@router.post("/search", response_model=SearchResponse, operation_id="search_web")
+def search_web(body: SearchRequest, engine: EngineDep, tenant: TenantDep) -> SearchResponse:
+    """Run a web search, keep every page whole as a source, return the snippets relevant to the task."""
+    query = SearchQuery(body.query, body.max_results, body.search_depth, body.topic, body.time_range,
+                        tuple(body.include_domains), tuple(body.exclude_domains))
+    pages = engine.web.search(query)  # upstream errors surface as 502/504 with the upstream message
+    params = FilterParams(body.task or body.query, body.k, body.max_tokens, body.min_score, "document", body.mode)
+    with engine.gate.admit():
+        result = engine.sieve.search_results(tenant, pages, query, params)
+    return SearchResponse.model_validate(asdict(result))
+
+
+@router.post("/read", response_model=ReadResponse, operation_id="read_file")
+def read_file(body: ReadRequest, engine: EngineDep, tenant: TenantDep) -> ReadResponse:
+    """Read a file under the read roots; an unchanged file keeps its ref, a changed one gets a new ref."""
+    found = engine.files.read(body.path)
+    inp = SourceInput((Document(found.text),), True, found.content_type, "read", {"path": body.path})
+    params = FilterParams(body.query, body.k, body.max_tokens, body.min_score, body.order, body.mode)
+    with engine.gate.admit():
+        result = engine.sieve.filter(tenant, inp, params)
+    return ReadResponse(**asdict(result), path=found.path, size=found.size, mtime=found.mtime)
