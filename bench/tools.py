@@ -13,6 +13,7 @@ import csv
 import json
 import math
 import random
+import re
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -38,11 +39,16 @@ _TYPES = {"str": "string", "string": "string", "int": "integer", "integer": "int
           "dict": "object", "object": "object"}
 
 
+def safe(name: str) -> str:
+    """Tool names as model APIs accept them (MetaTool has names like `PDF&URLTool`)."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
+
+
 def metatool() -> tuple[list[dict[str, Any]], list[Query]]:
     descriptions = json.loads((DATA / "metatool" / "plugin_des.json").read_text())
-    tools = [{"name": n, "description": d} for n, d in descriptions.items()]
+    tools = [{"name": safe(n), "description": d} for n, d in descriptions.items()]
     with (DATA / "metatool" / "all_clean_data.csv").open() as f:
-        queries = [(row["Query"], {row["Tool"]}) for row in csv.DictReader(f)]
+        queries = [(row["Query"], {safe(row["Tool"])}) for row in csv.DictReader(f)]
     return tools, queries
 
 
@@ -56,12 +62,12 @@ def seal_tools() -> tuple[list[dict[str, Any]], list[Query]]:
             if spec.get("type") in _TYPES:
                 prop["type"] = _TYPES[spec["type"]]
             props[pname] = prop
-        tools.append({"name": raw["api_name"], "description": raw["api_description"],
+        tools.append({"name": safe(raw["api_name"]), "description": raw["api_description"],
                       "parameters": {"type": "object", "properties": props}})
     queries = []
     for line in (DATA / "seal_tools" / "dev.jsonl").read_text().splitlines():
         raw = json.loads(line)
-        queries.append((raw["query"], {c["api"] for c in raw["calling"]}))
+        queries.append((raw["query"], {safe(c["api"]) for c in raw["calling"]}))
     return dedupe(tools), queries
 
 

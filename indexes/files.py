@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import Forbidden, NotFound, TooLarge, UnsupportedMedia
 
 _SPECIAL = (Path("/proc"), Path("/sys"), Path("/dev"))
-_BY_SUFFIX = {
+SUFFIX_TYPES = {
     ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".json": "json",
     ".txt": "text", ".rst": "text", ".csv": "text", ".log": "text",
     **dict.fromkeys((".py", ".js", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".hpp", ".cs",
@@ -83,7 +83,7 @@ def decode(data: bytes, path: Path) -> tuple[str, str]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UnsupportedMedia(f"{path}: not UTF-8 text") from exc
-    return text, _BY_SUFFIX.get(path.suffix.lower(), "auto")
+    return text, SUFFIX_TYPES.get(path.suffix.lower(), "auto")
 
 
 def pdf_text(data: bytes, path: Path) -> str:

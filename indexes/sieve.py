@@ -161,7 +161,7 @@ class Sieve:
             results.append(PageResult(page.url, page.title, source.ref,
                                       [self._snippet(source, p.chunk, p.score) for p in mine], page.score))
         out = sum(s.tokens for r in results for s in r.snippets)
-        usage = _usage(sum(s.tokens for s in sources), out, sum(len(s.chunks) for s in sources), len(picks))
+        usage = make_usage(sum(s.tokens for s in sources), out, sum(len(s.chunks) for s in sources), len(picks))
         line = search_placeholder(usage, len(sources), ("search", args))
         return SearchResult(results, line, usage)
 
@@ -179,7 +179,7 @@ class Sieve:
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         out = sum(s.tokens for s in snippets)
-        usage = _usage(source.tokens, out, len(source.chunks), len(snippets))
+        usage = make_usage(source.tokens, out, len(source.chunks), len(snippets))
         line = placeholder(source.ref, usage, rerun, params.min_score if not snippets else None)
         return FilterResult(source.ref, snippets, line, usage, passthrough=False)
 
@@ -252,7 +252,7 @@ class Sieve:
             text = source.view.text[section.start : section.end]
             snippets.append(Snippet(f"{source.ref}#doc{index}", text, None, section.start, section.end,
                                     self.tokenizer.count(text), index, section.title, section.url, ""))
-        usage = _usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
+        usage = make_usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
         return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
 
     def _verbatim(self, source: Source, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
@@ -263,7 +263,7 @@ class Sieve:
             section = source.view.sections[index]
             snippets.append(Snippet(f"{source.ref}#doc{index}", doc["text"], None, section.start, section.end,
                                     self.tokenizer.count(doc["text"]), index, doc.get("title"), doc.get("url"), ""))
-        usage = _usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
+        usage = make_usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
         return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
 
 
@@ -300,7 +300,7 @@ def _ranking(scores: np.ndarray) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: (-round(float(scores[i]), 9), i))
 
 
-def _usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:
+def make_usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:
     saved = 0.0 if input_tokens == 0 else max(0.0, 1.0 - output_tokens / input_tokens)
     return Usage(input_tokens, output_tokens, round(saved, 3), total, returned)
 

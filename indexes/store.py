@@ -133,6 +133,22 @@ class QdrantStore:
                 found[str(record.id)] = np.asarray(vectors[vector], dtype=np.float32)
         return {k: found[i] for k, i in zip(keys, ids, strict=True) if i in found}
 
+    def get_records(self, collection: str, vector: str, keys: Sequence[str]
+                    ) -> dict[str, tuple[dict[str, Any], np.ndarray]]:
+        """Payload and vector of each key found, fetched by id in batches."""
+        out: dict[str, tuple[dict[str, Any], np.ndarray]] = {}
+        for start in range(0, len(keys), 1024):
+            batch = list(keys[start : start + 1024])
+            ids = [point_id(k) for k in batch]
+            records = self._call(lambda i=ids: self.client.retrieve(collection, i, with_payload=True,  # type: ignore[misc]
+                                                                    with_vectors=[vector]))
+            by_id = {str(r.id): r for r in records}
+            for key, pid in zip(batch, ids, strict=True):
+                record = by_id.get(pid)
+                if record is not None and isinstance(record.vector, dict) and vector in record.vector:
+                    out[key] = (record.payload or {}, np.asarray(record.vector[vector], dtype=np.float32))
+        return out
+
     def put_vectors(self, collection: str, vector: str, keys: Sequence[str], vectors: np.ndarray,
                     payloads: Sequence[dict[str, Any]] | None = None) -> None:
         points = [

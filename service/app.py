@@ -11,7 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .engine import EngineHolder
 from .errors import ERROR_TABLE, envelope, install_error_handlers
-from .routes import filtering, health, tools, wrapped
+from .routes import collections, filtering, health, tools, wrapped
 from .schemas import ErrorResponse
 from .settings import Settings
 
@@ -86,4 +86,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(filtering.router)
     app.include_router(tools.router)
     app.include_router(wrapped.router)
+    app.include_router(collections.router)
     return app

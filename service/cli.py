@@ -43,6 +43,39 @@ def prepare(args: argparse.Namespace) -> int:
     return 0
 
 
+def ingest(args: argparse.Namespace) -> int:
+    from .ingest_cli import HttpTarget, LocalTarget, Target
+    from .ingest_cli import ingest as run_ingest
+
+    settings = _settings(args)
+    root = Path(args.path)
+    if not root.is_dir():
+        sys.stderr.write(f"{root}: not a folder\n")
+        return 2
+    from ingest.tokens import load_tokenizer
+
+    tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
+    target: Target
+    holder = None
+    if args.url:
+        target = HttpTarget(args.url, args.api_key)
+    else:
+        from .engine import build_engine, load_models
+
+        engine = build_engine(settings, load_models(settings))
+        holder = engine
+        target = LocalTarget(engine, args.tenant)
+    try:
+        summary = run_ingest(root, args.collection, target, args.glob, args.prune, tokenizer.count)
+    finally:
+        if holder is not None:
+            holder.store.close()
+    sys.stdout.write(f"{summary.files} files ({summary.skipped} unchanged, {summary.unreadable} not text, "
+                     f"{summary.pruned} pruned), {summary.chunks} chunks, {summary.tokens} tokens, "
+                     f"{summary.seconds:.1f} s\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -55,6 +88,18 @@ def main(argv: list[str] | None = None) -> int:
         cmd.add_argument("--port", type=int)
         cmd.add_argument("--data-dir", type=Path)
         cmd.set_defaults(fn=fn)
+    cmd = sub.add_parser("ingest", help="index a folder into a collection (incremental)")
+    cmd.add_argument("path")
+    cmd.add_argument("--collection", required=True)
+    cmd.add_argument("--glob", default="**/*")
+    cmd.add_argument("--prune", action="store_true", help="remove documents of files that are gone")
+    cmd.add_argument("--url", help="a running ctxsieve; without it, write to --data-dir directly")
+    cmd.add_argument("--api-key", help="for --url when keys are configured")
+    cmd.add_argument("--tenant", default="default", help="tenant for direct writes")
+    cmd.add_argument("--host")
+    cmd.add_argument("--port", type=int)
+    cmd.add_argument("--data-dir", type=Path)
+    cmd.set_defaults(fn=ingest)
     args = parser.parse_args(argv)
     return int(args.fn(args))
 

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexes.collections import CollectionIndex
 from indexes.errors import CtxsieveError
 from indexes.files import FileReader
 from indexes.sieve import EmbeddingCache, Sieve
@@ -39,6 +40,7 @@ class Engine:
     embedder: Embedder
     sieve: Sieve
     tools: ToolIndex
+    collections: CollectionIndex
     web: WebSearch
     files: FileReader
     gate: AdmissionGate
@@ -78,7 +80,8 @@ def build_engine(settings: Settings, models: Models) -> Engine:
     gate = AdmissionGate(settings.max_running, settings.max_queued)
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
-    return Engine(settings, tokenizer, store, embedder, sieve, tools, web, files, gate)
+    collections = CollectionIndex(store, cache, tokenizer, settings.chunk_tokens, settings.dense_weight)
+    return Engine(settings, tokenizer, store, embedder, sieve, tools, collections, web, files, gate)
 
 
 class EngineHolder:

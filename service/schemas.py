@@ -250,3 +250,74 @@ class ReadResponse(FilterResponse):
     path: str
     size: int
     mtime: float
+
+
+# --- collections ------------------------------------------------------------------------------------
+
+CollectionName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
+
+
+class CollectionPut(Strict):
+    description: Annotated[str, Field(max_length=2_000)] = ""
+
+
+class CollectionDocument(Strict):
+    id: Annotated[str, Field(min_length=1, max_length=512), AfterValidator(_valid_unicode)]
+    text: Text
+    title: ShortText | None = None
+    url: ShortText | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    content_type: ContentTypeIn = "auto"
+
+
+class DocumentsPost(Strict):
+    documents: Annotated[list[CollectionDocument], Field(min_length=1, max_length=MAX_DOCUMENTS)]
+
+
+class DocumentsAdded(BaseModel):
+    ids: list[str]
+    chunks: int
+
+
+class CollectionInfo(BaseModel):
+    name: str
+    description: str
+    documents: int
+    chunks: int
+
+
+class DocumentEntry(BaseModel):
+    id: str
+    hash: str = Field(description="content hash: unchanged documents are skipped on re-ingest")
+    chunks: int
+    title: str | None = None
+    url: str | None = None
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentEntry]
+
+
+class CollectionList(BaseModel):
+    collections: list[CollectionInfo]
+
+
+class CollectionQuery(Strict):
+    query: Query
+    k: int = Field(5, ge=1, le=MAX_K)
+    max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
+    filter: dict[str, str | int | float | bool] = Field(default_factory=dict,
+                                                       description="metadata key -> value, all must match")
+
+
+class CollectionSnippet(SnippetOut):
+    document_id: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class CollectionQueryResponse(BaseModel):
+    snippets: list[CollectionSnippet]
+    placeholder: str
+    usage: UsageOut
+    passthrough: bool = False

@@ -1,0 +1,136 @@
+"""`ctxsieve ingest PATH --collection NAME`: index a folder into a collection, incrementally.
+
+Through a running service (`--url`), or directly on a data dir when none runs. A file's id is its path
+relative to PATH; unchanged files (same content hash as stored) are skipped before anything is sent, and
+`--prune` removes the documents of files that are gone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from indexes.collections import NewDocument
+from indexes.errors import CtxsieveError
+from indexes.files import SUFFIX_TYPES, decode
+
+DEFAULT_GLOB = "**/*"
+TEXT_SUFFIXES = {*SUFFIX_TYPES, ".pdf"}
+
+
+class Target(Protocol):
+    def ensure(self, name: str) -> None: ...
+    def stored(self, name: str) -> dict[str, str]: ...
+    def add(self, name: str, docs: list[NewDocument]) -> int: ...
+    def remove(self, name: str, doc_id: str) -> None: ...
+
+
+class HttpTarget:
+    def __init__(self, url: str, api_key: str | None) -> None:
+        import httpx
+
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=600)
+
+    def _check(self, response: Any) -> Any:
+        if response.status_code >= 400:
+            raise SystemExit(f"ctxsieve answered {response.status_code}: {response.text}")
+        return response.json()
+
+    def ensure(self, name: str) -> None:
+        if self.http.get(f"/v1/collections/{name}").status_code == 404:
+            self._check(self.http.put(f"/v1/collections/{name}", json={"description": ""}))
+
+    def stored(self, name: str) -> dict[str, str]:
+        docs = self._check(self.http.get(f"/v1/collections/{name}/documents"))["documents"]
+        return {d["id"]: d["hash"] for d in docs}
+
+    def add(self, name: str, docs: list[NewDocument]) -> int:
+        body = {"documents": [{"id": d.id, "text": d.text, "title": d.title, "metadata": d.metadata or {},
+                               "content_type": d.content_type} for d in docs]}
+        return int(self._check(self.http.post(f"/v1/collections/{name}/documents", json=body))["chunks"])
+
+    def remove(self, name: str, doc_id: str) -> None:
+        from urllib.parse import quote
+
+        self._check(self.http.delete(f"/v1/collections/{name}/documents/{quote(doc_id, safe='/')}"))
+
+
+class LocalTarget:
+    def __init__(self, engine: Any, tenant: str) -> None:
+        self.index = engine.collections
+        self.tenant = tenant
+
+    def ensure(self, name: str) -> None:
+        try:
+            self.index.info(self.tenant, name)
+        except CtxsieveError:
+            self.index.create(self.tenant, name, "")
+
+    def stored(self, name: str) -> dict[str, str]:
+        return {d["id"]: d["hash"] for d in self.index.documents(self.tenant, name)}
+
+    def add(self, name: str, docs: list[NewDocument]) -> int:
+        return int(self.index.add(self.tenant, name, docs)[1])
+
+    def remove(self, name: str, doc_id: str) -> None:
+        self.index.remove(self.tenant, name, doc_id)
+
+
+@dataclass
+class Summary:
+    files: int = 0
+    skipped: int = 0
+    unreadable: int = 0
+    chunks: int = 0
+    tokens: int = 0
+    pruned: int = 0
+    seconds: float = 0.0
+
+
+def documents(root: Path, pattern: str) -> Iterator[tuple[Path, NewDocument | None]]:
+    for path in sorted(root.glob(pattern)):
+        if not path.is_file() or path.is_symlink() or path.suffix.lower() not in TEXT_SUFFIXES:
+            continue
+        try:
+            text, kind = decode(path.read_bytes(), path)
+        except CtxsieveError:
+            yield path, None
+            continue
+        rel = path.relative_to(root).as_posix()
+        yield path, NewDocument(rel, text, title=path.name, metadata={"path": rel}, content_type=kind)
+
+
+def ingest(root: Path, name: str, target: Target, pattern: str, prune: bool, count_tokens: Any) -> Summary:
+    from rich.progress import Progress
+
+    started = time.perf_counter()
+    summary = Summary()
+    target.ensure(name)
+    stored = target.stored(name)
+    found = list(documents(root, pattern))
+    seen: set[str] = set()
+    with Progress(transient=True) as progress:
+        task = progress.add_task(f"ingesting into {name}", total=len(found))
+        for path, doc in found:
+            progress.advance(task)
+            if doc is None:
+                summary.unreadable += 1
+                progress.console.print(f"[yellow]skipped {path}: not text")
+                continue
+            seen.add(doc.id)
+            summary.files += 1
+            if stored.get(doc.id) == doc.digest():
+                summary.skipped += 1
+                continue
+            summary.chunks += target.add(name, [doc])
+            summary.tokens += count_tokens(doc.text)
+    if prune:
+        for doc_id in sorted(set(stored) - seen):
+            target.remove(name, doc_id)
+            summary.pruned += 1
+    summary.seconds = time.perf_counter() - started
+    return summary

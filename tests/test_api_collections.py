@@ -1,0 +1,131 @@
+"""Static collections and the ingest CLI, through HTTP against the real app, model and store."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.cli import main as cli
+from tests.conftest import make_settings, wait_ready
+
+GLOSSARY = [
+    {"id": "acme-cloud", "text": "Acme Cloud is our managed hosting product. Never call it 'the server'.",
+     "title": "Acme Cloud", "metadata": {"brand": "acme", "lang": "en"}},
+    {"id": "acme-tone", "text": "Write in a warm, direct tone. Avoid exclamation marks in support replies.",
+     "title": "Tone", "metadata": {"brand": "acme", "lang": "en"}},
+    {"id": "zeta-name", "text": "泽塔云是我们的云存储品牌，中文材料中不要翻译成英文。", "title": "泽塔云",
+     "metadata": {"brand": "zeta", "lang": "zh"}},
+]
+
+
+def test_collection_lifecycle(client: TestClient) -> None:
+    assert client.put("/v1/collections/brand", json={"description": "brand glossary"}).status_code == 200
+    added = client.post("/v1/collections/brand/documents", json={"documents": GLOSSARY}).json()
+    assert added["ids"] == ["acme-cloud", "acme-tone", "zeta-name"] and added["chunks"] == 3
+    again = client.post("/v1/collections/brand/documents", json={"documents": GLOSSARY}).json()
+    assert again["chunks"] == 0, "unchanged documents are not stored or embedded again"
+    info = client.get("/v1/collections/brand").json()
+    assert info == {"name": "brand", "description": "brand glossary", "documents": 3, "chunks": 3}
+    assert any(c["name"] == "brand" for c in client.get("/v1/collections").json()["collections"])
+
+    body = client.post("/v1/collections/brand/query", json={"query": "what tone should support replies use?",
+                                                             "k": 1}).json()
+    assert body["snippets"][0]["document_id"] == "acme-tone" and "ref" not in body
+    chinese = client.post("/v1/collections/brand/query", json={"query": "云存储品牌叫什么", "k": 1}).json()
+    assert chinese["snippets"][0]["document_id"] == "zeta-name"
+    filtered = client.post("/v1/collections/brand/query", json={"query": "hosting product", "filter": {"lang": "zh"}})
+    assert [s["document_id"] for s in filtered.json()["snippets"]] == ["zeta-name"]
+    budget = client.post("/v1/collections/brand/query", json={"query": "brand", "k": 3, "max_tokens": 25}).json()
+    assert budget["usage"]["output_tokens"] <= 25
+
+    changed = dict(GLOSSARY[1], text="Write in a calm, precise tone.")
+    assert client.post("/v1/collections/brand/documents", json={"documents": [changed]}).json()["chunks"] == 1
+    tone = client.post("/v1/collections/brand/query", json={"query": "tone", "k": 1}).json()["snippets"][0]
+    assert tone["text"] == "Write in a calm, precise tone."
+
+    assert client.delete("/v1/collections/brand/documents/acme-tone").status_code == 200
+    assert client.get("/v1/collections/brand").json()["documents"] == 2
+    assert client.delete("/v1/collections/brand/documents/acme-tone").status_code == 404
+    assert client.delete("/v1/collections/brand").status_code == 200
+    assert client.post("/v1/collections/brand/query", json={"query": "tone"}).status_code == 404
+
+
+def test_unknown_collection_and_bad_names(client: TestClient) -> None:
+    assert client.post("/v1/collections/nope/documents", json={"documents": GLOSSARY}).status_code == 404
+    assert client.put("/v1/collections/bad name", json={}).status_code == 422
+
+
+@pytest.fixture()
+def served(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A real uvicorn server on loopback, for the CLI's --url mode."""
+    app = create_app(make_settings(tmp_path / "data"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        threading.Event().wait(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    import httpx
+
+    for _ in range(1500):
+        if httpx.get(f"{url}/readyz").status_code == 200:
+            break
+        threading.Event().wait(0.2)
+    yield url
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_ingest_cli_is_incremental_and_prunes(tmp_path: Path, served: str, capsys: pytest.CaptureFixture[str]
+                                              ) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "guide.md").write_text("# Guide\n\nThe release train leaves every Thursday.\n")
+    (docs / "sub" / "faq.txt").write_text("Refunds are processed within five business days.")
+    (docs / "sub" / "中文.md").write_text("# 说明\n\n退货需要在三十天内申请。")
+    (docs / "image.bin").write_bytes(b"\x00\x01")
+    assert cli(["ingest", str(docs), "--collection", "kb", "--url", served]) == 0
+    first = capsys.readouterr().out
+    assert "3 files (0 unchanged" in first and "chunks" in first and "tokens" in first
+    (docs / "sub" / "faq.txt").unlink()
+    (docs / "guide.md").write_text("# Guide\n\nThe release train leaves every Friday.\n")
+    assert cli(["ingest", str(docs), "--collection", "kb", "--url", served, "--prune"]) == 0
+    second = capsys.readouterr().out
+    assert "2 files (1 unchanged" in second and "1 pruned" in second
+    import httpx
+
+    listed = httpx.get(f"{served}/v1/collections/kb/documents").json()["documents"]
+    assert sorted(d["id"] for d in listed) == ["guide.md", "sub/中文.md"]
+    hit = httpx.post(f"{served}/v1/collections/kb/query", json={"query": "退货期限", "k": 1}).json()
+    assert hit["snippets"][0]["document_id"] == "sub/中文.md"
+
+
+def test_ingest_cli_writes_directly_when_no_service_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Alpha handbook: the office opens at eight.")
+    settings = make_settings(tmp_path / "data")
+    import os
+
+    env = {"CTXSIEVE_MODEL_DIR": str(settings.model_dir), "CTXSIEVE_TIKTOKEN_CACHE_DIR": str(settings.tiktoken_cache_dir)}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        assert cli(["ingest", str(docs), "--collection", "handbook", "--data-dir", str(tmp_path / "data")]) == 0
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert "1 files (0 unchanged" in capsys.readouterr().out
+    with TestClient(create_app(settings)) as client:
+        wait_ready(client)
+        body = client.post("/v1/collections/handbook/query", json={"query": "when does the office open"}).json()
+        assert body["snippets"][0]["document_id"] == "a.md"
