@@ -84,6 +84,8 @@ class EmbeddingCache:
         self.collection = store.chunk_collection(self.vector)
         store.ensure_collection(self.collection, {self.vector: embedder.dim})
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.hits = 0  # texts found already embedded (for metrics)
+        self.misses = 0
 
     @staticmethod
     def key(text: str, kind: str = "chunk") -> str:
@@ -101,6 +103,8 @@ class EmbeddingCache:
         unique = list(dict.fromkeys(keys))
         found = self.store.get_vectors(self.collection, self.vector, unique)
         missing = [k for k in unique if k not in found]
+        self.hits += len(unique) - len(missing)
+        self.misses += len(missing)
         if missing:
             first = dict(zip(keys, texts, strict=True))
             embed = self.embedder.embed_passages if kind == "chunk" else self.embedder.embed_queries

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -11,7 +12,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .engine import EngineHolder
 from .errors import ERROR_TABLE, envelope, install_error_handlers
-from .routes import collections, filtering, health, tools, wrapped
+from .metrics import Metrics
+from .routes import collections, filtering, health, sessions, tools, wrapped
 from .schemas import ErrorResponse
 from .settings import Settings
 
@@ -72,13 +74,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="ctxsieve", version="1", lifespan=lifespan, responses=errors)  # type: ignore[arg-type]
     app.state.settings = settings
     app.state.api_keys = settings.key_table()
+    app.state.metrics = Metrics.create(lambda: getattr(getattr(app.state, "engine", None), "engine", None))
     install_error_handlers(app)
 
     @app.middleware("http")
     async def assign_request_id(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         request.state.request_id = uuid.uuid4().hex
+        started = time.perf_counter()
         response = await call_next(request)
         response.headers["X-Request-Id"] = request.state.request_id
+        route = getattr(request.scope.get("route"), "path", "unmatched")
+        app.state.metrics.requests.labels(route, str(response.status_code)).inc()
+        app.state.metrics.latency.labels(route).observe(time.perf_counter() - started)
         return response
 
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
@@ -87,4 +94,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tools.router)
     app.include_router(wrapped.router)
     app.include_router(collections.router)
+    app.include_router(sessions.router)
     return app

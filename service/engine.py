@@ -16,6 +16,7 @@ from pathlib import Path
 from indexes.collections import CollectionIndex
 from indexes.errors import CtxsieveError
 from indexes.files import FileReader
+from indexes.sessions import SessionLog
 from indexes.sieve import EmbeddingCache, Sieve
 from indexes.sources import SourceStore
 from indexes.store import QdrantStore
@@ -41,6 +42,7 @@ class Engine:
     sieve: Sieve
     tools: ToolIndex
     collections: CollectionIndex
+    sessions: SessionLog
     web: WebSearch
     files: FileReader
     gate: AdmissionGate
@@ -81,7 +83,8 @@ def build_engine(settings: Settings, models: Models) -> Engine:
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
     collections = CollectionIndex(store, cache, tokenizer, settings.chunk_tokens, settings.dense_weight)
-    return Engine(settings, tokenizer, store, embedder, sieve, tools, collections, web, files, gate)
+    sessions = SessionLog(store, settings.session_retention_days)
+    return Engine(settings, tokenizer, store, embedder, sieve, tools, collections, sessions, web, files, gate)
 
 
 class EngineHolder:

@@ -321,3 +321,32 @@ class CollectionQueryResponse(BaseModel):
     placeholder: str
     usage: UsageOut
     passthrough: bool = False
+
+
+# --- sessions ---------------------------------------------------------------------------------------
+
+class SessionRequest(BaseModel):
+    route: str
+    ref: str | None
+    refs: list[str] = Field(default_factory=list)
+    input_tokens: int
+    output_tokens: int
+    repeated: bool
+    at: str
+
+
+class SessionResponse(BaseModel):
+    session: str
+    requests: list[SessionRequest]
+    repeated_read_rate: float
+    warning: str | None
+
+
+class SessionSummary(BaseModel):
+    session: str
+    requests: int
+    updated: float
+
+
+class SessionList(BaseModel):
+    sessions: list[SessionSummary]

@@ -42,6 +42,7 @@ class Settings(BaseSettings):
                                        description="Tavily API key (TAVILY_API_KEY also works)")
     tavily_base_url: str | None = Field(None, description="Tavily endpoint (default: Tavily's own)")
     tavily_timeout: float = Field(30.0, gt=0, le=120, description="seconds to wait for Tavily")
+    session_retention_days: float = Field(7.0, gt=0, description="how long a session's diagnostics are kept")
     api_keys: str | None = Field(None, description="'key1:tenant1,key2:tenant2'; unset = no auth, one tenant")
     api_keys_file: Path | None = Field(None, description="file with one 'key:tenant' per line")
     log_level: str = Field("info", description="uvicorn log level")

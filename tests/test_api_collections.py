@@ -106,24 +106,15 @@ def test_ingest_cli_is_incremental_and_prunes(tmp_path: Path, served: str, capsy
     assert hit["snippets"][0]["document_id"] == "sub/中文.md"
 
 
-def test_ingest_cli_writes_directly_when_no_service_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ingest_cli_writes_directly_when_no_service_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("Alpha handbook: the office opens at eight.")
     settings = make_settings(tmp_path / "data")
-    import os
-
-    env = {"CTXSIEVE_MODEL_DIR": str(settings.model_dir), "CTXSIEVE_TIKTOKEN_CACHE_DIR": str(settings.tiktoken_cache_dir)}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        assert cli(["ingest", str(docs), "--collection", "handbook", "--data-dir", str(tmp_path / "data")]) == 0
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    monkeypatch.setenv("CTXSIEVE_MODEL_DIR", str(settings.model_dir))
+    monkeypatch.setenv("CTXSIEVE_TIKTOKEN_CACHE_DIR", str(settings.tiktoken_cache_dir))
+    assert cli(["ingest", str(docs), "--collection", "handbook", "--data-dir", str(tmp_path / "data")]) == 0
     assert "1 files (0 unchanged" in capsys.readouterr().out
     with TestClient(create_app(settings)) as client:
         wait_ready(client)

@@ -12,6 +12,7 @@ from indexes.sources import Source, SourceInput
 from ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
+from ..observe import ReadLog, ReadLogDep
 from ..schemas import FilterOptions, FilterRequest, FilterResponse, RefilterRequest, RefResponse, SourceOut
 
 router = APIRouter(prefix="/v1", tags=["filter"])
@@ -34,33 +35,35 @@ def _source_input(body: FilterRequest) -> SourceInput:
     return SourceInput(documents, body.content is not None, body.content_type, tool, args)
 
 
-def _response(result: FilterResult) -> FilterResponse:
+def _response(result: FilterResult, log: ReadLog, route: str) -> FilterResponse:
+    log(route, [result.ref], result.usage.input_tokens, result.usage.output_tokens)
     return FilterResponse.model_validate(asdict(result))
 
 
 @router.post("/filter", response_model=FilterResponse, operation_id="filter_output")
-def filter_output(body: FilterRequest, engine: EngineDep, tenant: TenantDep) -> FilterResponse:
+def filter_output(body: FilterRequest, engine: EngineDep, tenant: TenantDep, log: ReadLogDep) -> FilterResponse:
     """Store tool output whole under a ref and return only the snippets relevant to the query."""
     inp = _source_input(body)
     params = _params(body)
     with engine.gate.admit():
-        return _response(engine.sieve.filter(tenant, inp, params, is_error=body.is_error))
+        return _response(engine.sieve.filter(tenant, inp, params, is_error=body.is_error), log, "filter")
 
 
 @router.post("/refs/{ref}/filter", response_model=FilterResponse, operation_id="refilter_ref")
-def refilter_ref(ref: str, body: RefilterRequest, engine: EngineDep, tenant: TenantDep) -> FilterResponse:
+def refilter_ref(ref: str, body: RefilterRequest, engine: EngineDep, tenant: TenantDep, log: ReadLogDep
+                 ) -> FilterResponse:
     """Filter a stored source again with a new query; nothing already embedded is embedded again."""
     if body.is_error:
         source = engine.sieve.sources.get(tenant, ref)
         inp = SourceInput((Document(source.text),), True, "text", source.tool, source.args)
-        return _response(engine.sieve.filter(tenant, inp, _params(body), is_error=True))
+        return _response(engine.sieve.filter(tenant, inp, _params(body), is_error=True), log, "refilter")
     with engine.gate.admit():
-        return _response(engine.sieve.refilter(tenant, ref, _params(body)))
+        return _response(engine.sieve.refilter(tenant, ref, _params(body)), log, "refilter")
 
 
 @router.get("/refs/{ref}", response_model=RefResponse, operation_id="get_ref")
 def get_ref(
-    ref: str, engine: EngineDep, tenant: TenantDep,
+    ref: str, engine: EngineDep, tenant: TenantDep, log: ReadLogDep,
     start: int | None = Query(None, ge=0), end: int | None = Query(None, ge=0),
     chunk: int | None = Query(None, ge=0), window: int = Query(0, ge=0, le=50),
 ) -> RefResponse:
@@ -81,6 +84,8 @@ def get_ref(
         if lo > hi or hi > len(view):
             raise InvalidInput(f"range [{lo}, {hi}) is outside the view (length {len(view)})")
         out.text, out.start, out.end = view[lo:hi], lo, hi
+    tokens = engine.tokenizer.count(out.text) if out.start is not None else source.tokens
+    log("fetch", [source.ref], source.tokens, tokens)
     return out
 
 

@@ -12,13 +12,14 @@ from indexes.websearch import SearchQuery
 from ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
+from ..observe import ReadLogDep
 from ..schemas import ReadRequest, ReadResponse, SearchRequest, SearchResponse
 
 router = APIRouter(prefix="/v1", tags=["wrapped tools"])
 
 
 @router.post("/search", response_model=SearchResponse, operation_id="search_web")
-def search_web(body: SearchRequest, engine: EngineDep, tenant: TenantDep) -> SearchResponse:
+def search_web(body: SearchRequest, engine: EngineDep, tenant: TenantDep, log: ReadLogDep) -> SearchResponse:
     """Run a web search, keep every page whole as a source, return the snippets relevant to the task."""
     query = SearchQuery(body.query, body.max_results, body.search_depth, body.topic, body.time_range,
                         tuple(body.include_domains), tuple(body.exclude_domains))
@@ -26,15 +27,17 @@ def search_web(body: SearchRequest, engine: EngineDep, tenant: TenantDep) -> Sea
     params = FilterParams(body.task or body.query, body.k, body.max_tokens, body.min_score, "document", body.mode)
     with engine.gate.admit():
         result = engine.sieve.search_results(tenant, pages, query, params)
+    log("search", [r.ref for r in result.results], result.usage.input_tokens, result.usage.output_tokens)
     return SearchResponse.model_validate(asdict(result))
 
 
 @router.post("/read", response_model=ReadResponse, operation_id="read_file")
-def read_file(body: ReadRequest, engine: EngineDep, tenant: TenantDep) -> ReadResponse:
+def read_file(body: ReadRequest, engine: EngineDep, tenant: TenantDep, log: ReadLogDep) -> ReadResponse:
     """Read a file under the read roots; an unchanged file keeps its ref, a changed one gets a new ref."""
     found = engine.files.read(body.path)
     inp = SourceInput((Document(found.text),), True, found.content_type, "read", {"path": body.path})
     params = FilterParams(body.query, body.k, body.max_tokens, body.min_score, body.order, body.mode)
     with engine.gate.admit():
         result = engine.sieve.filter(tenant, inp, params)
+    log("read", [result.ref], result.usage.input_tokens, result.usage.output_tokens)
     return ReadResponse(**asdict(result), path=found.path, size=found.size, mtime=found.mtime)

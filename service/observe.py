@@ -1,0 +1,47 @@
+"""What each read tells the operator: the session's token curve and repeated reads, and the metrics."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from indexes.errors import InvalidInput
+
+from .deps import EngineDep, TenantDep
+from .engine import Engine
+from .metrics import Metrics
+
+_SESSION = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
+
+
+@dataclass
+class ReadLog:
+    engine: Engine
+    metrics: Metrics
+    tenant: str
+    session: str | None
+
+    def __call__(self, route: str, refs: Sequence[str], input_tokens: int, output_tokens: int) -> None:
+        self.metrics.tokens_in.inc(input_tokens)
+        self.metrics.tokens_out.inc(output_tokens)
+        if input_tokens:
+            self.metrics.saved.observe(max(0.0, 1 - output_tokens / input_tokens))
+        if self.session is None:
+            return
+        repeated = self.engine.sessions.record(self.tenant, self.session, route, refs, input_tokens, output_tokens)
+        if repeated:
+            self.metrics.repeated.inc()
+
+
+def read_log(request: Request, engine: EngineDep, tenant: TenantDep) -> ReadLog:
+    session = request.headers.get("x-session-id")
+    if session is not None and not _SESSION.match(session):
+        raise InvalidInput("X-Session-Id: 1-128 letters, digits, '_', '-', '.' or ':'")
+    return ReadLog(engine, request.app.state.metrics, tenant, session)
+
+
+ReadLogDep = Annotated[ReadLog, Depends(read_log)]
