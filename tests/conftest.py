@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -46,6 +46,37 @@ def open_client(settings: Settings) -> TestClient:
     client.__enter__()
     wait_ready(client)
     return client
+
+
+def serve_on_loopback(settings: Settings) -> tuple[str, Callable[[], None]]:
+    """The real app under uvicorn on 127.0.0.1 (a free port); returns its URL and a stop function."""
+    import threading
+
+    import httpx
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    deadline = time.monotonic() + 300
+    while httpx.get(f"{url}/readyz").status_code != 200 and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(10)
+
+    return url, stop
+
+
+@pytest.fixture(scope="session")
+def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url, stop = serve_on_loopback(make_settings(tmp_path_factory.mktemp("live-data")))
+    yield url
+    stop()
 
 
 @pytest.fixture(scope="session")

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from service.app import create_app
 from service.cli import main as cli
-from tests.conftest import make_settings, wait_ready
+from tests.conftest import make_settings, serve_on_loopback, wait_ready
 
 GLOSSARY = [
     {"id": "acme-cloud", "text": "Acme Cloud is our managed hosting product. Never call it 'the server'.",
@@ -61,25 +60,10 @@ def test_unknown_collection_and_bad_names(client: TestClient) -> None:
 
 
 @pytest.fixture()
-def served(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A real uvicorn server on loopback, for the CLI's --url mode."""
-    app = create_app(make_settings(tmp_path / "data"))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        threading.Event().wait(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    import httpx
-
-    for _ in range(1500):
-        if httpx.get(f"{url}/readyz").status_code == 200:
-            break
-        threading.Event().wait(0.2)
+def served(tmp_path: Path) -> Iterator[str]:
+    url, stop = serve_on_loopback(make_settings(tmp_path / "data"))
     yield url
-    server.should_exit = True
-    thread.join(10)
+    stop()
 
 
 def test_ingest_cli_is_incremental_and_prunes(tmp_path: Path, served: str, capsys: pytest.CaptureFixture[str]
