@@ -151,6 +151,11 @@ def index_text(tool: Tool) -> str:
     return "\n".join(parts)
 
 
+def name_text(tool: Tool) -> str:
+    """The tool as most tool indexes embed it: `name: description`."""
+    return f"{tool.name}: {tool.description}"
+
+
 def _parameters(schema: Any, depth: int) -> list[tuple[str, str]]:
     if not isinstance(schema, dict) or depth > 3:
         return []

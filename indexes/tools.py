@@ -25,7 +25,7 @@ from .lexical import Bm25Index
 from .ranking import fuse
 from .sieve import EmbeddingCache
 from .store import QdrantStore
-from .toolformats import Format, Tool, index_text, parse_toolset, render, serialized
+from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
 
 TOOLSETS = "ctxsieve_toolsets"
 FEEDBACK_PER_TOOL = 200
@@ -64,15 +64,17 @@ class _Prepared:
     """Everything a selection over a set of toolsets needs, built once per version of those toolsets."""
 
     owners: list[tuple[str, Tool]]  # (toolset, tool) in a fixed order
-    tool_vectors: np.ndarray
+    tool_vectors: np.ndarray  # what the tool is for (name, description, parameters)
+    name_vectors: np.ndarray  # "name: description" alone
     evidence_vectors: np.ndarray  # recorded queries and examples
     evidence_owner: np.ndarray  # index into owners for each evidence row
+    centroids: np.ndarray  # per tool: the normalised mean of its evidence (zero when it has none)
     lexical: Bm25Index
 
 
 class ToolIndex:
     def __init__(self, store: QdrantStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
-                 dense_weight: float = 0.6) -> None:
+                 dense_weight: float = 0.8) -> None:
         self.store = store
         self.vectors = vectors
         self.tokenizer = tokenizer
@@ -96,7 +98,7 @@ class ToolIndex:
                 old = {}
             kept = {t.name: old[t.name] for t in tools if t.name in old}
             toolset = Toolset(tenant, name, tools, kept)
-            self.vectors.passages([index_text(t) for t in tools])  # embeds only new or changed tools
+            self.vectors.passages([*map(index_text, tools), *map(name_text, tools)])  # only new or changed
             self._save(toolset)
         return toolset
 
@@ -180,13 +182,20 @@ class ToolIndex:
         return chosen
 
     def _scores(self, prepared: _Prepared, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """Dense: the tool's own text, or usage evidence when closer; fused with BM25.
+
+        Evidence scores average the nearest recorded query and the centroid of all of them (Tool2Vec's
+        usage embedding): one odd query cannot capture a tool, and one example is still used whole.
+        """
+        if not prepared.owners:
+            return np.zeros(0), np.zeros(0)
         q = self.vectors.query(query)
-        dense = prepared.tool_vectors @ q if len(prepared.owners) else np.zeros(0)
+        dense = (prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2
         if len(prepared.evidence_owner):
-            evidence = prepared.evidence_vectors @ q
             nearest = np.full(len(prepared.owners), -1.0)
-            np.maximum.at(nearest, prepared.evidence_owner, evidence)
-            dense = np.maximum(dense, nearest)
+            np.maximum.at(nearest, prepared.evidence_owner, prepared.evidence_vectors @ q)
+            has = nearest > -1.0
+            dense = np.where(has, np.maximum(dense, (nearest + prepared.centroids @ q) / 2), dense)
         return dense, fuse(dense.astype(np.float64), prepared.lexical.scores(query), self.dense_weight)
 
     def _prepare(self, sets: list[Toolset]) -> _Prepared:
@@ -204,9 +213,16 @@ class ToolIndex:
             evidence.extend(recorded)
             evidence_owner.extend([index] * len(recorded))
             lexical_texts.append(index_text(tool) + "\n" + "\n".join(recorded))
+        evidence_vectors = self.vectors.queries(evidence)
+        owner = np.array(evidence_owner, dtype=np.int64)
+        centroids = np.zeros((len(owners), self.vectors.embedder.dim), dtype=np.float32)
+        np.add.at(centroids, owner, evidence_vectors)
+        norms = np.linalg.norm(centroids, axis=1, keepdims=True)
+        centroids /= np.where(norms == 0, 1.0, norms)
         prepared = _Prepared(
-            owners, self.vectors.passages([index_text(t) for _, t in owners]), self.vectors.queries(evidence),
-            np.array(evidence_owner, dtype=np.int64), Bm25Index.build(lexical_texts))
+            owners, self.vectors.passages([index_text(t) for _, t in owners]),
+            self.vectors.passages([name_text(t) for _, t in owners]), evidence_vectors, owner, centroids,
+            Bm25Index.build(lexical_texts))
         self._prepared[key] = prepared
         if len(self._prepared) > 64:
             self._prepared.popitem(last=False)

@@ -78,7 +78,7 @@ def build_engine(settings: Settings, models: Models) -> Engine:
     sources = SourceStore(store, tokenizer, settings.chunk_tokens)
     cache = EmbeddingCache(store, embedder)
     sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates, models.static)
-    tools = ToolIndex(store, cache, tokenizer, settings.dense_weight)
+    tools = ToolIndex(store, cache, tokenizer, settings.tool_dense_weight)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
