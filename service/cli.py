@@ -76,6 +76,13 @@ def ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import run
+
+    run(args.url, args.api_key, args.session_id, args.http, args.host or "127.0.0.1", args.port or 8765)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -100,6 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--port", type=int)
     cmd.add_argument("--data-dir", type=Path)
     cmd.set_defaults(fn=ingest)
+    cmd = sub.add_parser("mcp", help="serve ctxsieve's tools over MCP (stdio, or --http)")
+    cmd.add_argument("--url", default="http://127.0.0.1:8000", help="the running ctxsieve service")
+    cmd.add_argument("--api-key")
+    cmd.add_argument("--session-id", help="group this MCP client's reads into one ctxsieve session")
+    cmd.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    cmd.add_argument("--host")
+    cmd.add_argument("--port", type=int)
+    cmd.set_defaults(fn=mcp)
     args = parser.parse_args(argv)
     return int(args.fn(args))
 

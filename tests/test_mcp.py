@@ -1,0 +1,34 @@
+"""The MCP server with a real MCP client session over stdio: initialize, tools/list, tools/call."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import httpx
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+LOG = "\n\n".join([f"step {i}: copied shard {i} to the archive" for i in range(80)]
+                  + ["step 80: checksum mismatch on shard 17, archive rejected"])
+
+
+async def session_calls(url: str, ref: str) -> tuple[list[str], str, str, bool]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "service.cli", "mcp", "--url", url])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        names = [t.name for t in (await session.list_tools()).tools]
+        filtered = await session.call_tool("filter_ref", {"ref": ref, "query": "why was the archive rejected?",
+                                                          "k": 1})
+        whole = await session.call_tool("fetch_ref", {"ref": ref})
+        missing = await session.call_tool("fetch_ref", {"ref": "src_00000000000000000000"})
+        return names, filtered.content[0].text, whole.content[0].text, bool(missing.is_error) and "404 not_found" in missing.content[0].text
+
+
+def test_mcp_tools_over_stdio(live_url: str) -> None:
+    ref = httpx.post(f"{live_url}/v1/filter", json={"query": "archive", "content": LOG}).json()["ref"]
+    names, filtered, whole, missing_is_error = asyncio.run(session_calls(live_url, ref))
+    assert set(names) == {"search", "read_file", "filter_ref", "fetch_ref", "select_tools", "query_collection"}
+    assert "checksum mismatch on shard 17" in filtered and f"[ctxsieve {ref}" in filtered
+    assert whole == LOG
+    assert missing_is_error
