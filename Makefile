@@ -30,8 +30,12 @@ lint: install
 test: lint
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
-bench: install
-	HF_HUB_OFFLINE=1 $(PY) -m bench.recall
+# Quality and speed against the peers named in the issues, on ../shared/data; about 40 minutes on 2 cores.
+bench: prepare
+	mkdir -p bench/results
+	HF_HUB_OFFLINE=1 $(PY) -m bench.speed 2>/dev/null | tee bench/results/speed.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.recall 2>/dev/null | tee bench/results/recall.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.tools 2>/dev/null | tee bench/results/tools.txt
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
