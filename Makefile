@@ -36,6 +36,7 @@ bench: prepare
 	HF_HUB_OFFLINE=1 $(PY) -m bench.speed 2>/dev/null | tee bench/results/speed.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.recall 2>/dev/null | tee bench/results/recall.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.tools 2>/dev/null | tee bench/results/tools.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.collections 2>/dev/null | tee bench/results/collections.txt
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

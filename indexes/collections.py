@@ -32,6 +32,12 @@ from .store import QdrantStore
 REGISTRY = "ctxsieve_collections"
 
 
+def _version(registry: dict[str, Any]) -> str:
+    """Names the exact set of documents, so every replica knows when its in-memory copy is stale."""
+    listing = sorted((doc_id, entry["hash"]) for doc_id, entry in registry["documents"].items())
+    return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class NewDocument:
     id: str
@@ -146,6 +152,7 @@ class CollectionIndex:
         with self._write:
             registry = self._registry(tenant, name)
             stored = 0
+            replaced: list[tuple[str, dict[str, Any]]] = []
             for doc in documents:
                 old = registry["documents"].get(doc.id)
                 digest = doc.digest()
@@ -154,10 +161,13 @@ class CollectionIndex:
                 entry = self._store_document(tenant, name, doc, digest)
                 registry["documents"][doc.id] = entry
                 stored += entry["chunks"]
-                registry["version"] = digest[:12] + str(len(registry["documents"]))
-                self.store.put_payload(REGISTRY, self._key(tenant, name), registry)  # acknowledges the doc
                 if old is not None:
-                    self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc.id, old))
+                    replaced.append((doc.id, old))
+            if stored or replaced:
+                registry["version"] = _version(registry)
+                self.store.put_payload(REGISTRY, self._key(tenant, name), registry)  # acknowledges the batch
+            for doc_id, old in replaced:  # old chunks go only once the new ones are listed
+                self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, old))
         return [d.id for d in documents], stored
 
     def _store_document(self, tenant: str, name: str, doc: NewDocument, digest: str) -> dict[str, Any]:
@@ -181,7 +191,7 @@ class CollectionIndex:
             entry = registry["documents"].pop(doc_id, None)
             if entry is None:
                 raise NotFound(f"unknown document {doc_id!r} in collection {name!r}")
-            registry["version"] = f"del-{doc_id}-{len(registry['documents'])}-{entry['hash'][:8]}"
+            registry["version"] = _version(registry)
             self.store.put_payload(REGISTRY, self._key(tenant, name), registry)
             self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, entry))
 

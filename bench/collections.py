@@ -1,0 +1,77 @@
+"""Static collections: ingest throughput (chunks per second) and query latency with 10,000+ chunks.
+
+Usage: python -m bench.collections [--chunks 10000]
+Documents: SQuAD and CMRC paragraphs (English and Chinese), then SQuAD questions as short notes, until the
+collection holds the requested number of chunks. Queries: other SQuAD and CMRC questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench.datasets import DATA
+from indexes.collections import CollectionIndex, NewDocument
+from indexes.sieve import EmbeddingCache
+from indexes.store import QdrantStore
+from ingest.embedding import load_sentence_transformer
+from ingest.tokens import load_tokenizer
+
+CACHE = Path.home() / ".cache" / "ctxsieve"
+
+
+def corpus() -> tuple[list[NewDocument], list[str]]:
+    squad = json.loads((DATA / "squad" / "squad_dev_v1.1.json").read_text())["data"]
+    cmrc = json.loads((DATA / "cmrc2018" / "cmrc2018_dev.json").read_text())["data"]
+    docs, questions = [], []
+    for source, data in (("squad", squad), ("cmrc", cmrc)):
+        for a, article in enumerate(data):
+            for p, paragraph in enumerate(article["paragraphs"]):
+                docs.append(NewDocument(f"{source}-{a}-{p}", paragraph["context"], metadata={"set": source}))
+                questions.extend(qa["question"] for qa in paragraph["qas"])
+    notes = [NewDocument(f"note-{i}", q, metadata={"set": "notes"}) for i, q in enumerate(questions[::2])]
+    return docs + notes, questions[1::2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=10_000)
+    args = parser.parse_args()
+    tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
+    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    docs, questions = corpus()
+    with tempfile.TemporaryDirectory() as folder:
+        store = QdrantStore.open(Path(folder))
+        index = CollectionIndex(store, EmbeddingCache(store, embedder), tokenizer, 96)
+        index.create("bench", "kb", "bench")
+        started, chunks, used = time.perf_counter(), 0, 0
+        while chunks < args.chunks and used < len(docs):
+            batch = docs[used : used + 64]
+            chunks += index.add("bench", "kb", batch)[1]
+            used += len(batch)
+        seconds = time.perf_counter() - started
+        print(f"ingest: {used} documents, {chunks} chunks in {seconds:.0f} s = {chunks / seconds:.1f} chunks/s "
+              "(embedding included; on-disk embedded Qdrant)", flush=True)
+        index.query("bench", "kb", "warm-up", 5, 600, {})  # loads the collection into memory once
+        times = []
+        for question in questions[:300]:
+            t = time.perf_counter()
+            index.query("bench", "kb", question, 5, 600, {})
+            times.append(time.perf_counter() - t)
+        filtered = []
+        for question in questions[300:400]:
+            t = time.perf_counter()
+            index.query("bench", "kb", question, 5, 600, {"set": "cmrc"})
+            filtered.append(time.perf_counter() - t)
+        print(f"query over {chunks} chunks: p50 {statistics.median(times) * 1000:.1f} ms, "
+              f"p95 {sorted(times)[int(len(times) * 0.95)] * 1000:.1f} ms; with a metadata filter: "
+              f"p50 {statistics.median(filtered) * 1000:.1f} ms", flush=True)
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
