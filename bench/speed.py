@@ -22,8 +22,9 @@ from bench.datasets import DATA
 from indexes.sieve import EmbeddingCache, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
-from ingest.embedding import load_sentence_transformer
+from ingest.embedding import load_sentence_transformer, resolve_model_path
 from ingest.normalize import Document, html_to_text
+from ingest.static_model import ensure_static
 from ingest.tokens import load_tokenizer
 
 CACHE = Path.home() / ".cache" / "ctxsieve"
@@ -60,21 +61,25 @@ def inputs(size: int, trials: int, tokenizer) -> list[str]:  # type: ignore[no-u
     return out
 
 
-def ctxsieve_runner(mode: str, embedder, tokenizer) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
-    def run(text: str) -> float:
+Run = Callable[[str], tuple[float, int]]  # seconds, tokens returned
+
+
+def ctxsieve_runner(mode: str, embedder, tokenizer, static) -> Run:  # type: ignore[no-untyped-def]
+    def run(text: str) -> tuple[float, int]:
         with tempfile.TemporaryDirectory() as folder:
             store = QdrantStore.open(Path(folder))
-            sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, embedder), tokenizer)
+            sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, embedder), tokenizer,
+                          static=static)
             started = time.perf_counter()
-            sieve.filter("bench", SourceInput((Document(text),), True), FilterParams(QUERY, k=5, max_tokens=800,
-                                                                                        mode=mode))  # type: ignore[arg-type]
+            result = sieve.filter("bench", SourceInput((Document(text),), True),
+                                  FilterParams(QUERY, k=5, max_tokens=800, mode=mode))  # type: ignore[arg-type]
             elapsed = time.perf_counter() - started
             store.close()
-        return elapsed
+        return elapsed, result.usage.output_tokens
     return run
 
 
-def langchain_runner(embedder) -> Callable[[str], float]:  # type: ignore[no-untyped-def]
+def langchain_runner(embedder, tokenizer) -> Run:  # type: ignore[no-untyped-def]
     from langchain_classic.retrievers.document_compressors import EmbeddingsFilter
     from langchain_core.documents import Document as LCDocument
     from langchain_core.embeddings import Embeddings
@@ -90,11 +95,12 @@ def langchain_runner(embedder) -> Callable[[str], float]:  # type: ignore[no-unt
     splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=50)
     compressor = EmbeddingsFilter(embeddings=SameModel(), k=5)
 
-    def run(text: str) -> float:
+    def run(text: str) -> tuple[float, int]:
         started = time.perf_counter()
         docs = [LCDocument(page_content=c) for c in splitter.split_text(text)]
-        compressor.compress_documents(docs, QUERY)
-        return time.perf_counter() - started
+        kept = compressor.compress_documents(docs, QUERY)
+        elapsed = time.perf_counter() - started
+        return elapsed, sum(tokenizer.count(d.page_content) for d in kept)
     return run
 
 
@@ -105,27 +111,31 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--sizes", default="2000,10000,40000,100000")
     parser.add_argument("--peer-sizes", default="2000,10000,40000", help="sizes at which the slow peers also run")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer),
-               "every chunk embedded (accurate)": ctxsieve_runner("accurate", embedder, tokenizer),
-               "LangChain splitter + EmbeddingsFilter": langchain_runner(embedder)}
+    static = ensure_static(Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models")
+    runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer, static),
+               "every chunk embedded (accurate)": ctxsieve_runner("accurate", embedder, tokenizer, static),
+               "LangChain splitter + EmbeddingsFilter": langchain_runner(embedder, tokenizer)}
     peer_sizes = {int(s) for s in args.peer_sizes.split(",")}
-    print(f"{'input tokens':>12}  {'method':<38} {'p50 s':>7} {'p95 s':>7} {'x fast':>7}", flush=True)
+    print(f"{'input tokens':>12}  {'method':<38} {'p50 s':>7} {'p95 s':>7} {'x fast':>7} {'tokens out':>10}",
+          flush=True)
     for size in (int(s) for s in args.sizes.split(",")):
         texts = inputs(size, args.trials, tokenizer)
         fast_p50 = None
         for name, runner in runners.items():
             if not name.startswith("ctxsieve") and size not in peer_sizes:
                 continue
-            times = [runner(t) for t in (texts if name.startswith("ctxsieve fast") else texts[:3])]
+            runs = [runner(t) for t in (texts if name.startswith("ctxsieve fast") else texts[:3])]
+            times = [r[0] for r in runs]
             p50, p95 = statistics.median(times), percentile(times, 0.95)
             fast_p50 = fast_p50 or p50
-            print(f"{size:>12}  {name:<38} {p50:>7.2f} {p95:>7.2f} {p50 / fast_p50:>7.1f}", flush=True)
+            out = statistics.median(r[1] for r in runs)
+            print(f"{size:>12}  {name:<38} {p50:>7.2f} {p95:>7.2f} {p50 / fast_p50:>7.1f} {out:>10.0f}", flush=True)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of this process (model + store + bench): {rss:.0f} MiB")
 
