@@ -5,7 +5,7 @@ PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: install prepare run test lint unit bench clean
+.PHONY: install prepare run test lint browser bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,14 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-test: lint
+# Headless Chromium for the inspector page's test (Debian's packages; skipped where apt-get is not ours).
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "chromium is not installed: the inspector test will be skipped"; fi; fi
+
+test: lint browser prepare
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
 # Quality and speed against the peers named in the issues, on ../shared/data; about 40 minutes on 2 cores.

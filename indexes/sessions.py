@@ -40,7 +40,7 @@ class SessionLog:
         return f"session:{tenant}:{session}"
 
     def record(self, tenant: str, session: str, route: str, refs: Sequence[str], input_tokens: int,
-               output_tokens: int) -> bool:
+               output_tokens: int, shown: Sequence[tuple[str, int, int]] = ()) -> bool:
         """Append one read; True when it touched a ref this session was already served."""
         key = self._key(tenant, session)
         with self._lock:
@@ -51,7 +51,7 @@ class SessionLog:
             payload["requests"].append({
                 "route": route, "ref": refs[0] if refs else None, "refs": list(refs),
                 "input_tokens": input_tokens, "output_tokens": output_tokens, "repeated": repeated,
-                "at": time.time()})
+                "at": time.time(), "shown": [list(s) for s in shown]})
             payload["requests"] = payload["requests"][-MAX_REQUESTS:]
             payload["served"] = sorted(served | set(refs))
             payload["updated"] = time.time()

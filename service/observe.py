@@ -25,14 +25,17 @@ class ReadLog:
     tenant: str
     session: str | None
 
-    def __call__(self, route: str, refs: Sequence[str], input_tokens: int, output_tokens: int) -> None:
+    def __call__(self, route: str, refs: Sequence[str], input_tokens: int, output_tokens: int,
+                 shown: Sequence[tuple[str, int, int]] = ()) -> None:
+        """Count the read; in a session, keep it with the spans shown (ref, start, end) for the inspector."""
         self.metrics.tokens_in.inc(input_tokens)
         self.metrics.tokens_out.inc(output_tokens)
         if input_tokens:
             self.metrics.saved.observe(max(0.0, 1 - output_tokens / input_tokens))
         if self.session is None:
             return
-        repeated = self.engine.sessions.record(self.tenant, self.session, route, refs, input_tokens, output_tokens)
+        repeated = self.engine.sessions.record(self.tenant, self.session, route, refs, input_tokens, output_tokens,
+                                               shown)
         if repeated:
             self.metrics.repeated.inc()
 

@@ -333,6 +333,8 @@ class SessionRequest(BaseModel):
     output_tokens: int
     repeated: bool
     at: str
+    shown: list[tuple[str, int, int]] = Field(default_factory=list, description="(ref, start, end) of each "
+                                                                                 "snippet, offsets into the view")
 
 
 class SessionResponse(BaseModel):

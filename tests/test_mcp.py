@@ -22,7 +22,8 @@ async def session_calls(url: str, ref: str) -> tuple[list[str], str, str, bool]:
                                                           "k": 1})
         whole = await session.call_tool("fetch_ref", {"ref": ref})
         missing = await session.call_tool("fetch_ref", {"ref": "src_00000000000000000000"})
-        return names, filtered.content[0].text, whole.content[0].text, bool(missing.is_error) and "404 not_found" in missing.content[0].text
+        refused = bool(missing.is_error) and "404 not_found" in missing.content[0].text
+        return names, filtered.content[0].text, whole.content[0].text, refused
 
 
 def test_mcp_tools_over_stdio(live_url: str) -> None:

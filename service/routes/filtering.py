@@ -36,7 +36,8 @@ def _source_input(body: FilterRequest) -> SourceInput:
 
 
 def _response(result: FilterResult, log: ReadLog, route: str) -> FilterResponse:
-    log(route, [result.ref], result.usage.input_tokens, result.usage.output_tokens)
+    log(route, [result.ref], result.usage.input_tokens, result.usage.output_tokens,
+        [(result.ref, s.start, s.end) for s in result.snippets])
     return FilterResponse.model_validate(asdict(result))
 
 
@@ -85,7 +86,8 @@ def get_ref(
             raise InvalidInput(f"range [{lo}, {hi}) is outside the view (length {len(view)})")
         out.text, out.start, out.end = view[lo:hi], lo, hi
     tokens = engine.tokenizer.count(out.text) if out.start is not None else source.tokens
-    log("fetch", [source.ref], source.tokens, tokens)
+    span = (source.ref, out.start or 0, len(source.view.text) if out.end is None else out.end)
+    log("fetch", [source.ref], source.tokens, tokens, [span])
     return out
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from importlib import resources
 
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from ..deps import EngineDep, TenantDep
@@ -22,6 +24,12 @@ def get_session(session: str, engine: EngineDep, tenant: TenantDep) -> SessionRe
 @router.get("/v1/sessions", response_model=SessionList, operation_id="list_sessions")
 def list_sessions(engine: EngineDep, tenant: TenantDep) -> SessionList:
     return SessionList(sessions=[SessionSummary(**s) for s in engine.sessions.sessions(tenant)])
+
+
+@router.get("/ui", response_class=HTMLResponse, operation_id="inspector", include_in_schema=False)
+def inspector() -> HTMLResponse:
+    """The inspector: sessions, their token curve and repeated-read rate, and what each request showed."""
+    return HTMLResponse(resources.files("service").joinpath("static/inspector.html").read_text(encoding="utf-8"))
 
 
 @router.get("/metrics", operation_id="metrics", response_class=Response)

@@ -27,7 +27,8 @@ def search_web(body: SearchRequest, engine: EngineDep, tenant: TenantDep, log: R
     params = FilterParams(body.task or body.query, body.k, body.max_tokens, body.min_score, "document", body.mode)
     with engine.gate.admit():
         result = engine.sieve.search_results(tenant, pages, query, params)
-    log("search", [r.ref for r in result.results], result.usage.input_tokens, result.usage.output_tokens)
+    log("search", [r.ref for r in result.results], result.usage.input_tokens, result.usage.output_tokens,
+        [(r.ref, s.start, s.end) for r in result.results for s in r.snippets])
     return SearchResponse.model_validate(asdict(result))
 
 
@@ -39,5 +40,6 @@ def read_file(body: ReadRequest, engine: EngineDep, tenant: TenantDep, log: Read
     params = FilterParams(body.query, body.k, body.max_tokens, body.min_score, body.order, body.mode)
     with engine.gate.admit():
         result = engine.sieve.filter(tenant, inp, params)
-    log("read", [result.ref], result.usage.input_tokens, result.usage.output_tokens)
+    log("read", [result.ref], result.usage.input_tokens, result.usage.output_tokens,
+        [(result.ref, s.start, s.end) for s in result.snippets])
     return ReadResponse(**asdict(result), path=found.path, size=found.size, mtime=found.mtime)
