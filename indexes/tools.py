@@ -37,11 +37,16 @@ class Toolset:
     name: str
     tools: list[Tool]
     feedback: dict[str, list[str]] = field(default_factory=dict)  # tool name -> recorded queries, oldest first
+    tools_version: str = ""
+    feedback_version: str = ""
 
     @property
     def version(self) -> str:
-        body = json.dumps([[t.as_dict() for t in self.tools], self.feedback], sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(body.encode()).hexdigest()[:16]
+        return f"{self.tools_version}:{self.feedback_version}"
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -81,13 +86,25 @@ class ToolIndex:
         self.dense_weight = dense_weight
         self._prepared: OrderedDict[str, _Prepared] = OrderedDict()
         self._write = threading.Lock()  # read-modify-write of a toolset payload (feedback) in this process
+        self._parsed: dict[tuple[str, str], Toolset] = {}  # by (tenant, name); checked against the head's versions
         store.ensure_collection(TOOLSETS)
 
     # --- registry -----------------------------------------------------------------------------------
 
+    # A toolset is three records: a small head (names the versions; read on every request), the tool
+    # definitions (immutable, keyed by their version) and the recorded queries (rewritten on feedback),
+    # so neither a selection nor a feedback call moves thousands of definitions around.
     @staticmethod
     def _key(tenant: str, name: str) -> str:
         return f"toolset:{tenant}:{name}"
+
+    @staticmethod
+    def _body_key(tenant: str, name: str, version: str) -> str:
+        return f"toolset-body:{tenant}:{name}:{version}"
+
+    @staticmethod
+    def _feedback_key(tenant: str, name: str) -> str:
+        return f"toolset-feedback:{tenant}:{name}"
 
     def put(self, tenant: str, name: str, definitions: list[Any]) -> Toolset:
         tools = parse_toolset(definitions)
@@ -97,37 +114,66 @@ class ToolIndex:
             except NotFound:
                 old = {}
             kept = {t.name: old[t.name] for t in tools if t.name in old}
-            toolset = Toolset(tenant, name, tools, kept)
             self.vectors.passages([*map(index_text, tools), *map(name_text, tools)])  # only new or changed
-            self._save(toolset)
+            definitions = [t.as_dict() for t in tools]
+            toolset = Toolset(tenant, name, tools, kept, _digest(definitions), _digest(kept))
+            self.store.put_payload(TOOLSETS, self._body_key(tenant, name, toolset.tools_version),
+                                   {"tenant": tenant, "kind": "body", "tools": definitions})
+            self.store.put_payload(TOOLSETS, self._feedback_key(tenant, name),
+                                   {"tenant": tenant, "kind": "feedback", "feedback": kept})
+            previous = self._head(tenant, name)
+            self._save_head(toolset)
+            if previous and previous["tools_version"] != toolset.tools_version:
+                self.store.delete_keys(TOOLSETS, [self._body_key(tenant, name, previous["tools_version"])])
         return toolset
 
-    def _save(self, toolset: Toolset) -> None:
+    def _head(self, tenant: str, name: str) -> dict[str, Any] | None:
+        return self.store.get_payloads(TOOLSETS, [self._key(tenant, name)]).get(self._key(tenant, name))
+
+    def _save_head(self, toolset: Toolset) -> None:
         self.store.put_payload(TOOLSETS, self._key(toolset.tenant, toolset.name), {
-            "tenant": toolset.tenant, "name": toolset.name, "tools": [t.as_dict() for t in toolset.tools],
-            "feedback": toolset.feedback})
+            "tenant": toolset.tenant, "kind": "head", "name": toolset.name, "count": len(toolset.tools),
+            "tools_version": toolset.tools_version, "feedback_version": toolset.feedback_version})
 
     def get(self, tenant: str, name: str) -> Toolset:
         return self.get_many(tenant, [name])[0]
 
     def get_many(self, tenant: str, names: Sequence[str]) -> list[Toolset]:
         keys = [self._key(tenant, n) for n in names]
-        found = self.store.get_payloads(TOOLSETS, keys)
-        missing = [n for n, k in zip(names, keys, strict=True) if k not in found]
+        heads = self.store.get_payloads(TOOLSETS, keys)
+        missing = [n for n, k in zip(names, keys, strict=True) if k not in heads]
         if missing:
             raise NotFound(f"unknown toolset(s): {', '.join(missing)}")
-        return [Toolset(tenant, p["name"], [Tool.from_dict(t) for t in p["tools"]], p.get("feedback") or {})
-                for p in (found[k] for k in keys)]
+        return [self._from_head(tenant, heads[k]) for k in keys]
+
+    def _from_head(self, tenant: str, head: dict[str, Any]) -> Toolset:
+        name = head["name"]
+        cached = self._parsed.get((tenant, name))
+        if cached is not None and cached.version == f"{head['tools_version']}:{head['feedback_version']}":
+            return cached
+        if cached is not None and cached.tools_version == head["tools_version"]:
+            tools = cached.tools
+        else:
+            body = self.store.get_payloads(TOOLSETS, [self._body_key(tenant, name, head["tools_version"])])
+            tools = [Tool.from_dict(t) for t in next(iter(body.values()), {}).get("tools", [])]
+        feedback = self.store.get_payloads(TOOLSETS, [self._feedback_key(tenant, name)])
+        recorded = next(iter(feedback.values()), {}).get("feedback") or {}
+        toolset = Toolset(tenant, name, tools, recorded, head["tools_version"], head["feedback_version"])
+        self._parsed[(tenant, name)] = toolset
+        return toolset
 
     def all(self, tenant: str) -> list[Toolset]:
-        payloads = self.store.scroll_payloads(TOOLSETS, "tenant", tenant)
-        toolsets = [Toolset(tenant, p["name"], [Tool.from_dict(t) for t in p["tools"]], p.get("feedback") or {})
-                    for p in payloads]
-        return sorted(toolsets, key=lambda t: t.name)
+        heads = [p for p in self.store.scroll_payloads(TOOLSETS, "tenant", tenant) if p.get("kind") == "head"]
+        return sorted((self._from_head(tenant, h) for h in heads), key=lambda t: t.name)
 
     def delete(self, tenant: str, name: str) -> None:
-        self.get(tenant, name)
-        self.store.delete_keys(TOOLSETS, [self._key(tenant, name)])
+        head = self._head(tenant, name)
+        if head is None:
+            raise NotFound(f"unknown toolset(s): {name}")
+        self.store.delete_keys(TOOLSETS, [self._key(tenant, name)])  # unlisted first
+        self.store.delete_keys(TOOLSETS, [self._body_key(tenant, name, head["tools_version"]),
+                                          self._feedback_key(tenant, name)])
+        self._parsed.pop((tenant, name), None)
 
     def tokens(self, tools: Sequence[Tool], fmt: Format) -> int:
         return sum(self.tokenizer.count(serialized(render(t, fmt))) for t in tools)
@@ -250,6 +296,9 @@ class ToolIndex:
                     queries = [q for q in toolset.feedback.get(name, []) if q != query] + [query]
                     toolset.feedback[name] = queries[-FEEDBACK_PER_TOOL:]
                     recorded += 1
-                self._save(toolset)
+                self.store.put_payload(TOOLSETS, self._feedback_key(tenant, toolset.name),
+                                       {"tenant": tenant, "kind": "feedback", "feedback": toolset.feedback})
+                toolset.feedback_version = _digest(toolset.feedback)
+                self._save_head(toolset)
             self.vectors.queries([query])
         return recorded
