@@ -31,7 +31,7 @@ STATIC: list[StaticEmbedder | None] = []
 
 
 def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
-               fast_candidates: int = 24, static: bool = True) -> Sieve:
+               fast_candidates: int = 20, static: bool = True) -> Sieve:
     if not STATIC:
         STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models"))
     sources = SourceStore(store, tokenizer, chunk_tokens)

@@ -133,7 +133,7 @@ def passage_text(source: Source, chunk: Chunk) -> str:
 
 class Sieve:
     def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
-                 dense_weight: float = 0.6, fast_candidates: int = 24, static: StaticEmbedder | None = None) -> None:
+                 dense_weight: float = 0.6, fast_candidates: int = 20, static: StaticEmbedder | None = None) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer

@@ -33,7 +33,7 @@ class Settings(BaseSettings):
     max_running: int = Field(2, ge=1, le=64, description="filter requests running at once")
     max_queued: int = Field(32, ge=0, le=10_000, description="requests waiting beyond that; more get 429")
     static_stage: bool = Field(True, description="distil a static embedding for fast mode's first stage")
-    fast_candidates: int = Field(24, ge=1, le=1000, description="chunks embedded per fresh input in fast mode")
+    fast_candidates: int = Field(20, ge=1, le=1000, description="chunks embedded per fresh input in fast mode")
     inference_threads: int | None = Field(None, ge=1, description="torch threads (default: all cores)")
     read_roots: str = Field("", description=f"folders /v1/read may read, separated by '{os.pathsep}'; "
                                              "empty = reading is off")
