@@ -171,6 +171,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--test", type=int, default=1000)
     parser.add_argument("--train", type=int, default=1000)
+    parser.add_argument("--only-speed", action="store_true", help="just the 5,000-tool selection latency")
     args = parser.parse_args(argv)
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
@@ -178,8 +179,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     cache = EmbeddingCache(store, embedder)
     index = ToolIndex(store, cache, tokenizer)
     meta_tools, meta_queries = metatool()
-    run_set("metatool", meta_tools, meta_queries, args.train, args.test, index, cache)
     seal, seal_queries = seal_tools()
+    if args.only_speed:
+        speed(index, [*seal, *meta_tools], seal_queries)
+        return
+    run_set("metatool", meta_tools, meta_queries, args.train, args.test, index, cache)
     run_set("seal_tools", seal, seal_queries, min(args.train, len(seal_queries) // 2),
             min(args.test, len(seal_queries) - len(seal_queries) // 2), index, cache)
     speed(index, [*seal, *meta_tools], seal_queries)
