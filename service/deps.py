@@ -5,10 +5,11 @@ from __future__ import annotations
 import hmac
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 
 from .engine import Engine, EngineHolder
 from .errors import Unauthorized
+from .schemas import NAME_PATTERN
 
 DEFAULT_TENANT = "default"
 
@@ -35,4 +36,5 @@ def get_tenant(request: Request) -> str:
 
 
 EngineDep = Annotated[Engine, Depends(get_engine)]
+NamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=NAME_PATTERN)]
 TenantDep = Annotated[str, Depends(get_tenant)]

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"  # toolset and collection names: safe in a URL path and as a key
 MAX_TEXT_CHARS = 8_000_000
 MAX_DOCUMENTS = 1_000
 MAX_K = 50
@@ -161,7 +162,7 @@ class Deleted(BaseModel):
     deleted: str
 
 
-ToolsetName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
+ToolsetName = Annotated[str, Field(min_length=1, max_length=64, pattern=NAME_PATTERN)]
 
 
 class SelectRequest(Strict):
@@ -254,7 +255,6 @@ class ReadResponse(FilterResponse):
 
 # --- collections ------------------------------------------------------------------------------------
 
-CollectionName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
 
 
 class CollectionPut(Strict):

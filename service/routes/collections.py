@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 
 from indexes.collections import NewDocument
 
-from ..deps import EngineDep, TenantDep
+from ..deps import EngineDep, NamePath, TenantDep
 from ..schemas import (
     CollectionInfo,
     CollectionList,
@@ -26,7 +25,7 @@ from ..schemas import (
 )
 
 router = APIRouter(prefix="/v1/collections", tags=["collections"])
-Name = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
+Name = NamePath
 
 
 @router.put("/{name}", response_model=CollectionInfo, operation_id="put_collection")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from indexes.toolformats import render
 from indexes.tools import Toolset
 
-from ..deps import EngineDep, TenantDep
+from ..deps import EngineDep, NamePath, TenantDep
 from ..engine import Engine
 from ..schemas import (
     Deleted,
@@ -27,7 +27,6 @@ from ..schemas import (
 )
 
 router = APIRouter(prefix="/v1", tags=["tools"])
-NamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
 
 
 def _info(engine: Engine, toolset: Toolset) -> ToolsetInfo:
