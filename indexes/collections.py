@@ -151,18 +151,24 @@ class CollectionIndex:
         """Add or replace by id; an unchanged document is skipped, a changed one re-chunked."""
         with self._write:
             registry = self._registry(tenant, name)
-            stored = 0
             replaced: list[tuple[str, dict[str, Any]]] = []
+            keys: list[str] = []
+            payloads: list[dict[str, Any]] = []
             for doc in documents:
                 old = registry["documents"].get(doc.id)
                 digest = doc.digest()
                 if old is not None and old["hash"] == digest:
                     continue
-                entry = self._store_document(tenant, name, doc, digest)
+                entry, doc_payloads = self._chunk_document(tenant, name, doc, digest)
                 registry["documents"][doc.id] = entry
-                stored += entry["chunks"]
+                keys += self._chunk_keys(tenant, name, doc.id, entry)
+                payloads += doc_payloads
                 if old is not None:
                     replaced.append((doc.id, old))
+            stored = len(payloads)
+            if payloads:  # one embedding batch for the whole request, not one per document
+                vectors = self.vectors.passages([p["passage"] for p in payloads])
+                self.store.put_vectors(self.points, self.vectors.vector, keys, vectors, payloads)
             if stored or replaced:
                 registry["version"] = _version(registry)
                 self.store.put_payload(REGISTRY, self._key(tenant, name), registry)  # acknowledges the batch
@@ -170,20 +176,18 @@ class CollectionIndex:
                 self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, old))
         return [d.id for d in documents], stored
 
-    def _store_document(self, tenant: str, name: str, doc: NewDocument, digest: str) -> dict[str, Any]:
+    def _chunk_document(self, tenant: str, name: str, doc: NewDocument, digest: str
+                        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         view = build_view([Document(doc.text, doc.title, doc.url, doc.metadata or {})], doc.content_type)
         chunks = chunk_view(view, self.tokenizer, self.chunk_tokens)
         texts = [view.text[c.start : c.end] for c in chunks]
         passages = [f"{c.context}\n{t}" if c.context else t for c, t in zip(chunks, texts, strict=True)]
-        vectors = self.vectors.passages(passages)
         entry = {"hash": digest, "chunks": len(chunks), "title": doc.title, "url": doc.url}
-        keys = self._chunk_keys(tenant, name, doc.id, entry)
         payloads = [{"tenant": tenant, "collection": name, "document_id": doc.id, "hash": digest, "index": i,
                      "start": c.start, "end": c.end, "tokens": c.tokens, "text": t, "passage": p,
                      "context": c.context, "title": doc.title, "url": doc.url, "metadata": doc.metadata or {}}
                     for i, (c, t, p) in enumerate(zip(chunks, texts, passages, strict=True))]
-        self.store.put_vectors(self.points, self.vectors.vector, keys, vectors, payloads)
-        return entry
+        return entry, payloads
 
     def remove(self, tenant: str, name: str, doc_id: str) -> None:
         with self._write:
