@@ -75,6 +75,7 @@ class _Prepared:
     evidence_owner: np.ndarray  # index into owners for each evidence row
     centroids: np.ndarray  # per tool: the normalised mean of its evidence (zero when it has none)
     lexical: Bm25Index
+    tokens_all: dict[str, int] = field(default_factory=dict)  # per format: counting 5,000 tools costs ~0.5 s
 
 
 class ToolIndex:
@@ -193,9 +194,9 @@ class ToolIndex:
         tools = [render(prepared.owners[i][1], fmt) for i in chosen]
         selected = [Selected(prepared.owners[i][1].name, prepared.owners[i][0], round(float(dense[i]), 4))
                     for i in chosen]
-        all_tools = [tool for _, tool in prepared.owners]
-        return Selection(tools, selected, self.tokens(all_tools, fmt), sum(self._cost(prepared, i, fmt)
-                                                                          for i in chosen))
+        if fmt not in prepared.tokens_all:
+            prepared.tokens_all[fmt] = self.tokens([tool for _, tool in prepared.owners], fmt)
+        return Selection(tools, selected, prepared.tokens_all[fmt], sum(self._cost(prepared, i, fmt) for i in chosen))
 
     def _cost(self, prepared: _Prepared, i: int, fmt: Format) -> int:
         return self.tokenizer.count(serialized(render(prepared.owners[i][1], fmt)))
