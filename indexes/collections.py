@@ -102,6 +102,16 @@ class CollectionIndex:
     def _key(tenant: str, name: str) -> str:
         return f"collection:{tenant}:{name}"
 
+    @staticmethod
+    def _head_key(tenant: str, name: str) -> str:
+        """A small record naming the current version: what a query reads, instead of the whole registry."""
+        return f"collection-head:{tenant}:{name}"
+
+    def _save(self, tenant: str, name: str, registry: dict[str, Any]) -> None:
+        self.store.put_payload(REGISTRY, self._key(tenant, name), registry)
+        self.store.put_payload(REGISTRY, self._head_key(tenant, name),
+                               {"tenant": tenant, "kind": "head", "version": registry["version"]})
+
     def _registry(self, tenant: str, name: str) -> dict[str, Any]:
         found = self.store.get_payloads(REGISTRY, [self._key(tenant, name)]).get(self._key(tenant, name))
         if found is None:
@@ -116,7 +126,7 @@ class CollectionIndex:
                 registry = {"tenant": tenant, "name": name, "documents": {}, "version": "0",
                             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             registry["description"] = description
-            self.store.put_payload(REGISTRY, self._key(tenant, name), registry)
+            self._save(tenant, name, registry)
         return registry
 
     def info(self, tenant: str, name: str) -> dict[str, Any]:
@@ -131,13 +141,13 @@ class CollectionIndex:
                 for doc_id, e in sorted(registry["documents"].items())]
 
     def all(self, tenant: str) -> list[dict[str, Any]]:
-        names = sorted(p["name"] for p in self.store.scroll_payloads(REGISTRY, "tenant", tenant))
+        names = sorted(p["name"] for p in self.store.scroll_payloads(REGISTRY, "tenant", tenant) if "name" in p)
         return [self.info(tenant, n) for n in names]
 
     def delete(self, tenant: str, name: str) -> None:
         with self._write:
             registry = self._registry(tenant, name)
-            self.store.delete_keys(REGISTRY, [self._key(tenant, name)])  # unlisted first: nothing half-served
+            self.store.delete_keys(REGISTRY, [self._head_key(tenant, name), self._key(tenant, name)])  # unlisted first
             for doc_id, entry in registry["documents"].items():
                 self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, entry))
 
@@ -171,7 +181,7 @@ class CollectionIndex:
                 self.store.put_vectors(self.points, self.vectors.vector, keys, vectors, payloads)
             if stored or replaced:
                 registry["version"] = _version(registry)
-                self.store.put_payload(REGISTRY, self._key(tenant, name), registry)  # acknowledges the batch
+                self._save(tenant, name, registry)  # acknowledges the batch
             for doc_id, old in replaced:  # old chunks go only once the new ones are listed
                 self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, old))
         return [d.id for d in documents], stored
@@ -196,7 +206,7 @@ class CollectionIndex:
             if entry is None:
                 raise NotFound(f"unknown document {doc_id!r} in collection {name!r}")
             registry["version"] = _version(registry)
-            self.store.put_payload(REGISTRY, self._key(tenant, name), registry)
+            self._save(tenant, name, registry)
             self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, entry))
 
     # --- query --------------------------------------------------------------------------------------
@@ -226,10 +236,13 @@ class CollectionIndex:
                              p["title"], p["url"], p["context"], p["metadata"])
 
     def _load(self, tenant: str, name: str) -> _Loaded:
-        registry = self._registry(tenant, name)
         key = (tenant, name)
+        head = self.store.get_payloads(REGISTRY, [self._head_key(tenant, name)]).get(self._head_key(tenant, name))
         loaded = self._loaded.get(key)
-        if loaded is not None and loaded.version == registry["version"]:
+        if head is not None and loaded is not None and loaded.version == head["version"]:
+            return loaded
+        registry = self._registry(tenant, name)
+        if loaded is not None and loaded.version == registry["version"]:  # stored before heads existed
             return loaded
         keys = [k for doc_id, entry in sorted(registry["documents"].items())
                 for k in self._chunk_keys(tenant, name, doc_id, entry)]
