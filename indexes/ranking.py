@@ -29,6 +29,11 @@ def fuse(dense: np.ndarray, lexical: np.ndarray, dense_weight: float) -> np.ndar
     return dense_weight * normalise(dense) + (1.0 - dense_weight) * lexical_part
 
 
+def rank_order(scores: np.ndarray) -> list[int]:
+    """Indices best first; scores rounded so float noise cannot reorder, ties broken by position."""
+    return sorted(range(len(scores)), key=lambda i: (-round(float(scores[i]), 9), i))
+
+
 @dataclass(frozen=True)
 class Candidate:
     index: int
@@ -43,7 +48,7 @@ def pack_to_budget(candidates: Sequence[Candidate], fused: np.ndarray, k: int, m
     A chunk too large for what is left of the budget is skipped, and smaller ones further down still get
     their chance. Ties break by position so the same input always selects the same chunks.
     """
-    order = sorted(range(len(candidates)), key=lambda i: (-round(float(fused[i]), 9), i))
+    order = rank_order(fused)
     chosen: list[int] = []
     seen: set[str] = set()
     used = 0

@@ -23,7 +23,7 @@ from ingest.static_model import StaticEmbedder
 from ingest.tokens import Tokenizer
 
 from .lexical import Bm25Index
-from .ranking import Candidate, fuse, pack_to_budget
+from .ranking import Candidate, fuse, pack_to_budget, rank_order
 from .sources import Source, SourceInput, SourceStore
 from .store import QdrantStore
 from .websearch import Page, SearchQuery
@@ -229,9 +229,9 @@ class Sieve:
         n = len(lexical)
         if mode == "accurate" or n <= self.fast_candidates:
             return list(range(n))
-        rankings = [_ranking(lexical)]
+        rankings = [rank_order(lexical)]
         if stage.static is not None and self.static is not None:
-            rankings.append(_ranking(stage.static @ self.static.embed([query])[0]))
+            rankings.append(rank_order(stage.static @ self.static.embed([query])[0]))
         pool: dict[int, None] = {}
         for position in range(n):
             for ranking in rankings:
@@ -251,22 +251,18 @@ class Sieve:
 
     def _whole(self, source: Source, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
         """Content that already fits the budget comes back whole: the view, one snippet per document."""
-        snippets = []
-        for index, section in enumerate(source.view.sections):
-            text = source.view.text[section.start : section.end]
-            snippets.append(Snippet(f"{source.ref}#doc{index}", text, None, section.start, section.end,
-                                    self.tokenizer.count(text), index, section.title, section.url, ""))
-        usage = make_usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
-        return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
+        texts = [source.view.text[s.start : s.end] for s in source.view.sections]
+        return self._per_document(source, rerun, texts)
 
     def _verbatim(self, source: Source, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
-        """Error output is never filtered, shortened or summarised: the raw text, as sent."""
-        docs = source.documents or [{"text": source.text, "title": None, "url": None}]
-        snippets = []
-        for index, doc in enumerate(docs):
-            section = source.view.sections[index]
-            snippets.append(Snippet(f"{source.ref}#doc{index}", doc["text"], None, section.start, section.end,
-                                    self.tokenizer.count(doc["text"]), index, doc.get("title"), doc.get("url"), ""))
+        """Error output is never filtered, shortened or summarised: the raw text of each document, as sent."""
+        return self._per_document(source, rerun, [d["text"] for d in source.documents or [{"text": source.text}]])
+
+    def _per_document(self, source: Source, rerun: tuple[str | None, dict[str, Any]], texts: list[str]
+                      ) -> FilterResult:
+        snippets = [Snippet(f"{source.ref}#doc{i}", text, None, section.start, section.end, self.tokenizer.count(text),
+                            i, section.title, section.url, "")
+                    for i, (text, section) in enumerate(zip(texts, source.view.sections, strict=True))]
         usage = make_usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
         return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
 
@@ -298,10 +294,6 @@ class Pick:
 class FirstStage:
     lexical: Bm25Index
     static: np.ndarray | None
-
-
-def _ranking(scores: np.ndarray) -> list[int]:
-    return sorted(range(len(scores)), key=lambda i: (-round(float(scores[i]), 9), i))
 
 
 def make_usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:

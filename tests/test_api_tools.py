@@ -85,12 +85,9 @@ def test_default_deny_only_named_toolsets_are_searched(client: TestClient) -> No
 
 def test_budget_and_threshold_bound_the_answer(client: TestClient) -> None:
     register(client, "crm", CRM)
-    everything = select(client, query="customer", toolsets=["crm"], k=4)
-    cheapest = min(everything["tools"], key=lambda t: len(str(t)))
     tight = select(client, query="customer", toolsets=["crm"], k=4, max_tokens=80)
     assert tight["usage"]["tokens_selected"] <= 80 and len(tight["tools"]) < 4
     assert select(client, query="customer", toolsets=["crm"], min_score=0.99)["tools"] == []
-    assert cheapest
 
 
 def test_same_request_gives_identical_bytes(client: TestClient) -> None:
