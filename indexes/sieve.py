@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from ingest.normalize import Document
 from ingest.static_model import StaticEmbedder
 from ingest.tokens import Tokenizer
 
+from .background import BackgroundEmbedder
 from .lexical import Bm25Index
 from .ranking import Candidate, fuse, pack_to_budget, rank_order
 from .sources import Source, SourceInput, SourceStore
@@ -84,6 +86,7 @@ class EmbeddingCache:
         self.collection = store.chunk_collection(self.vector)
         store.ensure_collection(self.collection, {self.vector: embedder.dim})
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._embedding = threading.Lock()
         self.hits = 0  # texts found already embedded (for metrics)
         self.misses = 0
 
@@ -103,14 +106,20 @@ class EmbeddingCache:
         unique = list(dict.fromkeys(keys))
         found = self.store.get_vectors(self.collection, self.vector, unique)
         missing = [k for k in unique if k not in found]
+        if missing:
+            # Under one lock, and re-checked: a passage the background worker (or another request) is
+            # embedding right now is then read, not embedded twice with possibly different last bits.
+            with self._embedding:
+                found.update(self.store.get_vectors(self.collection, self.vector, missing))
+                missing = [k for k in missing if k not in found]
+                if missing:
+                    first = dict(zip(keys, texts, strict=True))
+                    embed = self.embedder.embed_passages if kind == "chunk" else self.embedder.embed_queries
+                    fresh = embed([first[k] for k in missing])
+                    self.store.put_vectors(self.collection, self.vector, missing, fresh)
+                    found.update(zip(missing, fresh, strict=True))
         self.hits += len(unique) - len(missing)
         self.misses += len(missing)
-        if missing:
-            first = dict(zip(keys, texts, strict=True))
-            embed = self.embedder.embed_passages if kind == "chunk" else self.embedder.embed_queries
-            fresh = embed([first[k] for k in missing])
-            self.store.put_vectors(self.collection, self.vector, missing, fresh)
-            found.update(zip(missing, fresh, strict=True))
         if not keys:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys])
@@ -133,13 +142,15 @@ def passage_text(source: Source, chunk: Chunk) -> str:
 
 class Sieve:
     def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
-                 dense_weight: float = 0.6, fast_candidates: int = 20, static: StaticEmbedder | None = None) -> None:
+                 dense_weight: float = 0.6, fast_candidates: int = 20, static: StaticEmbedder | None = None,
+                 background: BackgroundEmbedder | None = None) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
         self.fast_candidates = fast_candidates
         self.static = static
+        self.background = background
         self._first_stage: OrderedDict[tuple[str, ...], FirstStage] = OrderedDict()
 
     # --- entry points -------------------------------------------------------------------------------
@@ -197,11 +208,14 @@ class Sieve:
         query = params.query or ""
         units = [(si, c) for si, s in enumerate(sources) for c in s.chunks]
         passages = [passage_text(sources[si], c) for si, c in units]
-        stage = self._first_stage_of(tuple(s.ref for s in sources) + (sources[0].chunker,), passages)
+        key = tuple(s.ref for s in sources) + (sources[0].chunker,)
+        stage = self._first_stage_of(key, passages)
         lexical = stage.lexical.scores(query)
         pool = self._dense_pool(stage, query, lexical, params.mode)
         dense = np.full(len(passages), np.nan)
         dense[pool] = self.vectors.passages([passages[i] for i in pool]) @ self.vectors.query(query)
+        if self.background is not None and len(pool) < len(passages):
+            self.background.submit("|".join(key), passages)  # the next query's candidates, embedded meanwhile
         fused = fuse(dense, lexical, self.dense_weight)
         candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
         eligible = np.isfinite(dense)

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexes.background import BackgroundEmbedder
 from indexes.collections import CollectionIndex
 from indexes.errors import CtxsieveError
 from indexes.files import FileReader
@@ -77,9 +78,11 @@ def build_engine(settings: Settings, models: Models) -> Engine:
                              api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
     sources = SourceStore(store, tokenizer, settings.chunk_tokens)
     cache = EmbeddingCache(store, embedder)
-    sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates, models.static)
-    tools = ToolIndex(store, cache, tokenizer, settings.tool_dense_weight)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
+    background = BackgroundEmbedder(cache, lambda: gate.depth == 0) if settings.background_embedding else None
+    sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates, models.static,
+                  background)
+    tools = ToolIndex(store, cache, tokenizer, settings.tool_dense_weight)
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
     collections = CollectionIndex(store, cache, tokenizer, settings.chunk_tokens, settings.dense_weight)
@@ -132,12 +135,12 @@ class EngineHolder:
 
     def close(self) -> None:
         self._stop.set()
-        if self.engine is not None:
-            self.engine.store.close()
-        elif self._thread.is_alive():
+        if self.engine is None and self._thread.is_alive():
             self._thread.join(timeout=60)
-            if self.engine is not None:
-                self.engine.store.close()
+        if self.engine is not None:
+            if self.engine.sieve.background is not None:
+                self.engine.sieve.background.close()  # before the store it writes to
+            self.engine.store.close()
 
     def status(self) -> tuple[bool, dict[str, object]]:
         if self.engine is None:

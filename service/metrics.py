@@ -54,3 +54,6 @@ class _EngineCollector:
         yield cache
         yield GaugeMetricFamily("ctxsieve_inference_queue_depth", "requests admitted and not finished",
                                 value=engine.gate.depth)
+        if engine.sieve.background is not None:
+            yield GaugeMetricFamily("ctxsieve_background_pending", "chunks queued for embedding while idle",
+                                    value=engine.sieve.background.pending)
