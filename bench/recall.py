@@ -91,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=int, default=int(os.environ.get("BENCH_QUESTIONS", "150")))
     parser.add_argument("--sets", default="squad,cmrc,haystack")
+    parser.add_argument("--int8", action="store_true", help="the dense model with int8 linear layers")
     parser.add_argument("--chunk-tokens", type=int, default=96)
     parser.add_argument("--dense-weight", type=float, default=0.6)
     parser.add_argument("--peers", default="dense,bm25,langchain")
@@ -98,7 +99,7 @@ def main() -> None:
     parser.add_argument("--candidates", default="", help="extra fast-mode candidate counts to try")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
-    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models", int8=args.int8)
     store = QdrantStore.open()  # in memory: every method shares the chunk-vector cache
     loaders = {"squad": squad_cases, "cmrc": cmrc_cases,
                "haystack": lambda _n: haystack_cases((10_000, 40_000, 100_000), (0.1, 0.5, 0.9), tokenizer)}

@@ -67,12 +67,13 @@ def inputs(size: int, trials: int, tokenizer) -> list[str]:  # type: ignore[no-u
 Run = Callable[[str], tuple[float, int]]  # seconds, tokens returned
 
 
-def ctxsieve_runner(mode: str, embedder, tokenizer, static) -> Run:  # type: ignore[no-untyped-def]
+def ctxsieve_runner(mode: str, embedder, tokenizer, static, candidates: int = 20  # type: ignore[no-untyped-def]
+                    ) -> Run:
     def run(text: str) -> tuple[float, int]:
         with tempfile.TemporaryDirectory() as folder:
             store = QdrantStore.open(Path(folder))
             sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, embedder), tokenizer,
-                          static=static)
+                          static=static, fast_candidates=candidates)
             started = time.perf_counter()
             result = sieve.filter("bench", SourceInput((Document(text),), True),
                                   FilterParams(QUERY, k=5, max_tokens=800, mode=mode))  # type: ignore[arg-type]
@@ -143,15 +144,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--sizes", default="2000,10000,40000,100000")
+    parser.add_argument("--candidates", type=int, default=20, help="fast mode's dense candidates")
     parser.add_argument("--peer-sizes", default="2000,10000,40000", help="sizes at which the slow peers also run")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     static = ensure_static(Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models")
-    runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer, static),
+    runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer, static, args.candidates),
                "every chunk embedded (accurate)": ctxsieve_runner("accurate", embedder, tokenizer, static),
                "LangChain splitter + EmbeddingsFilter": langchain_runner(embedder, tokenizer)}
-    peer_sizes = {int(s) for s in args.peer_sizes.split(",")}
+    peer_sizes = {int(s) for s in args.peer_sizes.split(",") if s}
     print(f"{'input tokens':>12}  {'method':<38} {'p50 s':>7} {'p95 s':>7} {'x fast':>7} {'tokens out':>10}",
           flush=True)
     for size in (int(s) for s in args.sizes.split(",")):

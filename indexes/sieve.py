@@ -12,7 +12,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -151,7 +151,7 @@ class Sieve:
         self.fast_candidates = fast_candidates
         self.static = static
         self.background = background
-        self._first_stage: OrderedDict[tuple[str, ...], FirstStage] = OrderedDict()
+        self._prepared: OrderedDict[str, Prepared] = OrderedDict()
 
     # --- entry points -------------------------------------------------------------------------------
 
@@ -206,35 +206,47 @@ class Sieve:
     def _rank(self, sources: Sequence[Source], params: FilterParams) -> list[Pick]:
         """The chunks of one or more sources (one search's pages) ranked together and packed."""
         query = params.query or ""
-        units = [(si, c) for si, s in enumerate(sources) for c in s.chunks]
-        passages = [passage_text(sources[si], c) for si, c in units]
-        key = tuple(s.ref for s in sources) + (sources[0].chunker,)
-        stage = self._first_stage_of(key, passages)
-        lexical = stage.lexical.scores(query)
-        pool = self._dense_pool(stage, query, lexical, params.mode)
-        dense = np.full(len(passages), np.nan)
-        dense[pool] = self.vectors.passages([passages[i] for i in pool]) @ self.vectors.query(query)
-        if self.background is not None and len(pool) < len(passages):
-            self.background.submit("|".join(key), passages)  # the next query's candidates, embedded meanwhile
+        prep = self._prepared_of(sources)
+        lexical = prep.lexical.scores(query)
+        pool = self._dense_pool(prep, query, lexical, params.mode)
+        dense = np.full(len(prep.passages), np.nan)
+        dense[pool] = self._passage_vectors(prep, pool) @ self.vectors.query(query)
+        if self.background is not None and not prep.completing and len(prep.vectors) < len(prep.passages):
+            prep.completing = True  # once per ref: re-queueing would make the worker re-check every chunk
+            self.background.submit(prep.key, prep.passages)  # the next query's candidates, embedded meanwhile
         fused = fuse(dense, lexical, self.dense_weight)
-        candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
         eligible = np.isfinite(dense)
         if params.min_score is not None:
             eligible &= np.nan_to_num(dense, nan=-2.0) >= params.min_score
-        chosen = pack_to_budget(candidates, fused, params.k, params.max_tokens, eligible)
-        return [Pick(units[i][0], units[i][1], float(dense[i])) for i in chosen]
+        chosen = pack_to_budget(prep.candidates, fused, params.k, params.max_tokens, eligible)
+        return [Pick(prep.units[i][0], prep.units[i][1], float(dense[i])) for i in chosen]
 
-    def _first_stage_of(self, key: tuple[str, ...], passages: list[str]) -> FirstStage:
-        """BM25 and static vectors of the chunks, kept for re-filtering the same ref(s)."""
-        stage = self._first_stage.get(key)
-        if stage is None:
+    def _prepared_of(self, sources: Sequence[Source]) -> Prepared:
+        """What does not depend on the query (chunks, BM25, static vectors), kept for re-filtering."""
+        key = "|".join(s.ref for s in sources) + "|" + sources[0].chunker
+        prep = self._prepared.get(key)
+        if prep is None:
+            units = [(si, c) for si, s in enumerate(sources) for c in s.chunks]
+            passages = [passage_text(sources[si], c) for si, c in units]
+            candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
             static = self.static.embed(passages) if self.static is not None else None
-            stage = self._first_stage[key] = FirstStage(Bm25Index.build(passages), static)
-            if len(self._first_stage) > 128:
-                self._first_stage.popitem(last=False)
-        return stage
+            prep = Prepared(key, units, passages, candidates, Bm25Index.build(passages), static)
+            self._prepared[key] = prep
+            if len(self._prepared) > 64:
+                self._prepared.popitem(last=False)
+        return prep
 
-    def _dense_pool(self, stage: FirstStage, query: str, lexical: np.ndarray, mode: Mode) -> list[int]:
+    def _passage_vectors(self, prep: Prepared, pool: list[int]) -> np.ndarray:
+        """Dense vectors of the pool's chunks: from memory, else the cache (which embeds what is new)."""
+        missing = [i for i in pool if i not in prep.vectors]
+        if missing:
+            fetched = self.vectors.passages([prep.passages[i] for i in missing])
+            prep.vectors.update(zip(missing, fetched, strict=True))
+        if not pool:
+            return np.zeros((0, self.vectors.embedder.dim), dtype=np.float32)
+        return np.stack([prep.vectors[i] for i in pool])
+
+    def _dense_pool(self, stage: Prepared, query: str, lexical: np.ndarray, mode: Mode) -> list[int]:
         """Which chunks get a dense score: all (accurate), or the first stage's candidates (fast).
 
         The candidates interleave the BM25 ranking and the static-embedding ranking, so a chunk that
@@ -304,10 +316,18 @@ class Pick:
     score: float  # dense cosine
 
 
-@dataclass(frozen=True)
-class FirstStage:
+@dataclass
+class Prepared:
+    """A ref's (or one search's refs') query-independent parts, and the dense vectors fetched so far."""
+
+    key: str
+    units: list[tuple[int, Chunk]]  # (source index, chunk)
+    passages: list[str]
+    candidates: list[Candidate]
     lexical: Bm25Index
     static: np.ndarray | None
+    vectors: dict[int, np.ndarray] = field(default_factory=dict)
+    completing: bool = False  # handed to the background worker
 
 
 def make_usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:

@@ -28,6 +28,20 @@ def point_id(key: str) -> str:
     return str(uuid.uuid5(NAMESPACE, key))
 
 
+def explain_store_error(exc: BaseException) -> str:
+    """Say what the operator can do: a full or read-only disk is fixed outside, and writes then resume."""
+    detail = f"{type(exc).__name__}: {exc}"
+    errno_ = getattr(exc, "errno", None)
+    lowered = detail.lower()
+    if errno_ == 28 or "disk is full" in lowered or "no space left" in lowered:
+        return (f"the data directory is full ({detail}); free some space: writes resume without a restart, "
+                "and nothing already acknowledged was lost")
+    if errno_ == 30 or "read-only" in lowered or "readonly" in lowered:
+        return (f"the data directory is read-only ({detail}); make it writable: writes resume without a "
+                "restart, and nothing already acknowledged was lost")
+    return f"vector store error: {detail}"
+
+
 class QdrantStore:
     def __init__(self, client: QdrantClient, local: bool) -> None:
         self.client = client
@@ -47,7 +61,7 @@ class QdrantStore:
             path.mkdir(parents=True, exist_ok=True)
             return cls(QdrantClient(path=str(path)), local=True)
         except Exception as exc:  # qdrant-client raises many types (RuntimeError for a held lock, OSError, ...)
-            raise StoreUnavailable(f"cannot open the vector store: {exc}") from exc
+            raise StoreUnavailable(f"cannot open the vector store: {explain_store_error(exc)}") from exc
 
     def close(self) -> None:
         self.client.close()
@@ -69,7 +83,7 @@ class QdrantStore:
         except ValueError:
             raise
         except Exception as exc:
-            raise StoreUnavailable(f"vector store error: {type(exc).__name__}: {exc}") from exc
+            raise StoreUnavailable(explain_store_error(exc)) from exc
 
     def ping(self) -> bool:
         try:

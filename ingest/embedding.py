@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .e5_model import MODEL_NAME as E5_NAME
 from .e5_model import ensure_e5_folder
@@ -43,7 +44,7 @@ class SentenceTransformerEmbedder:
 
     model: Any
     model_id: str
-    batch_size: int = 32
+    batch_size: int = 8  # measured: 24 chunks take 0.80 s in batches of 8, 1.02 s in one batch of 32 (less padding)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -81,15 +82,25 @@ def resolve_model_path(name: str, model_dir: Path) -> str:
     return name
 
 
-def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = None) -> SentenceTransformerEmbedder:
+def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = None, int8: bool = False
+                              ) -> SentenceTransformerEmbedder:
     import torch
     from sentence_transformers import SentenceTransformer
 
     if threads:
         torch.set_num_threads(threads)
+    # Our numpy products are small (a query against 10k vectors); OpenBLAS's own threads spin-wait after
+    # each one and took the cores torch needed: a query embedding measured 50 ms with them, 24 ms without.
+    threadpool_limits(1, user_api="blas")
     path = resolve_model_path(name, model_dir)
     model = SentenceTransformer(path, device="cpu", local_files_only=True)
     model_id = E5_NAME if path.endswith(E5_NAME) else name
+    if int8:
+        # Dynamic int8 linear layers: about 2x faster on CPU. Its vectors differ from fp32 ones (cosine
+        # ~0.975), so it is another model id and its vectors never mix with the fp32 model's.
+        torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
+            model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+        model_id += "-int8"
     return SentenceTransformerEmbedder(model=model, model_id=model_id)
 
 

@@ -75,12 +75,34 @@ def detect_content_type(text: str) -> str:
     return "text"
 
 
-def _parses_as_json(text: str) -> bool:
+MAX_JSON_DEPTH = 64  # deeper JSON is kept as plain text: paths like [0][0][0]... would drown the values
+
+
+def json_depth(value: Any) -> int:
+    """Nesting depth, iteratively (a recursive walk is what deep input is built to break)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+NOT_JSON = object()
+
+
+def parse_json(text: str) -> Any:
+    """The parsed value, or NOT_JSON when the text does not parse or nests deeper than MAX_JSON_DEPTH."""
     try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return NOT_JSON
+    return value if json_depth(value) <= MAX_JSON_DEPTH else NOT_JSON
+
+
+def _parses_as_json(text: str) -> bool:
+    return parse_json(text) is not NOT_JSON
 
 
 def view_of_text(text: str, content_type: str) -> tuple[str, str, str | None, list[Leaf]]:
@@ -90,10 +112,10 @@ def view_of_text(text: str, content_type: str) -> tuple[str, str, str | None, li
         view, title = html_to_text(text)
         return view, kind, title, []
     if kind == "json":
-        try:
-            view, leaves = flatten_json(json.loads(text))
-        except ValueError:
-            return text, "text", None, []  # declared JSON that does not parse is still kept and searchable
+        value = parse_json(text)
+        if value is NOT_JSON:
+            return text, "text", None, []  # JSON that does not parse (or nests absurdly) is kept as text
+        view, leaves = flatten_json(value)
         return view, kind, None, leaves
     return text, kind, None, []
 

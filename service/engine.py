@@ -58,7 +58,8 @@ class Models:
 
 def load_models(settings: Settings) -> Models:
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
-    embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads)
+    embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads,
+                                         settings.int8)
     embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
     return Models(tokenizer, embedder, load_static(settings))
 

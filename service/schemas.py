@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ingest.normalize import MAX_JSON_DEPTH, json_depth
+
 NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"  # toolset and collection names: safe in a URL path and as a key
 MAX_TEXT_CHARS = 8_000_000
 MAX_DOCUMENTS = 1_000
@@ -32,16 +34,26 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _shallow(value: Any) -> Any:
+    """Arguments and metadata are echoed back and stored: refuse nesting no tool call needs."""
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+Shallow = AfterValidator(_shallow)
+
+
 class DocumentIn(Strict):
     text: Text
     title: ShortText | None = None
     url: ShortText | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
 
 
 class SourceSpec(Strict):
     tool: Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_valid_unicode)]
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
 
 
 class FilterOptions(Strict):
@@ -141,7 +153,7 @@ MAX_TOOLS = 10_000
 
 
 class ToolsetPut(Strict):
-    tools: Annotated[list[dict[str, Any]], Field(max_length=MAX_TOOLS)]
+    tools: Annotated[list[dict[str, Any]], Field(max_length=MAX_TOOLS), Shallow]
 
 
 class ToolsetInfo(BaseModel):
@@ -266,7 +278,7 @@ class CollectionDocument(Strict):
     text: Text
     title: ShortText | None = None
     url: ShortText | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
     content_type: ContentTypeIn = "auto"
 
 
