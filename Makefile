@@ -5,7 +5,7 @@ PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: install prepare run test lint browser bench clean
+.PHONY: install prepare run test lint browser bench loadtest clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ bench: prepare
 	HF_HUB_OFFLINE=1 $(PY) -m bench.recall 2>/dev/null | tee bench/results/recall.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.tools 2>/dev/null | tee bench/results/tools.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.collections 2>/dev/null | tee bench/results/collections.txt
+
+# 32 clients on loopback for 5 minutes (filter, refs, re-filter, tools, collections), then 20 s of deliberate
+# overload; latency and the server's RSS per 30 s window. About 8 minutes with setup.
+loadtest: prepare
+	mkdir -p bench/results
+	HF_HUB_OFFLINE=1 $(PY) -m bench.loadtest 2>/dev/null | tee bench/results/loadtest.txt
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -22,7 +22,7 @@ from ingest.tokens import Tokenizer
 
 from .errors import InvalidRequest, NotFound
 from .lexical import Bm25Index
-from .ranking import fuse
+from .ranking import fuse_standardised
 from .sieve import EmbeddingCache
 from .store import QdrantStore
 from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
@@ -81,7 +81,7 @@ class _Prepared:
 
 class ToolIndex:
     def __init__(self, store: QdrantStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
-                 dense_weight: float = 0.8) -> None:
+                 dense_weight: float = 0.74) -> None:
         self.store = store
         self.vectors = vectors
         self.tokenizer = tokenizer
@@ -244,7 +244,7 @@ class ToolIndex:
             np.maximum.at(nearest, prepared.evidence_owner, prepared.evidence_vectors @ q)
             has = nearest > -1.0
             dense = np.where(has, np.maximum(dense, (nearest + prepared.centroids @ q) / 2), dense)
-        return dense, fuse(dense.astype(np.float64), prepared.lexical.scores(query), self.dense_weight)
+        return dense, fuse_standardised(dense, prepared.lexical.scores(query), self.dense_weight)
 
     def _prepare(self, sets: list[Toolset]) -> _Prepared:
         key = "|".join(f"{s.name}@{s.version}" for s in sets) + f"|{sets[0].tenant}"
