@@ -22,7 +22,7 @@ from ingest.tokens import Tokenizer
 
 from .errors import InvalidRequest, NotFound
 from .lexical import Bm25Index
-from .ranking import fuse_standardised
+from .ranking import standardise
 from .sieve import EmbeddingCache
 from .store import QdrantStore
 from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
@@ -77,6 +77,9 @@ class _Prepared:
     lexical: Bm25Index
     name_rank: np.ndarray  # each tool's place in name order: the tie-break after the score
     tokens_all: dict[str, int] = field(default_factory=dict)  # per format: counting 5,000 tools costs ~0.5 s
+
+
+MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence is judged among themselves
 
 
 class ToolIndex:
@@ -230,21 +233,36 @@ class ToolIndex:
         return chosen
 
     def _scores(self, prepared: _Prepared, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """Dense: the tool's own text, or usage evidence when closer; fused with BM25.
+        """Dense: the tool's own text, or usage evidence when it stands out more; fused with BM25.
 
         Evidence scores average the nearest recorded query and the centroid of all of them (Tool2Vec's
         usage embedding): one odd query cannot capture a tool, and one example is still used whole.
+        Query-to-query cosines run higher than query-to-tool ones (e5's baseline), so evidence is compared
+        as a z-score among the tools that have evidence, against the tool text's z-score among all tools:
+        compared raw, every tool with any evidence outranked the right tool without it (Seal-Tools R@5
+        0.900 zero-shot fell to 0.644 with feedback; 0.873 this way, and MetaTool 0.853 -> 0.868).
+        Returns the cosine used for min_score and the fused score used for ranking.
         """
         if not prepared.owners:
             return np.zeros(0), np.zeros(0)
         q = self.vectors.query(query)
         dense = (prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2
+        dense_z = standardise(dense.astype(np.float64))
         if len(prepared.evidence_owner):
             nearest = np.full(len(prepared.owners), -1.0)
             np.maximum.at(nearest, prepared.evidence_owner, prepared.evidence_vectors @ q)
             has = nearest > -1.0
-            dense = np.where(has, np.maximum(dense, (nearest + prepared.centroids @ q) / 2), dense)
-        return dense, fuse_standardised(dense, prepared.lexical.scores(query), self.dense_weight)
+            evidence = (nearest + prepared.centroids @ q) / 2
+            if has.sum() >= MIN_EVIDENCE_POPULATION:
+                evidence_z = np.zeros_like(dense_z)
+                evidence_z[has] = standardise(evidence[has])
+            else:  # too few tools with evidence for a z-score: put the cosine on the tool text's scale
+                std = float(dense.std())
+                evidence_z = (evidence - float(dense.mean())) / (std if std > 0 else 1.0)
+            dense_z = np.where(has, np.maximum(dense_z, evidence_z), dense_z)
+            dense = np.where(has, np.maximum(dense, evidence), dense)
+        w = self.dense_weight
+        return dense, w * dense_z + (1.0 - w) * standardise(prepared.lexical.scores(query))
 
     def _prepare(self, sets: list[Toolset]) -> _Prepared:
         key = "|".join(f"{s.name}@{s.version}" for s in sets) + f"|{sets[0].tenant}"
