@@ -4,7 +4,7 @@ Usage: python -m bench.loadtest [--clients 32] [--duration 300] [--overload 20] 
 Without --url it starts `ctxsieve serve` on a free 127.0.0.1 port with a fresh data dir and samples that
 process's RSS from /proc. Mix per request: filter a 2k/10k/40k-token search response (a new query each
 time over a rotating pool of inputs), fetch a ref whole or a range, re-filter a ref, select tools from a
-199-tool toolset, query a 2,000-document collection. Then, with --overload N extra clients for 20 s,
+199-tool toolset, query a collection of the SQuAD dev articles. Then, with --overload N extra clients for 20 s,
 deliberate overload, which must give 429 with Retry-After and still no 5xx.
 """
 
@@ -78,8 +78,8 @@ def rss_mib(pid: int | None) -> float | None:
     return None
 
 
-def setup(url: str) -> Fixture:
-    """A toolset, a collection and the inputs; done before the clock starts."""
+def setup(url: str) -> tuple[Fixture, int]:
+    """A toolset, a collection (the SQuAD dev articles, first 4,000 characters) and the inputs."""
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     tools, _ = metatool()
     with httpx.Client(base_url=url, timeout=600) as client:
@@ -91,7 +91,7 @@ def setup(url: str) -> Fixture:
             batch = [{"id": f"d{start + i}", "text": c.text[:4000]} for i, c in enumerate(docs[start : start + 64])]
             client.post("/v1/collections/load/documents", json={"documents": batch}).raise_for_status()
     queries = [c.question for c in squad_cases(400)]
-    return Fixture(queries, {size: inputs(size, 6, tokenizer) for size, _ in SIZES})
+    return Fixture(queries, {size: inputs(size, 6, tokenizer) for size, _ in SIZES}), len(docs)
 
 
 def pick(options: tuple[tuple[object, float], ...], rng: random.Random) -> object:
@@ -214,8 +214,8 @@ def main() -> None:
         pid = process.pid if process else None
         try:
             t = time.monotonic()
-            fx = setup(url)
-            print(f"setup: 199 tools, 2,000-document collection, inputs ready in {time.monotonic() - t:.0f} s; "
+            fx, documents = setup(url)
+            print(f"setup: 199 tools, a {documents}-document collection, inputs ready in {time.monotonic() - t:.0f} s; "
                   f"{args.clients} clients for {args.duration:.0f} s on {url}", flush=True)
             windows, samples = asyncio.run(phase(url, fx, args.clients, args.duration, pid, args.interval, 0))
             report(windows, samples, args.interval)

@@ -16,8 +16,21 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(**overrides)
 
 
+def _fewer_malloc_arenas() -> None:
+    """glibc gives each of the worker threads its own heap arena; freed memory then stays scattered over
+    them and RSS creeps up under load. Two arenas (set before any thread starts) keep it compact."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if sys.platform.startswith("linux") and name:
+        ctypes.CDLL(name).mallopt(-8, 2)  # M_ARENA_MAX
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
+
+    _fewer_malloc_arenas()
 
     from .app import create_app
 
