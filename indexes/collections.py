@@ -12,7 +12,6 @@ import hashlib
 import json
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from ingest.tokens import Tokenizer
 
 from .errors import NotFound
 from .lexical import Bm25Index
+from .lru import Lru
 from .ranking import Candidate, fuse, pack_to_budget
 from .sieve import EmbeddingCache, Usage, make_usage
 from .store import QdrantStore
@@ -96,7 +96,7 @@ class CollectionIndex:
         store.ensure_collection(REGISTRY)
         store.ensure_collection(self.points, {vectors.vector: vectors.embedder.dim})
         self._write = threading.Lock()
-        self._loaded: OrderedDict[tuple[str, str], _Loaded] = OrderedDict()
+        self._loaded: Lru[tuple[str, str], _Loaded] = Lru(32)
 
     # --- registry -----------------------------------------------------------------------------------
 
@@ -253,8 +253,5 @@ class CollectionIndex:
         loaded = _Loaded(registry["version"], payloads, vectors, Bm25Index.build([p["passage"] for p in payloads]),
                          [Candidate(i, p["tokens"], p["text"]) for i, p in enumerate(payloads)],
                          sum(p["tokens"] for p in payloads))
-        self._loaded[key] = loaded
-        if len(self._loaded) > 32:
-            self._loaded.popitem(last=False)
-        return loaded
+        return self._loaded.put(key, loaded)
 

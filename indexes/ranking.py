@@ -37,10 +37,12 @@ def standardise(scores: np.ndarray) -> np.ndarray:
     return (scores - scores.mean()) / std if std > 0 else np.zeros_like(scores, dtype=np.float64)
 
 
-def rank_order(scores: np.ndarray) -> list[int]:
-    """Indices best first; scores rounded so float noise cannot reorder, ties broken by position."""
+def rank_order(scores: np.ndarray, tie_break: np.ndarray | None = None) -> list[int]:
+    """Indices best first; scores rounded so float noise cannot reorder; ties broken by `tie_break`
+    (smaller first) when given, then by position. One numpy lexsort: ~1 ms for 10k entries."""
     rounded = np.round(np.asarray(scores, dtype=np.float64), 9)
-    return np.lexsort((np.arange(len(rounded)), -rounded)).tolist()  # type: ignore[no-any-return]  # ~1 ms for 10k
+    keys = [np.arange(len(rounded))] + ([tie_break] if tie_break is not None else []) + [-rounded]
+    return np.lexsort(keys).tolist()  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)

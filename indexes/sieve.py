@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from ingest.tokens import Tokenizer
 
 from .background import BackgroundEmbedder
 from .lexical import Bm25Index
+from .lru import Lru
 from .ranking import Candidate, fuse, pack_to_budget, rank_order
 from .sources import Source, SourceInput, SourceStore
 from .store import QdrantStore
@@ -85,7 +85,7 @@ class EmbeddingCache:
         self.vector = vector_name(embedder.model_id)
         self.collection = store.chunk_collection(self.vector)
         store.ensure_collection(self.collection, {self.vector: embedder.dim})
-        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._queries: Lru[str, np.ndarray] = Lru(4096)
         self._embedding = threading.Lock()
         self.hits = 0  # texts found already embedded (for metrics)
         self.misses = 0
@@ -126,12 +126,7 @@ class EmbeddingCache:
 
     def query(self, text: str) -> np.ndarray:
         cached = self._queries.get(text)
-        if cached is None:
-            cached = self.embedder.embed_queries([text])[0]
-            self._queries[text] = cached
-            if len(self._queries) > 4096:
-                self._queries.popitem(last=False)
-        return cached
+        return cached if cached is not None else self._queries.put(text, self.embedder.embed_queries([text])[0])
 
 
 def passage_text(source: Source, chunk: Chunk) -> str:
@@ -151,7 +146,7 @@ class Sieve:
         self.fast_candidates = fast_candidates
         self.static = static
         self.background = background
-        self._prepared: OrderedDict[str, Prepared] = OrderedDict()
+        self._prepared: Lru[str, Prepared] = Lru(64)
 
     # --- entry points -------------------------------------------------------------------------------
 
@@ -230,10 +225,8 @@ class Sieve:
             passages = [passage_text(sources[si], c) for si, c in units]
             candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
             static = self.static.embed(passages) if self.static is not None else None
-            prep = Prepared(key, units, passages, candidates, Bm25Index.build(passages), static)
-            self._prepared[key] = prep
-            if len(self._prepared) > 64:
-                self._prepared.popitem(last=False)
+            prep = self._prepared.put(key, Prepared(key, units, passages, candidates, Bm25Index.build(passages),
+                                                    static))
         return prep
 
     def _passage_vectors(self, prep: Prepared, pool: list[int]) -> np.ndarray:

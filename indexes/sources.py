@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -15,6 +13,7 @@ from ingest.normalize import Document, Section, View, build_view
 from ingest.tokens import Tokenizer
 
 from .errors import InvalidRequest, NotFound
+from .lru import Lru
 from .store import SOURCES, QdrantStore
 
 
@@ -78,20 +77,13 @@ class SourceStore:
         store.ensure_collection(SOURCES)
         # Sources never change once stored, so recent ones are kept as objects: a re-filter then skips
         # reading and decoding a 40k-token payload (~15 ms) from the store.
-        self._recent: OrderedDict[str, Source] = OrderedDict()
-        self._recent_lock = threading.Lock()
+        self._recent: Lru[str, Source] = Lru(64)
 
     def _remember(self, source: Source) -> Source:
-        with self._recent_lock:
-            self._recent[source.ref] = source
-            self._recent.move_to_end(source.ref)
-            if len(self._recent) > 64:
-                self._recent.popitem(last=False)
-        return source
+        return self._recent.put(source.ref, source)
 
     def _recalled(self, tenant: str, ref: str) -> Source | None:
-        with self._recent_lock:
-            source = self._recent.get(ref)
+        source = self._recent.get(ref)
         return source if source is not None and source.tenant == tenant else None
 
     def get(self, tenant: str, ref: str) -> Source:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,8 @@ from ingest.tokens import Tokenizer
 
 from .errors import InvalidRequest, NotFound
 from .lexical import Bm25Index
-from .ranking import standardise
+from .lru import Lru
+from .ranking import rank_order, standardise
 from .sieve import EmbeddingCache
 from .store import QdrantStore
 from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
@@ -89,7 +89,7 @@ class ToolIndex:
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
-        self._prepared: OrderedDict[str, _Prepared] = OrderedDict()
+        self._prepared: Lru[str, _Prepared] = Lru(64)
         self._write = threading.Lock()  # read-modify-write of a toolset payload (feedback) in this process
         self._parsed: dict[tuple[str, str], Toolset] = {}  # by (tenant, name); checked against the head's versions
         store.ensure_collection(TOOLSETS)
@@ -192,8 +192,7 @@ class ToolIndex:
         sets = self.get_many(tenant, sorted(set(toolsets)))
         prepared = self._prepare(sets)
         dense, fused = self._scores(prepared, query)
-        rounded = np.round(fused, 9)
-        order = np.lexsort((np.arange(len(rounded)), prepared.name_rank, -rounded)).tolist()
+        order = rank_order(fused, prepared.name_rank)
         chosen = self._choose(prepared, order, dense, k, always, fmt, min_score, max_tokens)
         tools = [render(prepared.owners[i][1], fmt) for i in chosen]
         selected = [Selected(prepared.owners[i][1].name, prepared.owners[i][0], round(float(dense[i]), 4))
@@ -268,7 +267,6 @@ class ToolIndex:
         key = "|".join(f"{s.name}@{s.version}" for s in sets) + f"|{sets[0].tenant}"
         prepared = self._prepared.get(key)
         if prepared is not None:
-            self._prepared.move_to_end(key)
             return prepared
         owners = [(s.name, t) for s in sets for t in s.tools]
         evidence: list[str] = []
@@ -289,10 +287,7 @@ class ToolIndex:
             owners, self.vectors.passages([index_text(t) for _, t in owners]),
             self.vectors.passages([name_text(t) for _, t in owners]), evidence_vectors, owner, centroids,
             Bm25Index.build(lexical_texts), np.argsort(np.argsort([t.name for _, t in owners], kind="stable")))
-        self._prepared[key] = prepared
-        if len(self._prepared) > 64:
-            self._prepared.popitem(last=False)
-        return prepared
+        return self._prepared.put(key, prepared)
 
     @staticmethod
     def _feedback_of(sets: list[Toolset], set_name: str, tool: str) -> list[str]:
