@@ -149,7 +149,8 @@ def main() -> None:
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    static = ensure_static(Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models")
+    static = ensure_static(Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models",
+                           embedder.backend_tokenizer)
     runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer, static, args.candidates),
                "every chunk embedded (accurate)": ctxsieve_runner("accurate", embedder, tokenizer, static),
                "LangChain splitter + EmbeddingsFilter": langchain_runner(embedder, tokenizer)}

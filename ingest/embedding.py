@@ -52,6 +52,11 @@ class SentenceTransformerEmbedder:
         getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(getter())
 
+    @property
+    def backend_tokenizer(self) -> Any:
+        """The model's `tokenizers.Tokenizer` (None for a slow tokenizer), for others to share."""
+        return getattr(self.model.tokenizer, "backend_tokenizer", None)
+
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         return self._encode(texts, "query")
 

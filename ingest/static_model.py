@@ -21,7 +21,7 @@ STATIC_VERSION = "1"
 
 @dataclass
 class StaticEmbedder:
-    vectors: np.ndarray  # (vocab, dim) float32
+    vectors: np.ndarray  # (vocab, dim) float16, memory-mapped: only rows in use are resident
     tokenizer: Any  # tokenizers.Tokenizer
     special: frozenset[int]
 
@@ -36,7 +36,7 @@ class StaticEmbedder:
         for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
             ids = [i for i in encoding.ids if i not in self.special and i < len(self.vectors)]
             if ids:
-                out[row] = self.vectors[ids].mean(axis=0)
+                out[row] = self.vectors[ids].astype(np.float32).mean(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms == 0, 1.0, norms)
 
@@ -72,10 +72,12 @@ def distil(model_folder: Path, dim: int = 256, batch: int = 4096) -> np.ndarray:
     return np.asarray(reduced, dtype=np.float32)
 
 
-def ensure_static(model_folder: Path, cache_dir: Path) -> StaticEmbedder:
-    """Distil once (minutes on a CPU) into cache_dir, keyed by the model's weights; then load in a second."""
-    from tokenizers import Tokenizer
+def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None) -> StaticEmbedder:
+    """Distil once (minutes on a CPU) into cache_dir, keyed by the model's weights; then load in a second.
 
+    `tokenizer`, the dense model's own `tokenizers.Tokenizer` when it is loaded, lends its vocabulary:
+    a second copy of the 250k-piece model costs ~290 MB of RSS.
+    """
     weights = model_folder / "model.safetensors"
     digest = hashlib.sha256(f"{STATIC_VERSION}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode())
     target = cache_dir / f"static-{model_folder.name}-{digest.hexdigest()[:12]}.npy"
@@ -84,6 +86,32 @@ def ensure_static(model_folder: Path, cache_dir: Path) -> StaticEmbedder:
         partial = target.with_suffix(".partial.npy")
         np.save(partial, distil(model_folder).astype(np.float16))
         partial.replace(target)
-    tokenizer = Tokenizer.from_file(str(model_folder / "tokenizer.json"))
-    special = {*tokenizer.encode("").ids, *(tokenizer.token_to_id(t) for t in ("<pad>", "[PAD]", "<unk>", "[UNK]"))}
-    return StaticEmbedder(np.load(target).astype(np.float32), tokenizer, frozenset(i for i in special if i is not None))
+    own = sharing(tokenizer) if tokenizer is not None else _from_folder(model_folder)
+    special = {*own.encode("").ids, *(own.token_to_id(t) for t in ("<pad>", "[PAD]", "<unk>", "[UNK]"))}
+    # Kept as stored (float16) and mapped, not copied to float32: 128 MB of file pages the kernel can
+    # drop, against 256 MB of heap. Rows are widened per text, so the vectors are the same as before.
+    table = np.load(target, mmap_mode="r")
+    return StaticEmbedder(table, own, frozenset(i for i in special if i is not None))
+
+
+def _from_folder(model_folder: Path) -> Any:
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(model_folder / "tokenizer.json"))
+
+
+def sharing(tokenizer: Any) -> Any:
+    """A tokenizer over the same vocabulary model (shared, not copied) with its own settings.
+
+    The dense model's wrapper turns truncation and padding on in its tokenizer; this one must not
+    see them (and must not race them), so it gets its own pipeline around the shared model.
+    """
+    from tokenizers import Tokenizer
+
+    own = Tokenizer(tokenizer.model)
+    for part in ("normalizer", "pre_tokenizer", "post_processor", "decoder"):
+        if getattr(tokenizer, part) is not None:
+            setattr(own, part, getattr(tokenizer, part))
+    added = tokenizer.get_added_tokens_decoder()  # <s>, <mask>...: the vocabulary outside the model
+    own.add_special_tokens([added[i] for i in sorted(added)])
+    return own

@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from indexes.background import BackgroundEmbedder
 from indexes.collections import CollectionIndex
@@ -61,16 +62,16 @@ def load_models(settings: Settings) -> Models:
     embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads,
                                          settings.int8)
     embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
-    return Models(tokenizer, embedder, load_static(settings))
+    return Models(tokenizer, embedder, load_static(settings, embedder.backend_tokenizer))
 
 
-def load_static(settings: Settings) -> StaticEmbedder | None:
+def load_static(settings: Settings, tokenizer: Any = None) -> StaticEmbedder | None:
     """The fast mode's first stage; distilled once from the model (about two minutes on 2 cores)."""
     folder = Path(resolve_model_path(settings.embed_model, settings.model_dir))
     if not settings.static_stage or not (folder / "tokenizer.json").exists():
         log.info("no static first stage: fast mode ranks candidates by BM25 alone")
         return None
-    return ensure_static(folder, settings.model_dir)
+    return ensure_static(folder, settings.model_dir, tokenizer)
 
 
 def build_engine(settings: Settings, models: Models) -> Engine:
