@@ -69,13 +69,19 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("server did not become ready")
 
 
-def rss_mib(pid: int | None) -> float | None:
+def rss_mib(pid: int | None, field: str = "VmRSS") -> float | None:
+    """Resident MiB from /proc: VmRSS in all, or RssAnon (heap) / RssFile (mapped files the kernel can drop)."""
     if pid is None:
         return None
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return None
+
+
+def rss_line(pid: int | None) -> str:
+    fields = ("VmRSS", "RssAnon", "RssFile")
+    return ", ".join(f"{field} {rss_mib(pid, field) or float('nan'):.0f} MiB" for field in fields)
 
 
 def setup(url: str) -> tuple[Fixture, int]:
@@ -213,6 +219,8 @@ def main() -> None:
         process, url = (None, args.url) if args.url else start_server(Path(folder))
         pid = process.pid if process else None
         try:
+            if pid is not None:
+                print(f"ready and idle: {rss_line(pid)}", flush=True)
             t = time.monotonic()
             fx, documents = setup(url)
             print(f"setup: 199 tools, a {documents}-document collection, inputs ready in {time.monotonic() - t:.0f} s; "
@@ -220,8 +228,8 @@ def main() -> None:
             windows, samples = asyncio.run(phase(url, fx, args.clients, args.duration, pid, args.interval, 0))
             report(windows, samples, args.interval)
             totals("steady load", windows)
-            print(f"RSS trend: {trend(samples)}; peak {max((r for _, r in samples), default=float('nan')):.0f} MiB",
-                  flush=True)
+            print(f"RSS trend: {trend(samples)}; peak {max((r for _, r in samples), default=float('nan')):.0f} MiB; "
+                  f"at the end: {rss_line(pid)}", flush=True)
             if args.overload:
                 over, _ = asyncio.run(phase(url, fx, args.overload, 20, pid, 20, 1000))
                 totals(f"deliberate overload ({args.overload} clients, 20 s)", over)

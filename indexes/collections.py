@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -30,6 +31,8 @@ from .sieve import EmbeddingCache, Usage, make_usage
 from .store import QdrantStore
 
 REGISTRY = "ctxsieve_collections"
+# Loaded collections kept in memory: 10k chunks hold ~30 MB; an evicted one is re-read from the store.
+LOADED_BYTES = 128 << 20
 
 
 def _version(registry: dict[str, Any]) -> str:
@@ -83,6 +86,11 @@ class _Loaded:
     candidates: list[Candidate]  # built once per version, not per query (10k chunks cost ~30 ms in Python)
     tokens: int
 
+    def nbytes(self) -> int:
+        """About what it holds: vectors, BM25, each chunk's passage and text, ~500 bytes of payload a chunk."""
+        texts = sum(sys.getsizeof(p.get("passage", "")) + sys.getsizeof(p.get("text", "")) + 500 for p in self.payloads)
+        return int(self.vectors.nbytes) + self.lexical.nbytes + texts
+
 
 class CollectionIndex:
     def __init__(self, store: QdrantStore, vectors: EmbeddingCache, tokenizer: Tokenizer, chunk_tokens: int,
@@ -96,7 +104,7 @@ class CollectionIndex:
         store.ensure_collection(REGISTRY)
         store.ensure_collection(self.points, {vectors.vector: vectors.embedder.dim})
         self._write = threading.Lock()
-        self._loaded: Lru[tuple[str, str], _Loaded] = Lru(32)
+        self._loaded: Lru[tuple[str, str], _Loaded] = Lru(32, LOADED_BYTES, _Loaded.nbytes)
 
     # --- registry -----------------------------------------------------------------------------------
 

@@ -58,6 +58,11 @@ class Bm25Index:
         postings = {t: (np.array(ids[t], dtype=np.int64), np.array(freqs[t], dtype=np.float64)) for t in ids}
         return cls(postings, lengths)
 
+    @property
+    def nbytes(self) -> int:
+        """About what it holds: the arrays, plus each term's key and two array headers (~300 bytes)."""
+        return int(self.lengths.nbytes) + sum(d.nbytes + f.nbytes + 300 for d, f in self.postings.values())
+
     def scores(self, query: str) -> np.ndarray:
         n = len(self.lengths)
         out = np.zeros(n, dtype=np.float64)

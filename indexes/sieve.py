@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,9 @@ from .store import QdrantStore
 from .websearch import Page, SearchQuery
 
 Order = Literal["document", "score"]
+# Prepared refs kept for re-filtering: a 40k-token output holds ~4.5 MB (chunk texts, BM25, static and dense
+# vectors), so ~28 of those, or hundreds of small ones. An evicted ref re-filters in ~0.2 s more, nothing lost.
+PREPARED_BYTES = 128 << 20
 Mode = Literal["fast", "accurate"]
 
 
@@ -146,7 +150,7 @@ class Sieve:
         self.fast_candidates = fast_candidates
         self.static = static
         self.background = background
-        self._prepared: Lru[str, Prepared] = Lru(64)
+        self._prepared: Lru[str, Prepared] = Lru(64, PREPARED_BYTES, self._weigh)
 
     # --- entry points -------------------------------------------------------------------------------
 
@@ -228,6 +232,10 @@ class Sieve:
             prep = self._prepared.put(key, Prepared(key, units, passages, candidates, Bm25Index.build(passages),
                                                     static))
         return prep
+
+    def _weigh(self, prep: Prepared) -> int:
+        """Its bytes once every chunk's dense vector is in the memo (the background worker's end state)."""
+        return prep.nbytes + len(prep.passages) * self.vectors.embedder.dim * 4
 
     def _passage_vectors(self, prep: Prepared, pool: list[int]) -> np.ndarray:
         """Dense vectors of the pool's chunks: from memory, else the cache (which embeds what is new)."""
@@ -321,6 +329,13 @@ class Prepared:
     static: np.ndarray | None
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
     completing: bool = False  # handed to the background worker
+
+    @property
+    def nbytes(self) -> int:
+        """What it holds apart from the dense memo (weighed by the sieve, which knows the model's size)."""
+        texts = sum(sys.getsizeof(p) for p in self.passages) + sum(sys.getsizeof(c.text) for c in self.candidates)
+        static = 0 if self.static is None else int(self.static.nbytes)
+        return texts + static + self.lexical.nbytes + 200 * len(self.units)
 
 
 def make_usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -15,6 +16,9 @@ from ingest.tokens import Tokenizer
 from .errors import InvalidRequest, NotFound
 from .lru import Lru
 from .store import SOURCES, QdrantStore
+
+# Recent sources kept as objects (refs are immutable); the store has them all, this saves re-reading.
+RECENT_SOURCE_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,12 @@ class Source:
     def chunk_text(self, chunk: Chunk) -> str:
         return chunk.text(self.view.text)
 
+    def nbytes(self) -> int:
+        """About what it holds in memory: its texts, and ~200 bytes a chunk."""
+        view = 0 if self.view.text is self.text else sys.getsizeof(self.view.text)
+        documents = sum(sys.getsizeof(d.get("text", "")) for d in self.documents or [])
+        return sys.getsizeof(self.text) + view + documents + 200 * len(self.chunks)
+
     def section(self, chunk: Chunk) -> Section:
         return self.view.sections[chunk.document]
 
@@ -77,7 +87,7 @@ class SourceStore:
         store.ensure_collection(SOURCES)
         # Sources never change once stored, so recent ones are kept as objects: a re-filter then skips
         # reading and decoding a 40k-token payload (~15 ms) from the store.
-        self._recent: Lru[str, Source] = Lru(64)
+        self._recent: Lru[str, Source] = Lru(64, RECENT_SOURCE_BYTES, Source.nbytes)
 
     def _remember(self, source: Source) -> Source:
         return self._recent.put(source.ref, source)

@@ -78,7 +78,15 @@ class _Prepared:
     name_rank: np.ndarray  # each tool's place in name order: the tie-break after the score
     tokens_all: dict[str, int] = field(default_factory=dict)  # per format: counting 5,000 tools costs ~0.5 s
 
+    def nbytes(self) -> int:
+        """About what it holds: the arrays and BM25, and ~1 KB a tool for its schema objects."""
+        arrays = (self.tool_vectors, self.name_vectors, self.evidence_vectors, self.evidence_owner, self.centroids,
+                  self.name_rank)
+        return sum(int(a.nbytes) for a in arrays) + self.lexical.nbytes + 1024 * len(self.owners)
 
+
+# Prepared toolsets kept in memory: 5,000 tools hold ~25 MB, so a handful of those or dozens of small sets.
+PREPARED_BYTES = 128 << 20
 MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence is judged among themselves
 
 
@@ -89,7 +97,7 @@ class ToolIndex:
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
-        self._prepared: Lru[str, _Prepared] = Lru(64)
+        self._prepared: Lru[str, _Prepared] = Lru(64, PREPARED_BYTES, _Prepared.nbytes)
         self._write = threading.Lock()  # read-modify-write of a toolset payload (feedback) in this process
         self._parsed: dict[tuple[str, str], Toolset] = {}  # by (tenant, name); checked against the head's versions
         store.ensure_collection(TOOLSETS)
