@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 from .settings import Settings
 
@@ -16,15 +19,36 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(**overrides)
 
 
-def _fewer_malloc_arenas() -> None:
-    """glibc gives each of the worker threads its own heap arena; freed memory then stays scattered over
-    them and RSS creeps up under load. Two arenas (set before any thread starts) keep it compact."""
+def _libc() -> Any:
     import ctypes
     import ctypes.util
 
     name = ctypes.util.find_library("c")
-    if sys.platform.startswith("linux") and name:
-        ctypes.CDLL(name).mallopt(-8, 2)  # M_ARENA_MAX
+    return ctypes.CDLL(name) if sys.platform.startswith("linux") and name else None
+
+
+def _fewer_malloc_arenas() -> None:
+    """glibc gives each of the worker threads its own heap arena; freed memory then stays scattered over
+    them and RSS creeps up under load. Two arenas (set before any thread starts) keep it compact."""
+    libc = _libc()
+    if libc is not None:
+        libc.mallopt(-8, 2)  # M_ARENA_MAX
+
+
+def _trim_freed_memory(every: float) -> None:
+    """Hand freed heap pages back to the kernel every few seconds. Inference frees activation buffers of
+    every size; glibc keeps them, so under load RSS grew ~470 MB over idle with nothing live to show for
+    it (tracemalloc saw 76 MB of Python objects). malloc_trim returns the free pages of every arena."""
+    libc = _libc()
+    if libc is None or every <= 0:
+        return
+
+    def loop() -> None:
+        while True:
+            time.sleep(every)
+            libc.malloc_trim(0)
+
+    threading.Thread(target=loop, name="malloc-trim", daemon=True).start()
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -35,6 +59,7 @@ def serve(args: argparse.Namespace) -> int:
     from .app import create_app
 
     settings = _settings(args)
+    _trim_freed_memory(settings.malloc_trim_seconds)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level)
     return 0
 

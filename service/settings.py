@@ -38,6 +38,8 @@ class Settings(BaseSettings):
                                           "recall@300 0.947 -> 0.927 (README)")
     background_embedding: bool = Field(True, description="embed the rest of a fresh input while idle, so "
                                                          "re-filtering it needs no inference")
+    malloc_trim_seconds: float = Field(5.0, ge=0, description="how often `serve` hands freed heap pages back to "
+                                                              "the kernel (0: never)")
     inference_threads: int | None = Field(None, ge=1, description="torch threads (default: all cores)")
     read_roots: str = Field("", description=f"folders /v1/read may read, separated by '{os.pathsep}'; "
                                              "empty = reading is off")
