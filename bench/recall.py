@@ -1,6 +1,6 @@
 """Evidence recall at a token budget: ctxsieve vs dense alone, BM25 alone and LangChain's splitter + top-k.
 
-Usage: python -m bench.recall [--questions 150] [--sets squad,cmrc]
+Usage: python -m bench.recall [--questions 150] [--sets squad,cmrc] [--store FOLDER]
 All methods run in the same process on the same model; the first three share ctxsieve's chunks.
 """
 
@@ -97,10 +97,12 @@ def main() -> None:
     parser.add_argument("--peers", default="dense,bm25,langchain")
     parser.add_argument("--weights", default="", help="extra fused weights to try on the same chunks")
     parser.add_argument("--candidates", default="", help="extra fast-mode candidate counts to try")
+    parser.add_argument("--store", type=Path, help="keep chunk vectors in this folder across runs (a vector depends "
+                                                   "only on the model and the text, so reuse changes no figure)")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models", int8=args.int8)
-    store = QdrantStore.open()  # in memory: every method shares the chunk-vector cache
+    store = QdrantStore.open(args.store)  # every method shares the chunk-vector cache (in memory by default)
     loaders = {"squad": squad_cases, "cmrc": cmrc_cases,
                "haystack": lambda _n: haystack_cases((10_000, 40_000, 100_000), (0.1, 0.5, 0.9), tokenizer)}
     for set_name in args.sets.split(","):

@@ -55,8 +55,7 @@ def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int) -> list[Chu
     chunks: list[Chunk] = []
     for doc_index, section in enumerate(view.sections):
         blocks = _blocks(view.text, section)
-        for start, end, context in _pack(view.text, blocks, tokenizer, target_tokens):
-            tokens = tokenizer.count(view.text[start:end])
+        for start, end, tokens, context in _pack(view.text, blocks, tokenizer, target_tokens):
             chunks.append(Chunk(len(chunks), start, end, tokens, doc_index, context))
     return chunks
 
@@ -225,9 +224,11 @@ def _sentences(text: str, start: int, end: int, by_lines: bool) -> Iterator[tupl
     yield from _stripped(text, pos, end)
 
 
-def _pack(text: str, blocks: list[Block], tokenizer: Tokenizer, target: int) -> Iterator[tuple[int, int, str]]:
-    """Greedily join consecutive pieces up to `target` tokens, never across a section start."""
-    pieces: list[tuple[int, int]] = []
+def _pack(text: str, blocks: list[Block], tokenizer: Tokenizer, target: int
+          ) -> Iterator[tuple[int, int, int, str]]:
+    """(start, end, tokens, context) chunks: consecutive pieces joined greedily up to `target` tokens, never
+    across a section start."""
+    pieces: list[tuple[int, int, int]] = []
     context = ""
     used = 0
     small = target // 3
@@ -246,17 +247,22 @@ def _pack(text: str, blocks: list[Block], tokenizer: Tokenizer, target: int) -> 
                 context, used = block.context, tokens
             else:
                 used += 1 + tokens
-            pieces.append((s, e))
+            pieces.append((s, e, tokens))
     if pieces:
         yield from _flush(text, pieces, context, tokenizer, target)
 
 
-def _flush(text: str, pieces: list[tuple[int, int]], context: str, tokenizer: Tokenizer, target: int
-           ) -> Iterator[tuple[int, int, str]]:
-    """Emit the joined pieces; in the rare case joining them costs more than the sum, emit them in halves."""
+def _flush(text: str, pieces: list[tuple[int, int, int]], context: str, tokenizer: Tokenizer, target: int
+           ) -> Iterator[tuple[int, int, int, str]]:
+    """Emit the joined pieces; in the rare case joining them costs more than the sum, emit them in halves.
+    Each piece's count was taken on exactly its span, and a join is counted whole, so no count is a guess."""
     start, end = pieces[0][0], pieces[-1][1]
-    if len(pieces) == 1 or tokenizer.count(text[start:end]) <= target:
-        yield start, end, context
+    if len(pieces) == 1:
+        yield start, end, pieces[0][2], context
+        return
+    tokens = tokenizer.count(text[start:end])
+    if tokens <= target:
+        yield start, end, tokens, context
         return
     middle = len(pieces) // 2
     yield from _flush(text, pieces[:middle], context, tokenizer, target)

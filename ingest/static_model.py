@@ -33,7 +33,8 @@ class StaticEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+        # The fast variant skips character offsets, which are not needed here: ~40% of the tokenizing time.
+        for row, encoding in enumerate(self.tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)):
             ids = [i for i in encoding.ids if i not in self.special and i < len(self.vectors)]
             if ids:
                 out[row] = self.vectors[ids].astype(np.float32).mean(axis=0)
