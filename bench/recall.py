@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.datasets import Case, cmrc_cases, found, haystack_cases, squad_cases
-from indexes.sieve import EmbeddingCache, FilterParams, Sieve
+from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, EmbeddingCache, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
 from ingest.embedding import load_sentence_transformer, resolve_model_path
@@ -31,12 +31,12 @@ STATIC: list[StaticEmbedder | None] = []
 
 
 def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
-               fast_candidates: int = 20, static: bool = True) -> Sieve:
+               fast_candidates: int = FAST_CANDIDATES, static: bool = True, neighbours: int = FAST_NEIGHBOURS) -> Sieve:
     if not STATIC:
         STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models"))
     sources = SourceStore(store, tokenizer, chunk_tokens)
     return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight, fast_candidates,
-                 STATIC[0] if static else None)
+                 STATIC[0] if static else None, fast_neighbours=neighbours)
 
 
 def resolve_model_path_folder() -> Path:
@@ -96,7 +96,8 @@ def main() -> None:
     parser.add_argument("--dense-weight", type=float, default=0.6)
     parser.add_argument("--peers", default="dense,bm25,langchain")
     parser.add_argument("--weights", default="", help="extra fused weights to try on the same chunks")
-    parser.add_argument("--candidates", default="", help="extra fast-mode candidate counts to try")
+    parser.add_argument("--variants", default="20/0", help="other fast-mode budgets to run, as candidates/neighbours "
+                                                           "(20/0: session 2's default, 20 plain candidates)")
     parser.add_argument("--store", type=Path, help="keep chunk vectors in this folder across runs (a vector depends "
                                                    "only on the model and the text, so reuse changes no figure)")
     args = parser.parse_args()
@@ -113,11 +114,10 @@ def main() -> None:
         sieve = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer)
         evaluate(f"ctxsieve accurate ({args.chunk_tokens}-token chunks)", sieve_method(sieve, "accurate"), cases)
         evaluate("ctxsieve fast (default)", sieve_method(sieve), cases)
-        for n in [int(x) for x in args.candidates.split(",") if x]:
-            variant = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, n)
-            evaluate(f"fast, {n} dense candidates", sieve_method(variant), cases)
-            lexical_only = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, n, False)
-            evaluate(f"fast, {n} candidates, BM25 first stage only", sieve_method(lexical_only), cases)
+        for spec in [v for v in args.variants.split(",") if v]:
+            n, around = (int(x) for x in spec.split("/"))
+            variant = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, n, True, around)
+            evaluate(f"fast, {n} candidates + neighbours of {around}", sieve_method(variant), cases)
         for weight in [float(w) for w in args.weights.split(",") if w]:
             variant = make_sieve(store, args.chunk_tokens, weight, embedder, tokenizer)
             evaluate(f"fused, dense weight {weight}", sieve_method(variant, "accurate"), cases)

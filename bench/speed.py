@@ -22,7 +22,7 @@ import numpy as np
 
 from bench.datasets import DATA, squad_cases
 from indexes.background import BackgroundEmbedder
-from indexes.sieve import EmbeddingCache, FilterParams, Sieve
+from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, EmbeddingCache, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
 from ingest.embedding import load_sentence_transformer, resolve_model_path
@@ -67,13 +67,13 @@ def inputs(size: int, trials: int, tokenizer) -> list[str]:  # type: ignore[no-u
 Run = Callable[[str], tuple[float, int]]  # seconds, tokens returned
 
 
-def ctxsieve_runner(mode: str, embedder, tokenizer, static, candidates: int = 20  # type: ignore[no-untyped-def]
-                    ) -> Run:
+def ctxsieve_runner(mode: str, embedder, tokenizer, static,  # type: ignore[no-untyped-def]
+                    candidates: int = FAST_CANDIDATES, neighbours: int = FAST_NEIGHBOURS) -> Run:
     def run(text: str) -> tuple[float, int]:
         with tempfile.TemporaryDirectory() as folder:
             store = QdrantStore.open(Path(folder))
             sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, embedder), tokenizer,
-                          static=static, fast_candidates=candidates)
+                          static=static, fast_candidates=candidates, fast_neighbours=neighbours)
             started = time.perf_counter()
             result = sieve.filter("bench", SourceInput((Document(text),), True),
                                   FilterParams(QUERY, k=5, max_tokens=800, mode=mode))  # type: ignore[arg-type]
@@ -144,14 +144,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--sizes", default="2000,10000,40000,100000")
-    parser.add_argument("--candidates", type=int, default=20, help="fast mode's dense candidates")
+    parser.add_argument("--candidates", type=int, default=FAST_CANDIDATES, help="fast mode's first-stage candidates")
+    parser.add_argument("--neighbours", type=int, default=FAST_NEIGHBOURS,
+                        help="best dense hits whose neighbouring chunks are embedded too")
     parser.add_argument("--peer-sizes", default="2000,10000,40000", help="sizes at which the slow peers also run")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     static = ensure_static(Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models",
                            embedder.backend_tokenizer)
-    runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer, static, args.candidates),
+    runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer, static, args.candidates,
+                                                                 args.neighbours),
                "every chunk embedded (accurate)": ctxsieve_runner("accurate", embedder, tokenizer, static),
                "LangChain splitter + EmbeddingsFilter": langchain_runner(embedder, tokenizer)}
     peer_sizes = {int(s) for s in args.peer_sizes.split(",") if s}

@@ -83,7 +83,7 @@ def build_engine(settings: Settings, models: Models) -> Engine:
     gate = AdmissionGate(settings.max_running, settings.max_queued)
     background = BackgroundEmbedder(cache, lambda: gate.depth == 0) if settings.background_embedding else None
     sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates, models.static,
-                  background)
+                  background, settings.fast_neighbours)
     tools = ToolIndex(store, cache, tokenizer, settings.tool_dense_weight)
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)

@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
+
 _CACHE = Path.home() / ".cache" / "ctxsieve"
 
 
@@ -33,7 +35,10 @@ class Settings(BaseSettings):
     max_running: int = Field(2, ge=1, le=64, description="filter requests running at once")
     max_queued: int = Field(32, ge=0, le=10_000, description="requests waiting beyond that; more get 429")
     static_stage: bool = Field(True, description="distil a static embedding for fast mode's first stage")
-    fast_candidates: int = Field(20, ge=1, le=1000, description="chunks embedded per fresh input in fast mode")
+    fast_candidates: int = Field(FAST_CANDIDATES, ge=1, le=1000,
+                                 description="first-stage chunks embedded per fresh input in fast mode")
+    fast_neighbours: int = Field(FAST_NEIGHBOURS, ge=0, le=100,
+                                 description="then the chunks either side of this many best dense hits")
     int8: bool = Field(False, description="int8 linear layers in the dense model: ~2x faster, but SQuAD "
                                           "recall@300 0.947 -> 0.927 (README)")
     background_embedding: bool = Field(True, description="embed the rest of a fresh input while idle, so "
