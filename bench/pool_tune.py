@@ -2,9 +2,9 @@
 
 Usage: python -m bench.pool_tune [--questions 300] [--store FOLDER]
 For each dev question (disjoint from the test questions bench/recall.py reports) every chunk's dense, BM25
-and static score is computed once; a rule (which chunks reach the dense model) is then replayed exactly as
-the sieve would run it, fused and packed, and scored for evidence recall at 300 / 600 tokens against
-`accurate` (every chunk). Rules: N plain candidates, or N candidates plus the chunks either side of the
+and static score is computed once; a rule (which chunks reach the dense model) is then replayed with the
+sieve's own functions (interleave, neighbours, select) and scored for evidence recall at 300 / 600 tokens
+against `accurate` (every chunk). Rules: N plain candidates, or N candidates plus the chunks either side of the
 best K dense hits (radius R). The pool columns are how many chunks the full model embeds (mean / max).
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from bench.datasets import Case, cmrc_dev_cases, found, squad_dev_cases
 from bench.recall import BUDGETS, CACHE, make_sieve
-from indexes.ranking import Candidate, fuse, pack_to_budget, rank_order
+from indexes.ranking import Candidate, interleave, neighbours, rank_order, select
 from indexes.sources import SourceInput
 from indexes.store import QdrantStore
 from ingest.embedding import load_sentence_transformer
@@ -34,7 +34,7 @@ class Scored:
     static: np.ndarray
     dense: np.ndarray
     candidates: list[Candidate]
-    documents: np.ndarray  # each chunk's document, so neighbours stay inside one
+    documents: np.ndarray  # as Prepared.documents: neighbours stay inside one
 
 
 Rule = Callable[[Scored], list[int]]
@@ -49,35 +49,32 @@ def dump(cases: list[Case], sieve) -> list[Scored]:  # type: ignore[no-untyped-d
         static = prep.static @ sieve.static.embed([case.question])[0]
         dense = sieve._passage_vectors(prep, every) @ sieve.vectors.query(case.question)
         rows.append(Scored(case, prep.lexical.scores(case.question), static, dense, prep.candidates,
-                           np.array([chunk.document for _, chunk in prep.units])))
+                           prep.documents))
     return rows
 
 
-def interleaved(row: Scored, n: int) -> list[int]:
-    rankings = [rank_order(row.lexical), rank_order(row.static)]
-    pool: dict[int, None] = {}
-    for position in range(len(row.lexical)):
-        for ranking in rankings:
-            pool.setdefault(ranking[position])
-        if len(pool) >= n:
-            break
-    return list(pool)[:n]
+def first_stage(row: Scored, n: int) -> list[int]:
+    return interleave([rank_order(row.lexical), rank_order(row.static)], n)
 
 
 def plain(n: int) -> Rule:
-    return lambda row: interleaved(row, n) if len(row.dense) > n else list(range(len(row.dense)))
+    return lambda row: first_stage(row, n) if len(row.dense) > n else list(range(len(row.dense)))
 
 
 def with_neighbours(n: int, best: int, radius: int = 1) -> Rule:
     def rule(row: Scored) -> list[int]:
         if len(row.dense) <= n + 2 * best * radius:  # as the sieve: no more than the most it could embed
             return list(range(len(row.dense)))
-        first = interleaved(row, n)
-        top = sorted(first, key=lambda i: (-round(float(row.dense[i]), 9), i))[:best]
-        around = [j for i in top for offset in range(1, radius + 1) for j in (i - offset, i + offset)
-                  if 0 <= j < len(row.dense) and row.documents[j] == row.documents[i]]
-        return first + [j for j in dict.fromkeys(around) if j not in first]
+        first = first_stage(row, n)
+        return first + neighbours(first, only(row.dense, first), row.documents, best, radius)
     return rule
+
+
+def only(dense: np.ndarray, pool: list[int]) -> np.ndarray:
+    """The dense scores the sieve would have: those of the pool, NaN elsewhere."""
+    out = np.full(len(dense), np.nan)
+    out[pool] = dense[pool]
+    return out
 
 
 def recall(rows: list[Scored], rule: Rule) -> tuple[float, int, list[float]]:
@@ -86,11 +83,8 @@ def recall(rows: list[Scored], rule: Rule) -> tuple[float, int, list[float]]:
     for row in rows:
         pool = rule(row)
         sizes.append(len(pool))
-        dense = np.full(len(row.dense), np.nan)
-        dense[pool] = row.dense[pool]
-        fused = fuse(dense, row.lexical, 0.6)
         for budget in BUDGETS:
-            chosen = pack_to_budget(row.candidates, fused, 50, budget, np.isfinite(dense))
+            chosen = select(row.candidates, only(row.dense, pool), row.lexical, 0.6, 50, budget)
             hits[budget] += found(row.case.answers, "\n".join(row.candidates[i].text for i in chosen))
     return float(np.mean(sizes)), max(sizes), [hits[b] / len(rows) for b in BUDGETS]
 

@@ -45,6 +45,29 @@ def rank_order(scores: np.ndarray, tie_break: np.ndarray | None = None) -> list[
     return np.lexsort(keys).tolist()  # type: ignore[no-any-return]
 
 
+def interleave(rankings: Sequence[Sequence[int]], n: int) -> list[int]:
+    """The first n distinct indices, taking turns between rankings (each best first): an entry that only
+    one ranking rates highly still gets in."""
+    chosen: dict[int, None] = {}
+    for position in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if position < len(ranking):
+                chosen.setdefault(ranking[position])
+        if len(chosen) >= n:
+            break
+    return list(chosen)[:n]
+
+
+def neighbours(pool: Sequence[int], dense: np.ndarray, documents: np.ndarray, best: int, radius: int = 1
+               ) -> list[int]:
+    """Chunks within `radius` of the pool's `best` dense hits, in the same document and not scored yet
+    (NaN in `dense`), in index order. Evidence sits next to what restates the question."""
+    top = sorted(pool, key=lambda i: (-round(float(dense[i]), 9), i))[:best]  # the order rank_order gives
+    around = {j for i in top for offset in range(1, radius + 1) for j in (i - offset, i + offset)
+              if 0 <= j < len(dense) and documents[j] == documents[i] and np.isnan(dense[j])}
+    return sorted(around)
+
+
 @dataclass(frozen=True)
 class Candidate:
     index: int
@@ -75,3 +98,12 @@ def pack_to_budget(candidates: Sequence[Candidate], fused: np.ndarray, k: int, m
         seen.add(cand.text)
         used += cand.tokens
     return chosen
+
+
+def select(candidates: Sequence[Candidate], dense: np.ndarray, lexical: np.ndarray, dense_weight: float, k: int,
+           max_tokens: int | None, min_score: float | None = None) -> list[int]:
+    """Fuse, then pack: only chunks with a dense score (NaN = not scored) that reach min_score compete."""
+    eligible = np.isfinite(dense)
+    if min_score is not None:
+        eligible &= np.nan_to_num(dense, nan=-2.0) >= min_score
+    return pack_to_budget(candidates, fuse(dense, lexical, dense_weight), k, max_tokens, eligible)

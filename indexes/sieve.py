@@ -26,7 +26,7 @@ from ingest.tokens import Tokenizer
 from .background import BackgroundEmbedder
 from .lexical import Bm25Index
 from .lru import Lru
-from .ranking import Candidate, fuse, pack_to_budget, rank_order
+from .ranking import Candidate, interleave, neighbours, rank_order, select
 from .sources import Source, SourceInput, SourceStore
 from .store import QdrantStore
 from .websearch import Page, SearchQuery
@@ -36,7 +36,9 @@ Order = Literal["document", "score"]
 # vectors), so ~28 of those, or hundreds of small ones. An evicted ref re-filters in ~0.2 s more, nothing lost.
 PREPARED_BYTES = 128 << 20
 # Fast mode's dense budget for a fresh output: the first stage's best 14 chunks, then the chunks either side of
-# the best 3 dense hits; at most 20 chunks through the full model (see Sieve._neighbours for how these were chosen).
+# the best 3 dense hits (indexes.ranking.neighbours); at most 20 through the full model. Chosen on dev questions
+# kept apart from the test ones (python -m bench.pool_tune, which replays these same functions): within 0.3
+# points of every chunk embedded on SQuAD and CMRC, where 20 plain candidates were 1.6 behind on SQuAD @600.
 FAST_CANDIDATES = 14
 FAST_NEIGHBOURS = 3
 Mode = Literal["fast", "accurate"]
@@ -217,17 +219,14 @@ class Sieve:
         pool = self._dense_pool(prep, query, lexical, params.mode)
         dense = np.full(len(prep.passages), np.nan)
         dense[pool] = self._passage_vectors(prep, pool) @ query_vector
-        if len(pool) < len(prep.passages):
-            around = self._neighbours(prep, pool, dense)
+        if len(pool) < len(prep.passages):  # fast mode: then the neighbours of its best hits
+            around = neighbours(pool, dense, prep.documents, self.fast_neighbours)
             dense[around] = self._passage_vectors(prep, around) @ query_vector
         if self.background is not None and not prep.completing and len(prep.vectors) < len(prep.passages):
             prep.completing = True  # once per ref: re-queueing would make the worker re-check every chunk
             self.background.submit(prep.key, prep.passages)  # the next query's candidates, embedded meanwhile
-        fused = fuse(dense, lexical, self.dense_weight)
-        eligible = np.isfinite(dense)
-        if params.min_score is not None:
-            eligible &= np.nan_to_num(dense, nan=-2.0) >= params.min_score
-        chosen = pack_to_budget(prep.candidates, fused, params.k, params.max_tokens, eligible)
+        chosen = select(prep.candidates, dense, lexical, self.dense_weight, params.k, params.max_tokens,
+                        params.min_score)
         return [Pick(prep.units[i][0], prep.units[i][1], float(dense[i])) for i in chosen]
 
     def _prepared_of(self, sources: Sequence[Source]) -> Prepared:
@@ -239,8 +238,9 @@ class Sieve:
             passages = [passage_text(sources[si], c) for si, c in units]
             candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
             static = self.static.embed(passages) if self.static is not None else None
+            documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
             prep = self._prepared.put(key, Prepared(key, units, passages, candidates, Bm25Index.build(passages),
-                                                    static))
+                                                    static, documents))
         return prep
 
     def _weigh(self, prep: Prepared) -> int:
@@ -270,34 +270,7 @@ class Sieve:
         rankings = [rank_order(lexical)]
         if stage.static is not None and self.static is not None:
             rankings.append(rank_order(stage.static @ self.static.embed([query])[0]))
-        pool: dict[int, None] = {}
-        for position in range(n):
-            for ranking in rankings:
-                pool.setdefault(ranking[position])
-            if len(pool) >= self.fast_candidates:
-                break
-        return sorted(list(pool)[: self.fast_candidates])
-
-    def _neighbours(self, stage: Prepared, pool: list[int], dense: np.ndarray) -> list[int]:
-        """The chunks either side of the best dense hits, in the same document, not yet scored.
-
-        Evidence sits next to what matches the question: the answer is often in the sentence after
-        the one that restates it. Chosen on dev questions disjoint from the bench's (bench/pool_tune.py):
-        14 candidates and the neighbours of the best 3 (at most 20 chunks, ~16 on average) came within
-        0.3 points of every chunk embedded on SQuAD and CMRC, where 20 plain candidates were 1.6 behind on
-        SQuAD @600."""
-        best = sorted(pool, key=lambda i: (-round(float(dense[i]), 9), i))[: self.fast_neighbours]  # as rank_order
-        around: list[int] = []
-        for i in best:
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(dense) and np.isnan(dense[j]) and j not in around and self._same_document(stage, i, j):
-                    around.append(j)
-        return sorted(around)
-
-    @staticmethod
-    def _same_document(stage: Prepared, i: int, j: int) -> bool:
-        (source_i, chunk_i), (source_j, chunk_j) = stage.units[i], stage.units[j]
-        return source_i == source_j and chunk_i.document == chunk_j.document
+        return sorted(interleave(rankings, self.fast_candidates))
 
     def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:
         section = source.section(chunk)
@@ -359,6 +332,7 @@ class Prepared:
     candidates: list[Candidate]
     lexical: Bm25Index
     static: np.ndarray | None
+    documents: np.ndarray  # per chunk, which (source, document) it belongs to: neighbours never cross one
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
     completing: bool = False  # handed to the background worker
 

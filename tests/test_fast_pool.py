@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from indexes.ranking import neighbours
 from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, EmbeddingCache, Prepared, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import QdrantStore
@@ -18,14 +19,14 @@ from tests.test_api_filter import QUESTION, search_response
 PARAGRAPH = "The {n}th paragraph of document {d} describes harbour {n} in enough words to fill a chunk. " * 6
 
 
-def two_documents(tokenizer) -> tuple[Sieve, Prepared, int]:  # type: ignore[no-untyped-def]
+def two_documents(tokenizer) -> tuple[Prepared, int]:  # type: ignore[no-untyped-def]
     store = QdrantStore.open()
     sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, HashingEmbedder()), tokenizer)
     docs = tuple(Document("\n\n".join(PARAGRAPH.format(n=n, d=d) for n in range(5)), f"doc {d}") for d in range(2))
     prep = sieve._prepared_of([sieve.sources.put("t", SourceInput(docs, False))])
     last_of_first = max(i for i, (_, chunk) in enumerate(prep.units) if chunk.document == 0)
     assert 2 <= last_of_first < len(prep.units) - 2, "fixture: both documents have several chunks"
-    return sieve, prep, last_of_first
+    return prep, last_of_first
 
 
 def scored(prep: Prepared, scores: dict[int, float]) -> np.ndarray:
@@ -36,17 +37,22 @@ def scored(prep: Prepared, scores: dict[int, float]) -> np.ndarray:
 
 
 def test_neighbours_of_the_best_hits_never_cross_a_document(tokenizer) -> None:  # type: ignore[no-untyped-def]
-    sieve, prep, last = two_documents(tokenizer)
-    sieve.fast_neighbours = 2
+    prep, last = two_documents(tokenizer)
     dense = scored(prep, {last: 0.9, 0: 0.8, last + 2: 0.1})
     # `last` ends document 0: its next chunk opens document 1, a different page, so it is not taken.
-    assert sieve._neighbours(prep, [last, 0, last + 2], dense) == [1, last - 1]
+    assert neighbours([last, 0, last + 2], dense, prep.documents, best=2) == [1, last - 1]
+
+
+def test_radius_two_reaches_two_chunks_each_way(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    prep, last = two_documents(tokenizer)
+    dense = scored(prep, {1: 0.9})
+    assert neighbours([1], dense, prep.documents, best=1, radius=2) == [0, 2, 3]
 
 
 def test_neighbours_already_scored_are_not_embedded_again(tokenizer) -> None:  # type: ignore[no-untyped-def]
-    sieve, prep, last = two_documents(tokenizer)
+    prep, last = two_documents(tokenizer)
     dense = scored(prep, {last: 0.9, last - 1: 0.8})
-    assert sieve._neighbours(prep, [last, last - 1], dense) == [last - 2]
+    assert neighbours([last, last - 1], dense, prep.documents, best=3) == [last - 2]
 
 
 def test_fast_mode_embeds_at_most_candidates_and_their_neighbours(tmp_path: Path) -> None:
