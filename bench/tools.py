@@ -125,9 +125,9 @@ def bm25_peer(tools: list[dict[str, Any]]) -> Ranker:
     return rank
 
 
-def ours(index: ToolIndex, toolset: str) -> Ranker:
+def ours(index: ToolIndex, toolset: str, tenant: str = "bench") -> Ranker:
     def rank(query: str) -> list[str]:
-        return [s.name for s in index.select("bench", query, [toolset], 10, [], "openai", None, None).selected]
+        return [s.name for s in index.select(tenant, query, [toolset], 10, [], "openai", None, None).selected]
     return rank
 
 

@@ -1,57 +1,46 @@
-"""Fusion-rule tuning for tool selection, on the TRAINING split only (the test split is bench.tools').
+"""The tool-selection fusion weight, chosen on the TRAINING split only (bench.tools reports the test split).
 
-Usage: python -m bench.tools_tune
-Caches each query's dense and BM25 score vectors (as ToolIndex computes them, zero-shot) under
-~/.cache/ctxsieve/bench, then evaluates fusion rules offline in milliseconds each.
+Usage: python -m bench.tools_tune [--weights 0.5,0.6,...]
+For each dense weight, zero-shot R@5 over each set's training queries, through ToolIndex.select itself (so
+the rule tuned is the rule shipped). Tool and query vectors are kept under ~/.cache/ctxsieve/bench.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import argparse
 
-from bench.tools import CACHE, metatool, seal_tools, split
+from bench.tools import CACHE, metatool, ours, scores, seal_tools, split
 from indexes.sieve import EmbeddingCache
 from indexes.store import QdrantStore
 from indexes.tools import ToolIndex
 from ingest.embedding import load_sentence_transformer
 from ingest.tokens import load_tokenizer
 
-OUT = CACHE / "bench"
-
-
-def dump(label: str, tools, queries, train: int, test: int, index: ToolIndex) -> None:  # type: ignore[no-untyped-def]
-    target = OUT / f"{label}.npz"
-    if target.exists():
-        return
-    train_q, test_q = split(queries, train, test)
-    index.put("bench", label, tools)
-    prepared = index._prepare([index.get("bench", label)])
-    names = [t.name for _, t in prepared.owners]
-    out = {}
-    for part, qs in (("train", train_q), ("test", test_q)):
-        dense, lexical, gold = [], [], []
-        for text, g in qs:
-            q = index.vectors.query(text)
-            dense.append((prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2)
-            lexical.append(prepared.lexical.scores(text))
-            gold.append([names.index(n) for n in g if n in names])
-        out[f"{part}_dense"] = np.array(dense)
-        out[f"{part}_lexical"] = np.array(lexical)
-        width = max(len(x) for x in gold)
-        out[f"{part}_gold"] = np.array([x + [-1] * (width - len(x)) for x in gold])
-    np.savez(target, **out)
+WEIGHTS = "0.5,0.55,0.6,0.65,0.7,0.72,0.74,0.76,0.78,0.8,0.85,0.9"
+TENANT = "tools-tune"  # its own tenant: no feedback recorded by other benches reaches these toolsets
 
 
 def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--weights", default=WEIGHTS)
+    args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    store = QdrantStore.open(OUT / "qdrant")
-    index = ToolIndex(store, EmbeddingCache(store, embedder), tokenizer)
-    tools, queries = metatool()
-    dump("metatool", tools, queries, 1000, 1000, index)
-    seal, seal_queries = seal_tools()
-    dump("seal_tools", seal, seal_queries, len(seal_queries) // 2, len(seal_queries) - len(seal_queries) // 2, index)
+    store = QdrantStore.open(CACHE / "bench" / "qdrant")
+    cache = EmbeddingCache(store, embedder)
+    (meta, meta_queries), (seal, seal_queries) = metatool(), seal_tools()
+    half = len(seal_queries) // 2
+    sets = {"metatool": (meta, split(meta_queries, 1000, 1000)[0]),  # the splits bench.tools uses
+            "seal_tools": (seal, split(seal_queries, half, len(seal_queries) - half)[0])}
+    for label, (tools, _) in sets.items():
+        ToolIndex(store, cache, tokenizer).put(TENANT, label, tools)
+    print(f"{'dense weight':>12}" + "".join(f"{label + ' train R@5':>24}" for label in sets) + f"{'mean':>8}",
+          flush=True)
+    for weight in (float(w) for w in args.weights.split(",")):
+        index = ToolIndex(store, cache, tokenizer, weight)
+        recall = [scores(ours(index, label, TENANT), train)["R@5"] for label, (_, train) in sets.items()]
+        print(f"{weight:>12.2f}" + "".join(f"{r:>24.3f}" for r in recall) + f"{sum(recall) / len(recall):>8.3f}",
+              flush=True)
     store.close()
 
 
