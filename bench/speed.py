@@ -140,6 +140,22 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def compare(specs: str, sizes: list[int], trials: int, embedder, tokenizer, static) -> None:  # type: ignore[no-untyped-def]
+    """Budgets timed turn by turn on each input, so the machine's drift hits them all alike."""
+    budgets = [tuple(int(x) for x in spec.split("/")) for spec in specs.split(",")]
+    runners = {b: ctxsieve_runner("fast", embedder, tokenizer, static, *b) for b in budgets}
+    for size in sizes:
+        texts = inputs(size, trials, tokenizer)
+        runners[budgets[0]](texts[0])  # warm-up, not timed
+        times: dict[tuple[int, ...], list[float]] = {b: [] for b in budgets}
+        for text in texts:
+            for budget, runner in runners.items():
+                times[budget].append(runner(text)[0])
+        for budget, values in times.items():
+            print(f"{size:>12}  fast, {budget[0]} candidates + neighbours of {budget[1]:<3} "
+                  f"p50 {statistics.median(values):.3f} s  p95 {percentile(values, 0.95):.3f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=8)
@@ -148,11 +164,16 @@ def main() -> None:
     parser.add_argument("--neighbours", type=int, default=FAST_NEIGHBOURS,
                         help="best dense hits whose neighbouring chunks are embedded too")
     parser.add_argument("--peer-sizes", default="2000,10000,40000", help="sizes at which the slow peers also run")
+    parser.add_argument("--compare", default="", help="fast-mode budgets as candidates/neighbours, e.g. 20/0,14/3: "
+                                                      "run interleaved over the same inputs instead of the table")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     static = ensure_static(Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models",
                            embedder.backend_tokenizer)
+    if args.compare:
+        compare(args.compare, [int(x) for x in args.sizes.split(",")], args.trials, embedder, tokenizer, static)
+        return
     runners = {"ctxsieve fast (default)": ctxsieve_runner("fast", embedder, tokenizer, static, args.candidates,
                                                                  args.neighbours),
                "every chunk embedded (accurate)": ctxsieve_runner("accurate", embedder, tokenizer, static),
