@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.datasets import Case, cmrc_dev_cases, found, squad_dev_cases
+from bench.datasets import Case, cmrc_cases, cmrc_dev_cases, found, squad_cases, squad_dev_cases
 from bench.recall import BUDGETS, CACHE, make_sieve
 from indexes.ranking import Candidate, interleave, neighbours, rank_order, select
+from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
 from indexes.sources import SourceInput
 from indexes.store import QdrantStore
 from ingest.embedding import load_sentence_transformer
@@ -77,26 +78,45 @@ def only(dense: np.ndarray, pool: list[int]) -> np.ndarray:
     return out
 
 
+def hit(row: Scored, pool: list[int], budget: int) -> bool:
+    chosen = select(row.candidates, only(row.dense, pool), row.lexical, 0.6, 50, budget)
+    return found(row.case.answers, "\n".join(row.candidates[i].text for i in chosen))
+
+
 def recall(rows: list[Scored], rule: Rule) -> tuple[float, int, list[float]]:
-    hits = dict.fromkeys(BUDGETS, 0)
-    sizes = []
-    for row in rows:
-        pool = rule(row)
-        sizes.append(len(pool))
-        for budget in BUDGETS:
-            chosen = select(row.candidates, only(row.dense, pool), row.lexical, 0.6, 50, budget)
-            hits[budget] += found(row.case.answers, "\n".join(row.candidates[i].text for i in chosen))
-    return float(np.mean(sizes)), max(sizes), [hits[b] / len(rows) for b in BUDGETS]
+    pools = [rule(row) for row in rows]
+    rates = [sum(hit(row, pool, b) for row, pool in zip(rows, pools, strict=True)) / len(rows) for b in BUDGETS]
+    return float(np.mean([len(p) for p in pools])), max(len(p) for p in pools), rates
+
+
+def explain(rows: list[Scored]) -> None:
+    """Where fast mode misses what accurate finds: each gold chunk's rank by BM25, static and dense."""
+    fast = with_neighbours(FAST_CANDIDATES, FAST_NEIGHBOURS)
+    for number, row in enumerate(rows):
+        pool = fast(row)
+        missed = [b for b in BUDGETS if hit(row, list(range(len(row.dense))), b) and not hit(row, pool, b)]
+        if not missed:
+            continue
+        gold = [i for i, c in enumerate(row.candidates) if found(row.case.answers, c.text)]
+        ranks = {name: [rank_order(scores).index(g) + 1 for g in gold]
+                 for name, scores in (("BM25", row.lexical), ("static", row.static), ("dense", row.dense))}
+        print(f"question {number} ({row.case.question}), missed @{missed}: gold chunk in the pool "
+              f"{[g in pool for g in gold]}, rank by " + ", ".join(f"{k} {v}" for k, v in ranks.items()), flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=int, default=300)
     parser.add_argument("--store", type=Path, help="keep chunk vectors in this folder across runs")
+    parser.add_argument("--explain", choices=("squad", "cmrc"), help="instead: the first 150 TEST questions of a set "
+                        "that fast mode misses and accurate finds, and where each ranker put the gold chunk")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     sieve = make_sieve(QdrantStore.open(args.store), 96, 0.6, embedder, tokenizer)
+    if args.explain:
+        explain(dump((squad_cases if args.explain == "squad" else cmrc_cases)(150), sieve))
+        return
     rules: dict[str, Rule] = {"accurate (every chunk)": lambda row: list(range(len(row.dense)))}
     rules.update({f"{n} plain candidates": plain(n) for n in (16, 20, 24)})
     rules.update({f"{n} + neighbours of {k}, radius {r}": with_neighbours(n, k, r)
