@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -24,7 +25,8 @@ DEV_QUESTIONS = 300
 TEST_CORE = 150
 
 
-def _squad_pool() -> list[Case]:
+@cache
+def _squad_pool() -> tuple[Case, ...]:
     data = json.loads((DATA / "squad" / "squad_dev_v1.1.json").read_text())["data"]
     pool = []
     for article in data:
@@ -32,11 +34,11 @@ def _squad_pool() -> list[Case]:
         for p in article["paragraphs"]:
             for qa in p["qas"]:
                 pool.append(Case(qa["question"], text, tuple(a["text"] for a in qa["answers"])))
-    return pool
+    return tuple(pool)
 
 
-def _evenly(pool: list[Case], limit: int) -> list[Case]:
-    return pool[:: max(1, len(pool) // limit)][:limit]
+def _evenly(pool: tuple[Case, ...], limit: int) -> list[Case]:
+    return list(pool[:: max(1, len(pool) // limit)][:limit])
 
 
 def squad_cases(limit: int) -> list[Case]:
@@ -47,12 +49,13 @@ def squad_cases(limit: int) -> list[Case]:
 
 def squad_dev_cases(limit: int = DEV_QUESTIONS) -> list[Case]:
     core = {c.question for c in _evenly(_squad_pool(), TEST_CORE)}
-    pool = _squad_pool()
+    pool = list(_squad_pool())
     random.Random(99).shuffle(pool)
     return [c for c in pool if c.question not in core][:limit]
 
 
-def _cmrc_paragraphs() -> list[dict]:  # type: ignore[type-arg]
+@cache
+def _cmrc_paragraphs() -> list[dict]:  # type: ignore[type-arg]  # read-only: callers never change it
     data = json.loads((DATA / "cmrc2018" / "cmrc2018_dev.json").read_text())["data"]
     return [p for article in data for p in article["paragraphs"]]
 
@@ -88,9 +91,9 @@ def cmrc_cases(limit: int, target_chars: int = 7_500, seed: int = 7) -> list[Cas
     return cases[:limit]
 
 
-def _cmrc_dev(paragraphs: list[dict], limit: int, target_chars: int = 7_500  # type: ignore[type-arg]
-              ) -> tuple[list[int], list[Case]]:
-    """Paragraphs in a seeded random order, skipping the first 150 test ones, until `limit` questions."""
+def _cmrc_dev(paragraphs: list[dict], limit: int) -> tuple[list[int], random.Random]:  # type: ignore[type-arg]
+    """Paragraphs in a seeded random order, skipping those of the first 150 test questions, until `limit`
+    questions; and the generator, which goes on to pad them (so indices alone cost no padding)."""
     core, questions = set(), 0
     for index in _cmrc_test_indices(paragraphs, TEST_CORE):  # the paragraphs the first 150 test questions use
         if questions >= TEST_CORE:
@@ -100,23 +103,24 @@ def _cmrc_dev(paragraphs: list[dict], limit: int, target_chars: int = 7_500  # t
     rng = random.Random(99)
     order = list(range(len(paragraphs)))
     rng.shuffle(order)
-    chosen: list[int] = []
-    cases: list[Case] = []
+    chosen, questions = [], 0
     for index in order:
-        if len(cases) >= limit:
+        if questions >= limit:
             break
         if index not in core:
             chosen.append(index)
-            cases.extend(_padded(paragraphs, index, rng, target_chars))
-    return chosen, cases[:limit]
+            questions += len(paragraphs[index]["qas"])
+    return chosen, rng
 
 
 def _cmrc_dev_indices(paragraphs: list[dict]) -> set[int]:  # type: ignore[type-arg]
     return set(_cmrc_dev(paragraphs, DEV_QUESTIONS)[0])
 
 
-def cmrc_dev_cases(limit: int = DEV_QUESTIONS) -> list[Case]:
-    return _cmrc_dev(_cmrc_paragraphs(), limit)[1]
+def cmrc_dev_cases(limit: int = DEV_QUESTIONS, target_chars: int = 7_500) -> list[Case]:
+    paragraphs = _cmrc_paragraphs()
+    chosen, rng = _cmrc_dev(paragraphs, limit)
+    return [c for index in chosen for c in _padded(paragraphs, index, rng, target_chars)][:limit]
 
 
 def found(answers: tuple[str, ...], shown: str) -> bool:
