@@ -16,8 +16,8 @@ from pathlib import Path
 
 from bench.datasets import DATA
 from indexes.collections import CollectionIndex, NewDocument
-from indexes.sieve import EmbeddingCache
-from indexes.store import QdrantStore
+from indexes.store import open_store
+from indexes.vectors import EmbeddingCache
 from ingest.embedding import load_sentence_transformer
 from ingest.tokens import load_tokenizer
 
@@ -45,7 +45,7 @@ def main() -> None:
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     docs, questions = corpus()
     with tempfile.TemporaryDirectory() as folder:
-        store = QdrantStore.open(Path(folder))
+        store = open_store(Path(folder))
         index = CollectionIndex(store, EmbeddingCache(store, embedder), tokenizer, 96)
         index.create("bench", "kb", "bench")
         started, chunks, used = time.perf_counter(), 0, 0

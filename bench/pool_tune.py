@@ -22,7 +22,7 @@ from bench.recall import BUDGETS, CACHE, make_sieve
 from indexes.ranking import Candidate, interleave, neighbours, rank_order, select
 from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
 from indexes.sources import SourceInput
-from indexes.store import QdrantStore
+from indexes.store import open_store
 from ingest.embedding import load_sentence_transformer
 from ingest.normalize import Document
 from ingest.tokens import load_tokenizer
@@ -113,7 +113,7 @@ def main() -> None:
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    sieve = make_sieve(QdrantStore.open(args.store), 96, 0.6, embedder, tokenizer)
+    sieve = make_sieve(open_store(args.store), 96, 0.6, embedder, tokenizer)
     if args.explain:
         explain(dump((squad_cases if args.explain == "squad" else cmrc_cases)(150), sieve))
         return

@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from bench.datasets import Case, cmrc_cases, found, haystack_cases, squad_cases
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, EmbeddingCache, FilterParams, Sieve
+from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
-from indexes.store import QdrantStore
+from indexes.store import Store, open_store
+from indexes.vectors import EmbeddingCache
 from ingest.embedding import load_sentence_transformer, resolve_model_path
 from ingest.normalize import Document
 from ingest.static_model import StaticEmbedder, ensure_static
@@ -30,7 +31,7 @@ CACHE = Path.home() / ".cache" / "ctxsieve"
 STATIC: list[StaticEmbedder | None] = []
 
 
-def make_sieve(store: QdrantStore, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
+def make_sieve(store: Store, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
                fast_candidates: int = FAST_CANDIDATES, static: bool = True, neighbours: int = FAST_NEIGHBOURS) -> Sieve:
     if not STATIC:
         STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models"))
@@ -105,7 +106,7 @@ def main() -> None:
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models", int8=args.int8)
-    store = QdrantStore.open(args.store)  # every method shares the chunk-vector cache (in memory by default)
+    store = open_store(args.store)  # every method shares the chunk-vector cache (in memory by default)
     loaders = {"squad": squad_cases, "cmrc": cmrc_cases,
                "haystack": lambda _n: haystack_cases((10_000, 40_000, 100_000), (0.1, 0.5, 0.9), tokenizer)}
     for set_name in args.sets.split(","):

@@ -22,9 +22,10 @@ import numpy as np
 
 from bench.datasets import DATA, squad_cases
 from indexes.background import BackgroundEmbedder
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, EmbeddingCache, FilterParams, Sieve
+from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
-from indexes.store import QdrantStore
+from indexes.store import open_store
+from indexes.vectors import EmbeddingCache
 from ingest.embedding import load_sentence_transformer, resolve_model_path
 from ingest.normalize import Document, html_to_text
 from ingest.static_model import ensure_static
@@ -71,7 +72,7 @@ def ctxsieve_runner(mode: str, embedder, tokenizer, static,  # type: ignore[no-u
                     candidates: int = FAST_CANDIDATES, neighbours: int = FAST_NEIGHBOURS) -> Run:
     def run(text: str) -> tuple[float, int]:
         with tempfile.TemporaryDirectory() as folder:
-            store = QdrantStore.open(Path(folder))
+            store = open_store(Path(folder))
             sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, embedder), tokenizer,
                           static=static, fast_candidates=candidates, fast_neighbours=neighbours)
             started = time.perf_counter()
@@ -117,7 +118,7 @@ def refilter_times(text: str, embedder, tokenizer, static, queries: list[str]  #
                    ) -> tuple[float, list[float]]:
     """Seconds to finish embedding one fresh input in the background, then each re-filter with a new query."""
     with tempfile.TemporaryDirectory() as folder:
-        store = QdrantStore.open(Path(folder))
+        store = open_store(Path(folder))
         cache = EmbeddingCache(store, embedder)
         background = BackgroundEmbedder(cache, lambda: True)
         sieve = Sieve(SourceStore(store, tokenizer, 96), cache, tokenizer, static=static, background=background)

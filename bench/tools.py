@@ -24,9 +24,9 @@ import numpy as np
 
 from bench.datasets import DATA
 from indexes.lexical import Bm25Index
-from indexes.sieve import EmbeddingCache
-from indexes.store import QdrantStore
+from indexes.store import open_store
 from indexes.tools import ToolIndex
+from indexes.vectors import EmbeddingCache
 from ingest.embedding import load_sentence_transformer
 from ingest.tokens import load_tokenizer
 
@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    store = QdrantStore.open()
+    store = open_store()
     cache = EmbeddingCache(store, embedder)
     index = ToolIndex(store, cache, tokenizer)
     meta_tools, meta_queries = metatool()

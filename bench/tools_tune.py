@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 
 from bench.tools import CACHE, metatool, ours, scores, seal_tools, split
-from indexes.sieve import EmbeddingCache
-from indexes.store import QdrantStore
+from indexes.store import open_store
 from indexes.tools import ToolIndex
+from indexes.vectors import EmbeddingCache
 from ingest.embedding import load_sentence_transformer
 from ingest.tokens import load_tokenizer
 
@@ -26,7 +26,7 @@ def main() -> None:
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    store = QdrantStore.open(CACHE / "bench" / "qdrant")
+    store = open_store(CACHE / "bench" / "qdrant")
     cache = EmbeddingCache(store, embedder)
     (meta, meta_queries), (seal, seal_queries) = metatool(), seal_tools()
     half = len(seal_queries) // 2

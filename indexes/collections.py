@@ -1,20 +1,22 @@
 """Static collections: reference material (glossaries, specs, style guides) indexed ahead of time.
 
-The registry (one payload per tenant and collection) lists each document with the hash of its content;
-chunk points carry their text and vector. Writes store the chunks first and the registry last, so a
-document is served only once all of it is stored: a crash in between leaves nothing half-written visible.
-Queries run on an in-memory copy of the collection, rebuilt when the registry's version changes.
+Everything is a point in the store: one per collection, one per document (its content hash: the record
+that acknowledges it) and one per chunk (text, offsets, metadata, a dense vector and a BM25 sparse vector).
+A query is run by the engine: a dense and a BM25 search under the metadata filter; the project's fusion
+and packing then work on the few candidates returned. Nothing of a collection is copied into memory.
+
+Writes store a document's chunks first and its document point last; a query serves a chunk only when its
+document point names the chunk's hash, so a half-written or replaced document is never served.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sys
-import threading
-import time
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -23,22 +25,35 @@ from ingest.chunking import chunk_view
 from ingest.normalize import Document, build_view
 from ingest.tokens import Tokenizer
 
-from .errors import NotFound
-from .lexical import Bm25Index
-from .lru import Lru
+from .errors import InvalidInput, NotFound
+from .lexical import sparse_document, sparse_query
 from .ranking import Candidate, fuse, pack_to_budget
-from .sieve import EmbeddingCache, Usage, make_usage
-from .store import QdrantStore
+from .sources import utc_stamp
+from .store import (
+    Condition,
+    Found,
+    HasIds,
+    IndexKind,
+    IsEmpty,
+    Match,
+    MatchAny,
+    PointData,
+    Range,
+    Search,
+    SpaceSpec,
+    Store,
+    Where,
+    scroll_all,
+    where,
+)
+from .usage import Usage, make_usage
+from .vectors import EmbeddingCache
 
-REGISTRY = "ctxsieve_collections"
-# Loaded collections kept in memory: 10k chunks hold ~30 MB; an evicted one is re-read from the store.
-LOADED_BYTES = 128 << 20
-
-
-def _version(registry: dict[str, Any]) -> str:
-    """Names the exact set of documents, so every replica knows when its in-memory copy is stale."""
-    listing = sorted((doc_id, entry["hash"]) for doc_id, entry in registry["documents"].items())
-    return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
+BM25 = "bm25"
+# Candidates each engine search returns: enough for k up to 50 and a budget of a few thousand tokens.
+CANDIDATES = 64
+OPERATORS = ("any", "gte", "gt", "lte", "lt", "not")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
 
 @dataclass(frozen=True)
@@ -56,7 +71,7 @@ class NewDocument:
         return hashlib.sha256(body.encode()).hexdigest()[:24]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CollectionHit:
     document_id: str
     text: str
@@ -70,196 +85,291 @@ class CollectionHit:
     metadata: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CollectionResult:
     snippets: list[CollectionHit]
     placeholder: str
     usage: Usage
 
 
-@dataclass
-class _Loaded:
-    version: str
-    payloads: list[dict[str, Any]]
-    vectors: np.ndarray
-    lexical: Bm25Index
-    candidates: list[Candidate]  # built once per version, not per query (10k chunks cost ~30 ms in Python)
-    tokens: int
+def _iso(value: Any) -> str | None:
+    """An ISO 8601 date or datetime as RFC 3339 (what the engine compares), else None."""
+    if not isinstance(value, str) or not _ISO_DATE.match(value):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed.isoformat() if parsed.tzinfo else parsed.isoformat() + "Z"
 
-    def nbytes(self) -> int:
-        """About what it holds: vectors, BM25, each chunk's passage and text, ~500 bytes of payload a chunk."""
-        texts = sum(sys.getsizeof(p.get("passage", "")) + sys.getsizeof(p.get("text", "")) + 500 for p in self.payloads)
-        return int(self.vectors.nbytes) + self.lexical.nbytes + texts
+
+def index_kind(value: Any) -> IndexKind | None:
+    """The payload index a metadata value calls for (lists by their first element)."""
+    if isinstance(value, list):
+        return index_kind(value[0]) if value else None
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "datetime" if _iso(value) else "keyword"
+    return None
+
+
+def translate_filter(key: str, condition: Any) -> Condition:
+    """One entry of a query's `filter` (metadata key -> condition) as an engine condition; 422 otherwise."""
+    field = f"metadata.{key}"
+    if not isinstance(condition, dict):
+        if isinstance(condition, bool | int | str):
+            return Match(field, condition)
+        if isinstance(condition, float):
+            return Range(field, gte=condition, lte=condition)
+        raise InvalidInput(f"filter on {key!r}: {condition!r} is not a value or a condition")
+    unknown = sorted(set(condition) - set(OPERATORS))
+    if unknown or not condition:
+        raise InvalidInput(f"filter on {key!r}: unknown operator(s) {', '.join(map(repr, unknown)) or '(none)'}; "
+                           f"use a value or {', '.join(OPERATORS)}")
+    parts: list[Condition] = []
+    if "any" in condition:
+        parts.append(_any(key, field, condition["any"]))
+    bounds = {op: condition[op] for op in ("gte", "gt", "lte", "lt") if op in condition}
+    if bounds:
+        parts.append(_range(key, field, bounds))
+    if "not" in condition:
+        parts.append(Where(must_not=(translate_filter(key, condition["not"]),)))
+    return parts[0] if len(parts) == 1 else Where(tuple(parts))
+
+
+def _any(key: str, field: str, values: Any) -> Condition:
+    if not isinstance(values, list) or not values:
+        raise InvalidInput(f"filter on {key!r}: 'any' takes a non-empty list")
+    if all(isinstance(v, str) for v in values):
+        return MatchAny(field, tuple(values))
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return MatchAny(field, tuple(values))
+    raise InvalidInput(f"filter on {key!r}: 'any' takes strings or integers, all of one kind")
+
+
+def _range(key: str, field: str, bounds: Mapping[str, Any]) -> Condition:
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in bounds.values()):
+        return Range(field, **bounds)
+    dates = {op: _iso(v) for op, v in bounds.items()}
+    if all(dates.values()):
+        return Range(field, dates=True, **dates)
+    raise InvalidInput(f"filter on {key!r}: gte/gt/lte/lt take numbers or ISO 8601 dates, not {dict(bounds)!r}")
 
 
 class CollectionIndex:
-    def __init__(self, store: QdrantStore, vectors: EmbeddingCache, tokenizer: Tokenizer, chunk_tokens: int,
+    def __init__(self, store: Store, vectors: EmbeddingCache, tokenizer: Tokenizer, chunk_tokens: int,
                  dense_weight: float = 0.6) -> None:
         self.store = store
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.chunk_tokens = chunk_tokens
         self.dense_weight = dense_weight
-        self.points = f"ctxsieve_docs__{vectors.vector}"
-        store.ensure_collection(REGISTRY)
-        store.ensure_collection(self.points, {vectors.vector: vectors.embedder.dim})
-        self._write = threading.Lock()
-        self._loaded: Lru[tuple[str, str], _Loaded] = Lru(32, LOADED_BYTES, _Loaded.nbytes)
+        self.space = f"collections__{vectors.vector}"
+        store.ensure(SpaceSpec(name=self.space, dense={vectors.vector: vectors.embedder.dim}, sparse=(BM25,),
+                               indexes={"tenant": "tenant", "collection": "keyword", "kind": "keyword",
+                                        "document_id": "keyword"}))
+        self._indexed: set[str] = set()  # metadata fields given a payload index by this process
 
-    # --- registry -----------------------------------------------------------------------------------
+    # --- keys and conditions ------------------------------------------------------------------------
 
     @staticmethod
-    def _key(tenant: str, name: str) -> str:
+    def _collection_key(tenant: str, name: str) -> str:
         return f"collection:{tenant}:{name}"
 
     @staticmethod
-    def _head_key(tenant: str, name: str) -> str:
-        """A small record naming the current version: what a query reads, instead of the whole registry."""
-        return f"collection-head:{tenant}:{name}"
+    def _document_key(tenant: str, name: str, doc_id: str) -> str:
+        return f"document:{tenant}:{name}:{doc_id}"
 
-    def _save(self, tenant: str, name: str, registry: dict[str, Any]) -> None:
-        self.store.put_payload(REGISTRY, self._key(tenant, name), registry)
-        self.store.put_payload(REGISTRY, self._head_key(tenant, name),
-                               {"tenant": tenant, "kind": "head", "version": registry["version"]})
+    @staticmethod
+    def _chunk_key(tenant: str, name: str, doc_id: str, digest: str, index: int) -> str:
+        return f"chunk:{tenant}:{name}:{doc_id}:{digest}:{index}"
 
-    def _registry(self, tenant: str, name: str) -> dict[str, Any]:
-        found = self.store.get_payloads(REGISTRY, [self._key(tenant, name)]).get(self._key(tenant, name))
-        if found is None:
+    @staticmethod
+    def _of(tenant: str, name: str, kind: str) -> Where:
+        return where(tenant=tenant, collection=name, kind=kind)
+
+    # --- collections --------------------------------------------------------------------------------
+
+    def create(self, tenant: str, name: str, description: str) -> None:
+        """Idempotent; a second PUT updates the description (the record is written whole, not merged)."""
+        existing = self.store.get(self.space, [self._collection_key(tenant, name)], payload=("created_at",))
+        created = next(iter(existing.values())).payload.get("created_at") if existing else utc_stamp()
+        self.store.upsert(self.space, [PointData(key=self._collection_key(tenant, name), payload={
+            "kind": "collection", "tenant": tenant, "collection": name, "description": description,
+            "created_at": created})])
+
+    def _require(self, tenant: str, name: str) -> dict[str, Any]:
+        found = self.store.get(self.space, [self._collection_key(tenant, name)])
+        if not found:
             raise NotFound(f"unknown collection {name!r}")
-        return found
-
-    def create(self, tenant: str, name: str, description: str) -> dict[str, Any]:
-        with self._write:
-            try:
-                registry = self._registry(tenant, name)
-            except NotFound:
-                registry = {"tenant": tenant, "name": name, "documents": {}, "version": "0",
-                            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            registry["description"] = description
-            self._save(tenant, name, registry)
-        return registry
+        return next(iter(found.values())).payload
 
     def info(self, tenant: str, name: str) -> dict[str, Any]:
-        registry = self._registry(tenant, name)
-        docs = registry["documents"]
-        return {"name": name, "description": registry.get("description", ""), "documents": len(docs),
-                "chunks": sum(d["chunks"] for d in docs.values())}
-
-    def documents(self, tenant: str, name: str) -> list[dict[str, Any]]:
-        registry = self._registry(tenant, name)
-        return [{"id": doc_id, "hash": e["hash"], "chunks": e["chunks"], "title": e.get("title"), "url": e.get("url")}
-                for doc_id, e in sorted(registry["documents"].items())]
+        head = self._require(tenant, name)
+        return {"name": name, "description": head.get("description", ""),
+                "documents": self.store.count(self.space, self._of(tenant, name, "document")),
+                "chunks": self.store.count(self.space, self._of(tenant, name, "chunk"))}
 
     def all(self, tenant: str) -> list[dict[str, Any]]:
-        names = sorted(p["name"] for p in self.store.scroll_payloads(REGISTRY, "tenant", tenant) if "name" in p)
-        return [self.info(tenant, n) for n in names]
+        heads = scroll_all(self.store, self.space, where(tenant=tenant, kind="collection"), payload=("collection",))
+        return [self.info(tenant, n) for n in sorted(h.payload["collection"] for h in heads)]
 
     def delete(self, tenant: str, name: str) -> None:
-        with self._write:
-            registry = self._registry(tenant, name)
-            self.store.delete_keys(REGISTRY, [self._head_key(tenant, name), self._key(tenant, name)])  # unlisted first
-            for doc_id, entry in registry["documents"].items():
-                self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, entry))
+        self._require(tenant, name)
+        self.store.delete(self.space, [self._collection_key(tenant, name)])  # unlisted first
+        self.store.delete_where(self.space, where(tenant=tenant, collection=name))
 
     # --- documents ----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _chunk_keys(tenant: str, name: str, doc_id: str, entry: dict[str, Any]) -> list[str]:
-        return [f"doc:{tenant}:{name}:{doc_id}:{entry['hash']}:{i}" for i in range(entry["chunks"])]
+    def documents(self, tenant: str, name: str, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """A page of the documents, in the store's stable order (by point id)."""
+        self._require(tenant, name)
+        page = list(scroll_all(self.store, self.space, self._of(tenant, name, "document"),
+                               payload=("document_id", "hash", "chunks", "title", "url", "metadata"),
+                               most=offset + limit))[offset:]
+        return [{"id": p.payload["document_id"], "hash": p.payload["hash"], "chunks": p.payload["chunks"],
+                 "title": p.payload.get("title"), "url": p.payload.get("url"),
+                 "metadata": p.payload.get("metadata") or {}} for p in page]
+
+    def hashes(self, tenant: str, name: str) -> dict[str, str]:
+        """Every document's content hash, by id (incremental ingest skips what is unchanged)."""
+        self._require(tenant, name)
+        docs = scroll_all(self.store, self.space, self._of(tenant, name, "document"), payload=("document_id", "hash"))
+        return {d.payload["document_id"]: d.payload["hash"] for d in docs}
 
     def add(self, tenant: str, name: str, documents: Sequence[NewDocument]) -> tuple[list[str], int]:
         """Add or replace by id; an unchanged document is skipped, a changed one re-chunked."""
-        with self._write:
-            registry = self._registry(tenant, name)
-            replaced: list[tuple[str, dict[str, Any]]] = []
-            keys: list[str] = []
-            payloads: list[dict[str, Any]] = []
-            for doc in documents:
-                old = registry["documents"].get(doc.id)
-                digest = doc.digest()
-                if old is not None and old["hash"] == digest:
-                    continue
-                entry, doc_payloads = self._chunk_document(tenant, name, doc, digest)
-                registry["documents"][doc.id] = entry
-                keys += self._chunk_keys(tenant, name, doc.id, entry)
-                payloads += doc_payloads
-                if old is not None:
-                    replaced.append((doc.id, old))
-            stored = len(payloads)
-            if payloads:  # one embedding batch for the whole request, not one per document
-                vectors = self.vectors.passages([p["passage"] for p in payloads])
-                self.store.put_vectors(self.points, self.vectors.vector, keys, vectors, payloads)
-            if stored or replaced:
-                registry["version"] = _version(registry)
-                self._save(tenant, name, registry)  # acknowledges the batch
-            for doc_id, old in replaced:  # old chunks go only once the new ones are listed
-                self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, old))
-        return [d.id for d in documents], stored
+        self._require(tenant, name)
+        latest = {d.id: d for d in documents}  # a batch naming one id twice keeps the last
+        keys = [self._document_key(tenant, name, i) for i in latest]
+        current = {f.payload["document_id"]: f.payload["hash"]
+                   for f in self.store.get(self.space, keys, payload=("document_id", "hash")).values()}
+        changed = [(d, d.digest()) for d in latest.values() if current.get(d.id) != d.digest()]
+        chunks: list[PointData] = []
+        heads: list[PointData] = []
+        for doc, digest in changed:
+            doc_chunks = self._chunk_points(tenant, name, doc, digest)
+            chunks += doc_chunks
+            heads.append(PointData(key=self._document_key(tenant, name, doc.id), payload={
+                "kind": "document", "tenant": tenant, "collection": name, "document_id": doc.id, "hash": digest,
+                "chunks": len(doc_chunks), "tokens": sum(p.payload["tokens"] for p in doc_chunks),
+                "title": doc.title, "url": doc.url, "metadata": doc.metadata or {}, "added_at": utc_stamp()}))
+        if chunks:  # one embedding batch for the whole request, not one per document
+            vectors = self.vectors.passages([p.payload.pop("passage") for p in chunks])
+            chunks = [PointData(key=p.key, payload=p.payload, sparse=p.sparse, dense={self.vectors.vector: v})
+                      for p, v in zip(chunks, vectors, strict=True)]
+        self._index_metadata(doc.metadata or {} for doc, _ in changed)
+        self.store.upsert(self.space, chunks)
+        self.store.upsert(self.space, heads)  # acknowledges the batch
+        for doc, _ in changed:  # the replaced version's chunks go once the new ones are served
+            if doc.id in current:
+                self.store.delete_where(self.space, self._of(tenant, name, "chunk").and_(
+                    Match("document_id", doc.id), Match("hash", current[doc.id])))
+        return [d.id for d in documents], len(chunks)
 
-    def _chunk_document(self, tenant: str, name: str, doc: NewDocument, digest: str
-                        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def _chunk_points(self, tenant: str, name: str, doc: NewDocument, digest: str) -> list[PointData]:
         view = build_view([Document(doc.text, doc.title, doc.url, doc.metadata or {})], doc.content_type)
-        chunks = chunk_view(view, self.tokenizer, self.chunk_tokens)
-        texts = [view.text[c.start : c.end] for c in chunks]
-        passages = [f"{c.context}\n{t}" if c.context else t for c, t in zip(chunks, texts, strict=True)]
-        entry = {"hash": digest, "chunks": len(chunks), "title": doc.title, "url": doc.url}
-        payloads = [{"tenant": tenant, "collection": name, "document_id": doc.id, "hash": digest, "index": i,
-                     "start": c.start, "end": c.end, "tokens": c.tokens, "text": t, "passage": p,
-                     "context": c.context, "title": doc.title, "url": doc.url, "metadata": doc.metadata or {}}
-                    for i, (c, t, p) in enumerate(zip(chunks, texts, passages, strict=True))]
-        return entry, payloads
+        points = []
+        for i, c in enumerate(chunk_view(view, self.tokenizer, self.chunk_tokens)):
+            text = view.text[c.start : c.end]
+            passage = f"{c.context}\n{text}" if c.context else text
+            points.append(PointData(key=self._chunk_key(tenant, name, doc.id, digest, i), payload={
+                "kind": "chunk", "tenant": tenant, "collection": name, "document_id": doc.id, "hash": digest,
+                "index": i, "start": c.start, "end": c.end, "tokens": c.tokens, "text": text, "context": c.context,
+                "title": doc.title, "url": doc.url, "metadata": doc.metadata or {}, "passage": passage},
+                sparse={BM25: sparse_document(passage)}))
+        return points
+
+    def _index_metadata(self, metadata: Iterable[Mapping[str, Any]]) -> None:
+        """A payload index for each metadata field filtered on, typed by its first value seen here."""
+        for entry in metadata:
+            for key, value in entry.items():
+                kind = index_kind(value)
+                if kind is not None and f"metadata.{key}" not in self._indexed:
+                    self.store.index(self.space, f"metadata.{key}", kind)
+                    self._indexed.add(f"metadata.{key}")
 
     def remove(self, tenant: str, name: str, doc_id: str) -> None:
-        with self._write:
-            registry = self._registry(tenant, name)
-            entry = registry["documents"].pop(doc_id, None)
-            if entry is None:
-                raise NotFound(f"unknown document {doc_id!r} in collection {name!r}")
-            registry["version"] = _version(registry)
-            self._save(tenant, name, registry)
-            self.store.delete_keys(self.points, self._chunk_keys(tenant, name, doc_id, entry))
+        self._require(tenant, name)
+        key = self._document_key(tenant, name, doc_id)
+        if not self.store.get(self.space, [key], payload=False):
+            raise NotFound(f"unknown document {doc_id!r} in collection {name!r}")
+        self.store.delete(self.space, [key])  # unlisted first
+        self.store.delete_where(self.space, self._of(tenant, name, "chunk").and_(Match("document_id", doc_id)))
 
     # --- query --------------------------------------------------------------------------------------
 
     def query(self, tenant: str, name: str, query: str, k: int, max_tokens: int | None,
-              where: dict[str, Any], min_score: float | None = None) -> CollectionResult:
-        loaded = self._load(tenant, name)
-        n = len(loaded.payloads)
-        dense = loaded.vectors @ self.vectors.query(query) if n else np.zeros(0)
-        fused = fuse(dense.astype(np.float64), loaded.lexical.scores(query), self.dense_weight)
-        eligible = np.array([all(p["metadata"].get(key) == value for key, value in where.items())
-                             for p in loaded.payloads], dtype=bool) if where else np.ones(n, dtype=bool)
-        if min_score is not None:
-            eligible &= dense >= min_score
-        chosen = pack_to_budget(loaded.candidates, fused, k, max_tokens, eligible)
-        hits = [self._hit(loaded.payloads[i], float(dense[i])) for i in chosen]
-        usage = make_usage(loaded.tokens, sum(h.tokens for h in hits), n, len(hits))
-        line = (f"[ctxsieve collection {name}: {len(hits)} of {n} chunks shown, {usage.output_tokens} tokens; "
+              filters: Mapping[str, Any], min_score: float | None = None) -> CollectionResult:
+        self._require(tenant, name)
+        corpus = self._of(tenant, name, "chunk")
+        scope = corpus.and_(*self._filter(tenant, name, filters))
+        found = self._candidates(query, scope, corpus)
+        found = self._served(tenant, name, found)
+        q = self.vectors.query(query)
+        dense = np.array([float(f.dense[self.vectors.vector] @ q) for f, _ in found], dtype=np.float64)
+        lexical = np.array([s for _, s in found], dtype=np.float64)
+        candidates = [Candidate(i, f.payload["tokens"], f.payload["text"]) for i, (f, _) in enumerate(found)]
+        eligible = dense >= min_score if min_score is not None else None
+        chosen = pack_to_budget(candidates, fuse(dense, lexical, self.dense_weight), k, max_tokens, eligible)
+        hits = [self._hit(found[i][0].payload, float(dense[i])) for i in chosen]
+        total = self.store.count(self.space, corpus)
+        usage = make_usage(sum(c.tokens for c in candidates), sum(h.tokens for h in hits), total, len(hits))
+        line = (f"[ctxsieve collection {name}: {len(hits)} of {total} chunks shown, {usage.output_tokens} tokens; "
                 f"more: POST /v1/collections/{name}/query with another query, k or max_tokens]")
-        return CollectionResult(hits, line, usage)
+        return CollectionResult(snippets=hits, placeholder=line, usage=usage)
+
+    def _filter(self, tenant: str, name: str, filters: Mapping[str, Any]) -> list[Condition]:
+        conditions = [translate_filter(key, condition) for key, condition in sorted(filters.items())]
+        for key in sorted(filters):
+            if not self.store.count(self.space, Where(self._of(tenant, name, "document").must,
+                                                      (IsEmpty(f"metadata.{key}"),))):
+                raise InvalidInput(f"filter: {key!r} is not a metadata key of any document in collection {name!r}")
+        return conditions
+
+    def _candidates(self, query: str, scope: Where, corpus: Where) -> list[tuple[Found, float]]:
+        """Dense and BM25 candidates in one engine call, each with both scores, in a fixed order.
+
+        A chunk found by the dense search gets its BM25 score from a second search limited to such chunks
+        that share a query term (the others score 0); the dense score of a BM25 find is its returned vector
+        against the query.
+        """
+        terms = sparse_query(query)
+        vector = self.vectors.vector
+        searches = [Search(using=vector, vector=self.vectors.query(query), limit=CANDIDATES, where=scope,
+                           vectors=(vector, BM25))]
+        if terms.indices:
+            searches.append(Search(using=BM25, vector=terms, limit=CANDIDATES, where=scope, vectors=(vector,),
+                                   idf_corpus=corpus))
+        results = self.store.search(self.space, searches)
+        lexical = {f.id: f.score or 0.0 for f in (results[1] if len(results) > 1 else [])}
+        found = {f.id: f for batch in results for f in batch}
+        query_terms = set(terms.indices)
+        unscored = [f.id for f in results[0] if f.id not in lexical and query_terms & set(
+            f.sparse[BM25].indices if BM25 in f.sparse else ())]
+        if unscored:
+            rescored = self.store.search(self.space, [Search(using=BM25, vector=terms, limit=len(unscored),
+                                                             where=Where((HasIds(tuple(unscored)),)), payload=False,
+                                                             idf_corpus=corpus)])[0]
+            lexical.update({f.id: f.score or 0.0 for f in rescored})
+        ordered = sorted(found.values(), key=lambda f: (f.payload["document_id"], f.payload["index"], f.id))
+        return [(f, lexical.get(f.id, 0.0)) for f in ordered]
+
+    def _served(self, tenant: str, name: str, found: list[tuple[Found, float]]) -> list[tuple[Found, float]]:
+        """Only chunks of the document version that is acknowledged (half-written or replaced ones wait)."""
+        ids = sorted({f.payload["document_id"] for f, _ in found})
+        heads = self.store.get(self.space, [self._document_key(tenant, name, i) for i in ids],
+                               payload=("document_id", "hash"))
+        current = {h.payload["document_id"]: h.payload["hash"] for h in heads.values()}
+        return [(f, s) for f, s in found if current.get(f.payload["document_id"]) == f.payload["hash"]]
 
     @staticmethod
     def _hit(p: dict[str, Any], score: float) -> CollectionHit:
-        return CollectionHit(p["document_id"], p["text"], round(score, 4), p["start"], p["end"], p["tokens"],
-                             p["title"], p["url"], p["context"], p["metadata"])
-
-    def _load(self, tenant: str, name: str) -> _Loaded:
-        key = (tenant, name)
-        head = self.store.get_payloads(REGISTRY, [self._head_key(tenant, name)]).get(self._head_key(tenant, name))
-        loaded = self._loaded.get(key)
-        if head is not None and loaded is not None and loaded.version == head["version"]:
-            return loaded
-        registry = self._registry(tenant, name)
-        if loaded is not None and loaded.version == registry["version"]:  # stored before heads existed
-            return loaded
-        keys = [k for doc_id, entry in sorted(registry["documents"].items())
-                for k in self._chunk_keys(tenant, name, doc_id, entry)]
-        records = self.store.get_records(self.points, self.vectors.vector, keys)
-        payloads = [records[k][0] for k in keys if k in records]
-        vectors = np.stack([records[k][1] for k in keys if k in records]) if payloads else \
-            np.zeros((0, self.vectors.embedder.dim), dtype=np.float32)
-        loaded = _Loaded(registry["version"], payloads, vectors, Bm25Index.build([p["passage"] for p in payloads]),
-                         [Candidate(i, p["tokens"], p["text"]) for i, p in enumerate(payloads)],
-                         sum(p["tokens"] for p in payloads))
-        return self._loaded.put(key, loaded)
-
+        return CollectionHit(document_id=p["document_id"], text=p["text"], score=round(score, 4), start=p["start"],
+                             end=p["end"], tokens=p["tokens"], title=p["title"], url=p["url"], context=p["context"],
+                             metadata=p["metadata"])

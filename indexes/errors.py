@@ -2,6 +2,7 @@
 
     CtxsieveError
     ├── NotFound            unknown ref / toolset / collection (or another tenant's)
+    ├── Gone                a ref past the retention period
     ├── InvalidRequest      a combination of fields that cannot be served
     ├── InvalidInput        a field's value cannot be served (a bad tool definition, a range off the end)
     ├── StoreUnavailable    the vector store cannot be reached or written
@@ -58,3 +59,7 @@ class Overloaded(CtxsieveError):
     def __init__(self, message: str, retry_after: float = 1.0) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class Gone(CtxsieveError):
+    """A ref past the retention period (its tombstone remains for a while)."""

@@ -6,6 +6,7 @@ CJKAnalyzer) and need no dictionary. A CJK run of one character is kept as a uni
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import unicodedata
@@ -14,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from .store import Sparse
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)  # CJK runs apart from digits and letters
@@ -78,3 +81,26 @@ class Bm25Index:
             idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
             out[docs] += idf * tf * (self.k1 + 1) / (tf + norm[docs])
         return out
+
+
+# BM25 as engine sparse vectors: the document side carries the saturated term frequency, the engine applies
+# IDF (its Modifier.Idf) over the collection at query time. Lengths are normalised against a fixed average,
+# since a stored vector cannot follow a collection's changing mean: ~64 terms is a 96-token chunk.
+K1, B, AVG_TERMS = 1.2, 0.75, 64.0
+
+
+def term_id(term: str) -> int:
+    """A stable 31-bit index per term (the same on every replica and across restarts)."""
+    return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=4).digest(), "big") & 0x7FFFFFFF
+
+
+def sparse_document(text: str) -> Sparse:
+    counts = Counter(term_id(t) for t in terms(text))
+    norm = K1 * (1 - B + B * sum(counts.values()) / AVG_TERMS)
+    ordered = sorted(counts.items())
+    return Sparse(tuple(i for i, _ in ordered), tuple(tf * (K1 + 1) / (tf + norm) for _, tf in ordered))
+
+
+def sparse_query(text: str) -> Sparse:
+    ids = sorted({term_id(t) for t in terms(text)})
+    return Sparse(tuple(ids), tuple(1.0 for _ in ids))

@@ -55,5 +55,17 @@ class Lru(Generic[K, V]):
                 self._bytes -= dropped
         return value
 
+    def pop(self, key: K) -> None:
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+
+    def drop_where(self, doomed: Callable[[K], bool]) -> None:
+        """Forget every entry whose key matches (a deleted ref's prepared projections)."""
+        with self._lock:
+            for key in [k for k in self._items if doomed(k)]:
+                self._bytes -= self._items.pop(key)[1]
+
     def _over_bytes(self) -> bool:
         return self.max_bytes is not None and self._bytes > self.max_bytes

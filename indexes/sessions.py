@@ -1,26 +1,29 @@
 """Session diagnostics: one agent's reads, its token curve, and how often it re-reads what it was served.
 
-A read is repeated when it touches a ref this session was already served. Past 15% the budget is too
-tight (the agent is thrashing: raise k or max_tokens).
+Each read is one point (append-only: two replicas recording reads of one session at once both keep
+theirs); retention deletes old reads by filter. A read is repeated when it touches a ref this session was
+already served. Past 15% the budget is too tight (the agent is thrashing: raise k or max_tokens).
 """
 
 from __future__ import annotations
 
-import threading
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import NotFound
-from .store import QdrantStore
+from .sources import utc_stamp
+from .store import MatchAny, PointData, Range, SpaceSpec, Store, Where, scroll_all, where
 
-SESSIONS = "ctxsieve_sessions"
+SESSIONS = SpaceSpec(name="sessions", indexes={"tenant": "tenant", "session": "keyword", "refs": "keyword",
+                                               "at": "float"})
 REPEAT_WARNING = 0.15
 MAX_REQUESTS = 10_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SessionReport:
     session: str
     requests: list[dict[str, Any]]
@@ -29,49 +32,54 @@ class SessionReport:
 
 
 class SessionLog:
-    def __init__(self, store: QdrantStore, retention_days: float) -> None:
+    def __init__(self, store: Store, retention_days: float) -> None:
         self.store = store
         self.retention = retention_days * 86400
-        self._lock = threading.Lock()
-        store.ensure_collection(SESSIONS)
+        store.ensure(SESSIONS)
 
-    @staticmethod
-    def _key(tenant: str, session: str) -> str:
-        return f"session:{tenant}:{session}"
+    def _live(self, tenant: str, now: float) -> Where:
+        return where(tenant=tenant).and_(Range("at", gte=now - self.retention))
 
     def record(self, tenant: str, session: str, route: str, refs: Sequence[str], input_tokens: int,
-               output_tokens: int, shown: Sequence[tuple[str, int, int]] = ()) -> bool:
-        """Append one read; True when it touched a ref this session was already served."""
-        key = self._key(tenant, session)
-        with self._lock:
-            payload = self.store.get_payloads(SESSIONS, [key]).get(key) or {
-                "tenant": tenant, "session": session, "requests": [], "served": []}
-            served = set(payload["served"])
-            repeated = any(r in served for r in refs)
-            payload["requests"].append({
-                "route": route, "ref": refs[0] if refs else None, "refs": list(refs),
-                "input_tokens": input_tokens, "output_tokens": output_tokens, "repeated": repeated,
-                "at": time.time(), "shown": [list(s) for s in shown]})
-            payload["requests"] = payload["requests"][-MAX_REQUESTS:]
-            payload["served"] = sorted(served | set(refs))
-            payload["updated"] = time.time()
-            self.store.put_payload(SESSIONS, key, payload)
+               output_tokens: int, shown: Sequence[tuple[str, int, int]] = (), event: str | None = None) -> bool:
+        """Append one read (`event` names it, e.g. the request id, so a retry is not counted twice);
+        True when it touched a ref this session was already served."""
+        now = time.time()
+        served = self._live(tenant, now).and_(where(session=session), MatchAny("refs", tuple(refs)))
+        repeated = bool(refs) and self.store.count(SESSIONS.name, served) > 0
+        key = f"read:{tenant}:{session}:{event or uuid.uuid4().hex}"
+        self.store.upsert(SESSIONS.name, [PointData(key=key, payload={
+            "tenant": tenant, "session": session, "route": route, "ref": refs[0] if refs else None,
+            "refs": list(refs), "input_tokens": input_tokens, "output_tokens": output_tokens, "repeated": repeated,
+            "at": now, "shown": [list(s) for s in shown]})])
         return repeated
 
     def report(self, tenant: str, session: str) -> SessionReport:
-        payload = self.store.get_payloads(SESSIONS, [self._key(tenant, session)]).get(self._key(tenant, session))
-        if payload is None or time.time() - payload.get("updated", 0) > self.retention:
+        reads = scroll_all(self.store, SESSIONS.name, self._live(tenant, time.time()).and_(where(session=session)))
+        ordered = sorted((r.payload for r in reads), key=lambda p: (p["at"], p["route"]))[-MAX_REQUESTS:]
+        if not ordered:
             raise NotFound(f"unknown session {session!r}")
-        requests = [dict(r, at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r["at"]))) for r in payload["requests"]]
-        rate = sum(r["repeated"] for r in requests) / len(requests) if requests else 0.0
+        requests = [{k: v for k, v in dict(p, at=utc_stamp(p["at"])).items() if k not in ("tenant", "session")}
+                    for p in ordered]
+        rate = sum(r["repeated"] for r in requests) / len(requests)
         warning = None
         if rate > REPEAT_WARNING:
             warning = (f"{rate:.0%} of reads re-read a ref this session was already served (over 15%): the budget "
                        "is too tight; raise k or max_tokens")
-        return SessionReport(session, requests, round(rate, 4), warning)
+        return SessionReport(session=session, requests=requests, repeated_read_rate=round(rate, 4), warning=warning)
 
-    def sessions(self, tenant: str) -> list[dict[str, Any]]:
+    def sessions(self, tenant: str, most: int = 1000) -> list[dict[str, Any]]:
+        """The tenant's sessions with reads inside the retention, most recently active first."""
         now = time.time()
-        return sorted(({"session": p["session"], "requests": len(p["requests"]), "updated": p.get("updated", 0)}
-                       for p in self.store.scroll_payloads(SESSIONS, "tenant", tenant)
-                       if now - p.get("updated", 0) <= self.retention), key=lambda s: -s["updated"])
+        counts = self.store.facet(SESSIONS.name, "session", self._live(tenant, now), most)
+        out = []
+        for session, requests in counts.items():
+            last, _ = self.store.scroll(SESSIONS.name, self._live(tenant, now).and_(where(session=session)), limit=1,
+                                        payload=("at",), order_by="at", descending=True)
+            out.append({"session": session, "requests": requests, "updated": last[0].payload["at"] if last else 0.0})
+        return sorted(out, key=lambda s: (-s["updated"], s["session"]))
+
+    def expire(self, now: float | None = None) -> None:
+        """Retention: reads older than it are deleted, in the engine, by filter."""
+        cutoff = (time.time() if now is None else now) - self.retention
+        self.store.delete_where(SESSIONS.name, Where((Range("at", lt=cutoff),)))

@@ -7,10 +7,8 @@ fused with BM25), packed to the budget, and summarised by a placeholder that say
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -18,7 +16,6 @@ from typing import Any, Literal
 import numpy as np
 
 from ingest.chunking import Chunk
-from ingest.embedding import Embedder, vector_name
 from ingest.normalize import Document
 from ingest.static_model import StaticEmbedder
 from ingest.tokens import Tokenizer
@@ -28,7 +25,8 @@ from .lexical import Bm25Index
 from .lru import Lru
 from .ranking import Candidate, interleave, neighbours, rank_order, select
 from .sources import Source, SourceInput, SourceStore
-from .store import QdrantStore
+from .usage import Usage, make_usage
+from .vectors import EmbeddingCache
 from .websearch import Page, SearchQuery
 
 Order = Literal["document", "score"]
@@ -69,80 +67,12 @@ class Snippet:
 
 
 @dataclass(frozen=True)
-class Usage:
-    input_tokens: int
-    output_tokens: int
-    saved_ratio: float
-    chunks_total: int
-    chunks_returned: int
-
-
-@dataclass(frozen=True)
 class FilterResult:
     ref: str
     snippets: list[Snippet]
     placeholder: str
     usage: Usage
     passthrough: bool
-
-
-class EmbeddingCache:
-    """Embeddings cached in Qdrant by (model, text): a chunk, tool or recorded query is embedded once, ever."""
-
-    def __init__(self, store: QdrantStore, embedder: Embedder) -> None:
-        self.store = store
-        self.embedder = embedder
-        self.vector = vector_name(embedder.model_id)
-        self.collection = store.chunk_collection(self.vector)
-        store.ensure_collection(self.collection, {self.vector: embedder.dim})
-        self._queries: Lru[str, np.ndarray] = Lru(4096)
-        self._embedding = threading.Lock()
-        self.hits = 0  # texts found already embedded (for metrics)
-        self.misses = 0
-
-    @staticmethod
-    def key(text: str, kind: str = "chunk") -> str:
-        return f"{kind}:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-    def passages(self, passages: Sequence[str]) -> np.ndarray:
-        return self._cached(passages, "chunk")
-
-    def queries(self, queries: Sequence[str]) -> np.ndarray:
-        """Recorded queries (tool feedback), embedded with the query prompt and kept like passages."""
-        return self._cached(queries, "query")
-
-    def _cached(self, texts: Sequence[str], kind: str) -> np.ndarray:
-        keys = [self.key(t, kind) for t in texts]
-        unique = list(dict.fromkeys(keys))
-        found = self.store.get_vectors(self.collection, self.vector, unique)
-        missing = [k for k in unique if k not in found]
-        if missing:
-            # Under one lock, and re-checked: a passage the background worker (or another request) is
-            # embedding right now is then read, not embedded twice with possibly different last bits.
-            with self._embedding:
-                found.update(self.store.get_vectors(self.collection, self.vector, missing))
-                missing = [k for k in missing if k not in found]
-                if missing:
-                    first = dict(zip(keys, texts, strict=True))
-                    embed = self.embedder.embed_passages if kind == "chunk" else self.embedder.embed_queries
-                    fresh = embed([first[k] for k in missing])
-                    self.store.put_vectors(self.collection, self.vector, missing, fresh)
-                    found.update(zip(missing, fresh, strict=True))
-        self.hits += len(unique) - len(missing)
-        self.misses += len(missing)
-        if not keys:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        return np.stack([found[k] for k in keys])
-
-    def query(self, text: str) -> np.ndarray:
-        cached = self._queries.get(text)
-        return cached if cached is not None else self._queries.put(text, self.embedder.embed_queries([text])[0])
-
-
-def passage_text(source: Source, chunk: Chunk) -> str:
-    """What gets embedded: the chunk with what it is part of (title, headings, JSON record)."""
-    text = source.chunk_text(chunk)
-    return f"{chunk.context}\n{text}" if chunk.context else text
 
 
 class Sieve:
@@ -187,9 +117,28 @@ class Sieve:
         line = search_placeholder(usage, len(sources), ("search", args))
         return SearchResult(results, line, usage)
 
-    def refilter(self, tenant: str, ref: str, params: FilterParams) -> FilterResult:
+    def refilter(self, tenant: str, ref: str, params: FilterParams, is_error: bool = False) -> FilterResult:
+        """A stored source again, with a new query; an error output stays that ref and comes back verbatim."""
         source = self.sources.get(tenant, ref)
+        if is_error:
+            return self._verbatim(source, (source.tool, source.args))
         return self._project(source, params, (source.tool, source.args))
+
+    # --- lifecycle ----------------------------------------------------------------------------------
+
+    def forget(self, tenant: str, ref: str) -> None:
+        """DELETE a ref: its source, its projections here, and the chunk vectors no other source uses."""
+        self._drop_vectors(self.sources.delete(tenant, ref))
+        self._prepared.drop_where(lambda key: ref in key)
+
+    def expire(self) -> None:
+        """Retention: sources past it become tombstones (410) and lose the vectors no one else uses."""
+        self._drop_vectors(self.sources.expire())
+
+    def _drop_vectors(self, keys: list[str]) -> None:
+        if keys:
+            used = self.sources.still_used(keys)
+            self.vectors.forget([k for k in dict.fromkeys(keys) if k not in used])
 
     # --- projections --------------------------------------------------------------------------------
 
@@ -235,7 +184,7 @@ class Sieve:
         prep = self._prepared.get(key)
         if prep is None:
             units = [(si, c) for si, s in enumerate(sources) for c in s.chunks]
-            passages = [passage_text(sources[si], c) for si, c in units]
+            passages = [sources[si].passage(c) for si, c in units]
             candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
             static = self.static.embed(passages) if self.static is not None else None
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
@@ -342,11 +291,6 @@ class Prepared:
         texts = sum(sys.getsizeof(p) for p in self.passages) + sum(sys.getsizeof(c.text) for c in self.candidates)
         static = 0 if self.static is None else int(self.static.nbytes)
         return texts + static + self.lexical.nbytes + 200 * len(self.units)
-
-
-def make_usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:
-    saved = 0.0 if input_tokens == 0 else max(0.0, 1.0 - output_tokens / input_tokens)
-    return Usage(input_tokens, output_tokens, round(saved, 3), total, returned)
 
 
 def format_call(tool: str, args: dict[str, Any]) -> str:

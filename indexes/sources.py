@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import json
 import sys
@@ -13,9 +14,12 @@ from ingest.chunking import Chunk, chunk_view, chunker_signature
 from ingest.normalize import Document, Section, View, build_view
 from ingest.tokens import Tokenizer
 
-from .errors import InvalidRequest, NotFound
+from .errors import Gone, InvalidRequest, NotFound
 from .lru import Lru
-from .store import SOURCES, QdrantStore
+from .store import Match, MatchAny, PointData, Range, SpaceSpec, Store, Where, scroll_all, where
+
+SOURCES = SpaceSpec(name="sources", indexes={"tenant": "tenant", "state": "keyword", "created": "float",
+                                             "vector_keys": "keyword"})
 
 # Recent sources kept as objects (refs are immutable); the store has them all, this saves re-reading.
 RECENT_SOURCE_BYTES = 64 << 20
@@ -60,6 +64,16 @@ class Source:
     def section(self, chunk: Chunk) -> Section:
         return self.view.sections[chunk.document]
 
+    def passage(self, chunk: Chunk) -> str:
+        """What gets embedded: the chunk with what it is part of (title, headings, JSON record)."""
+        text = self.chunk_text(chunk)
+        return f"{chunk.context}\n{text}" if chunk.context else text
+
+
+def passage_key(passage: str) -> str:
+    """Names a passage's vector in the chunk-vector cache (and, on a source, the vectors it uses)."""
+    return hashlib.sha256(passage.encode("utf-8", "surrogatepass")).hexdigest()
+
 
 def make_ref(tenant: str, inp: SourceInput) -> str:
     """Content-addressed: the same content for the same tenant gets the same ref, on any replica."""
@@ -72,19 +86,32 @@ def make_ref(tenant: str, inp: SourceInput) -> str:
     return f"src_{digest[:20]}"
 
 
-def _utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+def utc_stamp(at: float | None = None) -> str:
+    """The one timestamp format of every response (ISO 8601, UTC, seconds)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if at is None else at))
+
+
+RETENTION_SETTING = "CTXSIEVE_SOURCE_RETENTION_DAYS"
+# The few fields that say whether a ref may be served: read on every use, even of a source held in memory,
+# so a ref deleted or expired through another replica is never served from this one's memory.
+STATUS_FIELDS = ("tenant", "state", "created")
 
 
 class SourceStore:
-    """Reads and writes sources in Qdrant (payload only), re-chunking when the chunker changed."""
+    """Sources as one point each in the store (payload on disk), re-chunked when the chunker changed.
 
-    def __init__(self, store: QdrantStore, tokenizer: Tokenizer, chunk_tokens: int) -> None:
+    A source lives until DELETE or until it is older than the retention; an expired one leaves a small
+    tombstone (410 instead of 404) for as long again. Nothing is read-modified-written: a source is
+    written once, and forgetting it overwrites or deletes its point.
+    """
+
+    def __init__(self, store: Store, tokenizer: Tokenizer, chunk_tokens: int, retention_days: float = 30.0) -> None:
         self.store = store
         self.tokenizer = tokenizer
         self.chunk_tokens = chunk_tokens
+        self.retention = retention_days * 86400  # 0: kept forever
         self.signature = chunker_signature(tokenizer, chunk_tokens)
-        store.ensure_collection(SOURCES)
+        store.ensure(SOURCES)
         # Sources never change once stored, so recent ones are kept as objects: a re-filter then skips
         # reading and decoding a 40k-token payload (~15 ms) from the store.
         self._recent: Lru[str, Source] = Lru(64, RECENT_SOURCE_BYTES, Source.nbytes)
@@ -92,32 +119,38 @@ class SourceStore:
     def _remember(self, source: Source) -> Source:
         return self._recent.put(source.ref, source)
 
-    def _recalled(self, tenant: str, ref: str) -> Source | None:
-        source = self._recent.get(ref)
-        return source if source is not None and source.tenant == tenant else None
+    def _expired(self, created: float, now: float) -> bool:
+        return self.retention > 0 and now - created > self.retention
+
+    def _check(self, tenant: str, ref: str, status: dict[str, Any] | None) -> None:
+        if status is None or status.get("tenant") != tenant:  # another tenant's ref is simply unknown
+            raise NotFound(f"unknown ref {ref!r}")
+        if status.get("state") == "expired" or self._expired(float(status.get("created", 0)), time.time()):
+            raise Gone(f"ref {ref!r} is past the retention period ({RETENTION_SETTING}); re-run the tool "
+                       "to get its output again")
 
     def get(self, tenant: str, ref: str) -> Source:
         if not ref.startswith("src_") or len(ref) > 64:
             raise NotFound(f"unknown ref {ref!r}")
-        recalled = self._recalled(tenant, ref)
+        recalled = self._recent.get(ref)
         if recalled is not None:
+            found = self.store.get(SOURCES.name, [ref], payload=STATUS_FIELDS).get(ref)
+            self._check(tenant, ref, found.payload if found else None)
             return recalled
-        payload = self.store.get_payloads(SOURCES, [ref]).get(ref)
-        if payload is None or payload.get("tenant") != tenant:  # another tenant's ref is simply unknown
-            raise NotFound(f"unknown ref {ref!r}")
-        return self._remember(self._from_payload(payload))
+        found = self.store.get(SOURCES.name, [ref]).get(ref)
+        self._check(tenant, ref, found.payload if found else None)
+        assert found is not None
+        return self._remember(self._from_payload(found.payload))
 
     def put(self, tenant: str, inp: SourceInput) -> Source:
-        """Store the input under its ref (idempotent: an existing source is returned unchanged)."""
+        """Store the input under its ref (idempotent: a live source is returned unchanged)."""
         if not inp.documents:
             raise InvalidRequest("nothing to store: no content and no documents")
         ref = make_ref(tenant, inp)
-        recalled = self._recalled(tenant, ref)
-        if recalled is not None:
-            return recalled
-        existing = self.store.get_payloads(SOURCES, [ref]).get(ref)
-        if existing is not None and existing.get("tenant") == tenant:
-            return self._remember(self._from_payload(existing))
+        try:
+            return self.get(tenant, ref)
+        except (NotFound, Gone):  # new, or expired: stored (again) below
+            pass
         view = build_view(inp.documents, inp.content_type)
         text = inp.documents[0].text if inp.from_content else view.text
         tokens = sum(self.tokenizer.count(d.text) for d in inp.documents)
@@ -127,21 +160,72 @@ class SourceStore:
             tool=inp.tool, args=dict(inp.args), content_type=view.content_type,
             tokens=tokens,
             view_tokens=tokens if inp.from_content and view.text == text else self.tokenizer.count(view.text),
-            created_at=_utc_now(), chunker=self.signature,
+            created_at=utc_stamp(), chunker=self.signature,
             chunks=chunk_view(view, self.tokenizer, self.chunk_tokens),
         )
-        self.store.put_payload(SOURCES, ref, self._to_payload(source))
+        self.store.upsert(SOURCES.name, [PointData(key=ref, payload=self._to_payload(source))])
         return self._remember(source)
+
+    def restore(self, payload: dict[str, Any]) -> Source:
+        """Write a source from a record of an earlier layout (migration): same ref, same created_at."""
+        source = self._from_payload(payload)
+        self.store.upsert(SOURCES.name, [PointData(key=source.ref, payload=self._to_payload(source))])
+        return source
+
+    # --- lifecycle ----------------------------------------------------------------------------------
+
+    def delete(self, tenant: str, ref: str) -> list[str]:
+        """Forget a source; returns the vector keys it used, for the caller to drop those no one else uses."""
+        found = self.store.get(SOURCES.name, [ref], payload=(*STATUS_FIELDS, "vector_keys")).get(ref)
+        if found is None or found.payload.get("tenant") != tenant or found.payload.get("state") == "expired":
+            raise NotFound(f"unknown ref {ref!r}")
+        self.store.delete(SOURCES.name, [ref])
+        self._recent.pop(ref)
+        return list(found.payload.get("vector_keys") or [])
+
+    def still_used(self, keys: list[str]) -> set[str]:
+        """Which of these vector keys a live source still uses."""
+        used: set[str] = set()
+        for start in range(0, len(keys), 256):
+            batch = tuple(keys[start : start + 256])
+            live = Where((MatchAny("vector_keys", batch),), (Match("state", "expired"),))
+            for found in scroll_all(self.store, SOURCES.name, live, payload=("vector_keys",)):
+                used.update(found.payload.get("vector_keys") or [])
+        return used & set(keys)
+
+    def expire(self, now: float | None = None) -> list[str]:
+        """Turn sources past retention into tombstones; drop tombstones older than twice the retention.
+        Returns the vector keys the expired sources used."""
+        if self.retention <= 0:
+            return []
+        now = time.time() if now is None else now
+        old = Where((Range("created", lt=now - self.retention),), (Match("state", "expired"),))
+        keys: list[str] = []
+        tombstones = []
+        for found in scroll_all(self.store, SOURCES.name, old, payload=("ref", "tenant", "created", "vector_keys")):
+            keys += found.payload.get("vector_keys") or []
+            tombstones.append(PointData(key=found.payload["ref"], payload={
+                "ref": found.payload["ref"], "tenant": found.payload["tenant"], "state": "expired",
+                "created": found.payload["created"]}))
+            self._recent.pop(found.payload["ref"])
+        self.store.upsert(SOURCES.name, tombstones)
+        forgotten = where(state="expired").and_(Range("created", lt=now - 2 * self.retention))
+        self.store.delete_where(SOURCES.name, forgotten)
+        return keys
+
+    # --- payloads -----------------------------------------------------------------------------------
 
     def _to_payload(self, s: Source) -> dict[str, Any]:
         return {
-            "ref": s.ref, "tenant": s.tenant, "text": s.text, "documents": s.documents,
+            "ref": s.ref, "tenant": s.tenant, "state": "live", "text": s.text, "documents": s.documents,
             "view": None if s.view.text == s.text else s.view.text,
             "sections": [{k: v for k, v in asdict(x).items() if k != "leaves"} for x in s.view.sections],
             "tool": s.tool, "args": s.args, "content_type": s.content_type, "tokens": s.tokens,
-            "view_tokens": s.view_tokens,
-            "created_at": s.created_at, "chunker": s.chunker,
+            "view_tokens": s.view_tokens, "created_at": s.created_at,
+            "created": calendar.timegm(time.strptime(s.created_at, "%Y-%m-%dT%H:%M:%SZ")),
+            "chunker": s.chunker,
             "chunks": [[c.start, c.end, c.tokens, c.document, c.context] for c in s.chunks],
+            "vector_keys": sorted({passage_key(s.passage(c)) for c in s.chunks}),
         }
 
     def _from_payload(self, p: dict[str, Any]) -> Source:
@@ -155,12 +239,12 @@ class SourceStore:
             chunks=[Chunk(i, c[0], c[1], c[2], c[3], c[4]) for i, c in enumerate(p["chunks"])],
         )
         if source.chunker != self.signature:
-            # Chunk settings changed since this source was stored: the input is whole, so re-derive.
+            # Chunk settings changed since this source was stored: the input is whole, so re-derive the
+            # projection in memory (the stored record is never rewritten).
             docs = source.documents or [{"text": source.text}]
             view = build_view([Document(**d) for d in docs], source.content_type if source.content_type
                               in ("text", "markdown", "html", "json", "code") else "auto")
             source.view = view
             source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens)
             source.chunker = self.signature
-            self.store.put_payload(SOURCES, source.ref, self._to_payload(source))
         return source

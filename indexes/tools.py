@@ -1,7 +1,9 @@
 """Tool-definition retrieval: toolsets registered once, each request gets only the tools it needs.
 
-The registry (a Qdrant payload per tenant and toolset) is the source of truth; the index embeds what each
-tool is for and resolves back through the registry. Scores: dense cosine between the request and the
+The registry is points in the store: a head per toolset (names its version), one point per tool definition
+and one per recorded query (with its vector), so neither a PUT nor feedback rewrites a shared record and two
+replicas writing at once both keep what they wrote. The index embeds what each tool is for and resolves back
+through the registry. Scores: dense cosine between the request and the
 tool, or the tool's nearest recorded query when closer (usage evidence, as in Tool2Vec), fused with BM25
 over the same text; only the toolsets a request names are searched (default-deny).
 """
@@ -10,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
+import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,12 +26,21 @@ from .errors import InvalidRequest, NotFound
 from .lexical import Bm25Index
 from .lru import Lru
 from .ranking import rank_order, standardise
-from .sieve import EmbeddingCache
-from .store import QdrantStore
+from .store import MatchAny, PointData, SpaceSpec, Store, scroll_all, where
 from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
+from .vectors import EmbeddingCache
 
-TOOLSETS = "ctxsieve_toolsets"
 FEEDBACK_PER_TOOL = 200
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One recorded use: this query led to this tool (its vector embedded with the query prompt)."""
+
+    tool: str
+    query: str
+    at: float
+    vector: np.ndarray
 
 
 @dataclass
@@ -36,13 +48,9 @@ class Toolset:
     tenant: str
     name: str
     tools: list[Tool]
-    feedback: dict[str, list[str]] = field(default_factory=dict)  # tool name -> recorded queries, oldest first
-    tools_version: str = ""
-    feedback_version: str = ""
-
-    @property
-    def version(self) -> str:
-        return f"{self.tools_version}:{self.feedback_version}"
+    version: str  # of the definitions
+    generation: str = ""  # new each time the toolset is created afresh: cached evidence never outlives a delete
+    feedback: list[Recorded] = field(default_factory=list)
 
 
 def _digest(value: Any) -> str:
@@ -91,102 +99,107 @@ MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence
 
 
 class ToolIndex:
-    def __init__(self, store: QdrantStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
+    def __init__(self, store: Store, vectors: EmbeddingCache, tokenizer: Tokenizer,
                  dense_weight: float = 0.74) -> None:
         self.store = store
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
+        self.space = f"toolsets__{vectors.vector}"
+        store.ensure(SpaceSpec(name=self.space, dense={vectors.vector: vectors.embedder.dim},
+                               indexes={"tenant": "tenant", "toolset": "keyword", "kind": "keyword",
+                                        "version": "keyword"}))
         self._prepared: Lru[str, _Prepared] = Lru(64, PREPARED_BYTES, _Prepared.nbytes)
-        self._write = threading.Lock()  # read-modify-write of a toolset payload (feedback) in this process
-        self._parsed: dict[tuple[str, str], Toolset] = {}  # by (tenant, name); checked against the head's versions
-        store.ensure_collection(TOOLSETS)
+        # Parsed definitions by (tenant, toolset, version): a version's tools never change.
+        self._parsed: Lru[tuple[str, str, str], list[Tool]] = Lru(256)
 
     # --- registry -----------------------------------------------------------------------------------
 
-    # A toolset is three records: a small head (names the versions; read on every request), the tool
-    # definitions (immutable, keyed by their version) and the recorded queries (rewritten on feedback),
-    # so neither a selection nor a feedback call moves thousands of definitions around.
     @staticmethod
-    def _key(tenant: str, name: str) -> str:
+    def _head_key(tenant: str, name: str) -> str:
         return f"toolset:{tenant}:{name}"
 
     @staticmethod
-    def _body_key(tenant: str, name: str, version: str) -> str:
-        return f"toolset-body:{tenant}:{name}:{version}"
+    def _tool_key(tenant: str, name: str, version: str, index: int) -> str:
+        return f"tool:{tenant}:{name}:{version}:{index}"
 
     @staticmethod
-    def _feedback_key(tenant: str, name: str) -> str:
-        return f"toolset-feedback:{tenant}:{name}"
+    def _feedback_key(tenant: str, name: str, tool: str, query: str) -> str:
+        return f"feedback:{tenant}:{name}:{tool}:{hashlib.sha256(query.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
     def put(self, tenant: str, name: str, definitions: list[Any]) -> Toolset:
-        tools = parse_toolset(definitions)
-        with self._write:
-            try:
-                old = self.get(tenant, name).feedback
-            except NotFound:
-                old = {}
-            kept = {t.name: old[t.name] for t in tools if t.name in old}
-            self.vectors.passages([*map(index_text, tools), *map(name_text, tools)])  # only new or changed
-            definitions = [t.as_dict() for t in tools]
-            toolset = Toolset(tenant, name, tools, kept, _digest(definitions), _digest(kept))
-            self.store.put_payload(TOOLSETS, self._body_key(tenant, name, toolset.tools_version),
-                                   {"tenant": tenant, "kind": "body", "tools": definitions})
-            self.store.put_payload(TOOLSETS, self._feedback_key(tenant, name),
-                                   {"tenant": tenant, "kind": "feedback", "feedback": kept})
-            previous = self._head(tenant, name)
-            self._save_head(toolset)
-            if previous and previous["tools_version"] != toolset.tools_version:
-                self.store.delete_keys(TOOLSETS, [self._body_key(tenant, name, previous["tools_version"])])
-        return toolset
+        """Replace the toolset: the new version's tools, then the head naming it, then the old version goes."""
+        return self.put_tools(tenant, name, parse_toolset(definitions))
 
-    def _head(self, tenant: str, name: str) -> dict[str, Any] | None:
-        return self.store.get_payloads(TOOLSETS, [self._key(tenant, name)]).get(self._key(tenant, name))
+    def put_tools(self, tenant: str, name: str, tools: list[Tool]) -> Toolset:
+        self.vectors.passages([*map(index_text, tools), *map(name_text, tools)])  # only new or changed
+        version = _digest([t.as_dict() for t in tools])
+        previous = self._heads(tenant, [name]).get(name)
+        generation = previous["generation"] if previous else uuid.uuid4().hex
+        self.store.upsert(self.space, [PointData(key=self._tool_key(tenant, name, version, i), payload={
+            "kind": "tool", "tenant": tenant, "toolset": name, "version": version, "index": i,
+            "definition": t.as_dict()}) for i, t in enumerate(tools)])
+        self.store.upsert(self.space, [PointData(key=self._head_key(tenant, name), payload={
+            "kind": "head", "tenant": tenant, "toolset": name, "version": version, "count": len(tools),
+            "generation": generation})])
+        if previous and previous["version"] != version:
+            self.store.delete_where(self.space, where(tenant=tenant, toolset=name, kind="tool",
+                                                      version=previous["version"]))
+        return Toolset(tenant, name, tools, version, generation)
 
-    def _save_head(self, toolset: Toolset) -> None:
-        self.store.put_payload(TOOLSETS, self._key(toolset.tenant, toolset.name), {
-            "tenant": toolset.tenant, "kind": "head", "name": toolset.name, "count": len(toolset.tools),
-            "tools_version": toolset.tools_version, "feedback_version": toolset.feedback_version})
+    def _heads(self, tenant: str, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+        found = self.store.get(self.space, [self._head_key(tenant, n) for n in names])
+        return {f.payload["toolset"]: f.payload for f in found.values()}
 
     def get(self, tenant: str, name: str) -> Toolset:
         return self.get_many(tenant, [name])[0]
 
-    def get_many(self, tenant: str, names: Sequence[str]) -> list[Toolset]:
-        keys = [self._key(tenant, n) for n in names]
-        heads = self.store.get_payloads(TOOLSETS, keys)
-        missing = [n for n, k in zip(names, keys, strict=True) if k not in heads]
+    def get_many(self, tenant: str, names: Sequence[str], with_feedback: bool = False) -> list[Toolset]:
+        heads = self._heads(tenant, names)
+        missing = [n for n in names if n not in heads]
         if missing:
             raise NotFound(f"unknown toolset(s): {', '.join(missing)}")
-        return [self._from_head(tenant, heads[k]) for k in keys]
+        return [self._from_head(tenant, heads[n], with_feedback) for n in names]
 
-    def _from_head(self, tenant: str, head: dict[str, Any]) -> Toolset:
-        name = head["name"]
-        cached = self._parsed.get((tenant, name))
-        if cached is not None and cached.version == f"{head['tools_version']}:{head['feedback_version']}":
-            return cached
-        if cached is not None and cached.tools_version == head["tools_version"]:
-            tools = cached.tools
-        else:
-            body = self.store.get_payloads(TOOLSETS, [self._body_key(tenant, name, head["tools_version"])])
-            tools = [Tool.from_dict(t) for t in next(iter(body.values()), {}).get("tools", [])]
-        feedback = self.store.get_payloads(TOOLSETS, [self._feedback_key(tenant, name)])
-        recorded = next(iter(feedback.values()), {}).get("feedback") or {}
-        toolset = Toolset(tenant, name, tools, recorded, head["tools_version"], head["feedback_version"])
-        self._parsed[(tenant, name)] = toolset
+    def _from_head(self, tenant: str, head: dict[str, Any], with_feedback: bool) -> Toolset:
+        name, version = head["toolset"], head["version"]
+        cached = self._parsed.get((tenant, name, version))
+        if cached is None:
+            condition = where(tenant=tenant, toolset=name, kind="tool", version=version)
+            ordered = sorted(scroll_all(self.store, self.space, condition), key=lambda p: p.payload["index"])
+            tools = [Tool.from_dict(p.payload["definition"]) for p in ordered]
+            cached = self._parsed.put((tenant, name, version), tools)
+        toolset = Toolset(tenant, name, cached, version, head.get("generation", ""))
+        if with_feedback:
+            toolset.feedback = self._feedback(tenant, name, {t.name for t in cached})
         return toolset
 
+    def _feedback(self, tenant: str, name: str, tools: set[str]) -> list[Recorded]:
+        """The latest recorded queries of each tool (at most FEEDBACK_PER_TOOL), oldest first."""
+        points = scroll_all(self.store, self.space, where(tenant=tenant, toolset=name, kind="feedback"),
+                            vectors=(self.vectors.vector,))
+        recorded = sorted((Recorded(p.payload["tool"], p.payload["query"], p.payload["at"],
+                                    p.dense[self.vectors.vector]) for p in points if p.payload["tool"] in tools),
+                          key=lambda r: (r.at, r.query))
+        kept: dict[str, list[Recorded]] = {}
+        for r in reversed(recorded):
+            if len(kept.setdefault(r.tool, [])) < FEEDBACK_PER_TOOL:
+                kept[r.tool].append(r)
+        return sorted((r for rs in kept.values() for r in rs), key=lambda r: (r.at, r.query))
+
+    def feedback_count(self, tenant: str, names: Sequence[str]) -> int:
+        return self.store.count(self.space, where(tenant=tenant, kind="feedback").and_(
+            MatchAny("toolset", tuple(names))))
+
     def all(self, tenant: str) -> list[Toolset]:
-        heads = [p for p in self.store.scroll_payloads(TOOLSETS, "tenant", tenant) if p.get("kind") == "head"]
-        return sorted((self._from_head(tenant, h) for h in heads), key=lambda t: t.name)
+        heads = scroll_all(self.store, self.space, where(tenant=tenant, kind="head"))
+        return sorted((self._from_head(tenant, h.payload, False) for h in heads), key=lambda t: t.name)
 
     def delete(self, tenant: str, name: str) -> None:
-        head = self._head(tenant, name)
-        if head is None:
+        if name not in self._heads(tenant, [name]):
             raise NotFound(f"unknown toolset(s): {name}")
-        self.store.delete_keys(TOOLSETS, [self._key(tenant, name)])  # unlisted first
-        self.store.delete_keys(TOOLSETS, [self._body_key(tenant, name, head["tools_version"]),
-                                          self._feedback_key(tenant, name)])
-        self._parsed.pop((tenant, name), None)
+        self.store.delete(self.space, [self._head_key(tenant, name)])  # unlisted first
+        self.store.delete_where(self.space, where(tenant=tenant, toolset=name))
 
     def tokens(self, tools: Sequence[Tool], fmt: Format) -> int:
         return sum(self.tokenizer.count(serialized(render(t, fmt))) for t in tools)
@@ -197,8 +210,7 @@ class ToolIndex:
                fmt: Format, min_score: float | None, max_tokens: int | None) -> Selection:
         if not toolsets:
             raise InvalidRequest("name at least one toolset: a request sees only the toolsets it names")
-        sets = self.get_many(tenant, sorted(set(toolsets)))
-        prepared = self._prepare(sets)
+        prepared = self._prepare(tenant, sorted(set(toolsets)))
         dense, fused = self._scores(prepared, query)
         order = rank_order(fused, prepared.name_rank)
         chosen = self._choose(prepared, order, dense, k, always, fmt, min_score, max_tokens)
@@ -271,21 +283,31 @@ class ToolIndex:
         w = self.dense_weight
         return dense, w * dense_z + (1.0 - w) * standardise(prepared.lexical.scores(query))
 
-    def _prepare(self, sets: list[Toolset]) -> _Prepared:
-        key = "|".join(f"{s.name}@{s.version}" for s in sets) + f"|{sets[0].tenant}"
+    def _prepare(self, tenant: str, names: list[str]) -> _Prepared:
+        """Built once per (definitions, recorded uses) of the named toolsets: the heads and a count of recorded
+        uses say whether what is in memory is current; a new recorded use reloads the evidence."""
+        heads = self._heads(tenant, names)
+        missing = [n for n in names if n not in heads]
+        if missing:
+            raise NotFound(f"unknown toolset(s): {', '.join(missing)}")
+        key = "|".join(f"{n}@{heads[n]['version']}@{heads[n].get('generation', '')}" for n in names) + \
+            f"|{tenant}|{self.feedback_count(tenant, names)}"
         prepared = self._prepared.get(key)
         if prepared is not None:
             return prepared
+        sets = [self._from_head(tenant, heads[n], with_feedback=True) for n in names]
         owners = [(s.name, t) for s in sets for t in s.tools]
-        evidence: list[str] = []
+        evidence: list[np.ndarray] = []
         evidence_owner: list[int] = []
         lexical_texts = []
         for index, (set_name, tool) in enumerate(owners):
-            recorded = [*tool.examples, *self._feedback_of(sets, set_name, tool.name)]
-            evidence.extend(recorded)
-            evidence_owner.extend([index] * len(recorded))
-            lexical_texts.append(index_text(tool) + "\n" + "\n".join(recorded))
-        evidence_vectors = self.vectors.queries(evidence)
+            recorded = [r for s in sets if s.name == set_name for r in s.feedback if r.tool == tool.name]
+            if tool.examples:
+                evidence.extend(self.vectors.queries(tool.examples))
+            evidence.extend(r.vector for r in recorded)
+            evidence_owner.extend([index] * (len(tool.examples) + len(recorded)))
+            lexical_texts.append("\n".join([index_text(tool), *tool.examples, *(r.query for r in recorded)]))
+        evidence_vectors = np.stack(evidence) if evidence else np.zeros((0, self.vectors.embedder.dim), np.float32)
         owner = np.array(evidence_owner, dtype=np.int64)
         centroids = np.zeros((len(owners), self.vectors.embedder.dim), dtype=np.float32)
         np.add.at(centroids, owner, evidence_vectors)
@@ -297,31 +319,20 @@ class ToolIndex:
             Bm25Index.build(lexical_texts), np.argsort(np.argsort([t.name for _, t in owners], kind="stable")))
         return self._prepared.put(key, prepared)
 
-    @staticmethod
-    def _feedback_of(sets: list[Toolset], set_name: str, tool: str) -> list[str]:
-        return next(s.feedback.get(tool, []) for s in sets if s.name == set_name)
-
     # --- learning from use --------------------------------------------------------------------------
 
     def record(self, tenant: str, query: str, used: Sequence[str], toolsets: Sequence[str]) -> int:
-        with self._write:
-            sets = self.get_many(tenant, sorted(set(toolsets)))
-            names = {t.name for s in sets for t in s.tools}
-            unknown = [u for u in used if u not in names]
-            if unknown:
-                raise NotFound(f"tools not in the named toolsets: {', '.join(unknown)}")
-            recorded = 0
-            for toolset in sets:
-                present = {t.name for t in toolset.tools}
-                for name in dict.fromkeys(used):
-                    if name not in present:
-                        continue
-                    queries = [q for q in toolset.feedback.get(name, []) if q != query] + [query]
-                    toolset.feedback[name] = queries[-FEEDBACK_PER_TOOL:]
-                    recorded += 1
-                self.store.put_payload(TOOLSETS, self._feedback_key(tenant, toolset.name),
-                                       {"tenant": tenant, "kind": "feedback", "feedback": toolset.feedback})
-                toolset.feedback_version = _digest(toolset.feedback)
-                self._save_head(toolset)
-            self.vectors.queries([query])
-        return recorded
+        """One point per (toolset, tool) this query led to: re-recording it only refreshes its time."""
+        sets = self.get_many(tenant, sorted(set(toolsets)))
+        names = {t.name for s in sets for t in s.tools}
+        unknown = [u for u in used if u not in names]
+        if unknown:
+            raise NotFound(f"tools not in the named toolsets: {', '.join(unknown)}")
+        vector = self.vectors.queries([query])[0]
+        now = time.time()
+        points = [PointData(key=self._feedback_key(tenant, s.name, name, query), dense={self.vectors.vector: vector},
+                            payload={"kind": "feedback", "tenant": tenant, "toolset": s.name, "tool": name,
+                                     "query": query, "at": now})
+                  for s in sets for name in dict.fromkeys(used) if name in {t.name for t in s.tools}]
+        self.store.upsert(self.space, points)
+        return len(points)

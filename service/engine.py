@@ -19,10 +19,11 @@ from indexes.collections import CollectionIndex
 from indexes.errors import CtxsieveError
 from indexes.files import FileReader
 from indexes.sessions import SessionLog
-from indexes.sieve import EmbeddingCache, Sieve
+from indexes.sieve import Sieve
 from indexes.sources import SourceStore
-from indexes.store import QdrantStore
+from indexes.store import Store, open_store
 from indexes.tools import ToolIndex
+from indexes.vectors import EmbeddingCache
 from indexes.websearch import TavilySearch, WebSearch
 from ingest.embedding import Embedder, load_sentence_transformer, resolve_model_path
 from ingest.static_model import StaticEmbedder, ensure_static
@@ -39,7 +40,7 @@ log = logging.getLogger("ctxsieve")
 class Engine:
     settings: Settings
     tokenizer: TiktokenTokenizer
-    store: QdrantStore
+    store: Store
     embedder: Embedder
     sieve: Sieve
     tools: ToolIndex
@@ -75,10 +76,28 @@ def load_static(settings: Settings, tokenizer: Any = None) -> StaticEmbedder | N
 
 
 def build_engine(settings: Settings, models: Models) -> Engine:
+    store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key, settings.qdrant_timeout,
+                       settings.min_free_mb << 20)
+    try:
+        return _build_on(store, settings, models)
+    except BaseException:
+        store.close()  # releases the data dir for the next attempt
+        raise
+
+
+def old_layout(settings: Settings) -> str | None:
+    """A data dir written before the move to Qdrant Edge is never silently ignored: say how to convert it."""
+    folder = settings.data_dir
+    if settings.qdrant_url or not (folder / "qdrant" / "meta.json").exists() or (folder / "edge").exists():
+        return None
+    return (f"{folder} holds data in the layout of ctxsieve before Qdrant Edge (qdrant-client local mode, "
+            f"{folder / 'qdrant'}); convert it with `ctxsieve migrate --data-dir {folder}` (the old files are "
+            "kept until you remove them), or point --data-dir elsewhere")
+
+
+def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     tokenizer, embedder = models.tokenizer, models.embedder
-    store = QdrantStore.open(path=settings.data_dir / "qdrant", url=settings.qdrant_url,
-                             api_key=settings.qdrant_api_key, timeout=settings.qdrant_timeout)
-    sources = SourceStore(store, tokenizer, settings.chunk_tokens)
+    sources = SourceStore(store, tokenizer, settings.chunk_tokens, settings.source_retention_days)
     cache = EmbeddingCache(store, embedder)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
     background = BackgroundEmbedder(cache, lambda: gate.depth == 0) if settings.background_embedding else None
@@ -105,11 +124,12 @@ class EngineHolder:
     def start(self) -> None:
         self._thread.start()
 
-    def wait(self, timeout: float) -> bool:
-        self._thread.join(timeout)
-        return self.engine is not None
-
     def _run(self) -> None:
+        stranded = old_layout(self.settings)
+        if stranded is not None:
+            log.error("%s", stranded)
+            self.error = stranded
+            return
         try:
             models = load_models(self.settings)
         except Exception as exc:  # a broken model or encoding is reported by /readyz, not retried
@@ -123,12 +143,23 @@ class EngineHolder:
                 self.error = None
                 log.info("ctxsieve ready: model %s, store %s", self.engine.embedder.model_id,
                          self.settings.qdrant_url or self.settings.data_dir)
+                self._sweep_forever(self.engine)
                 return
             except CtxsieveError as exc:
                 self.error = str(exc)
                 log.warning("store not reachable, retrying in %.0f s: %s", delay, exc)
             self._stop.wait(delay)
             delay = min(delay * 2, 30.0)
+
+    def _sweep_forever(self, engine: Engine) -> None:
+        """Retention, in this thread: expired sources become tombstones, old session reads go."""
+        while not self._stop.is_set():
+            try:
+                engine.sieve.expire()
+                engine.sessions.expire()
+            except CtxsieveError as exc:  # a store hiccup: the next sweep tries again
+                log.warning("retention sweep failed: %s", exc)
+            self._stop.wait(self.settings.sweep_seconds)
 
     def get(self) -> Engine:
         if self.engine is None:
@@ -137,7 +168,7 @@ class EngineHolder:
 
     def close(self) -> None:
         self._stop.set()
-        if self.engine is None and self._thread.is_alive():
+        if self._thread.is_alive():
             self._thread.join(timeout=60)
         if self.engine is not None:
             if self.engine.sieve.background is not None:

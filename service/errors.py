@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from indexes.errors import (
     CtxsieveError,
     Forbidden,
+    Gone,
     InvalidInput,
     InvalidRequest,
     NotFound,
@@ -48,6 +49,7 @@ ERROR_TABLE: dict[type[CtxsieveError], tuple[int, str]] = {
     Unauthorized: (401, "unauthorized"),
     Forbidden: (403, "forbidden"),
     NotFound: (404, "not_found"),
+    Gone: (410, "gone"),
     PayloadTooLarge: (413, "payload_too_large"),
     TooLarge: (413, "payload_too_large"),
     UnsupportedMedia: (415, "unsupported_media_type"),

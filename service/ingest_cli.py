@@ -45,7 +45,13 @@ class HttpTarget:
             self._check(self.http.put(f"/v1/collections/{name}", json={"description": ""}))
 
     def stored(self, name: str) -> dict[str, str]:
-        docs = self._check(self.http.get(f"/v1/collections/{name}/documents"))["documents"]
+        docs: list[dict[str, Any]] = []
+        offset: int | None = 0
+        while offset is not None:  # every page: an unchanged file is skipped only if its hash is known
+            page = self._check(self.http.get(f"/v1/collections/{name}/documents",
+                                             params={"offset": offset, "limit": 1000}))
+            docs += page["documents"]
+            offset = page.get("next_offset")
         return {d["id"]: d["hash"] for d in docs}
 
     def add(self, name: str, docs: list[NewDocument]) -> int:
@@ -71,7 +77,8 @@ class LocalTarget:
             self.index.create(self.tenant, name, "")
 
     def stored(self, name: str) -> dict[str, str]:
-        return {d["id"]: d["hash"] for d in self.index.documents(self.tenant, name)}
+        hashes: dict[str, str] = self.index.hashes(self.tenant, name)
+        return hashes
 
     def add(self, name: str, docs: list[NewDocument]) -> int:
         return int(self.index.add(self.tenant, name, docs)[1])

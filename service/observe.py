@@ -24,6 +24,7 @@ class ReadLog:
     metrics: Metrics
     tenant: str
     session: str | None
+    request_id: str | None = None
 
     def __call__(self, route: str, refs: Sequence[str], input_tokens: int, output_tokens: int,
                  shown: Sequence[tuple[str, int, int]] = ()) -> None:
@@ -35,7 +36,7 @@ class ReadLog:
         if self.session is None:
             return
         repeated = self.engine.sessions.record(self.tenant, self.session, route, refs, input_tokens, output_tokens,
-                                               shown)
+                                               shown, event=self.request_id)
         if repeated:
             self.metrics.repeated.inc()
 
@@ -44,7 +45,7 @@ def read_log(request: Request, engine: EngineDep, tenant: TenantDep) -> ReadLog:
     session = request.headers.get("x-session-id")
     if session is not None and not _SESSION.match(session):
         raise InvalidInput("X-Session-Id: 1-128 letters, digits, '_', '-', '.' or ':'")
-    return ReadLog(engine, request.app.state.metrics, tenant, session)
+    return ReadLog(engine, request.app.state.metrics, tenant, session, getattr(request.state, "request_id", None))
 
 
 ReadLogDep = Annotated[ReadLog, Depends(read_log)]

@@ -304,10 +304,13 @@ class DocumentEntry(BaseModel):
     chunks: int
     title: str | None = None
     url: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class DocumentList(BaseModel):
     documents: list[DocumentEntry]
+    offset: int = Field(0, description="where this page starts")
+    next_offset: int | None = Field(None, description="pass as ?offset= for the next page; null on the last")
 
 
 class CollectionList(BaseModel):
@@ -319,8 +322,10 @@ class CollectionQuery(Strict):
     k: int = Field(5, ge=1, le=MAX_K)
     max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
     min_score: float | None = Field(None, ge=-1.0, le=1.0)
-    filter: dict[str, str | int | float | bool] = Field(default_factory=dict,
-                                                       description="metadata key -> value, all must match")
+    filter: Annotated[dict[str, Any], Shallow] = Field(
+        default_factory=dict, max_length=32,
+        description="metadata key -> condition, all must hold: a value (equal), {\"any\": [..]}, "
+                    "{\"gte\"|\"gt\"|\"lte\"|\"lt\": number or ISO date}, {\"not\": condition}")
 
 
 class CollectionSnippet(SnippetOut):

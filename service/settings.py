@@ -18,10 +18,12 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="address to serve on")
     port: int = Field(8000, ge=1, le=65535, description="port to serve on")
-    data_dir: Path = Field(Path("data"), description="embedded Qdrant's folder (when no qdrant_url)")
+    data_dir: Path = Field(Path("data"), description="embedded Qdrant Edge's folder (when no qdrant_url)")
     qdrant_url: str | None = Field(None, description="a Qdrant server or cluster instead of the embedded store")
     qdrant_api_key: str | None = Field(None, description="API key for qdrant_url")
     qdrant_timeout: float = Field(10.0, gt=0, description="seconds per store call")
+    min_free_mb: int = Field(256, ge=0, description="embedded store: writes pause (503) while the data dir's disk "
+                                                    "has less free space than this")
     model_dir: Path = Field(_CACHE / "models", description="where converted models are cached")
     embed_model: str = Field("multilingual-e5-small",
                              description="multilingual-e5-small (default), all-MiniLM-L6-v2, or any "
@@ -55,6 +57,10 @@ class Settings(BaseSettings):
     tavily_base_url: str | None = Field(None, description="Tavily endpoint (default: Tavily's own)")
     tavily_timeout: float = Field(30.0, gt=0, le=120, description="seconds to wait for Tavily")
     session_retention_days: float = Field(7.0, gt=0, description="how long a session's diagnostics are kept")
+    source_retention_days: float = Field(30.0, ge=0, description="how long a stored tool output is kept (0: forever); "
+                                                                "past it its ref answers 410")
+    sweep_seconds: float = Field(3600.0, gt=0, description="how often expired sources and session reads are "
+                                                          "forgotten")
     api_keys: str | None = Field(None, description="'key1:tenant1,key2:tenant2'; unset = no auth, one tenant")
     api_keys_file: Path | None = Field(None, description="file with one 'key:tenant' per line")
     log_level: str = Field("info", description="uvicorn log level")

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from indexes.sieve import EmbeddingCache
-from indexes.store import QdrantStore
+from indexes.store import open_store
 from indexes.tools import ToolIndex
+from indexes.vectors import EmbeddingCache
 from ingest.embedding import HashingEmbedder
 
 
@@ -24,7 +24,7 @@ class CountingEmbedder(HashingEmbedder):
 
 def test_reregistering_embeds_only_changed_tools(tokenizer) -> None:
     embedder = CountingEmbedder()
-    store = QdrantStore.open()
+    store = open_store()
     tools = ToolIndex(store, EmbeddingCache(store, embedder), tokenizer)
     defs = [{"name": f"t{i}", "description": f"does thing {i}"} for i in range(5)]
     tools.put("tenant", "set", defs)

@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 
 from indexes.ranking import neighbours
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, EmbeddingCache, Prepared, Sieve
+from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, Prepared, Sieve
 from indexes.sources import SourceInput, SourceStore
-from indexes.store import QdrantStore
+from indexes.store import open_store
+from indexes.vectors import EmbeddingCache
 from ingest.embedding import HashingEmbedder
 from ingest.normalize import Document
 from tests.conftest import make_settings, open_client
@@ -20,7 +21,7 @@ PARAGRAPH = "The {n}th paragraph of document {d} describes harbour {n} in enough
 
 
 def two_documents(tokenizer) -> tuple[Prepared, int]:  # type: ignore[no-untyped-def]
-    store = QdrantStore.open()
+    store = open_store()
     sieve = Sieve(SourceStore(store, tokenizer, 96), EmbeddingCache(store, HashingEmbedder()), tokenizer)
     docs = tuple(Document("\n\n".join(PARAGRAPH.format(n=n, d=d) for n in range(5)), f"doc {d}") for d in range(2))
     prep = sieve._prepared_of([sieve.sources.put("t", SourceInput(docs, False))])

@@ -30,10 +30,11 @@ def run(command: str) -> None:
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 24 MB filesystem of its own, so "full" is the kernel's ENOSPC, not a simulation."""
+    """A real 1 GB filesystem of its own, so "full" is the kernel's ENOSPC, not a simulation (the embedded
+    engine maps sparse 32 MB files per space; they take room only as they fill)."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)],
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", str(mount)],
                       capture_output=True).returncode != 0:
         pytest.skip("mounting a small tmpfs needs root (CI runs as root); the store-level test still runs")
     try:
@@ -155,7 +156,7 @@ def test_kill_9_during_collection_writes_keeps_every_acknowledged_document(tmp_p
     server = start_server(tmp_path, port)
     try:
         info = httpx.get(f"{url}/v1/collections/kb").json()
-        listed = httpx.get(f"{url}/v1/collections/kb/documents").json()
+        listed = httpx.get(f"{url}/v1/collections/kb/documents", params={"limit": 1000}).json()
         ids = {d["id"] for d in listed["documents"]}
         assert set(acknowledged) <= ids, "every acknowledged document survives kill -9"
         assert ids <= set(acknowledged) | set(in_flight), "nothing that was never sent is listed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from indexes.collections import NewDocument
 
@@ -58,8 +58,12 @@ def query_collection(name: Name, body: CollectionQuery, engine: EngineDep, tenan
 
 
 @router.get("/{name}/documents", response_model=DocumentList, operation_id="list_documents")
-def list_documents(name: Name, engine: EngineDep, tenant: TenantDep) -> DocumentList:
-    return DocumentList(documents=[DocumentEntry(**d) for d in engine.collections.documents(tenant, name)])
+def list_documents(name: Name, engine: EngineDep, tenant: TenantDep, offset: int = Query(0, ge=0, le=10_000_000),
+                   limit: int = Query(100, ge=1, le=1000)) -> DocumentList:
+    """A page of the documents (id, hash, chunks, title, url, metadata), in a stable order."""
+    page = engine.collections.documents(tenant, name, offset, limit + 1)  # one more says whether a next page exists
+    return DocumentList(documents=[DocumentEntry(**d) for d in page[:limit]], offset=offset,
+                        next_offset=offset + limit if len(page) > limit else None)
 
 
 @router.get("", response_model=CollectionList, operation_id="list_collections")

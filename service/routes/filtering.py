@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from indexes.errors import InvalidInput, InvalidRequest
 from indexes.sieve import FilterParams, FilterResult
@@ -54,12 +54,17 @@ def filter_output(body: FilterRequest, engine: EngineDep, tenant: TenantDep, log
 def refilter_ref(ref: str, body: RefilterRequest, engine: EngineDep, tenant: TenantDep, log: ReadLogDep
                  ) -> FilterResponse:
     """Filter a stored source again with a new query; nothing already embedded is embedded again."""
-    if body.is_error:
-        source = engine.sieve.sources.get(tenant, ref)
-        inp = SourceInput((Document(source.text),), True, "text", source.tool, source.args)
-        return _response(engine.sieve.filter(tenant, inp, _params(body), is_error=True), log, "refilter")
+    if body.is_error:  # the stored output, verbatim, under its own ref: an error is never filtered
+        return _response(engine.sieve.refilter(tenant, ref, _params(body), is_error=True), log, "refilter")
     with engine.gate.admit():
         return _response(engine.sieve.refilter(tenant, ref, _params(body)), log, "refilter")
+
+
+@router.delete("/refs/{ref}", status_code=204, response_class=Response, operation_id="delete_ref")
+def delete_ref(ref: str, engine: EngineDep, tenant: TenantDep) -> Response:
+    """Forget a source: its text and chunks, and the chunk vectors no other source uses."""
+    engine.sieve.forget(tenant, ref)
+    return Response(status_code=204)
 
 
 @router.get("/refs/{ref}", response_model=RefResponse, operation_id="get_ref")

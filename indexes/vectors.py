@@ -1,0 +1,77 @@
+"""The chunk-vector cache: a passage, tool text or recorded query is embedded once per model, ever.
+
+Vectors live in the store under (model, text): one space per model, so two models never share one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from ingest.embedding import Embedder, vector_name
+
+from .lru import Lru
+from .sources import passage_key
+from .store import PointData, SpaceSpec, Store
+
+
+class EmbeddingCache:
+    def __init__(self, store: Store, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.vector = vector_name(embedder.model_id)
+        self.space = f"chunks__{self.vector}"
+        store.ensure(SpaceSpec(name=self.space, dense={self.vector: embedder.dim}))
+        self._queries: Lru[str, np.ndarray] = Lru(4096)
+        self._embedding = threading.Lock()
+        self.hits = 0  # texts found already embedded (for metrics)
+        self.misses = 0
+
+    @staticmethod
+    def key(text: str, kind: str = "chunk") -> str:
+        return f"{kind}:{passage_key(text)}"
+
+    def passages(self, passages: Sequence[str]) -> np.ndarray:
+        return self._cached(passages, "chunk")
+
+    def queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Recorded queries (tool feedback), embedded with the query prompt and kept like passages."""
+        return self._cached(queries, "query")
+
+    def forget(self, passage_keys: Sequence[str]) -> None:
+        """Drop passages' vectors (by `passage_key`): those of a forgotten source that no other one uses."""
+        self.store.delete(self.space, [f"chunk:{k}" for k in passage_keys])
+
+    def _stored(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        found = self.store.get(self.space, keys, payload=False, vectors=(self.vector,))
+        return {k: f.dense[self.vector] for k, f in found.items() if self.vector in f.dense}
+
+    def _cached(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        keys = [self.key(t, kind) for t in texts]
+        unique = list(dict.fromkeys(keys))
+        found = self._stored(unique) if unique else {}
+        missing = [k for k in unique if k not in found]
+        if missing:
+            # Under one lock, and re-checked: a passage the background worker (or another request) is
+            # embedding right now is then read, not embedded twice with possibly different last bits.
+            with self._embedding:
+                found.update(self._stored(missing))
+                missing = [k for k in missing if k not in found]
+                if missing:
+                    first = dict(zip(keys, texts, strict=True))
+                    embed = self.embedder.embed_passages if kind == "chunk" else self.embedder.embed_queries
+                    fresh = embed([first[k] for k in missing])
+                    self.store.upsert(self.space, [PointData(key=k, payload={"kind": kind}, dense={self.vector: v})
+                                                   for k, v in zip(missing, fresh, strict=True)])
+                    found.update(zip(missing, fresh, strict=True))
+        self.hits += len(unique) - len(missing)
+        self.misses += len(missing)
+        if not keys:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([found[k] for k in keys])
+
+    def query(self, text: str) -> np.ndarray:
+        cached = self._queries.get(text)
+        return cached if cached is not None else self._queries.put(text, self.embedder.embed_queries([text])[0])
