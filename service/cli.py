@@ -1,4 +1,4 @@
-"""`ctxsieve serve` and `ctxsieve prepare` (model and encodings, offline, once)."""
+"""`ctxsieve serve`, `prepare` (model and encodings, offline, once), `ingest`, `migrate` and `mcp`."""
 
 from __future__ import annotations
 
@@ -114,6 +114,27 @@ def ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def migrate(args: argparse.Namespace) -> int:
+    """Convert a data dir of the layout before Qdrant Edge; the old files stay until the user removes them."""
+    from indexes.migrate import migrate as run_migrate
+    from ingest.embedding import load_sentence_transformer
+    from ingest.tokens import load_tokenizer
+
+    settings = _settings(args)
+    tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
+    embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads,
+                                         settings.int8)
+    try:
+        done = run_migrate(settings.data_dir, embedder, tokenizer, settings.chunk_tokens)
+    except (FileNotFoundError, FileExistsError, RuntimeError) as exc:
+        sys.stderr.write(f"ctxsieve migrate: {exc}\n")
+        return 2
+    sys.stdout.write(f"{settings.data_dir}: {done.sources} sources, {done.vectors} chunk vectors, {done.collections} "
+                     f"collections ({done.documents} documents), {done.toolsets} toolsets ({done.recorded} recorded "
+                     f"uses), {done.reads} session reads; the old files in {settings.data_dir / 'qdrant'} are kept\n")
+    return 0
+
+
 def mcp(args: argparse.Namespace) -> int:
     from .mcp_server import run
 
@@ -127,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ctxsieve", description="retrieval-side context service")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, fn, text in [("serve", serve, "serve the HTTP API"),
-                           ("prepare", prepare, "convert the model and install encodings (offline)")]:
+                           ("prepare", prepare, "convert the model and install encodings (offline)"),
+                           ("migrate", migrate, "convert a data dir written before Qdrant Edge (keeps the old files)")]:
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--host")
         cmd.add_argument("--port", type=int)
