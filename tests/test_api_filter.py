@@ -242,3 +242,47 @@ def test_store_unreachable_is_503_not_a_hang(tmp_path: Path) -> None:
         assert response.status_code == 503 and response.json()["error"]["type"] in ("not_ready", "store_unavailable")
         ready = c.get("/readyz")
         assert ready.status_code == 503 and ready.json()["ready"] is False
+
+
+def test_delete_ref_forgets_it_and_only_vectors_no_one_else_uses(client: TestClient) -> None:
+    shared_part = " ".join(f"The reactor {i} report lists coolant flow {i * 3} litres." for i in range(80))
+    first = post_filter(client, query="coolant flow", content=shared_part + " First-only tail about turbines.", k=2)
+    second = post_filter(client, query="coolant flow", content=shared_part + " Second-only tail about pumps.", k=2)
+    gone = client.delete(f"/v1/refs/{first['ref']}")
+    assert gone.status_code == 204 and gone.content == b""
+    assert client.get(f"/v1/refs/{first['ref']}").status_code == 404
+    assert client.post(f"/v1/refs/{first['ref']}/filter", json={"query": "x"}).status_code == 404
+    assert client.delete(f"/v1/refs/{first['ref']}").status_code == 404
+    engine = client.app.state.engine.engine  # type: ignore[attr-defined]
+    source = engine.sieve.sources.get("default", second["ref"])
+    keys = [engine.sieve.vectors.key(source.passage(c)) for c in source.chunks]
+    assert engine.store.get(engine.sieve.vectors.space, keys[:3], payload=False), \
+        "the chunks the two outputs share keep their vectors"
+    again = client.post(f"/v1/refs/{second['ref']}/filter", json={"query": "coolant flow", "k": 2})
+    assert again.status_code == 200 and again.json()["ref"] == second["ref"]
+
+
+def test_a_ref_past_retention_is_410_naming_the_setting(tmp_path: Path) -> None:
+    client = open_client(make_settings(tmp_path, source_retention_days=2 / 86400, sweep_seconds=0.5))
+    try:
+        ref = post_filter(client, query="q", content="a short tool output that will expire soon")["ref"]
+        assert client.get(f"/v1/refs/{ref}").status_code == 200
+        import time
+
+        time.sleep(3)
+        for response in (client.get(f"/v1/refs/{ref}"), client.post(f"/v1/refs/{ref}/filter", json={"query": "q"})):
+            assert response.status_code == 410, response.text
+            assert "CTXSIEVE_SOURCE_RETENTION_DAYS" in response.json()["error"]["message"]
+        stored = client.app.state.engine.engine.store.get("sources", [ref])[ref].payload  # type: ignore[attr-defined]
+        assert stored["state"] == "expired" and "text" not in stored, "the sweep left only a tombstone"
+        fresh = post_filter(client, query="q", content="a short tool output that will expire soon")
+        assert fresh["ref"] == ref and client.get(f"/v1/refs/{ref}").status_code == 200, "sent again, kept again"
+    finally:
+        client.__exit__(None, None, None)
+
+
+def test_refiltering_an_error_ref_keeps_it_verbatim(client: TestClient) -> None:
+    trace = "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: boom " + "detail " * 400
+    ref = post_filter(client, content=trace, is_error=True)["ref"]
+    again = client.post(f"/v1/refs/{ref}/filter", json={"is_error": True, "query": "boom", "max_tokens": 20}).json()
+    assert again["ref"] == ref and [s["text"] for s in again["snippets"]] == [trace] and again["passthrough"]
