@@ -3,6 +3,11 @@
 Usage: python -m bench.collections [--chunks 10000]
 Documents: SQuAD and CMRC paragraphs (English and Chinese), then SQuAD questions as short notes, until the
 collection holds the requested number of chunks. Queries: other SQuAD and CMRC questions.
+
+`--recall`: evidence recall of a collection of every SQuAD and CMRC dev paragraph (2,915 documents): the
+share of questions whose gold answer is in the snippets returned within 300 and 600 tokens (SQuAD test
+questions and CMRC questions, the recall bench's test split). The same script runs on the code before
+the move to Qdrant Edge (commit 7f2c7b8, in a git worktree), so both are measured on the same questions.
 """
 
 from __future__ import annotations
@@ -14,14 +19,38 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.datasets import DATA
+from bench.datasets import DATA, cmrc_cases, squad_cases
 from indexes.collections import CollectionIndex, NewDocument
-from indexes.store import open_store
-from indexes.vectors import EmbeddingCache
 from ingest.embedding import load_sentence_transformer
 from ingest.tokens import load_tokenizer
 
+try:
+    from indexes.store import open_store
+    from indexes.vectors import EmbeddingCache
+except ImportError:  # the code before the move (7f2c7b8): same classes, older module layout
+    from indexes.sieve import EmbeddingCache  # type: ignore[attr-defined,no-redef]
+    from indexes.store import QdrantStore  # type: ignore[attr-defined]
+
+    open_store = QdrantStore.open
+
 CACHE = Path.home() / ".cache" / "ctxsieve"
+
+
+def recall(index: CollectionIndex, docs: list[NewDocument]) -> None:
+    """Every paragraph in one collection; how often the gold answer is inside the packed snippets."""
+    index.create("bench", "qa", "SQuAD and CMRC paragraphs")
+    for start in range(0, len(docs), 64):
+        index.add("bench", "qa", docs[start : start + 64])
+    for name, cases in (("SQuAD", squad_cases(450)), ("CMRC", cmrc_cases(450))):
+        line = [f"collection recall, {name} ({len(cases)} questions over {len(docs)} paragraphs):"]
+        for budget in (300, 600):
+            hits = 0
+            for case in cases:
+                found = index.query("bench", "qa", case.question, 50, budget, {})
+                text = "\n".join(h.text for h in found.snippets)
+                hits += any(answer in text for answer in case.answers)
+            line.append(f"@{budget} {hits / len(cases):.3f}")
+        print(" ".join(line), flush=True)
 
 
 def corpus() -> tuple[list[NewDocument], list[str]]:
@@ -40,10 +69,18 @@ def corpus() -> tuple[list[NewDocument], list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=10_000)
+    parser.add_argument("--recall", action="store_true", help="collection recall instead of throughput")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     docs, questions = corpus()
+    if args.recall:
+        with tempfile.TemporaryDirectory() as folder:
+            store = open_store(Path(folder))
+            recall(CollectionIndex(store, EmbeddingCache(store, embedder), tokenizer, 96),
+                   [d for d in docs if not d.id.startswith("note-")])
+            store.close()
+        return
     with tempfile.TemporaryDirectory() as folder:
         store = open_store(Path(folder))
         index = CollectionIndex(store, EmbeddingCache(store, embedder), tokenizer, 96)
