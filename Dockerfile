@@ -8,6 +8,7 @@ COPY pyproject.toml README.md ./
 COPY ingest ingest
 COPY indexes indexes
 COPY service service
-RUN pip install . && ctxsieve prepare
+COPY clients clients
+RUN pip install . ./clients/python && ctxsieve prepare
 EXPOSE 8000
 CMD ["ctxsieve", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -103,8 +103,13 @@ def ingest(args: argparse.Namespace) -> int:
         engine = build_engine(settings, load_models(settings))
         holder = engine
         target = LocalTarget(engine, args.tenant)
+    from ctxsieve_client import CtxsieveError as ServiceError
+
     try:
         summary = run_ingest(root, args.collection, target, args.glob, args.prune, tokenizer.count)
+    except ServiceError as exc:  # the service's answer, whole, not a traceback
+        sys.stderr.write(f"ctxsieve ingest: the service answered {exc}\n")
+        return 2
     finally:
         if holder is not None:
             holder.store.close()

@@ -29,40 +29,39 @@ class Target(Protocol):
 
 
 class HttpTarget:
+    """A running service, through the typed client."""
+
     def __init__(self, url: str, api_key: str | None) -> None:
-        import httpx
+        from ctxsieve_client import Client
 
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=600)
-
-    def _check(self, response: Any) -> Any:
-        if response.status_code >= 400:
-            raise SystemExit(f"ctxsieve answered {response.status_code}: {response.text}")
-        return response.json()
+        self.client = Client(url, api_key=api_key, timeout=600)
 
     def ensure(self, name: str) -> None:
-        if self.http.get(f"/v1/collections/{name}").status_code == 404:
-            self._check(self.http.put(f"/v1/collections/{name}", json={"description": ""}))
+        from ctxsieve_client import CtxsieveError as ServiceError
+
+        try:
+            self.client.collection(name)
+        except ServiceError as exc:
+            if exc.status != 404:
+                raise SystemExit(f"ctxsieve answered {exc}") from exc
+            self.client.create_collection(name)
 
     def stored(self, name: str) -> dict[str, str]:
-        docs: list[dict[str, Any]] = []
+        hashes: dict[str, str] = {}
         offset: int | None = 0
         while offset is not None:  # every page: an unchanged file is skipped only if its hash is known
-            page = self._check(self.http.get(f"/v1/collections/{name}/documents",
-                                             params={"offset": offset, "limit": 1000}))
-            docs += page["documents"]
-            offset = page.get("next_offset")
-        return {d["id"]: d["hash"] for d in docs}
+            page = self.client.list_documents(name, offset, 1000)
+            hashes.update((d.id, d.hash) for d in page.documents)
+            offset = page.next_offset
+        return hashes
 
     def add(self, name: str, docs: list[NewDocument]) -> int:
-        body = {"documents": [{"id": d.id, "text": d.text, "title": d.title, "metadata": d.metadata or {},
-                               "content_type": d.content_type} for d in docs]}
-        return int(self._check(self.http.post(f"/v1/collections/{name}/documents", json=body))["chunks"])
+        return self.client.add_documents(name, [{"id": d.id, "text": d.text, "title": d.title,
+                                                 "metadata": d.metadata or {}, "content_type": d.content_type}
+                                                for d in docs]).chunks
 
     def remove(self, name: str, doc_id: str) -> None:
-        from urllib.parse import quote
-
-        self._check(self.http.delete(f"/v1/collections/{name}/documents/{quote(doc_id, safe='/')}"))
+        self.client.delete_document(name, doc_id)
 
 
 class LocalTarget:

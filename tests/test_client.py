@@ -1,26 +1,138 @@
-"""The Python client against the real running service (uvicorn on loopback)."""
+"""The Python client: its own logic against httpx's MockTransport (no service), then against the real
+running service (uvicorn on loopback)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
 
+import httpx
 import pytest
-from ctxsieve_client import AsyncClient, Client, CtxsieveError, anthropic_tools, openai_tools, wrap_tool
+from ctxsieve_client import (
+    AsyncClient,
+    Client,
+    CtxsieveError,
+    FilterResult,
+    Selection,
+    anthropic_tools,
+    openai_tools,
+    wrap_tool,
+)
 
 LOG = "\n\n".join([f"2026-11-29 10:{i:02d} INFO worker-{i % 4} processed batch {i} in {i * 13 % 97} ms"
                    for i in range(60)] + ["2026-11-29 11:00 ERROR worker-2 lost connection to db-primary (timeout)"])
+FILTERED = {"ref": "src_1", "placeholder": "[ctxsieve src_1: ...]", "passthrough": False, "new_field": [1, 2],
+            "snippets": [{"id": "src_1#0", "text": "hello", "score": 0.5, "start": 0, "end": 5, "tokens": 1,
+                          "document": 0, "title": None, "url": None, "context": "", "later": True}],
+            "usage": {"input_tokens": 10, "output_tokens": 1, "saved_ratio": 0.9, "chunks_total": 3,
+                      "chunks_returned": 1}}
+
+
+def mock(answer: Any, status: int = 200, seen: list[httpx.Request] | None = None) -> httpx.MockTransport:
+    def handle(request: httpx.Request) -> httpx.Response:
+        if seen is not None:
+            seen.append(request)
+        return httpx.Response(status, json=answer, headers={"retry-after": "2"} if status == 429 else {})
+
+    return httpx.MockTransport(handle)
+
+
+def test_results_are_typed_and_keep_unknown_fields() -> None:
+    seen: list[httpx.Request] = []
+    with Client("http://ctxsieve", api_key="k", session_id="s", transport=mock(FILTERED, seen=seen)) as client:
+        result = client.filter("q", "raw", max_tokens=50, source={"tool": "t", "args": {}})
+    assert isinstance(result, FilterResult) and result.snippets[0].text == "hello"
+    assert result.usage.saved_ratio == 0.9 and result.ref == "src_1"
+    assert result.extra == {"new_field": [1, 2]} and result.snippets[0].extra == {"later": True}
+    request = seen[0]
+    assert request.url.path == "/v1/filter" and request.headers["authorization"] == "Bearer k"
+    assert request.headers["x-session-id"] == "s"
+    assert json.loads(request.content) == {"query": "q", "content": "raw", "max_tokens": 50,
+                                           "source": {"tool": "t", "args": {}}}, "unset options are not sent"
+
+
+def test_errors_carry_the_envelope_and_retry_after() -> None:
+    envelope = {"error": {"type": "overloaded", "message": "busy", "request_id": "r1"}}
+    with Client("http://ctxsieve", transport=mock(envelope, 429)) as client, pytest.raises(CtxsieveError) as caught:
+        client.refilter("src_1", "q")
+    error = caught.value
+    assert (error.status, error.type, error.message, error.request_id, error.retry_after) == \
+        (429, "overloaded", "busy", "r1", "2")
+
+
+def test_paths_and_queries_are_encoded() -> None:
+    seen: list[httpx.Request] = []
+    page = {"documents": [{"id": "a/b c", "hash": "h", "chunks": 1}], "offset": 0, "next_offset": None}
+    with Client("http://ctxsieve", transport=mock(page, seen=seen)) as client:
+        assert client.list_documents("kb", offset=0, limit=5).documents[0].id == "a/b c"
+        client.delete_document("kb", "a/b c")
+    assert seen[0].url.params["limit"] == "5"
+    assert seen[1].url.raw_path == b"/v1/collections/kb/documents/a/b%20c"
+
+
+def test_wrap_tool_handles_empty_and_structured_output() -> None:
+    seen: list[httpx.Request] = []
+    client = Client("http://ctxsieve", transport=mock(FILTERED, seen=seen))
+
+    @wrap_tool(client, query_from="q")
+    def nothing(q: str) -> str:
+        return ""
+
+    @wrap_tool(client, query_from="q")
+    def rows(q: str) -> list[dict[str, int]]:
+        return [{"id": 1}, {"id": 2}]
+
+    assert nothing("x") == "[ctxsieve: nothing returned nothing]" and not seen, "nothing to store, no request"
+    assert rows("x").endswith("[ctxsieve src_1: ...]")
+    sent = json.loads(seen[0].content)
+    assert sent["content_type"] == "json" and json.loads(sent["content"]) == [{"id": 1}, {"id": 2}]
+
+
+def test_wrap_tool_wraps_async_tools() -> None:
+    seen: list[httpx.Request] = []
+
+    async def run() -> tuple[str, str]:
+        async with AsyncClient("http://ctxsieve", transport=mock(FILTERED, seen=seen)) as client:
+            @wrap_tool(client, query_from="q")
+            async def fetch(q: str) -> str:
+                return "some long page"
+
+            @wrap_tool(client, query_from="q", reraise=False)
+            async def failing(q: str) -> str:
+                raise RuntimeError("token expired for kid=42")
+
+            return await fetch("x"), await failing("x")
+
+    text, failure = asyncio.run(run())
+    assert text.startswith("hello") and failure.startswith("hello")
+    assert json.loads(seen[1].content)["is_error"] is True
+    assert "token expired for kid=42" in json.loads(seen[1].content)["content"]
+    with pytest.raises(TypeError, match="AsyncClient"):
+        wrap_tool(Client("http://ctxsieve"), query_from="q")(failing_sync_async)
+
+
+async def failing_sync_async(q: str) -> str:
+    return q
+
+
+# --- against the real service --------------------------------------------------------------------------
 
 
 def test_filter_refilter_fetch_and_session(live_url: str) -> None:
     with Client(live_url, session_id="client-test") as client:
-        result = client.filter(query="which worker lost the database connection?", content=LOG, max_tokens=120)
-        assert any("db-primary" in s["text"] for s in result["snippets"])
-        again = client.refilter(result["ref"], "batch 7", k=1)
-        assert again["ref"] == result["ref"]
-        assert client.fetch_ref(result["ref"])["text"] == LOG
-        assert client.fetch_ref(result["ref"], chunk=0, window=0)["start"] == 0
+        result = client.filter("which worker lost the database connection?", LOG, max_tokens=120)
+        assert any("db-primary" in s.text for s in result.snippets)
+        again = client.refilter(result.ref, "batch 7", k=1)
+        assert again.ref == result.ref
+        assert client.fetch_ref(result.ref).text == LOG
+        assert client.fetch_ref(result.ref, chunk=0, window=0).start == 0
         session = client.session("client-test")
-        assert [r["route"] for r in session["requests"]] == ["filter", "refilter", "fetch", "fetch"]
+        assert [r.route for r in session.requests] == ["filter", "refilter", "fetch", "fetch"]
+        client.delete_ref(result.ref)
+        with pytest.raises(CtxsieveError) as gone:
+            client.fetch_ref(result.ref)
+        assert gone.value.status == 404
 
 
 def test_errors_raise_with_the_envelope(live_url: str) -> None:
@@ -62,26 +174,28 @@ def test_tool_selection_helpers(live_url: str) -> None:
             {"name": "refund_order", "description": "Refund an order", "input_schema": {"type": "object"}},
             {"name": "get_weather", "description": "Weather for a city", "input_schema": {"type": "object"}},
         ])
-        openai = openai_tools(client.select_tools("refund my order", ["helpers"], k=1, format="openai"))
-        assert openai[0]["function"]["name"] == "refund_order"
+        selection = client.select_tools("refund my order", ["helpers"], k=1, format="openai")
+        assert isinstance(selection, Selection) and selection.selected[0].name == "refund_order"
+        assert openai_tools(selection)[0]["function"]["name"] == "refund_order"
         anthropic = anthropic_tools(client.select_tools("weather in Paris", ["helpers"], k=1, format="anthropic"))
         assert anthropic[0]["name"] == "get_weather"
         with pytest.raises(ValueError):
             anthropic_tools(client.select_tools("x", ["helpers"], format="openai"))
-        assert client.tools_feedback("money back", ["refund_order"], ["helpers"]) == {"recorded": 1}
+        assert client.tools_feedback("money back", ["refund_order"], ["helpers"]) == 1
 
 
 def test_collections_through_the_client(live_url: str) -> None:
     with Client(live_url) as client:
         client.create_collection("client-kb", "style guide")
-        client.add_documents("client-kb", [{"id": "tone", "text": "Use a friendly tone."}])
-        hit = client.query_collection("client-kb", "what tone?", k=1)
-        assert hit["snippets"][0]["document_id"] == "tone"
+        client.add_documents("client-kb", [{"id": "tone", "text": "Use a friendly tone.", "metadata": {"v": 2}}])
+        hit = client.query_collection("client-kb", "what tone?", k=1, filter={"v": {"gte": 2}})
+        assert hit.snippets[0].document_id == "tone" and hit.snippets[0].metadata == {"v": 2}
+        assert client.collection("client-kb").documents == 1
 
 
 def test_async_client(live_url: str) -> None:
-    async def run() -> dict:  # type: ignore[type-arg]
+    async def run() -> FilterResult:
         async with AsyncClient(live_url) as client:
-            return await client.filter(query="db", content=LOG, k=1)  # type: ignore[no-any-return]
+            return await client.filter("db", LOG, k=1)
 
-    assert asyncio.run(run())["snippets"]
+    assert asyncio.run(run()).snippets

@@ -13,7 +13,7 @@ LOG = "\n\n".join([f"step {i}: copied shard {i} to the archive" for i in range(8
                   + ["step 80: checksum mismatch on shard 17, archive rejected"])
 
 
-async def session_calls(url: str, ref: str) -> tuple[list[str], str, str, bool]:
+async def session_calls(url: str, ref: str) -> tuple[list[str], str, str, bool, list[object]]:
     params = StdioServerParameters(command=sys.executable, args=["-m", "service.cli", "mcp", "--url", url])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -23,13 +23,16 @@ async def session_calls(url: str, ref: str) -> tuple[list[str], str, str, bool]:
         whole = await session.call_tool("fetch_ref", {"ref": ref})
         missing = await session.call_tool("fetch_ref", {"ref": "src_00000000000000000000"})
         refused = bool(missing.is_error) and "404 not_found" in missing.content[0].text
-        return names, filtered.content[0].text, whole.content[0].text, refused
+        answers = [filtered, whole]
+        assert all(len(a.content) == 1 for a in answers), "one text block per answer"
+        return names, filtered.content[0].text, whole.content[0].text, refused, [a.structured_content for a in answers]
 
 
 def test_mcp_tools_over_stdio(live_url: str) -> None:
     ref = httpx.post(f"{live_url}/v1/filter", json={"query": "archive", "content": LOG}).json()["ref"]
-    names, filtered, whole, missing_is_error = asyncio.run(session_calls(live_url, ref))
+    names, filtered, whole, missing_is_error, structured = asyncio.run(session_calls(live_url, ref))
     assert set(names) == {"search", "read_file", "filter_ref", "fetch_ref", "select_tools", "query_collection"}
     assert "checksum mismatch on shard 17" in filtered and f"[ctxsieve {ref}" in filtered
     assert whole == LOG
     assert missing_is_error
+    assert structured == [None, None], "the answer is not sent a second time as structured content"

@@ -1,7 +1,28 @@
-"""ctxsieve client: `Client` / `AsyncClient` over the HTTP API, `wrap_tool`, and SDK tool helpers."""
+"""ctxsieve client: typed `Client` / `AsyncClient` over the HTTP API, `wrap_tool`, and SDK tool helpers."""
 
-from .client import AsyncClient, Client, CtxsieveError
+from .client import AsyncClient, Call, Client, CtxsieveError, Requests
+from .models import (
+    CollectionInfo,
+    CollectionResult,
+    DocumentEntry,
+    DocumentPage,
+    DocumentsAdded,
+    FilterResult,
+    RefContent,
+    SearchPage,
+    SearchResult,
+    Selected,
+    Selection,
+    SessionRead,
+    SessionReport,
+    Snippet,
+    ToolsetInfo,
+    Usage,
+)
 from .tools import anthropic_tools, openai_tools
-from .wrap import wrap_tool
+from .wrap import render, wrap_tool
 
-__all__ = ["AsyncClient", "Client", "CtxsieveError", "anthropic_tools", "openai_tools", "wrap_tool"]
+__all__ = ["AsyncClient", "Call", "Client", "CollectionInfo", "CollectionResult", "CtxsieveError", "DocumentEntry",
+           "DocumentPage", "DocumentsAdded", "FilterResult", "RefContent", "Requests", "SearchPage", "SearchResult",
+           "Selected", "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetInfo", "Usage",
+           "anthropic_tools", "openai_tools", "render", "wrap_tool"]

@@ -1,88 +1,70 @@
-"""Synchronous and asynchronous clients; errors carry the service's error envelope."""
+"""`Client` and `AsyncClient`: every API call as a typed method (API.md), sharing one request builder.
+
+    CtxsieveError          a non-2xx answer: status, and the envelope's type, message and request_id
+                           (retry_after on 429)
+
+Results are the dataclasses of `ctxsieve_client.models`; unknown response fields land in their `extra`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypedDict, TypeVar, Unpack
+from urllib.parse import quote
 
 import httpx
 
+from .models import (
+    CollectionInfo,
+    CollectionResult,
+    DocumentPage,
+    DocumentsAdded,
+    FilterResult,
+    Model,
+    RefContent,
+    SearchResult,
+    Selection,
+    SessionReport,
+    ToolsetInfo,
+)
+
 JSON = dict[str, Any]
+M = TypeVar("M")
+ContentType = Literal["auto", "text", "markdown", "html", "json", "code"]
+Order = Literal["document", "score"]
+Mode = Literal["fast", "accurate"]
+ToolFormat = Literal["openai", "anthropic", "mcp"]
 
 
 class CtxsieveError(Exception):
     """A non-2xx answer: `status`, and the envelope's `type`, `message` and `request_id`."""
 
-    def __init__(self, status: int, body: Any) -> None:
+    def __init__(self, status: int, body: Any, retry_after: str | None = None) -> None:
         error = body.get("error", {}) if isinstance(body, dict) else {}
         self.status = status
-        self.type = error.get("type", "http_error")
-        self.message = error.get("message", str(body))
-        self.request_id = error.get("request_id")
-        self.retry_after = None
+        self.type: str = error.get("type", "http_error")
+        self.message: str = error.get("message", str(body))
+        self.request_id: str | None = error.get("request_id")
+        self.retry_after = retry_after
         super().__init__(f"{status} {self.type}: {self.message} (request {self.request_id})")
 
 
-def _drop_none(body: JSON) -> JSON:
-    return {k: v for k, v in body.items() if v is not None}
+@dataclass(frozen=True)
+class Call(Generic[M]):
+    """One request and the model its answer is read into (None: no body, e.g. DELETE)."""
+
+    method: str
+    path: str
+    result: type[M] | None
+    params: JSON | None = None
+    body: JSON | None = None
 
 
-class _Calls:
-    """Request shapes shared by both clients; each returns (method, path, params, json)."""
-
-    @staticmethod
-    def filter(query: str | None = None, content: str | None = None, documents: list[JSON] | None = None,
-               **options: Any) -> tuple[str, str, JSON | None, JSON]:
-        return "POST", "/v1/filter", None, _drop_none({"query": query, "content": content, "documents": documents,
-                                                        **options})
-
-    @staticmethod
-    def refilter(ref: str, query: str, **options: Any) -> tuple[str, str, JSON | None, JSON | None]:
-        return "POST", f"/v1/refs/{ref}/filter", None, _drop_none({"query": query, **options})
-
-    @staticmethod
-    def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
-                  window: int | None = None) -> tuple[str, str, JSON | None, JSON | None]:
-        params = _drop_none({"start": start, "end": end, "chunk": chunk, "window": window})
-        return "GET", f"/v1/refs/{ref}", params, None
-
-    @staticmethod
-    def search(query: str, **options: Any) -> tuple[str, str, JSON | None, JSON | None]:
-        return "POST", "/v1/search", None, _drop_none({"query": query, **options})
-
-    @staticmethod
-    def read(path: str, query: str, **options: Any) -> tuple[str, str, JSON | None, JSON | None]:
-        return "POST", "/v1/read", None, _drop_none({"path": path, "query": query, **options})
-
-    @staticmethod
-    def register_toolset(name: str, tools: list[JSON]) -> tuple[str, str, JSON | None, JSON | None]:
-        return "PUT", f"/v1/toolsets/{name}", None, {"tools": tools}
-
-    @staticmethod
-    def select_tools(query: str, toolsets: list[str], **options: Any) -> tuple[str, str, JSON | None, JSON | None]:
-        return "POST", "/v1/tools/select", None, _drop_none({"query": query, "toolsets": toolsets, **options})
-
-    @staticmethod
-    def tools_feedback(query: str, used: list[str], toolsets: list[str]) -> tuple[str, str, JSON | None, JSON]:
-        return "POST", "/v1/tools/feedback", None, {"query": query, "used": used, "toolsets": toolsets}
-
-    @staticmethod
-    def create_collection(name: str, description: str = "") -> tuple[str, str, JSON | None, JSON | None]:
-        return "PUT", f"/v1/collections/{name}", None, {"description": description}
-
-    @staticmethod
-    def add_documents(name: str, documents: list[JSON]) -> tuple[str, str, JSON | None, JSON | None]:
-        return "POST", f"/v1/collections/{name}/documents", None, {"documents": documents}
-
-    @staticmethod
-    def query_collection(name: str, query: str, **options: Any) -> tuple[str, str, JSON | None, JSON | None]:
-        return "POST", f"/v1/collections/{name}/query", None, _drop_none({"query": query, **options})
-
-    @staticmethod
-    def session(session_id: str) -> tuple[str, str, JSON | None, JSON | None]:
-        return "GET", f"/v1/sessions/{session_id}", None, None
-
-
-_CALLS = [name for name in vars(_Calls) if not name.startswith("_")]
+def _present(**values: Any) -> JSON:
+    """The body or query fields the caller set (None means "the service's default"); sequences as lists."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items() if v is not None}
 
 
 def _headers(api_key: str | None, session_id: str | None) -> dict[str, str]:
@@ -94,34 +76,231 @@ def _headers(api_key: str | None, session_id: str | None) -> dict[str, str]:
     return headers
 
 
-def _result(response: httpx.Response) -> JSON:
+def _read(response: httpx.Response, call: Call[M]) -> M:
     try:
-        body = response.json()
+        body = response.json() if response.content else None
     except ValueError:
         body = response.text
     if response.status_code >= 400:
-        error = CtxsieveError(response.status_code, body)
-        error.retry_after = response.headers.get("retry-after")
-        raise error
-    return body  # type: ignore[no-any-return]
+        raise CtxsieveError(response.status_code, body, response.headers.get("retry-after"))
+    result: Any = body
+    if call.result is None:
+        result = None
+    elif issubclass(call.result, Model):
+        result = call.result.from_json(body)
+    return typing.cast(M, result)
+
+
+class FilterOptions(TypedDict, total=False):
+    documents: Sequence[JSON]
+    content_type: ContentType
+    source: JSON
+    k: int
+    max_tokens: int | None
+    min_score: float
+    order: Order
+    mode: Mode
+    is_error: bool
+
+
+class RefilterOptions(TypedDict, total=False):
+    k: int
+    max_tokens: int | None
+    min_score: float
+    order: Order
+    mode: Mode
+    is_error: bool
+
+
+class RefPart(TypedDict, total=False):
+    start: int | None
+    end: int | None
+    chunk: int | None
+    window: int | None
+
+
+class SearchOptions(TypedDict, total=False):
+    task: str
+    k: int
+    max_tokens: int | None
+    max_results: int
+    search_depth: Literal["basic", "advanced"]
+    topic: Literal["general", "news"]
+    time_range: str
+    include_domains: Sequence[str]
+    exclude_domains: Sequence[str]
+
+
+class ReadOptions(TypedDict, total=False):
+    k: int
+    max_tokens: int | None
+
+
+class SelectOptions(TypedDict, total=False):
+    k: int
+    always: Sequence[str]
+    format: ToolFormat
+    min_score: float
+    max_tokens: int | None
+    abstain: bool
+
+
+class QueryOptions(TypedDict, total=False):
+    k: int
+    max_tokens: int | None
+    min_score: float
+    filter: JSON
+
+
+class Requests:
+    """The shape of every call; both clients send these. Keyword arguments are API.md's fields."""
+
+    @staticmethod
+    def filter(query: str | None, content: str | None = None, **options: Unpack[FilterOptions]
+               ) -> Call[FilterResult]:
+        return Call("POST", "/v1/filter", FilterResult, body=_present(query=query, content=content, **options))
+
+    @staticmethod
+    def refilter(ref: str, query: str | None, **options: Unpack[RefilterOptions]) -> Call[FilterResult]:
+        return Call("POST", f"/v1/refs/{quote(ref)}/filter", FilterResult, body=_present(query=query, **options))
+
+    @staticmethod
+    def fetch_ref(ref: str, **part: Unpack[RefPart]) -> Call[RefContent]:
+        return Call("GET", f"/v1/refs/{quote(ref)}", RefContent, params=_present(**part))
+
+    @staticmethod
+    def delete_ref(ref: str) -> Call[None]:
+        return Call("DELETE", f"/v1/refs/{quote(ref)}", None)
+
+    @staticmethod
+    def search(query: str, **options: Unpack[SearchOptions]) -> Call[SearchResult]:
+        return Call("POST", "/v1/search", SearchResult, body=_present(query=query, **options))
+
+    @staticmethod
+    def read(path: str, query: str, **options: Unpack[ReadOptions]) -> Call[FilterResult]:
+        return Call("POST", "/v1/read", FilterResult, body=_present(path=path, query=query, **options))
+
+    @staticmethod
+    def register_toolset(name: str, tools: Sequence[JSON]) -> Call[ToolsetInfo]:
+        return Call("PUT", f"/v1/toolsets/{quote(name)}", ToolsetInfo, body={"tools": list(tools)})
+
+    @staticmethod
+    def select_tools(query: str, toolsets: Sequence[str], **options: Unpack[SelectOptions]) -> Call[Selection]:
+        return Call("POST", "/v1/tools/select", Selection, body=_present(query=query, toolsets=toolsets, **options))
+
+    @staticmethod
+    def tools_feedback(query: str, used: Sequence[str], toolsets: Sequence[str]) -> Call[JSON]:
+        return Call("POST", "/v1/tools/feedback", dict, body={"query": query, "used": list(used),
+                                                              "toolsets": list(toolsets)})
+
+    @staticmethod
+    def create_collection(name: str, description: str = "") -> Call[CollectionInfo]:
+        return Call("PUT", f"/v1/collections/{quote(name)}", CollectionInfo, body={"description": description})
+
+    @staticmethod
+    def collection(name: str) -> Call[CollectionInfo]:
+        return Call("GET", f"/v1/collections/{quote(name)}", CollectionInfo)
+
+    @staticmethod
+    def add_documents(name: str, documents: Sequence[JSON]) -> Call[DocumentsAdded]:
+        return Call("POST", f"/v1/collections/{quote(name)}/documents", DocumentsAdded,
+                    body={"documents": list(documents)})
+
+    @staticmethod
+    def list_documents(name: str, offset: int = 0, limit: int = 100) -> Call[DocumentPage]:
+        return Call("GET", f"/v1/collections/{quote(name)}/documents", DocumentPage,
+                    params={"offset": offset, "limit": limit})
+
+    @staticmethod
+    def delete_document(name: str, doc_id: str) -> Call[JSON]:
+        return Call("DELETE", f"/v1/collections/{quote(name)}/documents/{quote(doc_id, safe='/')}", dict)
+
+    @staticmethod
+    def query_collection(name: str, query: str, **options: Unpack[QueryOptions]) -> Call[CollectionResult]:
+        return Call("POST", f"/v1/collections/{quote(name)}/query", CollectionResult,
+                    body=_present(query=query, **options))
+
+    @staticmethod
+    def session(session_id: str) -> Call[SessionReport]:
+        return Call("GET", f"/v1/sessions/{quote(session_id)}", SessionReport)
 
 
 class Client:
-    """`Client("http://127.0.0.1:8000", api_key=None, session_id=None)`; every API call is a method."""
+    """`Client("http://127.0.0.1:8000", api_key=None, session_id=None)`: the API as typed methods."""
 
     def __init__(self, base_url: str, api_key: str | None = None, session_id: str | None = None,
                  timeout: float = 120.0, transport: httpx.BaseTransport | None = None) -> None:
         self._http = httpx.Client(base_url=base_url.rstrip("/"), headers=_headers(api_key, session_id),
                                   timeout=timeout, transport=transport)
 
-    def _send(self, method: str, path: str, params: JSON | None, body: JSON | None) -> JSON:
-        return _result(self._http.request(method, path, params=params, json=body))
+    def send(self, call: Call[M]) -> M:
+        """Send one request built by `Requests`; raises `CtxsieveError` on a non-2xx answer."""
+        return _read(self._http.request(call.method, call.path, params=call.params, json=call.body), call)
 
-    def __getattr__(self, name: str) -> Any:
-        if name not in _CALLS:
-            raise AttributeError(name)
-        shape = getattr(_Calls, name)
-        return lambda *args, **kwargs: self._send(*shape(*args, **kwargs))
+    def filter(self, query: str | None, content: str | None = None, **options: Unpack[FilterOptions]
+               ) -> FilterResult:
+        """Store tool output whole under a ref; get the snippets relevant to `query` (see `Requests.filter`)."""
+        return self.send(Requests.filter(query, content, **options))
+
+    def refilter(self, ref: str, query: str | None, **options: Unpack[RefilterOptions]) -> FilterResult:
+        """Filter a stored source again with a new query (nothing already embedded is embedded again)."""
+        return self.send(Requests.refilter(ref, query, **options))
+
+    def fetch_ref(self, ref: str, **part: Unpack[RefPart]) -> RefContent:
+        """The stored source whole, or `start`/`end` (characters of its view), or `chunk` and `window`."""
+        return self.send(Requests.fetch_ref(ref, **part))
+
+    def delete_ref(self, ref: str) -> None:
+        """Forget a source (its text, its chunks, and the chunk vectors no other source uses)."""
+        self.send(Requests.delete_ref(ref))
+
+    def search(self, query: str, **options: Unpack[SearchOptions]) -> SearchResult:
+        """A web search (Tavily) whose pages are stored as sources; only the relevant snippets come back."""
+        return self.send(Requests.search(query, **options))
+
+    def read(self, path: str, query: str, **options: Unpack[ReadOptions]) -> FilterResult:
+        """A file under the service's read roots, filtered against `query`."""
+        return self.send(Requests.read(path, query, **options))
+
+    def register_toolset(self, name: str, tools: Sequence[JSON]) -> ToolsetInfo:
+        """Register (or replace) a toolset of OpenAI, Anthropic or MCP tool definitions."""
+        return self.send(Requests.register_toolset(name, tools))
+
+    def select_tools(self, query: str, toolsets: Sequence[str], **options: Unpack[SelectOptions]) -> Selection:
+        """The few tools of the named toolsets that fit `query`, in the format asked for."""
+        return self.send(Requests.select_tools(query, toolsets, **options))
+
+    def tools_feedback(self, query: str, used: Sequence[str], toolsets: Sequence[str]) -> int:
+        """Record that these tools were used for this query; later selections learn from it."""
+        return int(self.send(Requests.tools_feedback(query, used, toolsets))["recorded"])
+
+    def create_collection(self, name: str, description: str = "") -> CollectionInfo:
+        """Create a collection (idempotent; a second call updates the description)."""
+        return self.send(Requests.create_collection(name, description))
+
+    def collection(self, name: str) -> CollectionInfo:
+        """A collection's description and counts."""
+        return self.send(Requests.collection(name))
+
+    def add_documents(self, name: str, documents: Sequence[JSON]) -> DocumentsAdded:
+        """Add or replace documents by id; unchanged ones are not embedded again."""
+        return self.send(Requests.add_documents(name, documents))
+
+    def list_documents(self, name: str, offset: int = 0, limit: int = 100) -> DocumentPage:
+        """One page of a collection's documents; `next_offset` is None on the last page."""
+        return self.send(Requests.list_documents(name, offset, limit))
+
+    def delete_document(self, name: str, doc_id: str) -> None:
+        """Remove one document (and its chunks) from a collection."""
+        self.send(Requests.delete_document(name, doc_id))
+
+    def query_collection(self, name: str, query: str, **options: Unpack[QueryOptions]) -> CollectionResult:
+        """The chunks of a collection most relevant to `query`, within `k` and `max_tokens`, under `filter`."""
+        return self.send(Requests.query_collection(name, query, **options))
+
+    def session(self, session_id: str) -> SessionReport:
+        """One agent session's reads, token curve and repeated-read rate."""
+        return self.send(Requests.session(session_id))
 
     def close(self) -> None:
         self._http.close()
@@ -134,21 +313,81 @@ class Client:
 
 
 class AsyncClient:
-    """The same calls, awaitable."""
+    """The same calls as `Client`, awaitable."""
 
     def __init__(self, base_url: str, api_key: str | None = None, session_id: str | None = None,
                  timeout: float = 120.0, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=_headers(api_key, session_id),
                                        timeout=timeout, transport=transport)
 
-    async def _send(self, method: str, path: str, params: JSON | None, body: JSON | None) -> JSON:
-        return _result(await self._http.request(method, path, params=params, json=body))
+    async def send(self, call: Call[M]) -> M:
+        """Send one request built by `Requests`; raises `CtxsieveError` on a non-2xx answer."""
+        return _read(await self._http.request(call.method, call.path, params=call.params, json=call.body), call)
 
-    def __getattr__(self, name: str) -> Any:
-        if name not in _CALLS:
-            raise AttributeError(name)
-        shape = getattr(_Calls, name)
-        return lambda *args, **kwargs: self._send(*shape(*args, **kwargs))
+    async def filter(self, query: str | None, content: str | None = None, **options: Unpack[FilterOptions]
+                     ) -> FilterResult:
+        """See `Client.filter`."""
+        return await self.send(Requests.filter(query, content, **options))
+
+    async def refilter(self, ref: str, query: str | None, **options: Unpack[RefilterOptions]) -> FilterResult:
+        """See `Client.refilter`."""
+        return await self.send(Requests.refilter(ref, query, **options))
+
+    async def fetch_ref(self, ref: str, **part: Unpack[RefPart]) -> RefContent:
+        """See `Client.fetch_ref`."""
+        return await self.send(Requests.fetch_ref(ref, **part))
+
+    async def delete_ref(self, ref: str) -> None:
+        """See `Client.delete_ref`."""
+        await self.send(Requests.delete_ref(ref))
+
+    async def search(self, query: str, **options: Unpack[SearchOptions]) -> SearchResult:
+        """See `Client.search`."""
+        return await self.send(Requests.search(query, **options))
+
+    async def read(self, path: str, query: str, **options: Unpack[ReadOptions]) -> FilterResult:
+        """See `Client.read`."""
+        return await self.send(Requests.read(path, query, **options))
+
+    async def register_toolset(self, name: str, tools: Sequence[JSON]) -> ToolsetInfo:
+        """See `Client.register_toolset`."""
+        return await self.send(Requests.register_toolset(name, tools))
+
+    async def select_tools(self, query: str, toolsets: Sequence[str], **options: Unpack[SelectOptions]) -> Selection:
+        """See `Client.select_tools`."""
+        return await self.send(Requests.select_tools(query, toolsets, **options))
+
+    async def tools_feedback(self, query: str, used: Sequence[str], toolsets: Sequence[str]) -> int:
+        """See `Client.tools_feedback`."""
+        return int((await self.send(Requests.tools_feedback(query, used, toolsets)))["recorded"])
+
+    async def create_collection(self, name: str, description: str = "") -> CollectionInfo:
+        """See `Client.create_collection`."""
+        return await self.send(Requests.create_collection(name, description))
+
+    async def collection(self, name: str) -> CollectionInfo:
+        """See `Client.collection`."""
+        return await self.send(Requests.collection(name))
+
+    async def add_documents(self, name: str, documents: Sequence[JSON]) -> DocumentsAdded:
+        """See `Client.add_documents`."""
+        return await self.send(Requests.add_documents(name, documents))
+
+    async def list_documents(self, name: str, offset: int = 0, limit: int = 100) -> DocumentPage:
+        """See `Client.list_documents`."""
+        return await self.send(Requests.list_documents(name, offset, limit))
+
+    async def delete_document(self, name: str, doc_id: str) -> None:
+        """See `Client.delete_document`."""
+        await self.send(Requests.delete_document(name, doc_id))
+
+    async def query_collection(self, name: str, query: str, **options: Unpack[QueryOptions]) -> CollectionResult:
+        """See `Client.query_collection`."""
+        return await self.send(Requests.query_collection(name, query, **options))
+
+    async def session(self, session_id: str) -> SessionReport:
+        """See `Client.session`."""
+        return await self.send(Requests.session(session_id))
 
     async def aclose(self) -> None:
         await self._http.aclose()

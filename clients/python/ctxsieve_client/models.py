@@ -1,0 +1,229 @@
+"""Typed results of the ctxsieve API (API.md). Every model keeps fields it does not know in `extra`, so a newer
+service never breaks an older client: the contract only ever adds fields."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound="Model")
+
+
+@dataclass(kw_only=True)
+class Model:
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_json(cls: type[T], data: Any) -> T:
+        """Build from a decoded JSON object: known fields typed (nested models too), the rest in `extra`."""
+        if not isinstance(data, dict):
+            raise TypeError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
+        hints = _hints(typing.cast(type, cls))
+        known = {k: _convert(hints[k], v) for k, v in data.items() if k in hints and k != "extra"}
+        return cls(**known, extra={k: v for k, v in data.items() if k not in hints})
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in typing.get_type_hints(cls).items() if k in names}
+
+
+def _convert(hint: Any, value: Any) -> Any:
+    """Nested models (possibly in a list or optional) are built; anything else is kept as decoded."""
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        models = [a for a in typing.get_args(hint) if isinstance(a, type) and issubclass(a, Model)]
+        return models[0].from_json(value) if models and isinstance(value, dict) else value
+    if origin is list and isinstance(value, list):
+        (item,) = typing.get_args(hint)
+        return [_convert(item, v) for v in value]
+    if isinstance(hint, type) and issubclass(hint, Model):
+        return hint.from_json(value)
+    return value
+
+
+# --- filtering -------------------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class Snippet(Model):
+    """A chunk returned for a query: `text` is `view[start:end]` of the source named by `id`."""
+
+    id: str
+    text: str
+    score: float | None = None
+    start: int = 0
+    end: int = 0
+    tokens: int = 0
+    document: int = 0
+    title: str | None = None
+    url: str | None = None
+    context: str = ""
+    document_id: str | None = None  # collection snippets
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class Usage(Model):
+    input_tokens: int
+    output_tokens: int
+    saved_ratio: float
+    chunks_total: int = 0
+    chunks_returned: int = 0
+
+
+@dataclass(kw_only=True)
+class FilterResult(Model):
+    """What `/v1/filter`, a re-filter and `/v1/read` answer: snippets, the ref and the one-line placeholder."""
+
+    ref: str
+    snippets: list[Snippet]
+    placeholder: str
+    usage: Usage
+    passthrough: bool = False
+    path: str | None = None  # /v1/read
+    size: int | None = None
+    mtime: float | None = None
+
+
+@dataclass(kw_only=True)
+class SourceCall(Model):
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class RefContent(Model):
+    """A stored source, whole or a part of it (`start`/`end` set when a range or chunk window was asked)."""
+
+    ref: str
+    text: str
+    content_type: str
+    tokens: int
+    chunks: int
+    created_at: str
+    documents: list[dict[str, Any]] | None = None
+    source: SourceCall | None = None
+    view: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(kw_only=True)
+class SearchPage(Model):
+    url: str
+    title: str
+    ref: str
+    snippets: list[Snippet]
+    score: float | None = None
+
+
+@dataclass(kw_only=True)
+class SearchResult(Model):
+    results: list[SearchPage]
+    placeholder: str
+    usage: Usage
+
+
+# --- tools -----------------------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class ToolsetInfo(Model):
+    toolset: str
+    count: int
+    tokens: int
+
+
+@dataclass(kw_only=True)
+class Selected(Model):
+    name: str
+    toolset: str
+    score: float
+
+
+@dataclass(kw_only=True)
+class ToolUsage(Model):
+    tokens_all: int
+    tokens_selected: int
+    saved_ratio: float
+
+
+@dataclass(kw_only=True)
+class Selection(Model):
+    """`tools` are the definitions in the format asked for, ready to send to the model."""
+
+    tools: list[dict[str, Any]]
+    selected: list[Selected]
+    usage: ToolUsage
+    abstained: bool = False
+    reason: str | None = None
+
+
+# --- collections -----------------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class CollectionInfo(Model):
+    name: str
+    description: str
+    documents: int
+    chunks: int
+
+
+@dataclass(kw_only=True)
+class DocumentsAdded(Model):
+    ids: list[str]
+    chunks: int
+
+
+@dataclass(kw_only=True)
+class DocumentEntry(Model):
+    id: str
+    hash: str
+    chunks: int
+    title: str | None = None
+    url: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class DocumentPage(Model):
+    documents: list[DocumentEntry]
+    offset: int = 0
+    next_offset: int | None = None
+
+
+@dataclass(kw_only=True)
+class CollectionResult(Model):
+    snippets: list[Snippet]
+    placeholder: str
+    usage: Usage
+
+
+# --- sessions --------------------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class SessionRead(Model):
+    route: str
+    input_tokens: int
+    output_tokens: int
+    repeated: bool
+    at: str
+    ref: str | None = None
+
+
+@dataclass(kw_only=True)
+class SessionReport(Model):
+    session: str
+    requests: list[SessionRead]
+    repeated_read_rate: float
+    warning: str | None = None
