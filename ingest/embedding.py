@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -87,6 +88,28 @@ def resolve_model_path(name: str, model_dir: Path) -> str:
     return name
 
 
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Load a model without transformers' progress bar and load report. The report lists the BERT pooler as
+    "MISSING ... newly initialized": true, and harmless here, since these models pool by mean and never run
+    the pooler; printed at every start it reads like a broken install. torch's deprecation warning for the
+    quantized tensor functions that `quantize_dynamic` still uses (torch is pinned) is silenced likewise."""
+    import warnings
+
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"torch\.quantize_per_tensor", category=UserWarning)
+            yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+
 def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = None, int8: bool = False
                               ) -> SentenceTransformerEmbedder:
     import torch
@@ -98,13 +121,15 @@ def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = 
     # each one and took the cores torch needed: a query embedding measured 50 ms with them, 24 ms without.
     threadpool_limits(1, user_api="blas")
     path = resolve_model_path(name, model_dir)
-    model = SentenceTransformer(path, device="cpu", local_files_only=True)
+    with quiet_loading():
+        model = SentenceTransformer(path, device="cpu", local_files_only=True)
     model_id = E5_NAME if path.endswith(E5_NAME) else name
     if int8:
         # Dynamic int8 linear layers: about 2x faster on CPU. Its vectors differ from fp32 ones (cosine
         # ~0.975), so it is another model id and its vectors never mix with the fp32 model's.
-        torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
-            model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+        with quiet_loading():
+            torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
+                model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
         model_id += "-int8"
     return SentenceTransformerEmbedder(model=model, model_id=model_id)
 

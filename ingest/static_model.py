@@ -47,11 +47,14 @@ def distil(model_folder: Path, dim: int = 256, batch: int = 4096) -> np.ndarray:
     import torch
     from transformers import AutoModel
 
-    model = AutoModel.from_pretrained(str(model_folder), local_files_only=True).eval()
-    # int8 linear layers halve the minutes this takes; the vectors stay at cosine ~0.97 of fp32's,
-    # plenty for a stage that only picks candidates for the full model.
-    model = torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
-        model, {torch.nn.Linear}, dtype=torch.qint8)
+    from .embedding import quiet_loading
+
+    with quiet_loading():
+        model = AutoModel.from_pretrained(str(model_folder), local_files_only=True).eval()
+        # int8 linear layers halve the minutes this takes; the vectors stay at cosine ~0.97 of fp32's,
+        # plenty for a stage that only picks candidates for the full model.
+        model = torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
+            model, {torch.nn.Linear}, dtype=torch.qint8)
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_folder / "tokenizer.json"))

@@ -19,7 +19,12 @@ from .settings import Settings
 
 
 class BodyLimit:
-    """Refuse bodies over the limit with 413 as soon as they pass it, without reading them whole."""
+    """Refuse bodies over the limit with 413, from this layer itself, whether or not they declare a length.
+
+    A declared length over the limit is refused before reading. Otherwise the body is read here, up to the
+    limit, and handed on whole: raising from inside the app's `receive` instead would be caught by the HTTP
+    middleware and turned into a 400 "error parsing the body" for chunked uploads.
+    """
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -33,20 +38,20 @@ class BodyLimit:
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             await self._refuse(scope, receive, send)
             return
+        parts: list[bytes] = []
         seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
+            if message["type"] == "http.disconnect":
+                return
             seen += len(message.get("body", b""))
             if seen > self.limit:
-                raise _TooLarge
-            return message
-
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await self._refuse(scope, receive, send)
+                await self._refuse(scope, receive, send)
+                return
+            parts.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        await self.app(scope, _replay(b"".join(parts), receive), send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -55,8 +60,18 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-class _TooLarge(Exception):
-    pass
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body read by BodyLimit, then whatever the server sends next (a disconnect)."""
+    pending = True
+
+    async def replayed() -> Message:
+        nonlocal pending
+        if pending:
+            pending = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

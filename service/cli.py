@@ -51,10 +51,23 @@ def _trim_freed_memory(every: float) -> None:
     threading.Thread(target=loop, name="malloc-trim", daemon=True).start()
 
 
+def _say_steps() -> None:
+    """ctxsieve's own start-up lines (model loaded, store open, ready, or what is wrong), one per step."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("ctxsieve: %(message)s"))
+    logger = logging.getLogger("ctxsieve")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     _fewer_malloc_arenas()
+    _say_steps()
 
     from .app import create_app
 

@@ -63,6 +63,7 @@ def load_models(settings: Settings) -> Models:
     embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads,
                                          settings.int8)
     embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
+    log.info("model %s loaded (%d-d), encoding %s", embedder.model_id, embedder.dim, tokenizer.name)
     return Models(tokenizer, embedder, load_static(settings, embedder.backend_tokenizer))
 
 
@@ -141,8 +142,8 @@ class EngineHolder:
             try:
                 self.engine = build_engine(self.settings, models)
                 self.error = None
-                log.info("ctxsieve ready: model %s, store %s", self.engine.embedder.model_id,
-                         self.settings.qdrant_url or self.settings.data_dir)
+                where = self.settings.qdrant_url or f"Qdrant Edge in {self.settings.data_dir / 'edge'}"
+                log.info("ready: store %s", where)
                 self._sweep_forever(self.engine)
                 return
             except CtxsieveError as exc:

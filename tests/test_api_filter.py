@@ -227,6 +227,15 @@ def test_body_over_limit_is_413_and_stored_data_survives(tmp_path: Path) -> None
         kept = c.post("/v1/filter", json={"query": "q", "content": "small and kept"}).json()["ref"]
         response = c.post("/v1/filter", json={"query": "q", "content": "x" * 10_000})
         assert response.status_code == 413 and response.json()["error"]["type"] == "payload_too_large"
+        body = json.dumps({"query": "q", "content": "x" * 10_000}).encode()
+        chunked = c.post("/v1/filter", content=iter([body[i : i + 1000] for i in range(0, len(body), 1000)]),
+                         headers={"content-type": "application/json"})
+        assert "content-length" not in chunked.request.headers, "sent without a declared length"
+        assert chunked.status_code == 413 and chunked.json()["error"]["type"] == "payload_too_large"
+        small = json.dumps({"query": "q", "content": "also kept, sent in pieces"}).encode()
+        pieces = c.post("/v1/filter", content=iter([small[:10], small[10:]]),
+                        headers={"content-type": "application/json"})
+        assert pieces.status_code == 200, pieces.text
         assert c.post("/v1/filter", json={"query": "q", "content": "y" * 3000, "k": 0}).status_code == 422
         assert c.get(f"/v1/refs/{kept}").json()["text"] == "small and kept"
     finally:
@@ -286,3 +295,17 @@ def test_refiltering_an_error_ref_keeps_it_verbatim(client: TestClient) -> None:
     ref = post_filter(client, content=trace, is_error=True)["ref"]
     again = client.post(f"/v1/refs/{ref}/filter", json={"is_error": True, "query": "boom", "max_tokens": 20}).json()
     assert again["ref"] == ref and [s["text"] for s in again["snippets"]] == [trace] and again["passthrough"]
+
+
+def test_refiltering_a_documents_ref_keeps_its_documents_and_titles(client: TestClient) -> None:
+    pages = [{"text": " ".join(f"Tea fact {i}: harvest {i} in Assam." for i in range(60)), "title": "Tea",
+              "url": "https://tea.example"},
+             {"text": " ".join(f"Coffee fact {i}: roast {i} in Lima." for i in range(60)), "title": "Coffee",
+              "url": "https://coffee.example"}]
+    first = post_filter(client, query="tea harvest", documents=pages, k=2)
+    again = client.post(f"/v1/refs/{first['ref']}/filter", json={"query": "coffee roast in Lima", "k": 2}).json()
+    assert again["ref"] == first["ref"]
+    assert {s["title"] for s in again["snippets"]} == {"Coffee"}
+    assert {s["url"] for s in again["snippets"]} == {"https://coffee.example"}
+    stored = client.get(f"/v1/refs/{first['ref']}").json()
+    assert [d["title"] for d in stored["documents"]] == ["Tea", "Coffee"]
