@@ -10,7 +10,9 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .engine import EngineHolder
+from indexes.store import Store
+
+from .engine import EngineHolder, Models
 from .errors import ERROR_TABLE, envelope, install_error_handlers
 from .metrics import Metrics
 from .routes import collections, filtering, health, sessions, tools, wrapped
@@ -74,12 +76,14 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, models: Models | None = None, store: Store | None = None) -> FastAPI:
+    """The app; `models` and `store` may be given (tests use a small stand-in model and an in-memory store),
+    otherwise both are built from `settings` in the lifespan, off the event loop."""
     settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        holder = EngineHolder(settings)
+        holder = EngineHolder(settings, models, store)
         app.state.engine = holder
         holder.start()
         yield

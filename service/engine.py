@@ -76,7 +76,10 @@ def load_static(settings: Settings, tokenizer: Any = None) -> StaticEmbedder | N
     return ensure_static(folder, settings.model_dir, tokenizer)
 
 
-def build_engine(settings: Settings, models: Models) -> Engine:
+def build_engine(settings: Settings, models: Models, store: Store | None = None) -> Engine:
+    """Everything the routes use, on `store` when one is given (tests), else the one settings name."""
+    if store is not None:
+        return _build_on(store, settings, models)
     store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key, settings.qdrant_timeout,
                        settings.min_free_mb << 20)
     try:
@@ -115,8 +118,10 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
 class EngineHolder:
     """Starts the engine in a thread, retrying while the store is unreachable; hands it to routes."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, models: Models | None = None, store: Store | None = None) -> None:
         self.settings = settings
+        self.models = models  # injected (tests): nothing is loaded
+        self.store = store
         self.engine: Engine | None = None
         self.error: str | None = "starting"
         self._stop = threading.Event()
@@ -132,7 +137,7 @@ class EngineHolder:
             self.error = stranded
             return
         try:
-            models = load_models(self.settings)
+            models = self.models or load_models(self.settings)
         except Exception as exc:  # a broken model or encoding is reported by /readyz, not retried
             log.exception("model or encoding failed to load")
             self.error = f"{type(exc).__name__}: {exc}"
@@ -140,7 +145,7 @@ class EngineHolder:
         delay = 1.0
         while not self._stop.is_set():
             try:
-                self.engine = build_engine(self.settings, models)
+                self.engine = build_engine(self.settings, models, self.store)
                 self.error = None
                 where = self.settings.qdrant_url or f"Qdrant Edge in {self.settings.data_dir / 'edge'}"
                 log.info("ready: store %s", where)

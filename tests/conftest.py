@@ -1,16 +1,22 @@
-"""Fixtures: the real app with the real model, real tiktoken files and a real embedded Qdrant."""
+"""Fixtures: the real app with the real model, real tiktoken files and a real embedded Qdrant Edge; and, for
+tests where the model is not what is tested, the same app with a small deterministic stand-in model.
+
+Tests that use the real model are marked `slow` (by the fixtures they use, or by hand): `pytest -m "not slow"`
+is the fast tier; `make test` runs everything."""
 
 from __future__ import annotations
 
 import os
 import time
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from service.app import create_app
+from service.engine import Models
 from service.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -41,8 +47,27 @@ def wait_ready(client: TestClient, timeout: float = 300) -> None:
     raise AssertionError(f"service not ready: {client.get('/readyz').json()}")
 
 
-def open_client(settings: Settings) -> TestClient:
-    client = TestClient(create_app(settings))
+# Fixtures that load the real model: a test using any of them is slow.
+REAL_MODEL_FIXTURES = {"client", "live_url", "big", "service", "base_url", "served"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+@cache
+def stub_models() -> Models:
+    """Real tiktoken, a hashing stand-in for the embedder (64-d), no static first stage: loads in ~0.1 s."""
+    from ingest.embedding import HashingEmbedder
+    from ingest.tokens import load_tokenizer
+
+    return Models(load_tokenizer("o200k_base", CACHE / "tiktoken"), HashingEmbedder(), None)
+
+
+def open_client(settings: Settings, models: Models | None = None) -> TestClient:
+    client = TestClient(create_app(settings, models))
     client.__enter__()
     wait_ready(client)
     return client
@@ -82,6 +107,14 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("ctxsieve-data")
+
+
+@pytest.fixture(scope="session")
+def stub_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The real app and store with the stand-in model: for HTTP behaviour that does not depend on ranking."""
+    c = open_client(make_settings(tmp_path_factory.mktemp("stub-data")), stub_models())
+    yield c
+    c.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="session")

@@ -90,6 +90,7 @@ def test_ingest_cli_is_incremental_and_prunes(tmp_path: Path, served: str, capsy
     assert hit["snippets"][0]["document_id"] == "sub/中文.md"
 
 
+@pytest.mark.slow
 def test_ingest_cli_writes_directly_when_no_service_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     docs = tmp_path / "docs"
@@ -118,46 +119,46 @@ def query_ids(client: TestClient, flt: dict, k: int = 20) -> list[str]:  # type:
     return sorted(s["document_id"] for s in response.json()["snippets"])
 
 
-def test_filter_operators_run_in_the_store(client: TestClient) -> None:
-    client.put("/v1/collections/specs", json={})
-    assert client.post("/v1/collections/specs/documents", json={"documents": SPECS}).status_code == 200
+def test_filter_operators_run_in_the_store(stub_client: TestClient) -> None:
+    stub_client.put("/v1/collections/specs", json={})
+    assert stub_client.post("/v1/collections/specs/documents", json={"documents": SPECS}).status_code == 200
     every = [s["id"] for s in SPECS]
-    assert query_ids(client, {}) == every
-    assert query_ids(client, {"family": "valve"}) == ["spec-01", "spec-04", "spec-07", "spec-10"]
-    assert query_ids(client, {"family": {"any": ["seal", "valve"]}}) == \
+    assert query_ids(stub_client, {}) == every
+    assert query_ids(stub_client, {"family": "valve"}) == ["spec-01", "spec-04", "spec-07", "spec-10"]
+    assert query_ids(stub_client, {"family": {"any": ["seal", "valve"]}}) == \
         [i for n, i in enumerate(every) if n % 3 != 0]
-    assert query_ids(client, {"year": {"gte": 2024}}) == ["spec-09", "spec-10", "spec-11"]
-    assert query_ids(client, {"year": {"gt": 2016, "lt": 2019}}) == ["spec-02", "spec-03"]
-    assert query_ids(client, {"released": {"lt": "2017-01-01"}}) == ["spec-00", "spec-01"]
-    assert query_ids(client, {"weight": {"lte": 3.0}}) == ["spec-00", "spec-01", "spec-02"]
-    assert query_ids(client, {"weight": 4.5}) == ["spec-03"]
-    assert query_ids(client, {"family": {"not": "pump"}, "year": {"lte": 2018}}) == ["spec-01", "spec-02"]
-    assert query_ids(client, {"family": {"not": {"any": ["pump", "valve"]}}}) == ["spec-02", "spec-05", "spec-08",
+    assert query_ids(stub_client, {"year": {"gte": 2024}}) == ["spec-09", "spec-10", "spec-11"]
+    assert query_ids(stub_client, {"year": {"gt": 2016, "lt": 2019}}) == ["spec-02", "spec-03"]
+    assert query_ids(stub_client, {"released": {"lt": "2017-01-01"}}) == ["spec-00", "spec-01"]
+    assert query_ids(stub_client, {"weight": {"lte": 3.0}}) == ["spec-00", "spec-01", "spec-02"]
+    assert query_ids(stub_client, {"weight": 4.5}) == ["spec-03"]
+    assert query_ids(stub_client, {"family": {"not": "pump"}, "year": {"lte": 2018}}) == ["spec-01", "spec-02"]
+    assert query_ids(stub_client, {"family": {"not": {"any": ["pump", "valve"]}}}) == ["spec-02", "spec-05", "spec-08",
                                                                                  "spec-11"]
 
 
 @pytest.mark.parametrize(("flt", "named"), [
     ({"colour": "red"}, "'colour'"), ({"year": {"between": [1, 2]}}, "'between'"),
     ({"year": {"gte": "soon"}}, "'year'"), ({"family": {"any": []}}, "'any'"), ({"year": None}, "'year'")])
-def test_a_bad_filter_is_422_naming_it(client: TestClient, flt: dict, named: str) -> None:  # type: ignore[type-arg]
-    client.put("/v1/collections/specs", json={})
-    client.post("/v1/collections/specs/documents", json={"documents": SPECS})
-    response = client.post("/v1/collections/specs/query", json={"query": "pump", "filter": flt})
+def test_a_bad_filter_is_422_naming_it(stub_client: TestClient, flt: dict, named: str) -> None:  # type: ignore[type-arg]
+    stub_client.put("/v1/collections/specs", json={})
+    stub_client.post("/v1/collections/specs/documents", json={"documents": SPECS})
+    response = stub_client.post("/v1/collections/specs/query", json={"query": "pump", "filter": flt})
     assert response.status_code == 422, response.text
     assert named in response.json()["error"]["message"]
 
 
-def test_documents_are_paged(client: TestClient) -> None:
-    client.put("/v1/collections/specs", json={})
-    client.post("/v1/collections/specs/documents", json={"documents": SPECS})
+def test_documents_are_paged(stub_client: TestClient) -> None:
+    stub_client.put("/v1/collections/specs", json={})
+    stub_client.post("/v1/collections/specs/documents", json={"documents": SPECS})
     seen: list[str] = []
     offset: int | None = 0
     while offset is not None:
-        page = client.get("/v1/collections/specs/documents", params={"offset": offset, "limit": 5}).json()
+        page = stub_client.get("/v1/collections/specs/documents", params={"offset": offset, "limit": 5}).json()
         assert len(page["documents"]) <= 5 and page["offset"] == offset
         seen += [d["id"] for d in page["documents"]]
         offset = page["next_offset"]
     assert sorted(seen) == [s["id"] for s in SPECS] and len(seen) == len(set(seen))
-    first = client.get("/v1/collections/specs/documents", params={"limit": 1}).json()["documents"][0]
+    first = stub_client.get("/v1/collections/specs/documents", params={"limit": 1}).json()["documents"][0]
     assert set(first["metadata"]) == {"year", "family", "released", "weight"}
-    assert client.get("/v1/collections/specs/documents", params={"limit": 0}).status_code == 422
+    assert stub_client.get("/v1/collections/specs/documents", params={"limit": 0}).status_code == 422

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import make_settings, open_client, shared
+from tests.conftest import make_settings, open_client, shared, stub_models
 
 QUESTION = "Which spacecraft fire killed three astronauts during a launch rehearsal test?"
 
@@ -108,6 +108,7 @@ def test_same_request_is_byte_identical(client: TestClient) -> None:
     assert len(scores) >= 2
 
 
+@pytest.mark.slow
 def test_restart_keeps_refs_and_gives_identical_bytes(tmp_path: Path) -> None:
     text = search_response()
     body = {"query": QUESTION, "content": text, "k": 4, "source": {"tool": "search_web", "args": {"q": "sb"}}}
@@ -222,7 +223,7 @@ def test_unknown_ref_is_404(client: TestClient) -> None:
 
 
 def test_body_over_limit_is_413_and_stored_data_survives(tmp_path: Path) -> None:
-    c = open_client(make_settings(tmp_path, max_body_bytes=4096))
+    c = open_client(make_settings(tmp_path, max_body_bytes=4096), stub_models())
     try:
         kept = c.post("/v1/filter", json={"query": "q", "content": "small and kept"}).json()["ref"]
         response = c.post("/v1/filter", json={"query": "q", "content": "x" * 10_000})
@@ -244,7 +245,7 @@ def test_body_over_limit_is_413_and_stored_data_survives(tmp_path: Path) -> None
 
 def test_store_unreachable_is_503_not_a_hang(tmp_path: Path) -> None:
     app_client = TestClient(__import__("service.app", fromlist=["create_app"]).create_app(
-        make_settings(tmp_path, qdrant_url="http://127.0.0.1:9", qdrant_timeout=1)))
+        make_settings(tmp_path, qdrant_url="http://127.0.0.1:9", qdrant_timeout=1), stub_models()))
     with app_client as c:
         assert c.get("/healthz").status_code == 200
         response = c.post("/v1/filter", json={"query": "q", "content": "x"})
@@ -272,7 +273,7 @@ def test_delete_ref_forgets_it_and_only_vectors_no_one_else_uses(client: TestCli
 
 
 def test_a_ref_past_retention_is_410_naming_the_setting(tmp_path: Path) -> None:
-    client = open_client(make_settings(tmp_path, source_retention_days=2 / 86400, sweep_seconds=0.5))
+    client = open_client(make_settings(tmp_path, source_retention_days=2 / 86400, sweep_seconds=0.5), stub_models())
     try:
         ref = post_filter(client, query="q", content="a short tool output that will expire soon")["ref"]
         assert client.get(f"/v1/refs/{ref}").status_code == 200

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ingest.normalize import html_to_text
-from tests.conftest import make_settings, open_client, shared
+from tests.conftest import make_settings, open_client, shared, stub_models
 from tests.fake_tavily import KEY, FakeTavily
 
 
@@ -89,7 +89,7 @@ def test_upstream_failures_are_reported_not_hidden(service: TestClient, query: s
 
 
 def test_search_without_key_says_how_to_set_one(tmp_path: Path, tavily: FakeTavily) -> None:
-    client = open_client(make_settings(tmp_path, tavily_api_key=None, tavily_base_url=tavily.url))
+    client = open_client(make_settings(tmp_path, tavily_api_key=None, tavily_base_url=tavily.url), stub_models())
     try:
         response = client.post("/v1/search", json={"query": "anything"})
         assert response.status_code == 400 and "TAVILY_API_KEY" in response.json()["error"]["message"]

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from indexes.background import BackgroundEmbedder
@@ -57,6 +58,7 @@ def refilter_once(client: TestClient, query: str) -> bytes:
     return response.content
 
 
+@pytest.mark.slow
 def test_refilter_after_idle_embeds_nothing_and_answers_the_same(tmp_path: Path) -> None:
     query = "What did the Apollo program's command module heat shield protect against?"
     client = open_client(make_settings(tmp_path / "with"))

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from indexes.ranking import neighbours
 from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, Prepared, Sieve
@@ -56,6 +57,7 @@ def test_neighbours_already_scored_are_not_embedded_again(tokenizer) -> None:  #
     assert neighbours([last, last - 1], dense, prep.documents, best=3) == [last - 2]
 
 
+@pytest.mark.slow
 def test_fast_mode_embeds_at_most_candidates_and_their_neighbours(tmp_path: Path) -> None:
     """End to end on the real app: a fresh ~40k-token output costs at most 12 + 2 x 3 dense passages."""
     client = open_client(make_settings(tmp_path, background_embedding=False))

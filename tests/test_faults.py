@@ -21,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service.app import create_app
-from tests.conftest import CACHE, make_settings, open_client, wait_ready
+from tests.conftest import CACHE, make_settings, open_client, stub_models, wait_ready
 
 
 def run(command: str) -> None:
@@ -55,7 +55,7 @@ def text_of(n: int, words: int = 4000) -> str:
 
 def test_full_data_dir_is_503_then_recovers_without_restart(small_disk: Path) -> None:
     settings = make_settings(small_disk / "data")
-    client = open_client(settings)
+    client = open_client(settings, stub_models())
     try:
         kept = client.post("/v1/filter", json={"query": "topic 3", "content": text_of(1), "k": 2})
         assert kept.status_code == 200
@@ -71,7 +71,7 @@ def test_full_data_dir_is_503_then_recovers_without_restart(small_disk: Path) ->
         assert again.status_code == 200, again.text
     finally:
         client.__exit__(None, None, None)
-    reopened = open_client(settings)
+    reopened = open_client(settings, stub_models())
     try:
         for response in (kept, again):
             assert reopened.get(f"/v1/refs/{response.json()['ref']}").status_code == 200
@@ -82,7 +82,7 @@ def test_full_data_dir_is_503_then_recovers_without_restart(small_disk: Path) ->
 def test_read_only_data_dir_is_503_until_writable(small_disk: Path) -> None:
     (small_disk / "data").mkdir()
     run(f"mount -o remount,ro {small_disk}")
-    client = TestClient(create_app(make_settings(small_disk / "data")))
+    client = TestClient(create_app(make_settings(small_disk / "data"), stub_models()))
     with client:
         deadline = time.monotonic() + 120
         while "read-only" not in str(client.get("/readyz").json().get("detail")) and time.monotonic() < deadline:
@@ -120,6 +120,7 @@ def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     raise AssertionError("ctxsieve serve did not become ready")
 
 
+@pytest.mark.slow
 def test_kill_9_during_collection_writes_keeps_every_acknowledged_document(tmp_path: Path) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import make_settings, open_client
+from tests.conftest import make_settings, open_client, stub_models
 
 ACME = {"Authorization": "Bearer key-acme"}
 GLOBEX = {"Authorization": "Bearer key-globex"}
@@ -20,7 +20,7 @@ def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     keys = tmp_path_factory.mktemp("keys") / "keys.txt"
     keys.write_text("# one key per line\nkey-globex:globex\n")
     client = open_client(make_settings(tmp_path_factory.mktemp("tenant-data"), api_keys="key-acme:acme",
-                                       api_keys_file=keys))
+                                       api_keys_file=keys), stub_models())
     yield client
     client.__exit__(None, None, None)
 
