@@ -36,8 +36,8 @@ def make_sieve(store: Store, chunk_tokens: int, dense_weight: float, embedder, t
     if not STATIC:
         STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models"))
     sources = SourceStore(store, tokenizer, chunk_tokens)
-    return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight, fast_candidates,
-                 STATIC[0] if static else None, fast_neighbours=neighbours)
+    return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight=dense_weight,
+                 fast_candidates=fast_candidates, static=STATIC[0] if static else None, fast_neighbours=neighbours)
 
 
 def resolve_model_path_folder() -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -45,6 +45,7 @@ Mode = Literal["fast", "accurate"]
 @dataclass(frozen=True)
 class FilterParams:
     query: str | None
+    _: KW_ONLY
     k: int = 5
     max_tokens: int | None = None
     min_score: float | None = None
@@ -52,7 +53,7 @@ class FilterParams:
     mode: Mode = "fast"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Snippet:
     id: str
     text: str
@@ -66,7 +67,7 @@ class Snippet:
     context: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FilterResult:
     ref: str
     snippets: list[Snippet]
@@ -76,7 +77,7 @@ class FilterResult:
 
 
 class Sieve:
-    def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer,
+    def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer, *,
                  dense_weight: float = 0.6, fast_candidates: int = FAST_CANDIDATES,
                  static: StaticEmbedder | None = None, background: BackgroundEmbedder | None = None,
                  fast_neighbours: int = FAST_NEIGHBOURS) -> None:
@@ -110,12 +111,12 @@ class Sieve:
         results = []
         for index, (page, source) in enumerate(zip(pages, sources, strict=True)):
             mine = sorted((p for p in picks if p.source == index), key=lambda p: p.chunk.start)
-            results.append(PageResult(page.url, page.title, source.ref,
-                                      [self._snippet(source, p.chunk, p.score) for p in mine], page.score))
+            results.append(PageResult(url=page.url, title=page.title, ref=source.ref, score=page.score,
+                                      snippets=[self._snippet(source, p.chunk, p.score) for p in mine]))
         out = sum(s.tokens for r in results for s in r.snippets)
         usage = make_usage(sum(s.tokens for s in sources), out, sum(len(s.chunks) for s in sources), len(picks))
         line = search_placeholder(usage, len(sources), ("search", args))
-        return SearchResult(results, line, usage)
+        return SearchResult(results=results, placeholder=line, usage=usage)
 
     def refilter(self, tenant: str, ref: str, params: FilterParams, is_error: bool = False) -> FilterResult:
         """A stored source again, with a new query; an error output stays that ref and comes back verbatim."""
@@ -152,7 +153,7 @@ class Sieve:
         out = sum(s.tokens for s in snippets)
         usage = make_usage(source.tokens, out, len(source.chunks), len(snippets))
         line = placeholder(source.ref, usage, rerun, params.min_score if not snippets else None)
-        return FilterResult(source.ref, snippets, line, usage, passthrough=False)
+        return FilterResult(ref=source.ref, snippets=snippets, placeholder=line, usage=usage, passthrough=False)
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:
@@ -241,14 +242,16 @@ class Sieve:
 
     def _per_document(self, source: Source, rerun: tuple[str | None, dict[str, Any]], texts: list[str]
                       ) -> FilterResult:
-        snippets = [Snippet(f"{source.ref}#doc{i}", text, None, section.start, section.end, self.tokenizer.count(text),
-                            i, section.title, section.url, "")
+        snippets = [Snippet(id=f"{source.ref}#doc{i}", text=text, score=None, start=section.start, end=section.end,
+                            tokens=self.tokenizer.count(text), document=i, title=section.title, url=section.url,
+                            context="")
                     for i, (text, section) in enumerate(zip(texts, source.view.sections, strict=True))]
         usage = make_usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
-        return FilterResult(source.ref, snippets, placeholder(source.ref, usage, rerun, None, whole=True), usage, True)
+        return FilterResult(ref=source.ref, snippets=snippets, usage=usage, passthrough=True,
+                            placeholder=placeholder(source.ref, usage, rerun, None, whole=True))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PageResult:
     url: str
     title: str
@@ -257,7 +260,7 @@ class PageResult:
     score: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchResult:
     results: list[PageResult]
     placeholder: str

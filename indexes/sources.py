@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ingest.chunking import Chunk, chunk_view, chunker_signature
-from ingest.normalize import Document, Section, View, build_view
+from ingest.normalize import CONTENT_TYPES, Document, Section, View, build_view
 from ingest.tokens import Tokenizer
 
-from .errors import Gone, InvalidRequest, NotFound
+from .errors import Gone, InvalidInput, InvalidRequest, NotFound
 from .lru import Lru
 from .store import Match, MatchAny, PointData, Range, SpaceSpec, Store, Where, scroll_all, where
 
@@ -63,6 +63,22 @@ class Source:
 
     def section(self, chunk: Chunk) -> Section:
         return self.view.sections[chunk.document]
+
+    def part(self, start: int | None = None, end: int | None = None, chunk: int | None = None, window: int = 0
+             ) -> tuple[int, int]:
+        """The view's span asked for: a character range, or chunk N with `window` neighbours each side."""
+        if chunk is not None and (start is not None or end is not None):
+            raise InvalidRequest("use either start/end or chunk/window, not both")
+        if chunk is not None:
+            if chunk >= len(self.chunks):
+                raise InvalidInput(f"chunk {chunk} out of range: this source has {len(self.chunks)} chunks")
+            first = self.chunks[max(0, chunk - window)]
+            last = self.chunks[min(len(self.chunks) - 1, chunk + window)]
+            return first.start, last.end
+        lo, hi = start or 0, len(self.view.text) if end is None else end
+        if lo > hi or hi > len(self.view.text):
+            raise InvalidInput(f"range [{lo}, {hi}) is outside the view (length {len(self.view.text)})")
+        return lo, hi
 
     def passage(self, chunk: Chunk) -> str:
         """What gets embedded: the chunk with what it is part of (title, headings, JSON record)."""
@@ -242,8 +258,8 @@ class SourceStore:
             # Chunk settings changed since this source was stored: the input is whole, so re-derive the
             # projection in memory (the stored record is never rewritten).
             docs = source.documents or [{"text": source.text}]
-            view = build_view([Document(**d) for d in docs], source.content_type if source.content_type
-                              in ("text", "markdown", "html", "json", "code") else "auto")
+            kind = source.content_type if source.content_type in CONTENT_TYPES else "auto"
+            view = build_view([Document(**d) for d in docs], kind)
             source.view = view
             source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens)
             source.chunker = self.signature

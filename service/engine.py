@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from indexes.errors import CtxsieveError
 from indexes.files import FileReader
 from indexes.sessions import SessionLog
 from indexes.sieve import Sieve
-from indexes.sources import SourceStore
+from indexes.sources import SourceStore, utc_stamp
 from indexes.store import Store, open_store
 from indexes.tools import ToolIndex
 from indexes.vectors import EmbeddingCache
@@ -105,8 +104,9 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     cache = EmbeddingCache(store, embedder)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
     background = BackgroundEmbedder(cache, lambda: gate.depth == 0) if settings.background_embedding else None
-    sieve = Sieve(sources, cache, tokenizer, settings.dense_weight, settings.fast_candidates, models.static,
-                  background, settings.fast_neighbours)
+    sieve = Sieve(sources, cache, tokenizer, dense_weight=settings.dense_weight,
+                  fast_candidates=settings.fast_candidates, static=models.static, background=background,
+                  fast_neighbours=settings.fast_neighbours)
     tools = ToolIndex(store, cache, tokenizer, settings.tool_dense_weight)
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
@@ -186,4 +186,4 @@ class EngineHolder:
             return False, {"model": False, "store": False, "detail": self.error}
         store_ok = self.engine.store.ping()
         return store_ok, {"model": True, "store": store_ok, "detail": None if store_ok else "store unreachable",
-                          "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                          "checked_at": utc_stamp()}

@@ -36,10 +36,6 @@ class Unauthorized(CtxsieveError):
     pass
 
 
-class PayloadTooLarge(CtxsieveError):
-    pass
-
-
 class NotReady(CtxsieveError):
     pass
 
@@ -50,7 +46,6 @@ ERROR_TABLE: dict[type[CtxsieveError], tuple[int, str]] = {
     Forbidden: (403, "forbidden"),
     NotFound: (404, "not_found"),
     Gone: (410, "gone"),
-    PayloadTooLarge: (413, "payload_too_large"),
     TooLarge: (413, "payload_too_large"),
     UnsupportedMedia: (415, "unsupported_media_type"),
     InvalidInput: (422, "invalid_field"),

@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from indexes.errors import InvalidInput
+from indexes.usage import saved_ratio
 
 from .deps import EngineDep, TenantDep
 from .engine import Engine
@@ -32,7 +33,7 @@ class ReadLog:
         self.metrics.tokens_in.inc(input_tokens)
         self.metrics.tokens_out.inc(output_tokens)
         if input_tokens:
-            self.metrics.saved.observe(max(0.0, 1 - output_tokens / input_tokens))
+            self.metrics.saved.observe(saved_ratio(input_tokens, output_tokens))
         if self.session is None:
             return
         repeated = self.engine.sessions.record(self.tenant, self.session, route, refs, input_tokens, output_tokens,

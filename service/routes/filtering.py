@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Query, Response
 
-from indexes.errors import InvalidInput, InvalidRequest
+from indexes.errors import InvalidRequest
 from indexes.sieve import FilterParams, FilterResult
 from indexes.sources import Source, SourceInput
 from ingest.normalize import Document
@@ -21,7 +21,8 @@ router = APIRouter(prefix="/v1", tags=["filter"])
 def _params(body: FilterOptions) -> FilterParams:
     if body.query is None and not body.is_error:
         raise InvalidRequest("query is required (unless is_error is true)")
-    return FilterParams(body.query, body.k, body.max_tokens, body.min_score, body.order, body.mode)
+    return FilterParams(body.query, k=body.k, max_tokens=body.max_tokens, min_score=body.min_score, order=body.order,
+                        mode=body.mode)
 
 
 def _source_input(body: FilterRequest) -> SourceInput:
@@ -76,20 +77,9 @@ def get_ref(
     """The whole source as sent, or a character range / a chunk and its neighbours of its view."""
     source = engine.sieve.sources.get(tenant, ref)
     out = _whole(source)
-    if chunk is not None and (start is not None or end is not None):
-        raise InvalidRequest("use either start/end or chunk/window, not both")
-    if chunk is not None:
-        if chunk >= len(source.chunks):
-            raise InvalidInput(f"chunk {chunk} out of range: this source has {len(source.chunks)} chunks")
-        first = source.chunks[max(0, chunk - window)]
-        last = source.chunks[min(len(source.chunks) - 1, chunk + window)]
-        start, end = first.start, last.end
-    if start is not None or end is not None:
-        view = source.view.text
-        lo, hi = start or 0, len(view) if end is None else end
-        if lo > hi or hi > len(view):
-            raise InvalidInput(f"range [{lo}, {hi}) is outside the view (length {len(view)})")
-        out.text, out.start, out.end = view[lo:hi], lo, hi
+    if chunk is not None or start is not None or end is not None:
+        out.start, out.end = source.part(start, end, chunk, window)
+        out.text = source.view.text[out.start : out.end]
     tokens = engine.tokenizer.count(out.text) if out.start is not None else source.tokens
     span = (source.ref, out.start or 0, len(source.view.text) if out.end is None else out.end)
     log("fetch", [source.ref], source.tokens, tokens, [span])

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from indexes.toolformats import render
 from indexes.tools import Toolset
+from indexes.usage import saved_ratio
 
 from ..deps import EngineDep, NamePath, TenantDep
 from ..engine import Engine
@@ -66,12 +67,11 @@ def select_tools(body: SelectRequest, engine: EngineDep, tenant: TenantDep) -> S
     with engine.gate.admit():
         result = engine.tools.select(tenant, body.query, body.toolsets, body.k, body.always, body.format,
                                      body.min_score, body.max_tokens)
-    saved = 0.0 if result.tokens_all == 0 else max(0.0, 1 - result.tokens_selected / result.tokens_all)
     return SelectResponse(
         tools=result.tools,
         selected=[SelectedOut(name=s.name, toolset=s.toolset, score=s.score) for s in result.selected],
         usage=SelectUsage(tokens_all=result.tokens_all, tokens_selected=result.tokens_selected,
-                          saved_ratio=round(saved, 3)),
+                          saved_ratio=saved_ratio(result.tokens_all, result.tokens_selected)),
     )
 
 

@@ -24,7 +24,8 @@ def search_web(body: SearchRequest, engine: EngineDep, tenant: TenantDep, log: R
     query = SearchQuery(body.query, body.max_results, body.search_depth, body.topic, body.time_range,
                         tuple(body.include_domains), tuple(body.exclude_domains))
     pages = engine.web.search(query)  # upstream errors surface as 502/504 with the upstream message
-    params = FilterParams(body.task or body.query, body.k, body.max_tokens, body.min_score, "document", body.mode)
+    params = FilterParams(body.task or body.query, k=body.k, max_tokens=body.max_tokens, min_score=body.min_score,
+                          order="document", mode=body.mode)
     with engine.gate.admit():
         result = engine.sieve.search_results(tenant, pages, query, params)
     log("search", [r.ref for r in result.results], result.usage.input_tokens, result.usage.output_tokens,
@@ -37,7 +38,8 @@ def read_file(body: ReadRequest, engine: EngineDep, tenant: TenantDep, log: Read
     """Read a file under the read roots; an unchanged file keeps its ref, a changed one gets a new ref."""
     found = engine.files.read(body.path)
     inp = SourceInput((Document(found.text),), True, found.content_type, "read", {"path": body.path})
-    params = FilterParams(body.query, body.k, body.max_tokens, body.min_score, body.order, body.mode)
+    params = FilterParams(body.query, k=body.k, max_tokens=body.max_tokens, min_score=body.min_score, order=body.order,
+                        mode=body.mode)
     with engine.gate.admit():
         result = engine.sieve.filter(tenant, inp, params)
     log("read", [result.ref], result.usage.input_tokens, result.usage.output_tokens,
