@@ -195,6 +195,30 @@ def _dense_rows(vectors: Mapping[str, np.ndarray]) -> dict[str, list[float]]:
     return {name: np.asarray(v, dtype=np.float32).tolist() for name, v in vectors.items()}
 
 
+def _found(record: Any, sparse_type: type[Any], score: float | None) -> Found:
+    """A record or scored point of either library, its named vectors split into dense and sparse."""
+    dense: dict[str, np.ndarray] = {}
+    sparse: dict[str, Sparse] = {}
+    for name, value in (record.vector.items() if isinstance(record.vector, dict) else ()):
+        if isinstance(value, sparse_type):
+            sparse[name] = Sparse(tuple(value.indices), tuple(value.values))
+        else:
+            dense[name] = np.asarray(value, dtype=np.float32)
+    return Found(id=str(record.id), payload=record.payload or {}, dense=dense, sparse=sparse, score=score)
+
+
+def _tree(condition: Where | None, make: Callable[[list[Any] | None, list[Any] | None], Any],
+          leaf: Callable[[Condition], Any]) -> Any:
+    """A Where as the library's filter: `make(must, must_not)` for each level, `leaf` for each condition."""
+    if condition is None:
+        return None
+
+    def one(c: Condition) -> Any:
+        return _tree(c, make, leaf) if isinstance(c, Where) else leaf(c)
+
+    return make([one(c) for c in condition.must] or None, [one(c) for c in condition.must_not] or None)
+
+
 # --- Qdrant Edge ----------------------------------------------------------------------------------------
 
 
@@ -366,25 +390,13 @@ class EdgeStore:
         return np.asarray(vector, dtype=np.float32).tolist()
 
     def _found(self, record: Any, score: float | None) -> Found:
-        dense: dict[str, np.ndarray] = {}
-        sparse: dict[str, Sparse] = {}
-        for name, value in (record.vector or {}).items():
-            if isinstance(value, self.qe.SparseVector):
-                sparse[name] = Sparse(tuple(value.indices), tuple(value.values))
-            else:
-                dense[name] = np.asarray(value, dtype=np.float32)
-        return Found(id=str(record.id), payload=record.payload or {}, dense=dense, sparse=sparse, score=score)
+        return _found(record, self.qe.SparseVector, score)
 
     def _filter(self, condition: Where | None) -> Any:
-        if condition is None:
-            return None
-        return self.qe.Filter(must=[self._condition(c) for c in condition.must] or None,
-                              must_not=[self._condition(c) for c in condition.must_not] or None)
+        return _tree(condition, lambda must, must_not: self.qe.Filter(must=must, must_not=must_not), self._condition)
 
     def _condition(self, c: Condition) -> Any:
         qe = self.qe
-        if isinstance(c, Where):
-            return self._filter(c)
         if isinstance(c, Match):
             return qe.FieldCondition(c.field, match=qe.MatchValue(c.value))
         if isinstance(c, MatchAny):
@@ -394,6 +406,7 @@ class EdgeStore:
             return qe.FieldCondition(c.field, range=qe.RangeDateTime(**bounds) if c.dates else qe.RangeFloat(**bounds))
         if isinstance(c, IsEmpty):
             return qe.IsEmptyCondition(c.field)
+        assert isinstance(c, HasIds), "nested filters are built by _tree"
         return qe.HasIdCondition(set(c.ids))
 
 
@@ -542,25 +555,13 @@ class ClientStore:
         return np.asarray(vector, dtype=np.float32).tolist()
 
     def _found(self, record: Any, score: float | None) -> Found:
-        dense: dict[str, np.ndarray] = {}
-        sparse: dict[str, Sparse] = {}
-        for name, value in (record.vector or {}).items() if isinstance(record.vector, dict) else ():
-            if isinstance(value, self.m.SparseVector):
-                sparse[name] = Sparse(tuple(value.indices), tuple(value.values))
-            else:
-                dense[name] = np.asarray(value, dtype=np.float32)
-        return Found(id=str(record.id), payload=record.payload or {}, dense=dense, sparse=sparse, score=score)
+        return _found(record, self.m.SparseVector, score)
 
     def _filter(self, condition: Where | None) -> Any:
-        if condition is None:
-            return None
-        return self.m.Filter(must=[self._condition(c) for c in condition.must] or None,
-                             must_not=[self._condition(c) for c in condition.must_not] or None)
+        return _tree(condition, lambda must, must_not: self.m.Filter(must=must, must_not=must_not), self._condition)
 
     def _condition(self, c: Condition) -> Any:
         m = self.m
-        if isinstance(c, Where):
-            return self._filter(c)
         if isinstance(c, Match):
             return m.FieldCondition(key=c.field, match=m.MatchValue(value=c.value))
         if isinstance(c, MatchAny):
@@ -570,6 +571,7 @@ class ClientStore:
             return m.FieldCondition(key=c.field, range=m.DatetimeRange(**bounds) if c.dates else m.Range(**bounds))
         if isinstance(c, IsEmpty):
             return m.IsEmptyCondition(is_empty=m.PayloadField(key=c.field))
+        assert isinstance(c, HasIds), "nested filters are built by _tree"
         return m.HasIdCondition(has_id=list(c.ids))
 
 
