@@ -1,6 +1,6 @@
 """Scale of the store: a collection grown to 10k, 100k and 1M chunks, queried over HTTP; stored sources vs RSS.
 
-Usage: python -m bench.scale [--sizes 10000,100000,1000000] [--queries 800] [--sources 20000]
+Usage: python -m bench.scale [--sizes 10000,100000,1000000] [--queries 800] [--sources 20000] [--optimize]
 
 Chunk vectors come from a stand-in embedder (seeded random unit vectors under the real model's vector name)
 so that a million chunks are written in minutes; everything else is real: documents of ~10 chunks built
@@ -209,6 +209,8 @@ def main() -> None:
     parser.add_argument("--sources", type=int, default=20_000)
     parser.add_argument("--data", type=Path, default=CACHE / "bench" / "scale")
     parser.add_argument("--port", type=int, default=8731)
+    parser.add_argument("--optimize", action="store_true",
+                        help="after growing, build HNSW offline (ctxsieve optimize's code) before serving")
     args = parser.parse_args()
     texts, asked = paragraphs(), questions(args.queries)
     args.data.mkdir(parents=True, exist_ok=True)
@@ -218,6 +220,11 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",") if s):
         done, chunks, seconds = grow(args.data, size, done, texts)
         added, previous = chunks - previous, chunks
+        if args.optimize:
+            store = EdgeStore(args.data / "edge")
+            spent = store.optimize_all()
+            store.close()
+            print("optimized offline: " + ", ".join(f"{space} {s:.0f} s" for space, s in spent), flush=True)
         process, ready = serve(args.data, args.port)
         try:
             line = measure(args.port, asked, 10_000_000 + size, texts)

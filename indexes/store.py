@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -370,6 +371,21 @@ class EdgeStore:
 
     def ping(self) -> bool:
         return self.root.is_dir()
+
+    def optimize_all(self) -> list[tuple[str, float]]:
+        """Run Qdrant's optimizers (HNSW, segment merging) on every space, one at a time; (space, seconds).
+        Offline only (`ctxsieve optimize`, service stopped): `optimize()` holds the GIL throughout, so in a
+        serving process it would stop every request for as long as it runs (minutes at 1M points)."""
+        done = []
+        for path in sorted(p for p in self.root.iterdir() if p.is_dir() and (p / "edge_config.json").exists()):
+            started = time.perf_counter()
+            shard = _guarded(lambda p=path: self.qe.EdgeShard.load(str(p)))  # type: ignore[misc]
+            try:
+                _guarded(shard.optimize)
+            finally:
+                shard.close()
+            done.append((path.name, time.perf_counter() - started))
+        return done
 
     def close(self) -> None:
         with self._open:

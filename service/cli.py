@@ -153,6 +153,29 @@ def migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def optimize(args: argparse.Namespace) -> int:
+    """Build the embedded store's HNSW indexes, with the service stopped (the data dir's lock makes sure)."""
+    from indexes.errors import StoreUnavailable
+    from indexes.store import EdgeStore
+
+    settings = _settings(args)
+    if settings.qdrant_url:
+        sys.stderr.write("ctxsieve optimize: a Qdrant server builds its indexes itself; this is for --data-dir\n")
+        return 2
+    try:
+        store = EdgeStore(settings.data_dir / "edge")
+    except StoreUnavailable as exc:
+        sys.stderr.write(f"ctxsieve optimize: {exc}\n")
+        return 2
+    try:
+        for space, seconds in store.optimize_all():
+            sys.stdout.write(f"{space}: optimized in {seconds:.1f} s\n")
+            sys.stdout.flush()
+    finally:
+        store.close()
+    return 0
+
+
 def mcp(args: argparse.Namespace) -> int:
     from .mcp_server import run
 
@@ -167,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     for name, fn, text in [("serve", serve, "serve the HTTP API"),
                            ("prepare", prepare, "convert the model and install encodings (offline)"),
-                           ("migrate", migrate, "convert a data dir written before Qdrant Edge (keeps the old files)")]:
+                           ("migrate", migrate, "convert a data dir written before Qdrant Edge (keeps the old files)"),
+                           ("optimize", optimize, "build the embedded store's HNSW indexes (service stopped)")]:
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--host")
         cmd.add_argument("--port", type=int)
