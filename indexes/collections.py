@@ -52,6 +52,8 @@ from .vectors import EmbeddingCache
 BM25 = "bm25"
 # Candidates each engine search returns: enough for k up to 50 and a budget of a few thousand tokens.
 CANDIDATES = 64
+# What ranking and packing read of each candidate; the rest of a chunk's payload is read for the chosen few.
+CANDIDATE_FIELDS = ("document_id", "index", "hash", "tokens", "text")
 OPERATORS = ("any", "gte", "gt", "lte", "lt", "not")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
@@ -171,7 +173,7 @@ class CollectionIndex:
         self.dense_weight = dense_weight
         self.space = f"collections__{vectors.vector}"
         store.ensure(SpaceSpec(name=self.space, dense={vectors.vector: vectors.embedder.dim}, sparse=(BM25,),
-                               indexes={"tenant": "tenant", "collection": "keyword", "kind": "keyword",
+                               searched=True, indexes={"tenant": "tenant", "collection": "keyword", "kind": "keyword",
                                         "document_id": "keyword"}))
         self._indexed: set[str] = set()  # metadata fields given a payload index by this process
 
@@ -309,15 +311,16 @@ class CollectionIndex:
         self._require(tenant, name)
         corpus = self._of(tenant, name, "chunk")
         scope = corpus.and_(*self._filter(tenant, name, filters))
-        found = self._candidates(query, scope, corpus)
-        found = self._served(tenant, name, found)
-        q = self.vectors.query(query)
-        dense = np.array([float(f.dense[self.vectors.vector] @ q) for f, _ in found], dtype=np.float64)
-        lexical = np.array([s for _, s in found], dtype=np.float64)
-        candidates = [Candidate(i, f.payload["tokens"], f.payload["text"]) for i, (f, _) in enumerate(found)]
+        found = self._served(tenant, name, self._candidates(query, scope, corpus))
+        dense = np.array([d for _, d, _ in found], dtype=np.float64)
+        lexical = np.array([s for _, _, s in found], dtype=np.float64)
+        candidates = [Candidate(i, f.payload["tokens"], f.payload["text"]) for i, (f, _, _) in enumerate(found)]
         eligible = dense >= min_score if min_score is not None else None
         chosen = pack_to_budget(candidates, fuse(dense, lexical, self.dense_weight), k, max_tokens, eligible)
-        hits = [self._hit(found[i][0].payload, float(dense[i])) for i in chosen]
+        keys = [self._chunk_key(tenant, name, p["document_id"], p["hash"], p["index"])
+                for p in (found[i][0].payload for i in chosen)]
+        details = self.store.get(self.space, keys) if keys else {}
+        hits = [self._hit(details[key].payload, float(dense[i])) for key, i in zip(keys, chosen, strict=True)]
         total = self.store.count(self.space, corpus)
         usage = make_usage(sum(c.tokens for c in candidates), sum(h.tokens for h in hits), total, len(hits))
         line = (f"[ctxsieve collection {name}: {len(hits)} of {total} chunks shown, {usage.output_tokens} tokens; "
@@ -332,23 +335,27 @@ class CollectionIndex:
                 raise InvalidInput(f"filter: {key!r} is not a metadata key of any document in collection {name!r}")
         return conditions
 
-    def _candidates(self, query: str, scope: Where, corpus: Where) -> list[tuple[Found, float]]:
+    def _candidates(self, query: str, scope: Where, corpus: Where) -> list[tuple[Found, float, float]]:
         """Dense and BM25 candidates in one engine call, each with both scores, in a fixed order.
 
-        A chunk found by the dense search gets its BM25 score from a second search limited to such chunks
-        that share a query term (the others score 0); the dense score of a BM25 find is its returned vector
-        against the query.
+        A dense hit's score is its cosine (unit vectors, dot product); its BM25 score comes from a second
+        search limited to such hits that share a query term (the others score 0). A BM25 hit's dense score is
+        its returned vector against the query.
         """
         terms = sparse_query(query)
-        vector = self.vectors.vector
-        searches = [Search(using=vector, vector=self.vectors.query(query), limit=CANDIDATES, where=scope,
-                           vectors=(vector, BM25))]
+        vector, q = self.vectors.vector, self.vectors.query(query)
+        searches = [Search(using=vector, vector=q, limit=CANDIDATES, where=scope, vectors=(BM25,),
+                           payload=CANDIDATE_FIELDS)]
         if terms.indices:
             searches.append(Search(using=BM25, vector=terms, limit=CANDIDATES, where=scope, vectors=(vector,),
-                                   idf_corpus=corpus))
+                                   payload=CANDIDATE_FIELDS, idf_corpus=corpus))
         results = self.store.search(self.space, searches)
+        dense = {f.id: f.score or 0.0 for f in results[0]}
         lexical = {f.id: f.score or 0.0 for f in (results[1] if len(results) > 1 else [])}
         found = {f.id: f for batch in results for f in batch}
+        for f in results[1] if len(results) > 1 else []:
+            if f.id not in dense:
+                dense[f.id] = float(f.dense[vector] @ q)
         query_terms = set(terms.indices)
         unscored = [f.id for f in results[0] if f.id not in lexical and query_terms & set(
             f.sparse[BM25].indices if BM25 in f.sparse else ())]
@@ -358,15 +365,16 @@ class CollectionIndex:
                                                              idf_corpus=corpus)])[0]
             lexical.update({f.id: f.score or 0.0 for f in rescored})
         ordered = sorted(found.values(), key=lambda f: (f.payload["document_id"], f.payload["index"], f.id))
-        return [(f, lexical.get(f.id, 0.0)) for f in ordered]
+        return [(f, dense[f.id], lexical.get(f.id, 0.0)) for f in ordered]
 
-    def _served(self, tenant: str, name: str, found: list[tuple[Found, float]]) -> list[tuple[Found, float]]:
+    def _served(self, tenant: str, name: str, found: list[tuple[Found, float, float]]
+                ) -> list[tuple[Found, float, float]]:
         """Only chunks of the document version that is acknowledged (half-written or replaced ones wait)."""
-        ids = sorted({f.payload["document_id"] for f, _ in found})
+        ids = sorted({f.payload["document_id"] for f, _, _ in found})
         heads = self.store.get(self.space, [self._document_key(tenant, name, i) for i in ids],
                                payload=("document_id", "hash"))
         current = {h.payload["document_id"]: h.payload["hash"] for h in heads.values()}
-        return [(f, s) for f, s in found if current.get(f.payload["document_id"]) == f.payload["hash"]]
+        return [c for c in found if current.get(c[0].payload["document_id"]) == c[0].payload["hash"]]
 
     @staticmethod
     def _hit(p: dict[str, Any], score: float) -> CollectionHit:

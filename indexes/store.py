@@ -122,6 +122,9 @@ class SpaceSpec:
     dense: Mapping[str, int] = field(default_factory=dict)  # vector name -> dimension (dot product, unit rows)
     sparse: tuple[str, ...] = ()  # sparse vectors, scored with the engine's IDF modifier
     indexes: Mapping[str, IndexKind] = field(default_factory=dict)
+    # Searched by vector (collections)? Else vectors are only fetched by id (the chunk-vector cache, recorded
+    # queries): they stay on disk and get no HNSW index.
+    searched: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -288,8 +291,10 @@ class EdgeStore:
             qe = self.qe
             # Edge refuses a shard without a vector; a payload-only space gets one sparse vector it never fills.
             sparse = spec.sparse or (() if spec.dense else ("unused",))
+            placement = qe.Memory.Cached if spec.searched else qe.Memory.Cold
             config = qe.EdgeConfig(
-                vectors={n: qe.EdgeVectorParams(size=d, distance=qe.Distance.Dot) for n, d in spec.dense.items()},
+                vectors={n: qe.EdgeVectorParams(size=d, distance=qe.Distance.Dot, memory=placement)
+                         for n, d in spec.dense.items()},
                 sparse_vectors={n: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf) for n in sparse},
                 payload_memory=qe.Memory.Cold,  # payloads (whole sources) stay on disk, not in RAM
             )
@@ -372,12 +377,13 @@ class EdgeStore:
     def ping(self) -> bool:
         return self.root.is_dir()
 
-    def optimize_all(self) -> list[tuple[str, float]]:
-        """Run Qdrant's optimizers (HNSW, segment merging) on every space, one at a time; (space, seconds).
-        Offline only (`ctxsieve optimize`, service stopped): `optimize()` holds the GIL throughout, so in a
-        serving process it would stop every request for as long as it runs (minutes at 1M points)."""
+    def optimize_all(self, prefix: str = "collections__") -> list[tuple[str, float]]:
+        """Run Qdrant's optimizers (HNSW, segment merging) on the spaces searched by vector (collections), one
+        at a time; (space, seconds). Offline only (`ctxsieve optimize`, service stopped): `optimize()` holds the
+        GIL throughout, so in a serving process it would stop every request for as long as it runs."""
         done = []
-        for path in sorted(p for p in self.root.iterdir() if p.is_dir() and (p / "edge_config.json").exists()):
+        for path in sorted(p for p in self.root.iterdir() if p.is_dir() and p.name.startswith(prefix)
+                           and (p / "edge_config.json").exists()):
             started = time.perf_counter()
             shard = _guarded(lambda p=path: self.qe.EdgeShard.load(str(p)))  # type: ignore[misc]
             try:
