@@ -127,9 +127,10 @@ def serve(data: Path, port: int) -> tuple[subprocess.Popen[bytes], float]:
         time.sleep(0.1)
 
 
-def rss_mib(pid: int) -> float:
+def rss_mib(pid: int, field: str = "VmRSS") -> float:
+    """Resident memory (MiB); RssAnon is the heap, RssFile the mapped files the kernel can drop."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
@@ -175,7 +176,7 @@ def sources(data: Path, port: int, n: int, texts: list[str]) -> None:
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
             http.post("/v1/filter", json={"query": "warm", "content": "warm-up output", "max_tokens": 10_000})
-        before = rss_mib(process.pid)
+        before, anon_before = rss_mib(process.pid), rss_mib(process.pid, "RssAnon")
         started = time.perf_counter()
         errors: list[str] = []
 
@@ -194,9 +195,12 @@ def sources(data: Path, port: int, n: int, texts: list[str]) -> None:
         for t in threads:
             t.join()
         seconds = time.perf_counter() - started
-        after = rss_mib(process.pid)
+        time.sleep(10)  # two malloc_trim rounds, so freed heap is not counted
+        after, anon_after = rss_mib(process.pid), rss_mib(process.pid, "RssAnon")
         print(f"sources: {n} distinct 20 KB outputs stored in {seconds:.0f} s ({n / seconds:.0f}/s, {len(errors)} "
-              f"errors); service RSS {before:.0f} -> {after:.0f} MiB (+{after - before:.0f} MiB)", flush=True)
+              f"errors); service RSS {before:.0f} -> {after:.0f} MiB (+{after - before:.0f} MiB; of it heap "
+              f"+{anon_after - anon_before:.0f} MiB, mapped files +{after - before - anon_after + anon_before:.0f})",
+              flush=True)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(60)

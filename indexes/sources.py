@@ -16,10 +16,11 @@ from ingest.tokens import Tokenizer
 
 from .errors import Gone, InvalidInput, InvalidRequest, NotFound
 from .lru import Lru
-from .store import Match, MatchAny, PointData, Range, SpaceSpec, Store, Where, scroll_all, where
+from .store import Match, PointData, Range, SpaceSpec, Store, Where, scroll_all, where
 
-SOURCES = SpaceSpec(name="sources", indexes={"tenant": "tenant", "state": "keyword", "created": "float",
-                                             "vector_keys": "keyword"})
+# `vector_keys` (the chunk vectors a source uses) is deliberately not indexed: Edge keeps a mutable segment's
+# indexes in RAM, and 20,000 stored outputs made 1.1M keys, ~490 MB. It is read only to forget vectors.
+SOURCES = SpaceSpec(name="sources", indexes={"tenant": "tenant", "state": "keyword", "created": "float"})
 
 # Recent sources kept as objects (refs are immutable); the store has them all, this saves re-reading.
 RECENT_SOURCE_BYTES = 64 << 20
@@ -200,14 +201,13 @@ class SourceStore:
         return list(found.payload.get("vector_keys") or [])
 
     def still_used(self, keys: list[str]) -> set[str]:
-        """Which of these vector keys a live source still uses."""
-        used: set[str] = set()
-        for start in range(0, len(keys), 256):
-            batch = tuple(keys[start : start + 256])
-            live = Where((MatchAny("vector_keys", batch),), (Match("state", "expired"),))
-            for found in scroll_all(self.store, SOURCES.name, live, payload=("vector_keys",)):
-                used.update(found.payload.get("vector_keys") or [])
-        return used & set(keys)
+        """Which of these vector keys a live source still uses: one pass over the live sources' key lists (a
+        DELETE or a retention sweep, batched; never a request's hot path)."""
+        wanted, used = set(keys), set()
+        live = Where(must_not=(Match("state", "expired"),))
+        for found in scroll_all(self.store, SOURCES.name, live, payload=("vector_keys",)):
+            used.update(wanted.intersection(found.payload.get("vector_keys") or ()))
+        return used
 
     def expire(self, now: float | None = None) -> list[str]:
         """Turn sources past retention into tombstones; drop tombstones older than twice the retention.
