@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from .client import JSON, AsyncClient, Client, FilterOptions
+from .client import JSON, AsyncClient, Call, Client, FilterOptions, Requests
 from .models import FilterResult, Snippet
 
 SEPARATOR = "\n\n---\n\n"
@@ -40,6 +40,19 @@ def _call(tool: Callable[..., Any], arguments: dict[str, Any]) -> JSON:
 
 def _empty(tool: Callable[..., Any]) -> str:
     return f"[ctxsieve: {tool.__name__} returned nothing]"
+
+
+def _failure(exc: BaseException, source: JSON) -> Call[FilterResult]:
+    """The whole traceback, as an error: stored and returned verbatim, never filtered."""
+    return Requests.filter(None, "".join(traceback.format_exception(exc)), is_error=True, source=source)
+
+
+def _filtering(output: Any, query: str, source: JSON, k: int, max_tokens: int | None) -> Call[FilterResult] | None:
+    """The filter request for a tool's output; None when it returned nothing (nothing to store)."""
+    if output is None or output == "":
+        return None
+    content, options = _as_content(output, source, k, max_tokens)
+    return Requests.filter(query, content, **options)
 
 
 def wrap_tool(client: Client | AsyncClient, query_from: Callable[..., str] | str, max_tokens: int | None = 800,
@@ -74,15 +87,12 @@ def wrap_tool(client: Client | AsyncClient, query_from: Callable[..., str] | str
                 try:
                     output = await tool(*args, **kwargs)
                 except Exception as exc:
-                    failure = await async_client.filter(None, "".join(traceback.format_exception(exc)),
-                                                        is_error=True, source=source)
+                    failure = await async_client.send(_failure(exc, source))
                     if reraise:
                         raise
                     return render_result(failure)
-                if output is None or output == "":
-                    return _empty(tool)
-                content, options = _as_content(output, source, k, max_tokens)
-                return render_result(await async_client.filter(query, content, **options))
+                call = _filtering(output, query, source, k, max_tokens)
+                return _empty(tool) if call is None else render_result(await async_client.send(call))
 
             return async_wrapper
         if not isinstance(client, Client):
@@ -95,15 +105,12 @@ def wrap_tool(client: Client | AsyncClient, query_from: Callable[..., str] | str
             try:
                 output = tool(*args, **kwargs)
             except Exception as exc:
-                failure = sync_client.filter(None, "".join(traceback.format_exception(exc)), is_error=True,
-                                             source=source)
+                failure = sync_client.send(_failure(exc, source))
                 if reraise:
                     raise
                 return render_result(failure)
-            if output is None or output == "":
-                return _empty(tool)
-            content, options = _as_content(output, source, k, max_tokens)
-            return render_result(sync_client.filter(query, content, **options))
+            call = _filtering(output, query, source, k, max_tokens)
+            return _empty(tool) if call is None else render_result(sync_client.send(call))
 
         return wrapper
 
