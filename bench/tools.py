@@ -1,9 +1,11 @@
-"""Tool retrieval: Recall@3/5/10 and nDCG@5 on MetaTool and Seal-Tools, zero-shot and with feedback.
+"""Tool retrieval on three pools (MetaTool, Seal-Tools, StableToolBench): Recall@3/5/10, nDCG@5 and
+completeness (C@5: every gold tool of a request in the top 5), zero-shot and with feedback; abstention.
 
-Usage: python -m bench.tools [--test 1000] [--train 1000]
-Peers in the same run on the same model: "name: description" embedded alone (langgraph-bigtool's
-index) and BM25 alone over names, descriptions and argument names (Anthropic's BM25 tool search).
-Training (feedback) and test queries are split by query, never by tool.
+Usage: python -m bench.tools [--only-speed]
+Peers in the same run on the same model: "name: description" embedded alone (langgraph-bigtool's index),
+BM25 alone over names, descriptions and argument names (Anthropic's BM25 tool search), and their min-max
+fusion. Training (feedback) and test queries are split by query, never by tool; the rule was chosen on
+training queries only (bench/tools_tune.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 
 from bench.datasets import DATA
 from indexes.lexical import Bm25Index
+from indexes.ranking import normalise
 from indexes.store import open_store
 from indexes.tools import ToolIndex
 from indexes.vectors import EmbeddingCache
@@ -71,6 +74,49 @@ def seal_tools() -> tuple[list[dict[str, Any]], list[Query]]:
     return dedupe(tools), queries
 
 
+STABLETOOLBENCH = ("G1_category", "G1_instruction", "G1_tool", "G2_category", "G2_instruction", "G3_instruction")
+
+
+def stb_name(tool: str, api: str) -> str:
+    """A RapidAPI endpoint as one tool name (model APIs cap names at 64 characters)."""
+    return safe(f"{tool}__{api}")[:64]
+
+
+def stabletoolbench() -> tuple[list[dict[str, Any]], list[Query]]:
+    """Pool: every endpoint any query lists; gold: the query's `relevant APIs` (multi-tool requests)."""
+    tools: dict[str, dict[str, Any]] = {}
+    queries = []
+    for part in STABLETOOLBENCH:
+        for raw in json.loads((DATA / "stabletoolbench" / f"{part}.json").read_text()):
+            for api in raw["api_list"]:
+                name = stb_name(api["tool_name"], api["api_name"])
+                params = [*api.get("required_parameters", []), *api.get("optional_parameters", [])]
+                props = {}
+                for p in params:
+                    prop = {"description": str(p.get("description") or "")}
+                    if str(p.get("type", "")).lower() in _TYPES:
+                        prop["type"] = _TYPES[str(p["type"]).lower()]
+                    props[safe(p["name"])] = prop
+                tools.setdefault(name, {
+                    "name": name, "description": (api.get("api_description") or "").strip() or api["api_name"],
+                    "parameters": {"type": "object", "properties": props,
+                                   "required": [safe(p["name"]) for p in api.get("required_parameters", [])]}})
+            queries.append((raw["query"], {stb_name(t, a) for t, a in raw["relevant APIs"]}))
+    return list(tools.values()), queries
+
+
+def pools() -> dict[str, tuple[list[dict[str, Any]], list[Query]]]:
+    return {"metatool": metatool(), "seal_tools": seal_tools(), "stabletoolbench": stabletoolbench()}
+
+
+def pool_split(label: str, queries: list[Query]) -> tuple[list[Query], list[Query]]:
+    """Training (feedback, tuning) and test queries: MetaTool 1,000 + 1,000; the smaller pools halved."""
+    if label == "metatool":
+        return split(queries, 1000, 1000)
+    half = len(split(queries, len(queries), 0)[0]) // 2
+    return split(queries, half, len(queries))
+
+
 def dedupe(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     seen: set[str] = set()
     out = []
@@ -93,15 +139,17 @@ def split(queries: list[Query], train: int, test: int, seed: int = 13) -> tuple[
 
 def scores(ranker: Ranker, queries: list[Query]) -> dict[str, float]:
     recall = dict.fromkeys(KS, 0.0)
-    ndcg = 0.0
+    ndcg = complete = 0.0
     for text, gold in queries:
         ranked = ranker(text)[: max(KS)]
         for k in KS:
             recall[k] += len(gold & set(ranked[:k])) / len(gold)
         dcg = sum(1 / math.log2(i + 2) for i, name in enumerate(ranked[:5]) if name in gold)
         ndcg += dcg / sum(1 / math.log2(i + 2) for i in range(min(5, len(gold))))
+        complete += gold <= set(ranked[:5])
     out = {f"R@{k}": recall[k] / len(queries) for k in KS}
     out["nDCG@5"] = ndcg / len(queries)
+    out["C@5"] = complete / len(queries)
     return out
 
 
@@ -116,37 +164,70 @@ def dense_peer(cache: EmbeddingCache, tools: list[dict[str, Any]]) -> Ranker:
 
 def bm25_peer(tools: list[dict[str, Any]]) -> Ranker:
     names = [t["name"] for t in tools]
-    texts = [" ".join([t["name"], t["description"], *((t.get("parameters") or {}).get("properties") or {})])
-             for t in tools]
-    index = Bm25Index.build(texts)
+    index = _peer_bm25(tools)
 
     def rank(query: str) -> list[str]:
         return [names[i] for i in np.argsort(-index.scores(query), kind="stable")[:10]]
     return rank
 
 
-def ours(index: ToolIndex, toolset: str, tenant: str = "bench") -> Ranker:
+def _peer_bm25(tools: list[dict[str, Any]]) -> Bm25Index:
+    return Bm25Index.build([" ".join([t["name"], t["description"],
+                                      *((t.get("parameters") or {}).get("properties") or {})]) for t in tools])
+
+
+def fusion_peer(cache: EmbeddingCache, tools: list[dict[str, Any]]) -> Ranker:
+    """The two peers' scores min-max normalised and averaged (the common hybrid default)."""
+    names = [t["name"] for t in tools]
+    matrix = cache.passages([f"{t['name']}: {t['description']}" for t in tools])
+    index = _peer_bm25(tools)
+
     def rank(query: str) -> list[str]:
-        return [s.name for s in index.select(tenant, query, [toolset], 10, [], "openai", None, None).selected]
+        fused = normalise(matrix @ cache.query(query)) + normalise(index.scores(query))
+        return [names[i] for i in np.argsort(-fused, kind="stable")[:10]]
     return rank
+
+
+def ours(index: ToolIndex, toolset: str, tenant: str = "bench", abstain: bool = False) -> Ranker:
+    def rank(query: str) -> list[str]:
+        return [s.name for s in index.select(tenant, query, [toolset], 10, [], "openai", None, None,
+                                             abstain).selected]
+    return rank
+
+
+def abstention(label: str, tools: list[dict[str, Any]], test_q: list[Query], index: ToolIndex,
+               removed: int = 60) -> None:
+    """`abstain` on ordinary test requests (how often it wrongly answers nothing, and what that costs in
+    R@5), and on requests whose gold tools were taken out of the toolset (how often it rightly does)."""
+    plain = scores(ours(index, label), test_q)["R@5"]
+    with_abstain = scores(ours(index, label, abstain=True), test_q)["R@5"]
+    wrongly = sum(not ours(index, label, abstain=True)(text) for text, _ in test_q) / len(test_q)
+    rightly = 0
+    for i, (text, gold) in enumerate(test_q[:removed]):
+        index.put("bench", f"{label}-without-{i}", [t for t in tools if t["name"] not in gold])
+        rightly += not ours(index, f"{label}-without-{i}", abstain=True)(text)
+        index.delete("bench", f"{label}-without-{i}")
+    print(f"  abstain: on ordinary requests {wrongly:.1%} (R@5 {plain:.3f} -> {with_abstain:.3f}); with the "
+          f"gold tools removed {rightly / min(removed, len(test_q)):.1%} of {min(removed, len(test_q))}", flush=True)
 
 
 def report(name: str, result: dict[str, float]) -> None:
     print(f"  {name:<44} " + "  ".join(f"{k} {v:.3f}" for k, v in result.items()), flush=True)
 
 
-def run_set(label: str, tools: list[dict[str, Any]], queries: list[Query], train: int, test: int,
-            index: ToolIndex, cache: EmbeddingCache) -> None:
-    train_q, test_q = split(queries, train, test)
+def run_set(label: str, tools: list[dict[str, Any]], queries: list[Query], index: ToolIndex,
+            cache: EmbeddingCache) -> None:
+    train_q, test_q = pool_split(label, queries)
     print(f"{label}: {len(tools)} tools, {len(test_q)} test queries, {len(train_q)} feedback queries", flush=True)
     started = time.perf_counter()
     index.put("bench", label, tools)
     print(f"  (registered in {time.perf_counter() - started:.0f} s)", flush=True)
     report('peer: "name: description" dense', scores(dense_peer(cache, tools), test_q))
     report("peer: BM25 (names, descriptions, arguments)", scores(bm25_peer(tools), test_q))
+    report("peer: min-max fusion of the two", scores(fusion_peer(cache, tools), test_q))
     report("ctxsieve zero-shot", scores(ours(index, label), test_q))
-    for text, gold in train_q:
-        index.record("bench", text, sorted(gold), [label])
+    abstention(label, tools, test_q, index)
+    index.record_many("bench", [(text, sorted(gold)) for text, gold in train_q], [label])
     report(f"ctxsieve with feedback ({len(train_q)} queries)", scores(ours(index, label), test_q))
 
 
@@ -170,23 +251,20 @@ def speed(index: ToolIndex, tools: list[dict[str, Any]], queries: list[Query], n
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--test", type=int, default=1000)
-    parser.add_argument("--train", type=int, default=1000)
     parser.add_argument("--only-speed", action="store_true", help="just the 5,000-tool selection latency")
     args = parser.parse_args(argv)
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    store = open_store()
-    cache = EmbeddingCache(store, embedder)
+    store = open_store()  # toolsets and feedback: fresh every run
+    cache = EmbeddingCache(open_store(CACHE / "bench" / "tools"), embedder)  # vectors: kept between runs
     index = ToolIndex(store, cache, tokenizer)
-    meta_tools, meta_queries = metatool()
-    seal, seal_queries = seal_tools()
+    sets = pools()
+    (meta_tools, _), (seal, seal_queries) = sets["metatool"], sets["seal_tools"]
     if args.only_speed:
         speed(index, [*seal, *meta_tools], seal_queries)
         return
-    run_set("metatool", meta_tools, meta_queries, args.train, args.test, index, cache)
-    run_set("seal_tools", seal, seal_queries, min(args.train, len(seal_queries) // 2),
-            min(args.test, len(seal_queries) - len(seal_queries) // 2), index, cache)
+    for label, (tools, queries) in sets.items():
+        run_set(label, tools, queries, index, cache)
     speed(index, [*seal, *meta_tools], seal_queries)
 
 

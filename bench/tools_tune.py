@@ -1,47 +1,164 @@
-"""The tool-selection fusion weight, chosen on the TRAINING split only (bench.tools reports the test split).
+"""Choosing the tool-selection rule by leave-one-pool-out, on TRAINING queries only (bench.tools reports test).
 
-Usage: python -m bench.tools_tune [--weights 0.5,0.6,...]
-For each dense weight, zero-shot R@5 over each set's training queries, through ToolIndex.select itself (so
-the rule tuned is the rule shipped). Tool and query vectors are kept under ~/.cache/ctxsieve/bench.
+Usage: python -m bench.tools_tune
+For every candidate rule (representation, fusion, multi-intent merge) the zero-shot R@5 and completeness@5
+on each pool's training queries; then, for each pool, the rule that is best on the OTHER two pools (mean
+R@5) and what it scores on the held-out one. The shipped rule is the one every rotation picks; if the
+rotations disagree, that is printed too. Scores are computed here from the same parts ToolIndex uses
+(its texts, BM25 and the query splitter), so the table is fast to recompute; bench.tools then measures
+the shipped rule through ToolIndex.select itself.
+Vectors are kept under ~/.cache/ctxsieve/bench/tools so a rerun does not re-embed.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from bench.tools import CACHE, metatool, ours, scores, seal_tools, split
+import numpy as np
+
+from bench.tools import CACHE, Query, pool_split, pools
+from indexes.intents import split_intents
+from indexes.lexical import Bm25Index
+from indexes.ranking import normalise, standardise
 from indexes.store import open_store
-from indexes.tools import ToolIndex
+from indexes.toolformats import index_text, name_text, parse_toolset
 from indexes.vectors import EmbeddingCache
 from ingest.embedding import load_sentence_transformer
-from ingest.tokens import load_tokenizer
 
-WEIGHTS = "0.5,0.55,0.6,0.65,0.7,0.72,0.74,0.76,0.78,0.8,0.85,0.9"
-TENANT = "tools-tune"  # its own tenant: no feedback recorded by other benches reaches these toolsets
+K = 5
+
+
+@dataclass
+class Features:
+    """Per query text: each leg's score for every tool."""
+
+    tool: np.ndarray  # dense, tool text (name words, description, parameters)
+    name: np.ndarray  # dense, "name: description"
+    bm25: np.ndarray  # BM25 over the tool text
+
+
+@dataclass
+class Pool:
+    label: str
+    names: list[str]
+    queries: list[Query]
+    whole: list[Features]
+    parts: list[list[Features]]
+
+
+Fusion = Callable[[Features], np.ndarray]
+
+
+def z_fusion(weight: float, dense: str) -> Fusion:
+    def fuse(f: Features) -> np.ndarray:
+        d = {"avg": (f.tool + f.name) / 2, "tool": f.tool, "name": f.name}[dense]
+        return weight * standardise(d) + (1 - weight) * standardise(f.bm25)
+    return fuse
+
+
+def minmax_fusion(weight: float, dense: str) -> Fusion:
+    def fuse(f: Features) -> np.ndarray:
+        d = {"avg": (f.tool + f.name) / 2, "tool": f.tool, "name": f.name}[dense]
+        return weight * normalise(d) + (1 - weight) * normalise(f.bm25)
+    return fuse
+
+
+def rrf_fusion(weight: float, dense: str, c: float = 60.0) -> Fusion:
+    def ranks(scores: np.ndarray) -> np.ndarray:
+        out = np.empty(len(scores))
+        out[np.argsort(-scores, kind="stable")] = np.arange(1, len(scores) + 1)
+        return out
+
+    def fuse(f: Features) -> np.ndarray:
+        d = {"avg": (f.tool + f.name) / 2, "tool": f.tool, "name": f.name}[dense]
+        return weight / (c + ranks(d)) + (1 - weight) / (c + ranks(f.bm25))
+    return fuse
+
+
+def merged(fuse: Fusion, merge: str, whole: Features, parts: list[Features]) -> list[int]:
+    """Top K tool indices for a request: the whole request alone, or with its intents merged in."""
+    base = fuse(whole)
+    if merge == "none" or not parts:
+        return list(np.argsort(-base, kind="stable")[:K])
+    scored = [standardise(fuse(p)) for p in parts]
+    if merge == "max":  # each tool by its best showing, whole or any one intent
+        return list(np.argsort(-np.maximum(standardise(base), np.max(scored, axis=0)), kind="stable")[:K])
+    # "interleave": the whole request's best first, then each intent's best in turn
+    rankings = [np.argsort(-s, kind="stable")[:K] for s in [base, *scored]]
+    chosen: dict[int, None] = {}
+    for position in range(K):
+        for ranking in rankings:
+            chosen.setdefault(int(ranking[position]))
+    return list(chosen)[:K]
+
+
+def evaluate(pool: Pool, fuse: Fusion, merge: str) -> tuple[float, float]:
+    recall = complete = 0.0
+    index = {n: i for i, n in enumerate(pool.names)}
+    for (_, gold), whole, parts in zip(pool.queries, pool.whole, pool.parts, strict=True):
+        top = set(merged(fuse, merge, whole, parts))
+        hits = sum(index[g] in top for g in gold)
+        recall += hits / len(gold)
+        complete += hits == len(gold)
+    return recall / len(pool.queries), complete / len(pool.queries)
+
+
+def load(label: str, tools: list[dict], queries: list[Query], cache: EmbeddingCache) -> Pool:
+    parsed = parse_toolset(tools)
+    tool_m = cache.passages([index_text(t) for t in parsed])
+    name_m = cache.passages([name_text(t) for t in parsed])
+    lexical = Bm25Index.build([index_text(t) for t in parsed])
+    texts = [q for q, _ in queries]
+    all_parts = [split_intents(q) for q in texts]
+    flat = list(dict.fromkeys([*texts, *itertools.chain.from_iterable(all_parts)]))
+    vectors = dict(zip(flat, cache.queries(flat), strict=True))
+
+    def features(text: str) -> Features:
+        q = vectors[text]
+        return Features(tool_m @ q, name_m @ q, lexical.scores(text))
+
+    return Pool(label, [t.name for t in parsed], queries, [features(q) for q in texts],
+                [[features(p) for p in parts] for parts in all_parts])
+
+
+def candidates() -> dict[str, tuple[Fusion, str]]:
+    rules: dict[str, tuple[Fusion, str]] = {}
+    for merge in ("none", "interleave", "max"):
+        for dense in ("avg", "tool", "name"):
+            for w in (0.6, 0.7, 0.74, 0.8, 0.9):
+                rules[f"z w={w} dense={dense} merge={merge}"] = (z_fusion(w, dense), merge)
+                rules[f"minmax w={w} dense={dense} merge={merge}"] = (minmax_fusion(w, dense), merge)
+            for w in (0.5, 0.6, 0.7):
+                rules[f"rrf w={w} dense={dense} merge={merge}"] = (rrf_fusion(w, dense), merge)
+    return rules
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--weights", default=WEIGHTS)
-    args = parser.parse_args()
-    tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
+    argparse.ArgumentParser(description=__doc__).parse_args()
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    store = open_store(CACHE / "bench" / "qdrant")
+    store = open_store(CACHE / "bench" / "tools")
     cache = EmbeddingCache(store, embedder)
-    (meta, meta_queries), (seal, seal_queries) = metatool(), seal_tools()
-    half = len(seal_queries) // 2
-    sets = {"metatool": (meta, split(meta_queries, 1000, 1000)[0]),  # the splits bench.tools uses
-            "seal_tools": (seal, split(seal_queries, half, len(seal_queries) - half)[0])}
-    for label, (tools, _) in sets.items():
-        ToolIndex(store, cache, tokenizer).put(TENANT, label, tools)
-    print(f"{'dense weight':>12}" + "".join(f"{label + ' train R@5':>24}" for label in sets) + f"{'mean':>8}",
-          flush=True)
-    for weight in (float(w) for w in args.weights.split(",")):
-        index = ToolIndex(store, cache, tokenizer, weight)
-        recall = [scores(ours(index, label, TENANT), train)["R@5"] for label, (_, train) in sets.items()]
-        print(f"{weight:>12.2f}" + "".join(f"{r:>24.3f}" for r in recall) + f"{sum(recall) / len(recall):>8.3f}",
-              flush=True)
+    loaded = []
+    for label, (tools, queries) in pools().items():
+        train, _ = pool_split(label, queries)
+        loaded.append(load(label, tools, train, cache))
+        print(f"{label}: {len(tools)} tools, {len(train)} training queries", flush=True)
     store.close()
+    rules = candidates()
+    table = {name: [evaluate(p, fuse, merge) for p in loaded] for name, (fuse, merge) in rules.items()}
+    print(f"{'rule':<40}" + "".join(f"{p.label[:14] + ' R@5/C@5':>26}" for p in loaded))
+    for name, row in sorted(table.items(), key=lambda kv: -np.mean([r for r, _ in kv[1]]))[:25]:
+        print(f"{name:<40}" + "".join(f"{r:>17.3f} / {c:.3f}" for r, c in row))
+    picks = set()
+    for held, pool in enumerate(loaded):
+        best = max(table, key=lambda n: (np.mean([r for i, (r, _) in enumerate(table[n]) if i != held]), n))
+        picks.add(best)
+        print(f"held out {pool.label}: chosen on the other two: {best}; on {pool.label} R@5 "
+              f"{table[best][held][0]:.3f} C@5 {table[best][held][1]:.3f}")
+    print("every rotation picks the same rule" if len(picks) == 1 else f"rotations disagree: {sorted(picks)}")
 
 
 if __name__ == "__main__":

@@ -73,5 +73,12 @@ class EmbeddingCache:
         return np.stack([found[k] for k in keys])
 
     def query(self, text: str) -> np.ndarray:
-        cached = self._queries.get(text)
-        return cached if cached is not None else self._queries.put(text, self.embedder.embed_queries([text])[0])
+        return self.query_batch([text])[0]
+
+    def query_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Request-time queries embedded together, kept by the whole batch: a batch pads its texts to one
+        length, which moves the last bits, so a text is only ever reused in the batch it was embedded in
+        (the same request gives the same bytes, whatever was asked before)."""
+        key = "\x00".join(texts)
+        cached = self._queries.get(key)
+        return cached if cached is not None else self._queries.put(key, self.embedder.embed_queries(texts))

@@ -121,3 +121,50 @@ def test_invalid_definitions_get_422_naming_the_tool(client: TestClient) -> None
     assert dup.status_code == 422 and "duplicate" in dup.json()["error"]["message"]
     assert client.put("/v1/toolsets/bad%20name", json={"tools": []}).status_code == 422
     assert client.get("/v1/toolsets/bad").status_code == 404, "a refused toolset is not half-stored"
+
+
+def test_each_intent_of_a_request_gets_its_tool(client: TestClient) -> None:
+    register(client, "crm", CRM)
+    register(client, "search", SEARCH)
+    body = select(client, query="Look up the customer with email ana@example.com, then translate her complaint "
+                                "into Chinese", toolsets=["crm", "search"], k=2)
+    assert {s["name"] for s in body["selected"]} == {"lookup_customer", "translate_text"}
+    chinese = select(client, query="查一下上海明天的天气，然后在网上搜索最近的新闻", toolsets=["crm", "search"], k=2)
+    assert {s["name"] for s in chinese["selected"]} == {"get_weather", "search_web"}
+
+
+def test_abstain_answers_only_the_always_tools_when_nothing_fits(client: TestClient) -> None:
+    register(client, "crm", CRM)
+    register(client, "search", SEARCH)
+    off_topic = {"query": "what is the time complexity of heapsort", "toolsets": ["crm"], "k": 3}
+    assert select(client, **off_topic)["abstained"] is False, "without abstain nothing changes"
+    assert len(select(client, **off_topic)["tools"]) == 3
+    nothing = select(client, **off_topic, abstain=True)
+    assert nothing["abstained"] is True and nothing["tools"] == [] and "no tool fits" in nothing["reason"]
+    kept = select(client, **{**off_topic, "toolsets": ["crm", "search"], "always": ["finish"]}, abstain=True)
+    assert [s["name"] for s in kept["selected"]][:1] == ["finish"], "an always tool is never stripped"
+    fits = select(client, query="refund order 1234, I was charged twice", toolsets=["crm"], k=2, abstain=True)
+    assert fits["abstained"] is False and fits["reason"] is None
+    assert fits["selected"][0]["name"] == "refund_order"
+
+
+def test_bulk_feedback_is_all_or_nothing(client: TestClient) -> None:
+    jargon = [tool(f"job_{i}", f"Internal job number {i}") for i in range(12)]
+    register(client, "jobs", jargon)
+    query = "rebuild the search index for the catalogue"
+    before = select(client, query=query, toolsets=["jobs"], k=1)["selected"][0]["name"]
+    target = "job_5" if before != "job_5" else "job_2"
+    uses = [{"query": q, "used": [target]} for q in ("reindex the catalogue", "catalogue search index rebuild",
+                                                       "refresh product search index")]
+    rejected = client.post("/v1/tools/feedback", json={"uses": [*uses, {"query": "x", "used": ["nope"]}],
+                                                       "toolsets": ["jobs"]})
+    assert rejected.status_code == 404 and "nope" in rejected.json()["error"]["message"]
+    assert select(client, query=query, toolsets=["jobs"], k=1)["selected"][0]["name"] == before
+    recorded = client.post("/v1/tools/feedback", json={"uses": uses, "toolsets": ["jobs"]})
+    assert recorded.status_code == 200 and recorded.json() == {"recorded": 3}
+    assert select(client, query=query, toolsets=["jobs"], k=1)["selected"][0]["name"] == target
+    for bad in ({"query": "q", "used": [target], "uses": uses, "toolsets": ["jobs"]},
+                {"toolsets": ["jobs"]}, {"query": "q", "toolsets": ["jobs"]},
+                {"uses": [{"query": "q", "used": [target]}] * 1001, "toolsets": ["jobs"]}):
+        response = client.post("/v1/tools/feedback", json=bad)
+        assert response.status_code == 422 and response.json()["error"]["message"], bad

@@ -14,11 +14,13 @@ from ctxsieve_client import (
     Client,
     CtxsieveError,
     FilterResult,
+    Requests,
     Selection,
     anthropic_tools,
     openai_tools,
     wrap_tool,
 )
+from ctxsieve_client.client import FEEDBACK_BATCH
 
 LOG = "\n\n".join([f"2026-11-29 10:{i:02d} INFO worker-{i % 4} processed batch {i} in {i * 13 % 97} ms"
                    for i in range(60)] + ["2026-11-29 11:00 ERROR worker-2 lost connection to db-primary (timeout)"])
@@ -182,6 +184,15 @@ def test_tool_selection_helpers(live_url: str) -> None:
         with pytest.raises(ValueError):
             anthropic_tools(client.select_tools("x", ["helpers"], format="openai"))
         assert client.tools_feedback("money back", ["refund_order"], ["helpers"]) == 1
+        assert client.import_feedback([("money back please", ["refund_order"]),
+                                       ("rain tomorrow?", ["get_weather", "refund_order"])], ["helpers"]) == 3
+
+
+def test_a_large_feedback_import_is_sent_in_batches_the_service_accepts() -> None:
+    calls = Requests.import_feedback([(f"query {i}", ["tool"]) for i in range(2 * FEEDBACK_BATCH + 1)], ["set"])
+    assert [len(call.body["uses"]) for call in calls] == [FEEDBACK_BATCH, FEEDBACK_BATCH, 1]
+    assert calls[2].body == {"uses": [{"query": f"query {2 * FEEDBACK_BATCH}", "used": ["tool"]}],
+                             "toolsets": ["set"]}
 
 
 def test_collections_through_the_client(live_url: str) -> None:

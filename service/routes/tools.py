@@ -66,18 +66,20 @@ def select_tools(body: SelectRequest, engine: EngineDep, tenant: TenantDep) -> S
     """The few tool definitions relevant to this request, ready to send, in the requested format."""
     with engine.gate.admit():
         result = engine.tools.select(tenant, body.query, body.toolsets, body.k, body.always, body.format,
-                                     body.min_score, body.max_tokens)
+                                     body.min_score, body.max_tokens, body.abstain)
     return SelectResponse(
         tools=result.tools,
         selected=[SelectedOut(name=s.name, toolset=s.toolset, score=s.score) for s in result.selected],
         usage=SelectUsage(tokens_all=result.tokens_all, tokens_selected=result.tokens_selected,
                           saved_ratio=saved_ratio(result.tokens_all, result.tokens_selected)),
+        abstained=result.abstained, reason=result.reason,
     )
 
 
 @router.post("/tools/feedback", response_model=FeedbackResponse, operation_id="tools_feedback")
 def tools_feedback(body: FeedbackRequest, engine: EngineDep, tenant: TenantDep) -> FeedbackResponse:
-    """Record that this query led to calling these tools; later selections use it as evidence."""
+    """Record that these queries led to calling these tools (one, or many imported from logs); later
+    selections use them as evidence. All or nothing: an unknown tool in any use rejects the request."""
     with engine.gate.admit():
-        return FeedbackResponse(recorded=engine.tools.record(tenant, body.query, body.used, body.toolsets))
+        return FeedbackResponse(recorded=engine.tools.record_many(tenant, body.records(), body.toolsets))
 

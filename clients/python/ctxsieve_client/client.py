@@ -31,6 +31,7 @@ from .models import (
 )
 
 JSON = dict[str, Any]
+FEEDBACK_BATCH = 1000  # uses per request: the service's limit for one bulk feedback request
 M = TypeVar("M")
 ContentType = Literal["auto", "text", "markdown", "html", "json", "code"]
 Order = Literal["document", "score"]
@@ -194,6 +195,14 @@ class Requests:
                                                               "toolsets": list(toolsets)})
 
     @staticmethod
+    def import_feedback(uses: Sequence[tuple[str, Sequence[str]]], toolsets: Sequence[str]) -> list[Call[JSON]]:
+        """Recorded uses as (query, tools used), in requests of at most FEEDBACK_BATCH uses."""
+        records = [{"query": query, "used": list(used)} for query, used in uses]
+        return [Call("POST", "/v1/tools/feedback", dict,
+                     body={"uses": records[i : i + FEEDBACK_BATCH], "toolsets": list(toolsets)})
+                for i in range(0, len(records), FEEDBACK_BATCH)]
+
+    @staticmethod
     def create_collection(name: str, description: str = "") -> Call[CollectionInfo]:
         return Call("PUT", f"/v1/collections/{quote(name)}", CollectionInfo, body={"description": description})
 
@@ -273,6 +282,11 @@ class Client:
     def tools_feedback(self, query: str, used: Sequence[str], toolsets: Sequence[str]) -> int:
         """Record that these tools were used for this query; later selections learn from it."""
         return int(self.send(Requests.tools_feedback(query, used, toolsets))["recorded"])
+
+    def import_feedback(self, uses: Sequence[tuple[str, Sequence[str]]], toolsets: Sequence[str]) -> int:
+        """Seed toolsets from logs: many (query, tools used) pairs, sent in batches; returns how many
+        (toolset, tool, query) records were written. A batch with an unknown tool is rejected whole."""
+        return sum(int(self.send(call)["recorded"]) for call in Requests.import_feedback(uses, toolsets))
 
     def create_collection(self, name: str, description: str = "") -> CollectionInfo:
         """Create a collection (idempotent; a second call updates the description)."""
@@ -360,6 +374,10 @@ class AsyncClient:
     async def tools_feedback(self, query: str, used: Sequence[str], toolsets: Sequence[str]) -> int:
         """See `Client.tools_feedback`."""
         return int((await self.send(Requests.tools_feedback(query, used, toolsets)))["recorded"])
+
+    async def import_feedback(self, uses: Sequence[tuple[str, Sequence[str]]], toolsets: Sequence[str]) -> int:
+        """See `Client.import_feedback`."""
+        return sum([int((await self.send(call))["recorded"]) for call in Requests.import_feedback(uses, toolsets)])
 
     async def create_collection(self, name: str, description: str = "") -> CollectionInfo:
         """See `Client.create_collection`."""
