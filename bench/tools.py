@@ -17,6 +17,7 @@ import math
 import random
 import re
 import statistics
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -216,7 +217,7 @@ def report(name: str, result: dict[str, float]) -> None:
 
 
 def run_set(label: str, tools: list[dict[str, Any]], queries: list[Query], index: ToolIndex,
-            cache: EmbeddingCache) -> None:
+            cache: EmbeddingCache, with_abstention: bool = True) -> None:
     train_q, test_q = pool_split(label, queries)
     print(f"{label}: {len(tools)} tools, {len(test_q)} test queries, {len(train_q)} feedback queries", flush=True)
     started = time.perf_counter()
@@ -226,7 +227,8 @@ def run_set(label: str, tools: list[dict[str, Any]], queries: list[Query], index
     report("peer: BM25 (names, descriptions, arguments)", scores(bm25_peer(tools), test_q))
     report("peer: min-max fusion of the two", scores(fusion_peer(cache, tools), test_q))
     report("ctxsieve zero-shot", scores(ours(index, label), test_q))
-    abstention(label, tools, test_q, index)
+    if with_abstention:
+        abstention(label, tools, test_q, index)
     index.record_many("bench", [(text, sorted(gold)) for text, gold in train_q], [label])
     report(f"ctxsieve with feedback ({len(train_q)} queries)", scores(ours(index, label), test_q))
 
@@ -252,10 +254,12 @@ def speed(index: ToolIndex, tools: list[dict[str, Any]], queries: list[Query], n
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only-speed", action="store_true", help="just the 5,000-tool selection latency")
+    parser.add_argument("--no-abstention", action="store_true", help="skip the (slow) abstention measurement")
+    parser.add_argument("--pools", default="metatool,seal_tools,stabletoolbench")
     args = parser.parse_args(argv)
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
-    store = open_store()  # toolsets and feedback: fresh every run
+    store = open_store(Path(tempfile.mkdtemp(prefix="ctxsieve-bench-tools-")))  # toolsets, feedback: fresh
     cache = EmbeddingCache(open_store(CACHE / "bench" / "tools"), embedder)  # vectors: kept between runs
     index = ToolIndex(store, cache, tokenizer)
     sets = pools()
@@ -263,8 +267,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.only_speed:
         speed(index, [*seal, *meta_tools], seal_queries)
         return
-    for label, (tools, queries) in sets.items():
-        run_set(label, tools, queries, index, cache)
+    for label in args.pools.split(","):
+        run_set(label, *sets[label], index, cache, not args.no_abstention)
     speed(index, [*seal, *meta_tools], seal_queries)
 
 

@@ -34,9 +34,7 @@ def split_intents(query: str) -> list[str]:
         part = raw.strip(" \t,，、:：")
         if not part:
             continue
-        if parts and not _substantial(part):
-            parts[-1] = f"{parts[-1]} {part}"
-        elif parts and not _substantial(parts[-1]):
+        if parts and not _substantial(part) or parts and not _substantial(parts[-1]):
             parts[-1] = f"{parts[-1]} {part}"
         else:
             parts.append(part)

@@ -23,9 +23,9 @@ import numpy as np
 from ingest.tokens import Tokenizer
 
 from .errors import InvalidRequest, NotFound
+from .intents import split_intents
 from .lexical import Bm25Index
 from .lru import Lru
-from .intents import split_intents
 from .ranking import interleave, rank_order, standardise
 from .store import MatchAny, PointData, SpaceSpec, Store, scroll_all, where
 from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized

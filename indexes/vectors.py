@@ -73,7 +73,7 @@ class EmbeddingCache:
         return np.stack([found[k] for k in keys])
 
     def query(self, text: str) -> np.ndarray:
-        return self.query_batch([text])[0]
+        return np.asarray(self.query_batch([text])[0])
 
     def query_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Request-time queries embedded together, kept by the whole batch: a batch pads its texts to one

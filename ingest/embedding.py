@@ -110,6 +110,20 @@ def quiet_loading() -> Iterator[None]:
         hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
+def load_embedder(name: str, model_dir: Path, threads: int | None = None, int8: bool = False,
+                  runtime: str = "onnx") -> Embedder:
+    """The dense model as the service runs it: ONNX Runtime by default (1.4-2x torch's speed on two cores,
+    the same vectors; README), torch for int8 or a model that is not mean-pooled."""
+    folder = Path(resolve_model_path(name, model_dir))
+    if runtime == "onnx" and not int8 and folder.is_dir():
+        from .onnx_model import load_onnx, mean_pooled
+
+        if mean_pooled(folder):
+            threadpool_limits(1, user_api="blas")  # as for torch, below
+            return load_onnx(folder, model_dir, E5_NAME if str(folder).endswith(E5_NAME) else name, threads)
+    return load_sentence_transformer(name, model_dir, threads, int8)
+
+
 def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = None, int8: bool = False
                               ) -> SentenceTransformerEmbedder:
     import torch

@@ -78,7 +78,8 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def prepare(args: argparse.Namespace) -> int:
-    from ingest.embedding import resolve_model_path
+    from ingest.embedding import load_embedder, resolve_model_path
+    from ingest.onnx_model import OnnxEmbedder
     from ingest.tokens import load_tokenizer
 
     from .engine import load_static
@@ -87,6 +88,12 @@ def prepare(args: argparse.Namespace) -> int:
     tok = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     path = resolve_model_path(settings.embed_model, settings.model_dir)
     sys.stdout.write(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}\n")
+    if settings.runtime == "onnx" and not settings.int8:
+        sys.stdout.write("ONNX model: exporting once if needed (about a minute)...\n")
+        sys.stdout.flush()
+        embedder = load_embedder(settings.embed_model, settings.model_dir, runtime=settings.runtime)
+        exported = isinstance(embedder, OnnxEmbedder)
+        sys.stdout.write(f"ONNX model: {'ready' if exported else 'not exported (not mean-pooled): torch'}\n")
     sys.stdout.write("static first stage: distilling once if needed (about two minutes)...\n")
     sys.stdout.flush()
     static = load_static(settings)
@@ -135,13 +142,13 @@ def ingest(args: argparse.Namespace) -> int:
 def migrate(args: argparse.Namespace) -> int:
     """Convert a data dir of the layout before Qdrant Edge; the old files stay until the user removes them."""
     from indexes.migrate import migrate as run_migrate
-    from ingest.embedding import load_sentence_transformer
+    from ingest.embedding import load_embedder
     from ingest.tokens import load_tokenizer
 
     settings = _settings(args)
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
-    embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads,
-                                         settings.int8)
+    embedder = load_embedder(settings.embed_model, settings.model_dir, settings.inference_threads,
+                             settings.int8, settings.runtime)
     try:
         done = run_migrate(settings.data_dir, embedder, tokenizer, settings.chunk_tokens)
     except (FileNotFoundError, FileExistsError, RuntimeError) as exc:

@@ -24,7 +24,7 @@ from indexes.store import Store, open_store
 from indexes.tools import ToolIndex
 from indexes.vectors import EmbeddingCache
 from indexes.websearch import TavilySearch, WebSearch
-from ingest.embedding import Embedder, load_sentence_transformer, resolve_model_path
+from ingest.embedding import Embedder, load_embedder, resolve_model_path
 from ingest.static_model import StaticEmbedder, ensure_static
 from ingest.tokens import TiktokenTokenizer, load_tokenizer
 
@@ -59,11 +59,11 @@ class Models:
 
 def load_models(settings: Settings) -> Models:
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
-    embedder = load_sentence_transformer(settings.embed_model, settings.model_dir, settings.inference_threads,
-                                         settings.int8)
+    embedder = load_embedder(settings.embed_model, settings.model_dir, settings.inference_threads,
+                             settings.int8, settings.runtime)
     embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
     log.info("model %s loaded (%d-d), encoding %s", embedder.model_id, embedder.dim, tokenizer.name)
-    return Models(tokenizer, embedder, load_static(settings, embedder.backend_tokenizer))
+    return Models(tokenizer, embedder, load_static(settings, getattr(embedder, "backend_tokenizer", None)))
 
 
 def load_static(settings: Settings, tokenizer: Any = None) -> StaticEmbedder | None:

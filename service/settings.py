@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -41,6 +42,8 @@ class Settings(BaseSettings):
                                  description="first-stage chunks embedded per fresh input in fast mode")
     fast_neighbours: int = Field(FAST_NEIGHBOURS, ge=0, le=100,
                                  description="then the chunks either side of this many best dense hits")
+    runtime: Literal["onnx", "torch"] = Field("onnx", description="runs the dense model: ONNX Runtime (exported "
+                                                                   "at prepare; same vectors, faster) or torch")
     int8: bool = Field(False, description="int8 linear layers in the dense model: ~2x faster, but SQuAD "
                                           "recall@300 0.947 -> 0.927 (README)")
     background_embedding: bool = Field(True, description="embed the rest of a fresh input while idle, so "

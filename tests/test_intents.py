@@ -9,7 +9,8 @@ from indexes.intents import MAX_INTENTS, split_intents
 
 @pytest.mark.parametrize(("request_text", "intents"), [
     ("find the hotel, then book a taxi to it", ["find the hotel", "book a taxi to it"]),
-    ("Get the weather in Oslo. Also convert 20 EUR to NOK.", ["Get the weather in Oslo.", "Also convert 20 EUR to NOK."]),
+    ("Get the weather in Oslo. Also convert 20 EUR to NOK.",
+     ["Get the weather in Oslo.", "Also convert 20 EUR to NOK."]),
     ("帮我查一下北京的天气，然后订一张去上海的机票", ["帮我查一下北京的天气", "订一张去上海的机票"]),
     ("What is 3.5 times 2?", []),  # one intent: the whole request is all there is
     ("refund it. thanks", []),  # a fragment stays with its neighbour

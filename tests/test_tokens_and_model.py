@@ -87,3 +87,22 @@ def test_small_english_model_is_a_setting() -> None:
     vectors = model.embed_passages(["The cat sat on the mat.", "Stock markets fell sharply."])
     query = model.embed_queries(["where did the cat sit?"])[0]
     assert int(np.argmax(vectors @ query)) == 0
+
+
+@pytest.mark.slow
+def test_onnx_runtime_gives_torchs_vectors_without_torch() -> None:
+    """The default runtime: exported at prepare, checked against torch, the same model id (a data dir's
+    vectors stay valid), the same tokens (CJK punctuation included) and the same bytes twice."""
+    from ingest.embedding import load_embedder, load_sentence_transformer
+    from ingest.onnx_model import OnnxEmbedder
+
+    onnx = load_embedder("multilingual-e5-small", CACHE / "models")
+    torch = load_embedder("multilingual-e5-small", CACHE / "models", runtime="torch")
+    assert isinstance(onnx, OnnxEmbedder) and onnx.model_id == torch.model_id and onnx.dim == torch.dim
+    texts = [*TEXTS, "谁设计了埃菲尔铁塔？", "word " * 700]  # fullwidth punctuation; past 512 tokens
+    for kind in ("queries", "passages"):
+        ours, theirs = getattr(onnx, f"embed_{kind}")(texts), getattr(torch, f"embed_{kind}")(texts)
+        assert ((ours * theirs).sum(axis=1) >= 0.9999).all(), kind
+    assert onnx.embed_passages(texts).tobytes() == onnx.embed_passages(texts).tobytes()
+    assert onnx.embed_passages([]).shape == (0, onnx.dim)
+    assert load_sentence_transformer("multilingual-e5-small", CACHE / "models").model_id == onnx.model_id

@@ -1,0 +1,166 @@
+"""The dense model on ONNX Runtime: the same weights and vectors as torch, without torch at serve time.
+
+`ctxsieve prepare` exports the converted model's encoder once (torch's exporter, fp32, graph optimised by
+ONNX Runtime when loaded) into the model cache, keyed by the weights like the static table, and checks the
+exported graph against torch on probe texts before keeping it (cosine >= MIN_COSINE, else it is refused).
+At serve time only onnxruntime and tokenizers are loaded. The vectors equal torch's to float noise, so the
+model id is the same: a data dir's vectors stay valid whichever runtime wrote them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ONNX_VERSION = "1"
+MIN_COSINE = 0.9999
+MAX_TOKENS = 512
+PROBES = ("passage: The Eiffel Tower is in Paris.", "query: 谁设计了埃菲尔铁塔？",
+          "passage: " + "A long paragraph about rivers, bridges and the towns along them. " * 20)
+
+
+def onnx_path(model_folder: Path, cache_dir: Path) -> Path:
+    weights = model_folder / "model.safetensors"
+    digest = hashlib.sha256(f"{ONNX_VERSION}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode())
+    return cache_dir / f"onnx-{model_folder.name}-{digest.hexdigest()[:12]}.onnx"
+
+
+def mean_pooled(model_folder: Path) -> bool:
+    """Only mean-pooled models are exported (both models offered here are); others stay on torch."""
+    config = model_folder / "1_Pooling" / "config.json"
+    return config.exists() and bool(json.loads(config.read_text()).get("pooling_mode_mean_tokens"))
+
+
+def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
+    """Export once (about a minute on 2 cores) and verify against torch; then it only loads."""
+    target = onnx_path(model_folder, cache_dir)
+    if target.exists():
+        return target
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from .embedding import quiet_loading
+
+    with quiet_loading():
+        # Eager attention: traced, the SDPA path bakes the sample's mask shape into the graph.
+        model = AutoModel.from_pretrained(str(model_folder), local_files_only=True,
+                                          attn_implementation="eager").eval()
+        tokenizer = AutoTokenizer.from_pretrained(str(model_folder), local_files_only=True)
+
+    class Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state  # type: ignore
+
+    sample = tokenizer(list(PROBES[:2]), return_tensors="pt", padding=True)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial.onnx")
+    axes = {0: "batch", 1: "tokens"}
+    with torch.inference_mode():  # before the export, which can leave the model in training mode (dropout)
+        batch = tokenizer(list(PROBES), return_tensors="pt", padding=True, truncation=True, max_length=MAX_TOKENS)
+        hidden = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+        expected = _pool(hidden.numpy(), batch["attention_mask"].numpy())
+    with quiet_loading():
+        torch.onnx.export(Encoder(), (sample["input_ids"], sample["attention_mask"]), str(partial),
+                          input_names=["input_ids", "attention_mask"], output_names=["hidden"], opset_version=17,
+                          dynamic_axes={"input_ids": axes, "attention_mask": axes, "hidden": axes}, dynamo=False)
+    session = _session(partial, threads=None)
+    got = _pool(session.run(None, {"input_ids": batch["input_ids"].numpy().astype(np.int64),
+                                   "attention_mask": batch["attention_mask"].numpy().astype(np.int64)})[0],
+                batch["attention_mask"].numpy())
+    cosine = float((expected * got).sum(axis=1).min())
+    if cosine < MIN_COSINE:
+        partial.unlink()
+        raise RuntimeError(f"the ONNX export of {model_folder.name} differs from torch (cosine {cosine:.6f}); "
+                           "set CTXSIEVE_RUNTIME=torch")
+    partial.replace(target)
+    return target
+
+
+def _pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    weights = mask[..., None].astype(np.float32)
+    vectors = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.ascontiguousarray(vectors / np.where(norms == 0, 1.0, norms), dtype=np.float32)
+
+
+def _session(path: Path, threads: int | None) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # errors only: its warnings about unused initialisers are noise here
+    if threads:
+        options.intra_op_num_threads = threads
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+@dataclass
+class OnnxEmbedder:
+    """Texts sorted by length into batches (a batch pads to its longest text), prompts as sentence-
+    transformers applies them, mean pooling, unit length."""
+
+    session: Any
+    tokenizer: Any  # tokenizers.Tokenizer, truncating at MAX_TOKENS
+    model_id: str
+    dim: int
+    prompts: dict[str, str]
+    batch_size: int = 8
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def backend_tokenizer(self) -> Any:
+        return self.tokenizer
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, "query")
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, "passage")
+
+    def _encode(self, texts: Sequence[str], prompt: str) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        prefix = self.prompts.get(prompt, "")
+        encodings = self.tokenizer.encode_batch([prefix + t for t in texts])
+        order = sorted(range(len(texts)), key=lambda i: (len(encodings[i].ids), i))
+        with self._lock:  # one inference at a time: a session already uses every core
+            for start in range(0, len(order), self.batch_size):
+                rows = order[start : start + self.batch_size]
+                width = max(len(encodings[i].ids) for i in rows)
+                ids = np.zeros((len(rows), width), dtype=np.int64)  # the pad id is 1 for e5, but masked out
+                mask = np.zeros((len(rows), width), dtype=np.int64)
+                for r, i in enumerate(rows):
+                    n = len(encodings[i].ids)
+                    ids[r, :n], mask[r, :n] = encodings[i].ids, 1
+                out[rows] = _pool(self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0], mask)
+        return out
+
+
+def load_onnx(model_folder: Path, cache_dir: Path, model_id: str, threads: int | None) -> OnnxEmbedder:
+    """The tokenizer is the one transformers builds from the folder, as sentence-transformers uses it:
+    tokenizer.json read raw by `tokenizers` alone gave other ids for some CJK punctuation (`？`)."""
+    from transformers import AutoTokenizer
+
+    from .embedding import quiet_loading
+
+    path = ensure_onnx(model_folder, cache_dir)
+    with quiet_loading():
+        tokenizer = AutoTokenizer.from_pretrained(str(model_folder), local_files_only=True).backend_tokenizer
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    config = model_folder / "config_sentence_transformers.json"
+    prompts = json.loads(config.read_text()).get("prompts", {}) if config.exists() else {}
+    dim = int(json.loads((model_folder / "config.json").read_text())["hidden_size"])
+    return OnnxEmbedder(_session(path, threads), tokenizer, model_id, dim, dict(prompts))
