@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from bench.datasets import DATA, cmrc_cases, squad_cases
+from bench.models import add_runtime, dense_model
 from indexes.collections import CollectionIndex, NewDocument
-from ingest.embedding import load_sentence_transformer
 from ingest.tokens import load_tokenizer
 
 try:
@@ -70,9 +70,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--recall", action="store_true", help="collection recall instead of throughput")
+    add_runtime(parser)
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
-    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    embedder = dense_model(args.runtime)
     docs, questions = corpus()
     if args.recall:
         with tempfile.TemporaryDirectory() as folder:

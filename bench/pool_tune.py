@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from bench.datasets import Case, cmrc_cases, cmrc_dev_cases, found, squad_cases, squad_dev_cases
+from bench.models import dense_model
 from bench.recall import BUDGETS, CACHE, make_sieve
 from indexes.ranking import Candidate, interleave, neighbours, rank_order, select
 from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
 from indexes.sources import SourceInput
 from indexes.store import open_store
-from ingest.embedding import load_sentence_transformer
 from ingest.normalize import Document
 from ingest.tokens import load_tokenizer
 
@@ -112,7 +112,7 @@ def main() -> None:
                         "that fast mode misses and accurate finds, and where each ranker put the gold chunk")
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
-    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    embedder = dense_model()
     sieve = make_sieve(open_store(args.store), 96, 0.6, embedder, tokenizer)
     if args.explain:
         explain(dump((squad_cases if args.explain == "squad" else cmrc_cases)(150), sieve))

@@ -15,11 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from bench.datasets import Case, cmrc_cases, found, haystack_cases, squad_cases
+from bench.models import add_runtime, dense_model
 from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, FilterParams, Sieve
 from indexes.sources import SourceInput, SourceStore
 from indexes.store import Store, open_store
 from indexes.vectors import EmbeddingCache
-from ingest.embedding import load_sentence_transformer, resolve_model_path
+from ingest.embedding import resolve_model_path
 from ingest.normalize import Document
 from ingest.static_model import StaticEmbedder, ensure_static
 from ingest.tokens import load_tokenizer
@@ -103,9 +104,10 @@ def main() -> None:
                                                            "(20/0: session 2's default, 20 plain candidates)")
     parser.add_argument("--store", type=Path, help="keep chunk vectors in this folder across runs (a vector depends "
                                                    "only on the model and the text, so reuse changes no figure)")
+    add_runtime(parser)
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
-    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models", int8=args.int8)
+    embedder = dense_model(args.runtime, args.int8)
     store = open_store(args.store)  # every method shares the chunk-vector cache (in memory by default)
     loaders = {"squad": squad_cases, "cmrc": cmrc_cases,
                "haystack": lambda _n: haystack_cases((10_000, 40_000, 100_000), (0.1, 0.5, 0.9), tokenizer)}

@@ -26,12 +26,12 @@ from typing import Any
 import numpy as np
 
 from bench.datasets import DATA
+from bench.models import add_runtime, dense_model
 from indexes.lexical import Bm25Index
 from indexes.ranking import normalise
 from indexes.store import open_store
 from indexes.tools import ToolIndex
 from indexes.vectors import EmbeddingCache
-from ingest.embedding import load_sentence_transformer
 from ingest.tokens import load_tokenizer
 
 CACHE = Path.home() / ".cache" / "ctxsieve"
@@ -256,9 +256,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--only-speed", action="store_true", help="just the 5,000-tool selection latency")
     parser.add_argument("--no-abstention", action="store_true", help="skip the (slow) abstention measurement")
     parser.add_argument("--pools", default="metatool,seal_tools,stabletoolbench")
+    add_runtime(parser)
     args = parser.parse_args(argv)
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
-    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    embedder = dense_model(args.runtime)
     store = open_store(Path(tempfile.mkdtemp(prefix="ctxsieve-bench-tools-")))  # toolsets, feedback: fresh
     cache = EmbeddingCache(open_store(CACHE / "bench" / "tools"), embedder)  # vectors: kept between runs
     index = ToolIndex(store, cache, tokenizer)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bench.models import dense_model
 from bench.tools import CACHE, Query, pool_split, pools
 from indexes.intents import split_intents
 from indexes.lexical import Bm25Index
@@ -26,7 +27,6 @@ from indexes.ranking import normalise, standardise
 from indexes.store import open_store
 from indexes.toolformats import index_text, name_text, parse_toolset
 from indexes.vectors import EmbeddingCache
-from ingest.embedding import load_sentence_transformer
 
 K = 5
 
@@ -138,7 +138,7 @@ def candidates() -> dict[str, tuple[Fusion, str]]:
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__).parse_args()
-    embedder = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    embedder = dense_model()
     store = open_store(CACHE / "bench" / "tools")
     cache = EmbeddingCache(store, embedder)
     loaded = []

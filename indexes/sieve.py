@@ -174,7 +174,10 @@ class Sieve:
             dense[around] = self._passage_vectors(prep, around) @ query_vector
         if self.background is not None and not prep.completing and len(prep.vectors) < len(prep.passages):
             prep.completing = True  # once per ref: re-queueing would make the worker re-check every chunk
-            self.background.submit(prep.key, prep.passages)  # the next query's candidates, embedded meanwhile
+            # The rest, in the order this query's first stage ranks it: the next query on the same output
+            # is usually about the same things, so its candidates tend to be embedded first.
+            self.background.submit(prep.key, [prep.passages[i] for i in self._first_stage(prep, query, lexical)
+                                              if i not in prep.vectors])
         chosen = select(prep.candidates, dense, lexical, self.dense_weight, params.k, params.max_tokens,
                         params.min_score)
         return [Pick(prep.units[i][0], prep.units[i][1], float(dense[i])) for i in chosen]
@@ -217,10 +220,14 @@ class Sieve:
         n = len(lexical)
         if mode == "accurate" or n <= self.fast_candidates + 2 * self.fast_neighbours:
             return list(range(n))
+        return sorted(self._first_stage(stage, query, lexical)[: self.fast_candidates])
+
+    def _first_stage(self, stage: Prepared, query: str, lexical: np.ndarray) -> list[int]:
+        """Every chunk, best first by the cheap stage: BM25 and static-embedding rankings taking turns."""
         rankings = [rank_order(lexical)]
         if stage.static is not None and self.static is not None:
             rankings.append(rank_order(stage.static @ self.static.embed([query])[0]))
-        return sorted(interleave(rankings, self.fast_candidates))
+        return interleave(rankings, len(lexical))
 
     def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:
         section = source.section(chunk)
