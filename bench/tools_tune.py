@@ -1,6 +1,8 @@
 """Choosing the tool-selection rule by leave-one-pool-out, on TRAINING queries only (bench.tools reports test).
 
-Usage: python -m bench.tools_tune
+Usage: python -m bench.tools_tune [--feedback]
+--feedback: which recorded queries lend their words to BM25 (none, all, only those that led to one tool),
+replayed with ToolIndex's evidence rule: each pool's training queries split 80/20 into recorded and held-out.
 For every candidate rule (representation, fusion, multi-intent merge) the zero-shot R@5 and completeness@5
 on each pool's training queries; then, for each pool, the rule that is best on the OTHER two pools (mean
 R@5) and what it scores on the held-out one. The shipped rule is the one every rotation picks; if the
@@ -136,11 +138,58 @@ def candidates() -> dict[str, tuple[Fusion, str]]:
     return rules
 
 
+def feedback_rules(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache) -> None:
+    recorded, held = train[: int(len(train) * 0.8)], train[int(len(train) * 0.8):]
+    pool = load(label, tools, held, cache)
+    index = {n: i for i, n in enumerate(pool.names)}
+    pairs = [(r, index[t]) for r, (_, gold) in enumerate(recorded) for t in gold]
+    vectors = cache.queries([q for q, _ in recorded])[[r for r, _ in pairs]]
+    owner = np.array([t for _, t in pairs])
+    centroids = np.zeros((len(pool.names), vectors.shape[1]), np.float32)
+    np.add.at(centroids, owner, vectors)
+    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
+    has = np.zeros(len(pool.names), bool)
+    has[owner] = True
+    parsed = parse_toolset(tools)
+
+    def lexical(most_tools: int) -> Bm25Index:
+        """Recorded queries lend their words to their tools when they led to at most `most_tools` tools."""
+        lent: dict[int, list[str]] = {}
+        for text, gold in recorded:
+            for t in gold if len(gold) <= most_tools else ():
+                lent.setdefault(index[t], []).append(text)
+        return Bm25Index.build([index_text(t) + "\n" + "\n".join(lent.get(i, [])) for i, t in enumerate(parsed)])
+
+    held_vectors = cache.queries([q for q, _ in held])
+    line = f"{label}: {len(recorded)} recorded, {len(held)} held out; R@5"
+    for name, bm25 in (("none", lexical(0)), ("all", lexical(len(parsed))), ("single-tool", lexical(1))):
+        recall = 0.0
+        for (text, gold), features, q in zip(held, pool.whole, held_vectors, strict=True):
+            dense_z = standardise((features.tool + features.name) / 2)
+            nearest = np.full(len(pool.names), -1.0)
+            np.maximum.at(nearest, owner, vectors @ q)
+            evidence_z = np.zeros_like(dense_z)
+            evidence_z[has] = standardise(((nearest + centroids @ q) / 2)[has])
+            fused = 0.74 * np.where(has, np.maximum(dense_z, evidence_z), dense_z) + 0.26 * standardise(
+                bm25.scores(text))
+            top = set(np.argsort(-fused, kind="stable")[:K].tolist())
+            recall += sum(index[g] in top for g in gold) / len(gold)
+        line += f"  {name} {recall / len(held):.3f}"
+    print(line, flush=True)
+
+
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--feedback", action="store_true", help="the lexical-evidence rules for recorded queries")
+    args = parser.parse_args()
     embedder = dense_model()
     store = open_store(CACHE / "bench" / "tools")
     cache = EmbeddingCache(store, embedder)
+    if args.feedback:
+        for label, (tools, queries) in pools().items():
+            feedback_rules(label, tools, pool_split(label, queries)[0], cache)
+        store.close()
+        return
     loaded = []
     for label, (tools, queries) in pools().items():
         train, _ = pool_split(label, queries)
