@@ -87,6 +87,20 @@ def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
     return target
 
 
+def ensure_onnx_int8(model_folder: Path, cache_dir: Path) -> Path:
+    """int8 weights, per output channel, activations quantised at run time (onnxruntime's dynamic
+    quantisation) from the fp32 export: ~1.45x its speed, vectors at cosine ~0.996 of fp32's (README)."""
+    source = ensure_onnx(model_folder, cache_dir)
+    target = source.with_name(source.stem + "-int8.onnx")
+    if not target.exists():
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        partial = target.with_suffix(".partial.onnx")
+        quantize_dynamic(str(source), str(partial), weight_type=QuantType.QInt8, per_channel=True)
+        partial.replace(target)
+    return target
+
+
 def _pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     weights = mask[..., None].astype(np.float32)
     vectors = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
@@ -148,14 +162,15 @@ class OnnxEmbedder:
         return out
 
 
-def load_onnx(model_folder: Path, cache_dir: Path, model_id: str, threads: int | None) -> OnnxEmbedder:
+def load_onnx(model_folder: Path, cache_dir: Path, model_id: str, threads: int | None, int8: bool = False
+              ) -> OnnxEmbedder:
     """The tokenizer is the one transformers builds from the folder, as sentence-transformers uses it:
     tokenizer.json read raw by `tokenizers` alone gave other ids for some CJK punctuation (`？`)."""
     from transformers import AutoTokenizer
 
     from .embedding import quiet_loading
 
-    path = ensure_onnx(model_folder, cache_dir)
+    path = ensure_onnx_int8(model_folder, cache_dir) if int8 else ensure_onnx(model_folder, cache_dir)
     with quiet_loading():
         tokenizer = AutoTokenizer.from_pretrained(str(model_folder), local_files_only=True).backend_tokenizer
     tokenizer.no_padding()
@@ -163,4 +178,7 @@ def load_onnx(model_folder: Path, cache_dir: Path, model_id: str, threads: int |
     config = model_folder / "config_sentence_transformers.json"
     prompts = json.loads(config.read_text()).get("prompts", {}) if config.exists() else {}
     dim = int(json.loads((model_folder / "config.json").read_text())["hidden_size"])
-    return OnnxEmbedder(_session(path, threads), tokenizer, model_id, dim, dict(prompts))
+    # int8 vectors differ from fp32 ones (and from torch's int8 ones), so they are another model id: they
+    # never mix in a store.
+    return OnnxEmbedder(_session(path, threads), tokenizer, model_id + ("-onnx-int8" if int8 else ""), dim,
+                        dict(prompts))

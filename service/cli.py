@@ -88,10 +88,11 @@ def prepare(args: argparse.Namespace) -> int:
     tok = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     path = resolve_model_path(settings.embed_model, settings.model_dir)
     sys.stdout.write(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}\n")
-    if settings.runtime == "onnx" and not settings.int8:
+    if settings.runtime == "onnx":
         sys.stdout.write("ONNX model: exporting once if needed (about a minute)...\n")
         sys.stdout.flush()
-        embedder = load_embedder(settings.embed_model, settings.model_dir, runtime=settings.runtime)
+        embedder = load_embedder(settings.embed_model, settings.model_dir, int8=settings.int8,
+                                 runtime=settings.runtime)
         exported = isinstance(embedder, OnnxEmbedder)
         sys.stdout.write(f"ONNX model: {'ready' if exported else 'not exported (not mean-pooled): torch'}\n")
     sys.stdout.write("static first stage: distilling once if needed (about two minutes)...\n")

@@ -106,3 +106,17 @@ def test_onnx_runtime_gives_torchs_vectors_without_torch() -> None:
     assert onnx.embed_passages(texts).tobytes() == onnx.embed_passages(texts).tobytes()
     assert onnx.embed_passages([]).shape == (0, onnx.dim)
     assert load_sentence_transformer("multilingual-e5-small", CACHE / "models").model_id == onnx.model_id
+
+
+@pytest.mark.slow
+def test_int8_on_onnx_is_another_model_close_to_fp32() -> None:
+    from ingest.embedding import load_embedder
+
+    fp32 = load_embedder("multilingual-e5-small", CACHE / "models")
+    int8 = load_embedder("multilingual-e5-small", CACHE / "models", int8=True)
+    assert int8.model_id != fp32.model_id, "its vectors never mix with fp32 ones in a store"
+    assert vector_name(int8.model_id) != vector_name(fp32.model_id)
+    cosine = (int8.embed_passages(TEXTS) * fp32.embed_passages(TEXTS)).sum(axis=1)
+    assert cosine.min() >= 0.98, cosine
+    chinese, english = int8.embed_passages(TEXTS), int8.embed_queries(["capital of China"])[0]
+    assert int(np.argmax(chinese @ english)) == 4
