@@ -68,14 +68,19 @@ def build_server(client: Client) -> Any:
         window_of = window if chunk is not None else None
         return answered(lambda: client.fetch_ref(ref, start=start, end=end, chunk=chunk, window=window_of)).text
 
-    @tool(description="The few tool definitions relevant to a request, from the named toolsets (JSON).",
-          structured_output=False)
-    def select_tools(query: str, toolsets: list[str], k: int = 5, format: str = "mcp") -> str:  # noqa: A002
+    @tool(description="The few tool definitions relevant to a request, from the named toolsets (JSON). With "
+                      "abstain, an empty list and a reason when no tool fits.", structured_output=False)
+    def select_tools(query: str, toolsets: list[str], k: int = 5, format: str = "mcp",  # noqa: A002
+                     abstain: bool = False) -> str:
         fmt = format if format in ("openai", "anthropic", "mcp") else "mcp"
-        result = answered(lambda: client.select_tools(query, toolsets, k=k, format=fmt))  # type: ignore[arg-type]
+        result = answered(lambda: client.select_tools(query, toolsets, k=k, format=fmt,  # type: ignore[arg-type]
+                                                      abstain=abstain))
         usage = {"tokens_all": result.usage.tokens_all, "tokens_selected": result.usage.tokens_selected,
                  "saved_ratio": result.usage.saved_ratio}
-        return json.dumps({"tools": result.tools, "usage": usage}, ensure_ascii=False)
+        answer = {"tools": result.tools, "usage": usage}
+        if result.abstained:
+            answer |= {"abstained": True, "reason": result.reason}
+        return json.dumps(answer, ensure_ascii=False)
 
     @tool(description="Query a static collection (glossary, spec, style guide) for the relevant parts.",
           structured_output=False)

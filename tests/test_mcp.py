@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 
 import httpx
@@ -36,3 +37,26 @@ def test_mcp_tools_over_stdio(live_url: str) -> None:
     assert whole == LOG
     assert missing_is_error
     assert structured == [None, None], "the answer is not sent a second time as structured content"
+
+
+async def select_over_stdio(url: str, arguments: dict[str, object]) -> str:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "service.cli", "mcp", "--url", url])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        answer = await session.call_tool("select_tools", arguments)
+        return str(answer.content[0].text)
+
+
+def test_mcp_select_tools_can_abstain(live_url: str) -> None:
+    crm = [{"name": "refund_order", "description": "Refund a customer's order", "input_schema": {"type": "object"}},
+           {"name": "update_address", "description": "Change a customer's shipping address",
+            "input_schema": {"type": "object"}},
+           {"name": "create_ticket", "description": "Open a customer support ticket",
+            "input_schema": {"type": "object"}}]
+    assert httpx.put(f"{live_url}/v1/toolsets/mcp-crm", json={"tools": crm}).status_code == 200
+    fits = json.loads(asyncio.run(select_over_stdio(live_url, {"query": "refund my order", "toolsets": ["mcp-crm"],
+                                                               "k": 1, "abstain": True})))
+    assert fits["tools"][0]["name"] == "refund_order" and "abstained" not in fits
+    none = json.loads(asyncio.run(select_over_stdio(live_url, {"query": "what is the time complexity of heapsort",
+                                                               "toolsets": ["mcp-crm"], "abstain": True})))
+    assert none["tools"] == [] and none["abstained"] is True and "no tool fits" in none["reason"]
