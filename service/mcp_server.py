@@ -77,7 +77,7 @@ def build_server(client: Client) -> Any:
                                                       abstain=abstain))
         usage = {"tokens_all": result.usage.tokens_all, "tokens_selected": result.usage.tokens_selected,
                  "saved_ratio": result.usage.saved_ratio}
-        answer = {"tools": result.tools, "usage": usage}
+        answer: dict[str, object] = {"tools": result.tools, "usage": usage}
         if result.abstained:
             answer |= {"abstained": True, "reason": result.reason}
         return json.dumps(answer, ensure_ascii=False)
