@@ -166,18 +166,19 @@ class Sieve:
         prep = self._prepared_of(sources)
         lexical = prep.lexical.scores(query)
         query_vector = self.vectors.query(query)
-        pool = self._dense_pool(prep, query, lexical, params.mode)
+        first = self._first_stage(prep, query, lexical, params.mode)
+        pool = list(range(len(lexical))) if first is None else sorted(first[: self.fast_candidates])
         dense = np.full(len(prep.passages), np.nan)
         dense[pool] = self._passage_vectors(prep, pool) @ query_vector
         if len(pool) < len(prep.passages):  # fast mode: then the neighbours of its best hits
             around = neighbours(pool, dense, prep.documents, self.fast_neighbours)
             dense[around] = self._passage_vectors(prep, around) @ query_vector
-        if self.background is not None and not prep.completing and len(prep.vectors) < len(prep.passages):
+        if self.background is not None and first is not None and not prep.completing \
+                and len(prep.vectors) < len(prep.passages):
             prep.completing = True  # once per ref: re-queueing would make the worker re-check every chunk
             # The rest, in the order this query's first stage ranks it: the next query on the same output
             # is usually about the same things, so its candidates tend to be embedded first.
-            self.background.submit(prep.key, [prep.passages[i] for i in self._first_stage(prep, query, lexical)
-                                              if i not in prep.vectors])
+            self.background.submit(prep.key, [prep.passages[i] for i in first if i not in prep.vectors])
         chosen = select(prep.candidates, dense, lexical, self.dense_weight, params.k, params.max_tokens,
                         params.min_score)
         return [Pick(prep.units[i][0], prep.units[i][1], float(dense[i])) for i in chosen]
@@ -210,24 +211,20 @@ class Sieve:
             return np.zeros((0, self.vectors.embedder.dim), dtype=np.float32)
         return np.stack([prep.vectors[i] for i in pool])
 
-    def _dense_pool(self, stage: Prepared, query: str, lexical: np.ndarray, mode: Mode) -> list[int]:
-        """Which chunks get a dense score first: all (accurate, or no more than fast mode's most), or the
-        first stage's candidates (fast).
+    def _first_stage(self, stage: Prepared, query: str, lexical: np.ndarray, mode: Mode) -> list[int] | None:
+        """Fast mode's ranking of every chunk by the cheap stage, best first, whose head the dense model
+        embeds; None when every chunk gets a dense score (accurate, or no more than fast mode's most).
 
-        The candidates interleave the BM25 ranking and the static-embedding ranking, so a chunk that
-        only one of them finds (a paraphrase, or a rare exact term) still reaches the dense model.
+        BM25 and static-embedding rankings take turns, so a chunk that only one of them finds (a
+        paraphrase, or a rare exact term) still reaches the dense model.
         """
         n = len(lexical)
         if mode == "accurate" or n <= self.fast_candidates + 2 * self.fast_neighbours:
-            return list(range(n))
-        return sorted(self._first_stage(stage, query, lexical)[: self.fast_candidates])
-
-    def _first_stage(self, stage: Prepared, query: str, lexical: np.ndarray) -> list[int]:
-        """Every chunk, best first by the cheap stage: BM25 and static-embedding rankings taking turns."""
+            return None
         rankings = [rank_order(lexical)]
         if stage.static is not None and self.static is not None:
             rankings.append(rank_order(stage.static @ self.static.embed([query])[0]))
-        return interleave(rankings, len(lexical))
+        return interleave(rankings, n)
 
     def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:
         section = source.section(chunk)
