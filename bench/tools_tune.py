@@ -1,6 +1,8 @@
 """Choosing the tool-selection rule by leave-one-pool-out, on TRAINING queries only (bench.tools reports test).
 
-Usage: python -m bench.tools_tune [--feedback]
+Usage: python -m bench.tools_tune [--feedback | --abstain]
+--abstain: for margins below the tools' own near-misses (ToolIndex's calibration), how often each pool's
+training queries abstain with their gold tools present (wrongly) and removed (rightly).
 --feedback: which recorded queries lend their words to BM25 (none, all, only those that led to one tool),
 replayed with ToolIndex's evidence rule: each pool's training queries split 80/20 into recorded and held-out.
 For every candidate rule (representation, fusion, multi-intent merge) the zero-shot R@5 and completeness@5
@@ -178,16 +180,48 @@ def feedback_rules(label: str, tools: list[dict], train: list[Query], cache: Emb
     print(line, flush=True)
 
 
+def abstain_margins(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache,
+                    margins: tuple[float, ...] = (0.0, 0.01, 0.015, 0.02, 0.03)) -> None:
+    from indexes.tools import ABSTAIN_QUANTILE, CALIBRATION_SAMPLE, _digest
+
+    pool = load(label, tools, train, cache)
+    parsed = parse_toolset(tools)
+    index = {n: i for i, n in enumerate(pool.names)}
+    sample = sorted(range(len(parsed)), key=lambda i: _digest(parsed[i].name))[:CALIBRATION_SAMPLE]
+    asked = cache.queries([parsed[i].description or parsed[i].name for i in sample])
+    tool_m = cache.passages([index_text(t) for t in parsed])
+    name_m = cache.passages([name_text(t) for t in parsed])
+    misses = []
+    for i, q in zip(sample, asked, strict=True):
+        cosine = (tool_m @ q + name_m @ q) / 2
+        cosine[i] = -np.inf
+        misses.append(float(cosine.max()))
+    near_miss = float(np.quantile(misses, ABSTAIN_QUANTILE))
+    present, removed = [], []
+    for (_, gold), features in zip(pool.queries, pool.whole, strict=True):
+        cosine = (features.tool + features.name) / 2
+        present.append(float(cosine.max()))
+        cosine[[index[g] for g in gold]] = -np.inf
+        removed.append(float(cosine.max()))
+    line = f"{label}: near-miss q{ABSTAIN_QUANTILE:.2f} {near_miss:.3f};"
+    for margin in margins:
+        threshold = near_miss - margin
+        line += (f"  margin {margin}: wrongly {np.mean(np.array(present) < threshold):.1%} "
+                 f"rightly {np.mean(np.array(removed) < threshold):.1%}")
+    print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--feedback", action="store_true", help="the lexical-evidence rules for recorded queries")
+    parser.add_argument("--abstain", action="store_true", help="the abstention margin")
     args = parser.parse_args()
     embedder = dense_model()
     store = open_store(CACHE / "bench" / "tools")
     cache = EmbeddingCache(store, embedder)
-    if args.feedback:
+    if args.feedback or args.abstain:
         for label, (tools, queries) in pools().items():
-            feedback_rules(label, tools, pool_split(label, queries)[0], cache)
+            (feedback_rules if args.feedback else abstain_margins)(label, tools, pool_split(label, queries)[0], cache)
         store.close()
         return
     loaded = []
