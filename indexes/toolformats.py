@@ -12,6 +12,7 @@ annotations and output schema, OpenAI `strict`) are kept and emitted wherever th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from .errors import InvalidInput
+from .lru import Lru
 
 Format = Literal["openai", "anthropic", "mcp"]
 FORMATS: tuple[Format, ...] = ("openai", "anthropic", "mcp")
@@ -91,13 +93,22 @@ def _schema_of(body: dict[str, Any], label: str) -> dict[str, Any]:
     return schema
 
 
+# Digests of schemas that passed the meta-schema: checking one costs ~2 ms (a 4,076-tool toolset took ~8 s to
+# register, most of it here), and agents re-register the same toolsets at every start.
+_VALID_SCHEMAS: Lru[str, bool] = Lru(65_536)
+
+
 def _check_schema(schema: Any, label: str) -> None:
     if not isinstance(schema, dict):
         raise InvalidTool(f"{label}: the schema must be a JSON object")
+    key = hashlib.sha256(json.dumps(schema, sort_keys=True, ensure_ascii=False, default=repr).encode()).hexdigest()
+    if _VALID_SCHEMAS.get(key):
+        return
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise InvalidTool(f"{label}: invalid JSON Schema: {exc.message}") from exc
+    _VALID_SCHEMAS.put(key, True)
 
 
 def parse_toolset(definitions: list[Any]) -> list[Tool]:

@@ -89,3 +89,12 @@ def test_any_schema_round_trips(properties: dict[str, Any], source: str, target:
     there = render(tool, target)  # type: ignore[arg-type]
     assert parse_tool(there, 0).input_schema == schema
     assert render(parse_tool(render(tool, source), 0), target) == there  # type: ignore[arg-type]
+
+
+def test_a_schema_is_checked_until_it_passes_and_only_then_remembered() -> None:
+    bad = {"name": "broken", "description": "x", "input_schema": {"type": "object", "properties": {"a": 5}}}
+    for _ in range(2):  # a refused schema is never remembered as valid
+        with pytest.raises(InvalidTool):
+            parse_toolset([bad])
+    good = {"name": "fine", "description": "x", "input_schema": {"type": "object", "properties": {"a": {}}}}
+    assert parse_toolset([good]) == parse_toolset([good])
