@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,11 @@ def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
         batch = tokenizer(list(PROBES), return_tensors="pt", padding=True, truncation=True, max_length=MAX_TOKENS)
         hidden = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
         expected = _pool(hidden.numpy(), batch["attention_mask"].numpy())
-    with quiet_loading():
+    # The tracer warns that Python-side branches are frozen into the graph and that advanced indexing breaks
+    # on negative indices; what counts is whether the graph gives torch's vectors, checked below on a padded
+    # batch of mixed lengths. The warnings would only alarm a first `make run`.
+    with quiet_loading(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         torch.onnx.export(Encoder(), (sample["input_ids"], sample["attention_mask"]), str(partial),
                           input_names=["input_ids", "attention_mask"], output_names=["hidden"], opset_version=17,
                           dynamic_axes={"input_ids": axes, "attention_mask": axes, "hidden": axes}, dynamo=False)
