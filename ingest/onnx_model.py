@@ -3,8 +3,9 @@
 `ctxsieve prepare` exports the converted model's encoder once (torch's exporter, fp32, graph optimised by
 ONNX Runtime when loaded) into the model cache, keyed by the weights like the static table, and checks the
 exported graph against torch on probe texts before keeping it (cosine >= MIN_COSINE, else it is refused).
-At serve time inference runs in onnxruntime (torch is still imported, by transformers' tokenizer). The vectors equal torch's to float noise, so the
-model id is the same: a data dir's vectors stay valid whichever runtime wrote them.
+At serve time inference runs in onnxruntime (torch is still imported, by transformers' tokenizer). The
+vectors equal torch's to float noise, so the model id is the same: a data dir's vectors stay valid whichever
+runtime wrote them.
 """
 
 from __future__ import annotations
