@@ -29,7 +29,15 @@ from indexes.intents import split_intents
 from indexes.lexical import Bm25Index
 from indexes.ranking import normalise, standardise
 from indexes.store import open_store
-from indexes.toolformats import index_text, name_text, parse_toolset
+from indexes.toolformats import Tool, index_text, name_text, parse_toolset
+from indexes.tools import (
+    ABSTAIN_QUANTILE,
+    TOOL_DENSE_WEIGHT,
+    calibration_asks,
+    fuse_tool_scores,
+    near_miss,
+    nearest_evidence,
+)
 from indexes.vectors import EmbeddingCache
 
 K = 5
@@ -43,14 +51,24 @@ class Features:
     name: np.ndarray  # dense, "name: description"
     bm25: np.ndarray  # BM25 over the tool text
 
+    def dense(self, which: str) -> np.ndarray:
+        """"avg" is what ToolIndex uses: the mean of both texts' cosines."""
+        return {"avg": (self.tool + self.name) / 2, "tool": self.tool, "name": self.name}[which]
+
 
 @dataclass
 class Pool:
     label: str
-    names: list[str]
+    tools: list[Tool]
+    tool_vectors: np.ndarray
+    name_vectors: np.ndarray
     queries: list[Query]
     whole: list[Features]
     parts: list[list[Features]]
+
+    @property
+    def index(self) -> dict[str, int]:
+        return {t.name: i for i, t in enumerate(self.tools)}
 
 
 Fusion = Callable[[Features], np.ndarray]
@@ -58,15 +76,13 @@ Fusion = Callable[[Features], np.ndarray]
 
 def z_fusion(weight: float, dense: str) -> Fusion:
     def fuse(f: Features) -> np.ndarray:
-        d = {"avg": (f.tool + f.name) / 2, "tool": f.tool, "name": f.name}[dense]
-        return weight * standardise(d) + (1 - weight) * standardise(f.bm25)
+        return weight * standardise(f.dense(dense)) + (1 - weight) * standardise(f.bm25)
     return fuse
 
 
 def minmax_fusion(weight: float, dense: str) -> Fusion:
     def fuse(f: Features) -> np.ndarray:
-        d = {"avg": (f.tool + f.name) / 2, "tool": f.tool, "name": f.name}[dense]
-        return weight * normalise(d) + (1 - weight) * normalise(f.bm25)
+        return weight * normalise(f.dense(dense)) + (1 - weight) * normalise(f.bm25)
     return fuse
 
 
@@ -77,8 +93,7 @@ def rrf_fusion(weight: float, dense: str, c: float = 60.0) -> Fusion:
         return out
 
     def fuse(f: Features) -> np.ndarray:
-        d = {"avg": (f.tool + f.name) / 2, "tool": f.tool, "name": f.name}[dense]
-        return weight / (c + ranks(d)) + (1 - weight) / (c + ranks(f.bm25))
+        return weight / (c + ranks(f.dense(dense))) + (1 - weight) / (c + ranks(f.bm25))
     return fuse
 
 
@@ -101,7 +116,7 @@ def merged(fuse: Fusion, merge: str, whole: Features, parts: list[Features]) -> 
 
 def evaluate(pool: Pool, fuse: Fusion, merge: str) -> tuple[float, float]:
     recall = complete = 0.0
-    index = {n: i for i, n in enumerate(pool.names)}
+    index = pool.index
     for (_, gold), whole, parts in zip(pool.queries, pool.whole, pool.parts, strict=True):
         top = set(merged(fuse, merge, whole, parts))
         hits = sum(index[g] in top for g in gold)
@@ -124,7 +139,7 @@ def load(label: str, tools: list[dict], queries: list[Query], cache: EmbeddingCa
         q = vectors[text]
         return Features(tool_m @ q, name_m @ q, lexical.scores(text))
 
-    return Pool(label, [t.name for t in parsed], queries, [features(q) for q in texts],
+    return Pool(label, parsed, tool_m, name_m, queries, [features(q) for q in texts],
                 [[features(p) for p in parts] for parts in all_parts])
 
 
@@ -141,18 +156,16 @@ def candidates() -> dict[str, tuple[Fusion, str]]:
 
 
 def feedback_rules(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache) -> None:
+    """ToolIndex's evidence rule (`fuse_tool_scores`) with three ways of lending recorded queries' words."""
     recorded, held = train[: int(len(train) * 0.8)], train[int(len(train) * 0.8):]
     pool = load(label, tools, held, cache)
-    index = {n: i for i, n in enumerate(pool.names)}
+    index = pool.index
     pairs = [(r, index[t]) for r, (_, gold) in enumerate(recorded) for t in gold]
     vectors = cache.queries([q for q, _ in recorded])[[r for r, _ in pairs]]
     owner = np.array([t for _, t in pairs])
-    centroids = np.zeros((len(pool.names), vectors.shape[1]), np.float32)
+    centroids = np.zeros((len(pool.tools), vectors.shape[1]), np.float32)
     np.add.at(centroids, owner, vectors)
     centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
-    has = np.zeros(len(pool.names), bool)
-    has[owner] = True
-    parsed = parse_toolset(tools)
 
     def lexical(most_tools: int) -> Bm25Index:
         """Recorded queries lend their words to their tools when they led to at most `most_tools` tools."""
@@ -160,20 +173,15 @@ def feedback_rules(label: str, tools: list[dict], train: list[Query], cache: Emb
         for text, gold in recorded:
             for t in gold if len(gold) <= most_tools else ():
                 lent.setdefault(index[t], []).append(text)
-        return Bm25Index.build([index_text(t) + "\n" + "\n".join(lent.get(i, [])) for i, t in enumerate(parsed)])
+        return Bm25Index.build([index_text(t) + "\n" + "\n".join(lent.get(i, [])) for i, t in enumerate(pool.tools)])
 
     held_vectors = cache.queries([q for q, _ in held])
     line = f"{label}: {len(recorded)} recorded, {len(held)} held out; R@5"
-    for name, bm25 in (("none", lexical(0)), ("all", lexical(len(parsed))), ("single-tool", lexical(1))):
+    for name, bm25 in (("none", lexical(0)), ("all", lexical(len(pool.tools))), ("single-tool", lexical(1))):
         recall = 0.0
         for (text, gold), features, q in zip(held, pool.whole, held_vectors, strict=True):
-            dense_z = standardise((features.tool + features.name) / 2)
-            nearest = np.full(len(pool.names), -1.0)
-            np.maximum.at(nearest, owner, vectors @ q)
-            evidence_z = np.zeros_like(dense_z)
-            evidence_z[has] = standardise(((nearest + centroids @ q) / 2)[has])
-            fused = 0.74 * np.where(has, np.maximum(dense_z, evidence_z), dense_z) + 0.26 * standardise(
-                bm25.scores(text))
+            evidence = (nearest_evidence(vectors, owner, len(pool.tools), q), centroids @ q)
+            _, fused = fuse_tool_scores(features.dense("avg"), bm25.scores(text), TOOL_DENSE_WEIGHT, evidence)
             top = set(np.argsort(-fused, kind="stable")[:K].tolist())
             recall += sum(index[g] in top for g in gold) / len(gold)
         line += f"  {name} {recall / len(held):.3f}"
@@ -182,32 +190,26 @@ def feedback_rules(label: str, tools: list[dict], train: list[Query], cache: Emb
 
 def abstain_margins(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache,
                     margins: tuple[float, ...] = (0.0, 0.01, 0.015, 0.02, 0.03)) -> None:
-    from indexes.tools import ABSTAIN_QUANTILE, CALIBRATION_SAMPLE, _digest
-
+    """ToolIndex's calibration (`calibration_asks`, `near_miss`) minus each margin, on training queries."""
     pool = load(label, tools, train, cache)
-    parsed = parse_toolset(tools)
-    index = {n: i for i, n in enumerate(pool.names)}
-    sample = sorted(range(len(parsed)), key=lambda i: _digest(parsed[i].name))[:CALIBRATION_SAMPLE]
-    asked = cache.queries([parsed[i].description or parsed[i].name for i in sample])
-    tool_m = cache.passages([index_text(t) for t in parsed])
-    name_m = cache.passages([name_text(t) for t in parsed])
+    index = pool.index
+    sample, texts = calibration_asks(pool.tools)
     misses = []
-    for i, q in zip(sample, asked, strict=True):
-        cosine = (tool_m @ q + name_m @ q) / 2
+    for i, q in zip(sample, cache.queries(texts), strict=True):
+        cosine = (pool.tool_vectors @ q + pool.name_vectors @ q) / 2
         cosine[i] = -np.inf
         misses.append(float(cosine.max()))
-    near_miss = float(np.quantile(misses, ABSTAIN_QUANTILE))
+    threshold = near_miss(misses)
     present, removed = [], []
     for (_, gold), features in zip(pool.queries, pool.whole, strict=True):
-        cosine = (features.tool + features.name) / 2
+        cosine = features.dense("avg")
         present.append(float(cosine.max()))
         cosine[[index[g] for g in gold]] = -np.inf
         removed.append(float(cosine.max()))
-    line = f"{label}: near-miss q{ABSTAIN_QUANTILE:.2f} {near_miss:.3f};"
+    line = f"{label}: near-miss q{ABSTAIN_QUANTILE:.2f} {threshold:.3f};"
     for margin in margins:
-        threshold = near_miss - margin
-        line += (f"  margin {margin}: wrongly {np.mean(np.array(present) < threshold):.1%} "
-                 f"rightly {np.mean(np.array(removed) < threshold):.1%}")
+        line += (f"  margin {margin}: wrongly {np.mean(np.array(present) < threshold - margin):.1%} "
+                 f"rightly {np.mean(np.array(removed) < threshold - margin):.1%}")
     print(line, flush=True)
 
 

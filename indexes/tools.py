@@ -111,9 +111,60 @@ ABSTAIN_QUANTILE = 0.05
 ABSTAIN_MARGIN = 0.01
 
 
+def calibration_asks(tools: Sequence[Tool]) -> tuple[list[int], list[str]]:
+    """Which tools ask for themselves in the abstention calibration (a fixed sample, by name digest), and
+    how: their description, as a request."""
+    sample = sorted(range(len(tools)), key=lambda i: _digest(tools[i].name))[:CALIBRATION_SAMPLE]
+    return sample, [tools[i].description or tools[i].name for i in sample]
+
+
+def near_miss(best_without_own: Sequence[float]) -> float:
+    """The ABSTAIN_QUANTILE of the near-misses' best cosines (-inf, never abstain, with fewer than two)."""
+    return float(np.quantile(best_without_own, ABSTAIN_QUANTILE)) if len(best_without_own) > 1 else -np.inf
+
+
+TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (bench/tools_tune.py)
+
+
+def nearest_evidence(vectors: np.ndarray, owner: np.ndarray, tools: int, q: np.ndarray) -> np.ndarray:
+    """Per tool, the cosine of its recorded query (or example) nearest to q; -1 for a tool without any."""
+    nearest = np.full(tools, -1.0)
+    np.maximum.at(nearest, owner, vectors @ q)
+    return nearest
+
+
+def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: float,
+                     evidence: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Dense: the tool's own text, or usage evidence when it stands out more; fused with BM25 as z-scores.
+
+    `evidence` is (nearest recorded query, centroid of them all) per tool, as cosines; they are averaged
+    (Tool2Vec's usage embedding): one odd query cannot capture a tool, and one example is still used whole.
+    Query-to-query cosines run higher than query-to-tool ones (e5's baseline), so evidence is compared as
+    a z-score among the tools that have evidence, against the tool text's z-score among all tools: compared
+    raw, every tool with any evidence outranked the right tool without it (Seal-Tools R@5 0.900 zero-shot
+    fell to 0.644 with feedback; 0.873 this way, and MetaTool 0.853 -> 0.868).
+    Returns the cosine (the one min_score and abstention judge) and the fused score used for ranking.
+    """
+    dense = cosine
+    dense_z = standardise(cosine.astype(np.float64))
+    if evidence is not None:
+        nearest, centroid = evidence
+        has = nearest > -1.0
+        scored = (nearest + centroid) / 2
+        if has.sum() >= MIN_EVIDENCE_POPULATION:
+            evidence_z = np.zeros_like(dense_z)
+            evidence_z[has] = standardise(scored[has])
+        else:  # too few tools with evidence for a z-score: put the cosine on the tool text's scale
+            std = float(cosine.std())
+            evidence_z = (scored - float(cosine.mean())) / (std if std > 0 else 1.0)
+        dense_z = np.where(has, np.maximum(dense_z, evidence_z), dense_z)
+        dense = np.where(has, np.maximum(cosine, scored), cosine)
+    return dense, dense_weight * dense_z + (1.0 - dense_weight) * standardise(lexical)
+
+
 class ToolIndex:
     def __init__(self, store: Store, vectors: EmbeddingCache, tokenizer: Tokenizer,
-                 dense_weight: float = 0.74) -> None:
+                 dense_weight: float = TOOL_DENSE_WEIGHT) -> None:
         self.store = store
         self.vectors = vectors
         self.tokenizer = tokenizer
@@ -250,16 +301,13 @@ class ToolIndex:
     def _calibrate(self, prepared: _Prepared) -> float:
         """Near-misses: a sample of tools' descriptions asked as requests, each with its own tool left out;
         the best fit of each is what a request scores when the tool it needs is missing."""
-        sample = sorted(range(len(prepared.owners)), key=lambda i: _digest(prepared.owners[i][1].name))
-        sample = sample[:CALIBRATION_SAMPLE]
-        texts = [prepared.owners[i][1].description or prepared.owners[i][1].name for i in sample]
-        vectors = self.vectors.queries(texts)
+        sample, texts = calibration_asks([tool for _, tool in prepared.owners])
         misses = []
-        for i, text, vector in zip(sample, texts, vectors, strict=True):
+        for i, text, vector in zip(sample, texts, self.vectors.queries(texts), strict=True):
             dense, _ = self._scores(prepared, text, vector)
             dense[i] = -np.inf
             misses.append(float(dense.max()))
-        return float(np.quantile(misses, ABSTAIN_QUANTILE)) - ABSTAIN_MARGIN if len(misses) > 1 else -np.inf
+        return near_miss(misses) - ABSTAIN_MARGIN
 
     def _cost(self, prepared: _Prepared, i: int, fmt: Format) -> int:
         return self.tokenizer.count(serialized(render(prepared.owners[i][1], fmt)))
@@ -314,35 +362,15 @@ class ToolIndex:
         return best, interleave(rankings, len(prepared.owners)) if len(rankings) > 1 else rankings[0], fit
 
     def _scores(self, prepared: _Prepared, query: str, q: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """Dense: the tool's own text, or usage evidence when it stands out more; fused with BM25.
-
-        Evidence scores average the nearest recorded query and the centroid of all of them (Tool2Vec's
-        usage embedding): one odd query cannot capture a tool, and one example is still used whole.
-        Query-to-query cosines run higher than query-to-tool ones (e5's baseline), so evidence is compared
-        as a z-score among the tools that have evidence, against the tool text's z-score among all tools:
-        compared raw, every tool with any evidence outranked the right tool without it (Seal-Tools R@5
-        0.900 zero-shot fell to 0.644 with feedback; 0.873 this way, and MetaTool 0.853 -> 0.868).
-        Returns the cosine used for min_score and the fused score used for ranking.
-        """
+        """The cosine used for min_score and the fused score used for ranking (`fuse_tool_scores`)."""
         if not prepared.owners or q is None:
             return np.zeros(0), np.zeros(0)
-        dense = (prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2
-        dense_z = standardise(dense.astype(np.float64))
+        evidence = None
         if len(prepared.evidence_owner):
-            nearest = np.full(len(prepared.owners), -1.0)
-            np.maximum.at(nearest, prepared.evidence_owner, prepared.evidence_vectors @ q)
-            has = nearest > -1.0
-            evidence = (nearest + prepared.centroids @ q) / 2
-            if has.sum() >= MIN_EVIDENCE_POPULATION:
-                evidence_z = np.zeros_like(dense_z)
-                evidence_z[has] = standardise(evidence[has])
-            else:  # too few tools with evidence for a z-score: put the cosine on the tool text's scale
-                std = float(dense.std())
-                evidence_z = (evidence - float(dense.mean())) / (std if std > 0 else 1.0)
-            dense_z = np.where(has, np.maximum(dense_z, evidence_z), dense_z)
-            dense = np.where(has, np.maximum(dense, evidence), dense)
-        w = self.dense_weight
-        return dense, w * dense_z + (1.0 - w) * standardise(prepared.lexical.scores(query))
+            evidence = (nearest_evidence(prepared.evidence_vectors, prepared.evidence_owner, len(prepared.owners), q),
+                        prepared.centroids @ q)
+        return fuse_tool_scores((prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2,
+                                prepared.lexical.scores(query), self.dense_weight, evidence)
 
     def _prepare(self, tenant: str, names: list[str]) -> _Prepared:
         """Built once per (definitions, recorded uses) of the named toolsets: the heads and a count of recorded
