@@ -201,8 +201,9 @@ def abstention(label: str, tools: list[dict[str, Any]], test_q: list[Query], ind
     """`abstain` on ordinary test requests (how often it wrongly answers nothing, and what that costs in
     R@5), and on requests whose gold tools were taken out of the toolset (how often it rightly does)."""
     plain = scores(ours(index, label), test_q)["R@5"]
-    with_abstain = scores(ours(index, label, abstain=True), test_q)["R@5"]
-    wrongly = sum(not ours(index, label, abstain=True)(text) for text, _ in test_q) / len(test_q)
+    answers = {text: ours(index, label, abstain=True)(text) for text, _ in test_q}  # each request asked once
+    with_abstain = scores(answers.__getitem__, test_q)["R@5"]
+    wrongly = sum(not answer for answer in answers.values()) / len(answers)
     rightly = 0
     for i, (text, gold) in enumerate(test_q[:removed]):
         index.put("bench", f"{label}-without-{i}", [t for t in tools if t["name"] not in gold])
@@ -260,17 +261,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = dense_model(args.runtime)
-    store = open_store(Path(tempfile.mkdtemp(prefix="ctxsieve-bench-tools-")))  # toolsets, feedback: fresh
-    cache = EmbeddingCache(open_store(CACHE / "bench" / "tools"), embedder)  # vectors: kept between runs
-    index = ToolIndex(store, cache, tokenizer)
     sets = pools()
     (meta_tools, _), (seal, seal_queries) = sets["metatool"], sets["seal_tools"]
-    if args.only_speed:
+    with tempfile.TemporaryDirectory(prefix="ctxsieve-bench-tools-") as folder:
+        store = open_store(Path(folder))  # toolsets and feedback: fresh every run, removed after it
+        cache = EmbeddingCache(open_store(CACHE / "bench" / "tools"), embedder)  # vectors: kept between runs
+        index = ToolIndex(store, cache, tokenizer)
+        for label in [] if args.only_speed else args.pools.split(","):
+            run_set(label, *sets[label], index, cache, not args.no_abstention)
         speed(index, [*seal, *meta_tools], seal_queries)
-        return
-    for label in args.pools.split(","):
-        run_set(label, *sets[label], index, cache, not args.no_abstention)
-    speed(index, [*seal, *meta_tools], seal_queries)
+        store.close()
+        cache.store.close()
 
 
 if __name__ == "__main__":
