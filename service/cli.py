@@ -78,8 +78,8 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def prepare(args: argparse.Namespace) -> int:
-    from ingest.embedding import load_embedder, resolve_model_path
-    from ingest.onnx_model import OnnxEmbedder
+    from ingest.embedding import resolve_model_path
+    from ingest.onnx_model import ensure_onnx, ensure_onnx_int8, mean_pooled
     from ingest.tokens import load_tokenizer
 
     from .engine import load_static
@@ -89,12 +89,13 @@ def prepare(args: argparse.Namespace) -> int:
     path = resolve_model_path(settings.embed_model, settings.model_dir)
     sys.stdout.write(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}\n")
     if settings.runtime == "onnx":
-        sys.stdout.write("ONNX model: exporting once if needed (about a minute)...\n")
-        sys.stdout.flush()
-        embedder = load_embedder(settings.embed_model, settings.model_dir, int8=settings.int8,
-                                 runtime=settings.runtime)
-        exported = isinstance(embedder, OnnxEmbedder)
-        sys.stdout.write(f"ONNX model: {'ready' if exported else 'not exported (not mean-pooled): torch'}\n")
+        if mean_pooled(Path(path)):
+            sys.stdout.write("ONNX model: exporting once if needed (about a minute)...\n")
+            sys.stdout.flush()
+            (ensure_onnx_int8 if settings.int8 else ensure_onnx)(Path(path), settings.model_dir)
+            sys.stdout.write("ONNX model: ready\n")
+        else:
+            sys.stdout.write("ONNX model: not exported (the model is not mean-pooled): it runs on torch\n")
     sys.stdout.write("static first stage: distilling once if needed (about two minutes)...\n")
     sys.stdout.flush()
     static = load_static(settings)

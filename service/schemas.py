@@ -209,7 +209,7 @@ class SelectResponse(BaseModel):
 
 
 Used = Annotated[list[str], Field(min_length=1, max_length=64)]
-MAX_USES = 1000  # per bulk request: ~10 s of query embedding on two cores; the client sends larger logs in parts
+MAX_USES = 1000  # per bulk request (one batch of query embeddings); the client sends larger logs in parts
 
 
 class RecordedUse(Strict):
