@@ -34,8 +34,8 @@ def split_intents(query: str) -> list[str]:
         part = raw.strip(" \t,，、:：")
         if not part:
             continue
-        if parts and not _substantial(part) or parts and not _substantial(parts[-1]):
-            parts[-1] = f"{parts[-1]} {part}"
+        if parts and not (_substantial(part) and _substantial(parts[-1])):
+            parts[-1] = f"{parts[-1]} {part}"  # a fragment joins its neighbour
         else:
             parts.append(part)
     parts = [p for p in parts if _substantial(p)]
