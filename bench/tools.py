@@ -154,39 +154,36 @@ def scores(ranker: Ranker, queries: list[Query]) -> dict[str, float]:
     return out
 
 
-def dense_peer(cache: EmbeddingCache, tools: list[dict[str, Any]]) -> Ranker:
-    names = [t["name"] for t in tools]
+def _peer_dense(cache: EmbeddingCache, tools: list[dict[str, Any]]) -> Callable[[str], np.ndarray]:
+    """"name: description" embedded alone (langgraph-bigtool's index)."""
     matrix = cache.passages([f"{t['name']}: {t['description']}" for t in tools])
+    return lambda query: matrix @ cache.query(query)
 
-    def rank(query: str) -> list[str]:
-        return [names[i] for i in np.argsort(-(matrix @ cache.query(query)), kind="stable")[:10]]
-    return rank
+
+def _peer_bm25(tools: list[dict[str, Any]]) -> Callable[[str], np.ndarray]:
+    """BM25 over names, descriptions and argument names (Anthropic's BM25 tool search)."""
+    return Bm25Index.build([" ".join([t["name"], t["description"],
+                                      *((t.get("parameters") or {}).get("properties") or {})])
+                            for t in tools]).scores
+
+
+def _ranked(tools: list[dict[str, Any]], score: Callable[[str], np.ndarray]) -> Ranker:
+    names = [t["name"] for t in tools]
+    return lambda query: [names[i] for i in np.argsort(-score(query), kind="stable")[:10]]
+
+
+def dense_peer(cache: EmbeddingCache, tools: list[dict[str, Any]]) -> Ranker:
+    return _ranked(tools, _peer_dense(cache, tools))
 
 
 def bm25_peer(tools: list[dict[str, Any]]) -> Ranker:
-    names = [t["name"] for t in tools]
-    index = _peer_bm25(tools)
-
-    def rank(query: str) -> list[str]:
-        return [names[i] for i in np.argsort(-index.scores(query), kind="stable")[:10]]
-    return rank
-
-
-def _peer_bm25(tools: list[dict[str, Any]]) -> Bm25Index:
-    return Bm25Index.build([" ".join([t["name"], t["description"],
-                                      *((t.get("parameters") or {}).get("properties") or {})]) for t in tools])
+    return _ranked(tools, _peer_bm25(tools))
 
 
 def fusion_peer(cache: EmbeddingCache, tools: list[dict[str, Any]]) -> Ranker:
     """The two peers' scores min-max normalised and averaged (the common hybrid default)."""
-    names = [t["name"] for t in tools]
-    matrix = cache.passages([f"{t['name']}: {t['description']}" for t in tools])
-    index = _peer_bm25(tools)
-
-    def rank(query: str) -> list[str]:
-        fused = normalise(matrix @ cache.query(query)) + normalise(index.scores(query))
-        return [names[i] for i in np.argsort(-fused, kind="stable")[:10]]
-    return rank
+    dense, lexical = _peer_dense(cache, tools), _peer_bm25(tools)
+    return _ranked(tools, lambda query: normalise(dense(query)) + normalise(lexical(query)))
 
 
 def ours(index: ToolIndex, toolset: str, tenant: str = "bench", abstain: bool = False) -> Ranker:
