@@ -151,6 +151,8 @@ class Store(Protocol):
                payload: bool | tuple[str, ...] = True, vectors: tuple[str, ...] = (),
                order_by: str | None = None, descending: bool = False) -> tuple[list[Found], str | None]: ...
     def count(self, space: str, condition: Where | None) -> int: ...
+    def tally(self, space: str, key: str, value: str) -> int: ...
+    def set_where(self, space: str, condition: Where, payload: Mapping[str, Any]) -> None: ...
     def facet(self, space: str, key: str, condition: Where | None, limit: int) -> dict[Any, int]: ...
     def ping(self) -> bool: ...
     def close(self) -> None: ...
@@ -369,6 +371,17 @@ class EdgeStore:
         shard = self._shard(space)
         return int(_guarded(lambda: shard.count(self.qe.CountRequest(exact=True, filter=self._filter(condition)))))
 
+    def tally(self, space: str, key: str, value: str) -> int:
+        """Points whose keyword-indexed `key` equals `value`, read from the payload index instead of a scan (an
+        exact count visits every matching point). The engine's estimate of a single indexed match is exact."""
+        shard = self._shard(space)
+        request = self.qe.CountRequest(exact=False, filter=self._filter(Where((Match(key, value),))))
+        return int(_guarded(lambda: shard.count(request)))
+
+    def set_where(self, space: str, condition: Where, payload: Mapping[str, Any]) -> None:
+        """Set these payload fields on every point matching `condition` (one engine operation, nothing read)."""
+        self._write(space, self.qe.UpdateOperation.set_payload_by_filter(self._filter(condition), dict(payload)))
+
     def facet(self, space: str, key: str, condition: Where | None, limit: int) -> dict[Any, int]:
         shard = self._shard(space)
         request = self.qe.FacetRequest(key=key, limit=limit, exact=True, filter=self._filter(condition))
@@ -550,6 +563,15 @@ class ClientStore:
         result = self._call(lambda: self.client.count(self.collection(space), count_filter=self._filter(condition),
                                                       exact=True))
         return int(result.count)
+
+    def tally(self, space: str, key: str, value: str) -> int:
+        result = self._call(lambda: self.client.count(self.collection(space), count_filter=self._filter(
+            Where((Match(key, value),))), exact=False))
+        return int(result.count)
+
+    def set_where(self, space: str, condition: Where, payload: Mapping[str, Any]) -> None:
+        self._call(lambda: self.client.set_payload(self.collection(space), payload=dict(payload),
+                                                   points=self._filter(condition), wait=True))
 
     def facet(self, space: str, key: str, condition: Where | None, limit: int) -> dict[Any, int]:
         result = self._call(lambda: self.client.facet(self.collection(space), key, facet_filter=self._filter(condition),
