@@ -79,7 +79,7 @@ def grow(data: Path, target: int, done: int, texts: list[str]) -> tuple[int, int
     index = CollectionIndex(store, EmbeddingCache(store, StandInEmbedder()), load_tokenizer(
         "o200k_base", CACHE / "tiktoken"), 96)
     index.create("default", "specs", "stand-in vectors")
-    chunks = store.count(index.space, index._of("default", "specs", "chunk"))
+    chunks = index.info("default", "specs")["chunks"]
     started, i = time.perf_counter(), done
     while chunks < target:
         chunks += index.add("default", "specs", [document(i + j, texts) for j in range(100)])[1]
@@ -232,9 +232,11 @@ def main() -> None:
         process, ready = serve(args.data, args.port)
         try:
             line = measure(args.port, asked, 10_000_000 + size, texts)
-            print(f"{chunks} chunks: {added} added at {added / max(seconds, 1e-9):.0f} "
-                  f"chunks/s through CollectionIndex (stand-in vectors); restart to ready {ready:.1f} s; service RSS "
-                  f"{rss_mib(process.pid):.0f} MiB; {line}", flush=True)
+            grown = (f"{added} added at {added / seconds:.0f} chunks/s through CollectionIndex (stand-in vectors)"
+                     if seconds > 1 else "already there")
+            print(f"{chunks} chunks: {grown}; restart to ready {ready:.1f} s; service RSS {rss_mib(process.pid):.0f} "
+                  f"MiB (heap {rss_mib(process.pid, 'RssAnon'):.0f}, mapped files "
+                  f"{rss_mib(process.pid, 'RssFile'):.0f}); {line}", flush=True)
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(60)
