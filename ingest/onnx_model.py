@@ -3,9 +3,10 @@
 `ctxsieve prepare` exports the converted model's encoder once (torch's exporter, fp32, graph optimised by
 ONNX Runtime when loaded) into the model cache, keyed by the weights like the static table, and checks the
 exported graph against torch on probe texts before keeping it (cosine >= MIN_COSINE, else it is refused).
-At serve time inference runs in onnxruntime (torch is still imported, by transformers' tokenizer). The
-vectors equal torch's to float noise, so the model id is the same: a data dir's vectors stay valid whichever
-runtime wrote them.
+At serve time inference runs in onnxruntime and tokenizing in `tokenizers`, from the tokenizer transformers
+builds for the folder, saved once beside the export: neither torch nor transformers is imported. The vectors
+equal torch's to float noise, so the model id is the same: a data dir's vectors stay valid whichever runtime
+wrote them.
 """
 
 from __future__ import annotations
@@ -107,6 +108,36 @@ def ensure_onnx_int8(model_folder: Path, cache_dir: Path) -> Path:
     return target
 
 
+def tokenizer_path(model_folder: Path, cache_dir: Path) -> Path:
+    digest = hashlib.sha256((model_folder / "tokenizer.json").read_bytes()).hexdigest()[:12]
+    return cache_dir / f"tokenizer-{model_folder.name}-{digest}.json"
+
+
+def ensure_tokenizer(model_folder: Path, cache_dir: Path) -> Path:
+    """The tokenizer transformers builds for the folder, as sentence-transformers uses it, saved whole so that
+    serving needs only `tokenizers`. The folder's own tokenizer.json, read raw, is not it: it gives other ids
+    for fullwidth and CJK punctuation (`？`, `！`, `，`), which would change every vector of such a text."""
+    target = tokenizer_path(model_folder, cache_dir)
+    if target.exists():
+        return target
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    from .embedding import quiet_loading
+
+    with quiet_loading():
+        built = AutoTokenizer.from_pretrained(str(model_folder), local_files_only=True).backend_tokenizer
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial.json")
+    built.save(str(partial))
+    saved = Tokenizer.from_file(str(partial))
+    if any(saved.encode(text).ids != built.encode(text).ids for text in PROBES):
+        partial.unlink()
+        raise RuntimeError(f"the saved tokenizer of {model_folder.name} does not reproduce transformers' ids")
+    partial.replace(target)
+    return target
+
+
 def _pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     weights = mask[..., None].astype(np.float32)
     vectors = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
@@ -170,15 +201,11 @@ class OnnxEmbedder:
 
 def load_onnx(model_folder: Path, cache_dir: Path, model_id: str, threads: int | None, int8: bool = False
               ) -> OnnxEmbedder:
-    """The tokenizer is the one transformers builds from the folder, as sentence-transformers uses it:
-    tokenizer.json read raw by `tokenizers` alone gave other ids for some CJK punctuation (`？`)."""
-    from transformers import AutoTokenizer
-
-    from .embedding import quiet_loading
+    """Built by `ctxsieve prepare` (export and tokenizer); at serve time only loaded, without torch."""
+    from tokenizers import Tokenizer
 
     path = ensure_onnx_int8(model_folder, cache_dir) if int8 else ensure_onnx(model_folder, cache_dir)
-    with quiet_loading():
-        tokenizer = AutoTokenizer.from_pretrained(str(model_folder), local_files_only=True).backend_tokenizer
+    tokenizer = Tokenizer.from_file(str(ensure_tokenizer(model_folder, cache_dir)))
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
     config = model_folder / "config_sentence_transformers.json"

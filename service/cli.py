@@ -79,7 +79,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def prepare(args: argparse.Namespace) -> int:
     from ingest.embedding import resolve_model_path
-    from ingest.onnx_model import ensure_onnx, ensure_onnx_int8, mean_pooled
+    from ingest.onnx_model import ensure_onnx, ensure_onnx_int8, ensure_tokenizer, mean_pooled
     from ingest.tokens import load_tokenizer
 
     from .engine import load_static
@@ -93,6 +93,7 @@ def prepare(args: argparse.Namespace) -> int:
             sys.stdout.write("ONNX model: exporting once if needed (about a minute)...\n")
             sys.stdout.flush()
             (ensure_onnx_int8 if settings.int8 else ensure_onnx)(Path(path), settings.model_dir)
+            ensure_tokenizer(Path(path), settings.model_dir)
             sys.stdout.write("ONNX model: ready\n")
         else:
             sys.stdout.write("ONNX model: not exported (the model is not mean-pooled): it runs on torch\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +122,23 @@ def test_int8_on_onnx_is_another_model_close_to_fp32() -> None:
     assert cosine.min() >= 0.98, cosine
     chinese, english = int8.embed_passages(TEXTS), int8.embed_queries(["capital of China"])[0]
     assert int(np.argmax(chinese @ english)) == 4
+
+
+@pytest.mark.slow
+def test_serving_on_onnx_imports_neither_torch_nor_transformers(tmp_path: Path) -> None:
+    """What `ctxsieve serve` loads on the default runtime (after prepare): the models, the engine and the app.
+    torch alone is ~300 MB of a process's memory."""
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from service.app import create_app\n"
+        "from service.engine import load_models\n"
+        "from service.settings import Settings\n"
+        f"settings = Settings(data_dir=Path({str(tmp_path)!r}), model_dir=Path({str(CACHE / 'models')!r}),\n"
+        f"                    tiktoken_cache_dir=Path({str(CACHE / 'tiktoken')!r}))\n"
+        "models = load_models(settings)\n"
+        "models.embedder.embed_queries(['谁设计了埃菲尔铁塔？'])\n"
+        "create_app(settings, models)\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n")
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    assert ran.stdout.strip().splitlines()[-1] == "[]", ran.stdout + ran.stderr
