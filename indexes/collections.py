@@ -173,8 +173,8 @@ class CollectionIndex:
         self.dense_weight = dense_weight
         self.space = f"collections__{vectors.vector}"
         store.ensure(SpaceSpec(name=self.space, dense={vectors.vector: vectors.embedder.dim}, sparse=(BM25,),
-                               searched=True, indexes={"tenant": "tenant", "collection": "keyword", "kind": "keyword",
-                                                       "scope": "keyword", "document_id": "keyword"}))
+                               searched=True, indexes={"tenant": "keyword", "collection": "keyword", "kind": "keyword",
+                                                       "scope": "partition", "document_id": "keyword"}))
         self._indexed: set[str] = set()  # metadata fields given a payload index by this process
         self._give_scopes()
 
@@ -279,8 +279,8 @@ class CollectionIndex:
             doc_chunks = self._chunk_points(tenant, name, doc, digest)
             chunks += doc_chunks
             heads.append(PointData(key=self._document_key(tenant, name, doc.id), payload={
-                "kind": "document", "tenant": tenant, "collection": name, "scope": self._scope(tenant, name, "document"),
-                "document_id": doc.id, "hash": digest,
+                "kind": "document", "tenant": tenant, "collection": name,
+                "scope": self._scope(tenant, name, "document"), "document_id": doc.id, "hash": digest,
                 "chunks": len(doc_chunks), "tokens": sum(p.payload["tokens"] for p in doc_chunks),
                 "title": doc.title, "url": doc.url, "metadata": doc.metadata or {}, "added_at": utc_stamp()}))
         if chunks:  # one embedding batch for the whole request, not one per document

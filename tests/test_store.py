@@ -151,7 +151,7 @@ def test_a_tally_from_the_index_stays_exact_through_replacements_and_deletes(sto
         store.upsert("s", [PointData(key=f"p{i}", payload={"scope": scope, "n": i},
                                      dense={"d": np.eye(4, dtype=np.float32)[i % 4]}) for i in ids])
 
-    put(range(0, 600), "a")
+    put(range(600), "a")
     put(range(600, 1000), "b")
     store.delete_where("s", where(scope="a").and_(Range("n", lt=100)))
     put(range(200, 300), "a")  # replaced in place
@@ -178,3 +178,30 @@ def test_collections_written_before_scopes_get_them_once(store: Store, tokenizer
     assert fresh.info("a", "kb") == {"name": "kb", "description": "", "documents": 4, "chunks": 4}
     hits = fresh.query("b", "kb", "valve fact 2", 2, None, {"n": {"gte": 2}}).snippets
     assert hits and all(h.metadata["n"] >= 2 and h.text.endswith("of b") for h in hits)
+
+
+def test_every_index_kind_is_accepted_by_both_engines(store: Store) -> None:
+    store.ensure(SpaceSpec(name="kinds", dense={"d": 4}, indexes={
+        f"f_{kind}": kind for kind in ("keyword", "tenant", "partition", "integer", "float", "datetime", "bool")}))
+    store.upsert("kinds", [PointData(key="p", payload={"f_partition": "x", "f_integer": 3},
+                                     dense={"d": np.eye(4, dtype=np.float32)[0]})])
+    assert store.tally("kinds", "f_partition", "x") == 1
+    assert store.count("kinds", Where((Range("f_integer", gte=3),))) == 1
+
+
+def test_fields_an_older_build_indexed_with_hnsw_links_lose_them(tmp_path: Path) -> None:
+    """Metadata indexes made before partitions existed would each add HNSW graphs at the next optimize."""
+    import qdrant_edge as qe
+
+    first = EdgeStore(tmp_path)
+    first.ensure(SPEC)
+    first.close()
+    shard = qe.EdgeShard.load(str(tmp_path / "t"))
+    shard.update(qe.UpdateOperation.create_field_index("metadata.family", qe.PayloadSchemaType.Keyword))
+    shard.close()
+    reopened = EdgeStore(tmp_path)
+    reopened.ensure(SPEC)
+    schema = reopened._shards["t"].info().payload_schema
+    reopened.close()
+    assert schema["metadata.family"].params.enable_hnsw is False
+    assert schema["m.tag"].params.enable_hnsw is False and schema["tenant"].params.is_tenant
