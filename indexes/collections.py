@@ -359,36 +359,36 @@ class CollectionIndex:
         return conditions
 
     def _candidates(self, query: str, scope: Where, corpus: Where) -> list[tuple[Found, float, float]]:
-        """Dense and BM25 candidates in one engine call, each with both scores, in a fixed order.
+        """Dense and BM25 candidates, each with both scores, in a fixed order: two engine calls.
 
-        A dense hit's score is its cosine (unit vectors, dot product); its BM25 score comes from a second
-        search limited to such hits that share a query term (the others score 0). A BM25 hit's dense score is
-        its returned vector against the query.
+        The first runs both searches under the filter. The second gives each candidate the score it lacks: BM25
+        over the dense-only hits (the engine returns those sharing a query term; the others score 0) with IDF
+        over the same collection, and the dense score of the BM25-only hits. Scores come from the engine, not
+        from vectors sent back and scored here: turning 128 returned vectors into Python objects cost more
+        than the second call.
         """
         terms = sparse_query(query)
         vector, q = self.vectors.vector, self.vectors.query(query)
-        searches = [Search(using=vector, vector=q, limit=CANDIDATES, where=scope, vectors=(BM25,),
-                           payload=CANDIDATE_FIELDS)]
+        searches = [Search(using=vector, vector=q, limit=CANDIDATES, where=scope, payload=CANDIDATE_FIELDS)]
         if terms.indices:
-            searches.append(Search(using=BM25, vector=terms, limit=CANDIDATES, where=scope, vectors=(vector,),
-                                   payload=CANDIDATE_FIELDS, idf_corpus=corpus))
+            searches.append(Search(using=BM25, vector=terms, limit=CANDIDATES, where=scope, payload=CANDIDATE_FIELDS,
+                                   idf_corpus=corpus))
         results = self.store.search(self.space, searches)
         dense = {f.id: f.score or 0.0 for f in results[0]}
         lexical = {f.id: f.score or 0.0 for f in (results[1] if len(results) > 1 else [])}
         found = {f.id: f for batch in results for f in batch}
-        for f in results[1] if len(results) > 1 else []:
-            if f.id not in dense:
-                dense[f.id] = float(f.dense[vector] @ q)
-        query_terms = set(terms.indices)
-        unscored = [f.id for f in results[0] if f.id not in lexical and query_terms & set(
-            f.sparse[BM25].indices if BM25 in f.sparse else ())]
-        if unscored:
-            rescored = self.store.search(self.space, [Search(using=BM25, vector=terms, limit=len(unscored),
-                                                             where=Where((HasIds(tuple(unscored)),)), payload=False,
-                                                             idf_corpus=corpus)])[0]
-            lexical.update({f.id: f.score or 0.0 for f in rescored})
+        missing_lexical = tuple(i for i in dense if i not in lexical) if terms.indices else ()
+        missing_dense = tuple(i for i in lexical if i not in dense)
+        rescoring = [Search(using=BM25, vector=terms, limit=len(missing_lexical), payload=False, idf_corpus=corpus,
+                            where=Where((HasIds(missing_lexical),)))] if missing_lexical else []
+        if missing_dense:
+            rescoring.append(Search(using=vector, vector=q, limit=len(missing_dense), payload=False,
+                                    where=Where((HasIds(missing_dense),))))
+        for search, scored in zip(rescoring, self.store.search(self.space, rescoring) if rescoring else [],
+                                  strict=True):
+            (lexical if search.using == BM25 else dense).update({f.id: f.score or 0.0 for f in scored})
         ordered = sorted(found.values(), key=lambda f: (f.payload["document_id"], f.payload["index"], f.id))
-        return [(f, dense[f.id], lexical.get(f.id, 0.0)) for f in ordered]
+        return [(f, dense.get(f.id, 0.0), lexical.get(f.id, 0.0)) for f in ordered]
 
     def _served(self, tenant: str, name: str, found: list[tuple[Found, float, float]]
                 ) -> list[tuple[Found, float, float]]:

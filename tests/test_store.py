@@ -205,3 +205,26 @@ def test_fields_an_older_build_indexed_with_hnsw_links_lose_them(tmp_path: Path)
     reopened.close()
     assert schema["metadata.family"].params.enable_hnsw is False
     assert schema["m.tag"].params.enable_hnsw is False and schema["tenant"].params.is_tenant
+
+
+def test_every_collection_candidate_gets_both_scores(store: Store, tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """Found by one search, scored by the other in a second call: dense scores are the cosine of the stored
+    vectors, and a chunk sharing a query term has a BM25 score whichever search found it."""
+    cache = EmbeddingCache(store, HashingEmbedder())
+    index = CollectionIndex(store, cache, tokenizer, 96)
+    index.create("a", "kb", "")
+    words = ["pump", "valve", "seal", "gasket", "flange", "rotor", "stator", "bearing"]
+    index.add("a", "kb", [NewDocument(f"d{i}", f"{words[i % 8]} {words[(i * 3) % 8]} note {i} about part {i % 5}")
+                          for i in range(150)])
+    query = "bearing seal part 3"
+    corpus = index._of("a", "kb", "chunk")
+    found = index._candidates(query, corpus, corpus)
+    q = cache.query(query)
+    ids = [f.id for f, _, _ in found]
+    stored = {f.id: f for f in scroll_all(store, index.space, Where((HasIds(tuple(ids)),)), payload=("text",),
+                                           vectors=(cache.vector,))}
+    assert len(found) > 64  # both searches contributed
+    for f, dense, lexical in found:
+        assert abs(dense - float(stored[f.id].dense[cache.vector] @ q)) < 1e-5
+        shares = {"bearing", "seal", "part", "3"} & set(stored[f.id].payload["text"].split())
+        assert (lexical > 0) == bool(shares), stored[f.id].payload["text"]
