@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from .store import (
 from .usage import Usage, make_usage
 from .vectors import EmbeddingCache
 
+log = logging.getLogger("ctxsieve")
 BM25 = "bm25"
 # Candidates each engine search returns: enough for k up to 50 and a budget of a few thousand tokens.
 CANDIDATES = 64
@@ -211,6 +213,8 @@ class CollectionIndex:
         lacking = Where((MatchAny("kind", ("document", "chunk")), IsEmpty("scope")))
         if not self.store.scroll(self.space, lacking, limit=1, payload=False)[0]:
             return
+        log.info("collections: adding the scope field to documents and chunks stored by an earlier build (once; "
+                 "about a minute per million chunks)")
         for head in scroll_all(self.store, self.space, where(kind="collection"), payload=("tenant", "collection")):
             tenant, name = head.payload["tenant"], head.payload["collection"]
             for kind in ("document", "chunk"):
