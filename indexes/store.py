@@ -32,8 +32,8 @@ T = TypeVar("T")
 # "partition": a keyword that splits a space into the parts every vector search names (a collection's chunks):
 # the engine stores each part together and links each part's points in HNSW. No other index adds HNSW links:
 # for a linked field the engine builds another graph over the points of each of its values that has more than
-# the full-scan threshold of points (one 8-valued metadata field nearly doubled the HNSW build of 100k points
-# here), while filters on those fields work without them (filter first when selective, else the graph checked).
+# the full-scan threshold of points (an 8-valued metadata field over a whole collection: the build's work twice),
+# while filters on those fields work without them (filter first when selective, else the graph checked).
 IndexKind = Literal["keyword", "tenant", "partition", "integer", "float", "datetime", "bool"]
 
 
