@@ -23,8 +23,11 @@ prepare: install
 run: prepare
 	HF_HUB_OFFLINE=1 $(VENV)/bin/ctxsieve serve
 
+# mypy cannot follow the editable install's import hook, so it reads the packages through links named as installed.
 lint: install
 	$(VENV)/bin/ruff check .
+	@mkdir -p $(VENV)/mypy-src/ctxsieve
+	@for p in ingest indexes service; do ln -sfn ../../../$$p $(VENV)/mypy-src/ctxsieve/$$p; done
 	$(VENV)/bin/mypy
 
 # Headless Chromium for the inspector page's test (Debian's packages; skipped where apt-get is not ours).

@@ -21,15 +21,15 @@ from pathlib import Path
 
 from bench.datasets import DATA, cmrc_cases, squad_cases
 from bench.models import add_runtime, dense_model
-from indexes.collections import CollectionIndex, NewDocument
-from ingest.tokens import load_tokenizer
+from ctxsieve.indexes.collections import CollectionIndex, NewDocument
+from ctxsieve.ingest.tokens import load_tokenizer
 
 try:
-    from indexes.store import open_store
-    from indexes.vectors import EmbeddingCache
+    from ctxsieve.indexes.store import open_store
+    from ctxsieve.indexes.vectors import EmbeddingCache
 except ImportError:  # the code before the move (7f2c7b8): same classes, older module layout
-    from indexes.sieve import EmbeddingCache  # type: ignore[attr-defined,no-redef]
-    from indexes.store import QdrantStore  # type: ignore[attr-defined]
+    from ctxsieve.indexes.sieve import EmbeddingCache  # type: ignore[attr-defined,no-redef]
+    from ctxsieve.indexes.store import QdrantStore  # type: ignore[attr-defined]
 
     open_store = QdrantStore.open
 

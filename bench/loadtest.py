@@ -28,7 +28,7 @@ import httpx
 from bench.datasets import squad_cases
 from bench.speed import CACHE, inputs
 from bench.tools import metatool
-from ingest.tokens import load_tokenizer
+from ctxsieve.ingest.tokens import load_tokenizer
 
 MIX = (("filter", 0.30), ("ref", 0.20), ("refilter", 0.15), ("tools", 0.20), ("collection", 0.15))
 SIZES = ((2000, 0.5), (10000, 0.35), (40000, 0.15))
@@ -54,7 +54,7 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "CTXSIEVE_LOG_LEVEL": "warning", "HF_HUB_OFFLINE": "1"}
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--data-dir", str(data_dir),
+    process = subprocess.Popen([sys.executable, "-m", "ctxsieve.service.cli", "serve", "--data-dir", str(data_dir),
                                 "--port", str(port)], env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 600

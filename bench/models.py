@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ingest.embedding import Embedder, load_embedder
+from ctxsieve.ingest.embedding import Embedder, load_embedder
 
 CACHE = Path.home() / ".cache" / "ctxsieve"
 

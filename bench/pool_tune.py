@@ -20,12 +20,12 @@ import numpy as np
 from bench.datasets import Case, cmrc_cases, cmrc_dev_cases, found, squad_cases, squad_dev_cases
 from bench.models import dense_model
 from bench.recall import BUDGETS, CACHE, make_sieve
-from indexes.ranking import Candidate, interleave, neighbours, rank_order, select
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
-from indexes.sources import SourceInput
-from indexes.store import open_store
-from ingest.normalize import Document
-from ingest.tokens import load_tokenizer
+from ctxsieve.indexes.ranking import Candidate, interleave, neighbours, rank_order, select
+from ctxsieve.indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
+from ctxsieve.indexes.sources import SourceInput
+from ctxsieve.indexes.store import open_store
+from ctxsieve.ingest.normalize import Document
+from ctxsieve.ingest.tokens import load_tokenizer
 
 
 @dataclass

@@ -16,14 +16,14 @@ import numpy as np
 
 from bench.datasets import Case, cmrc_cases, found, haystack_cases, squad_cases
 from bench.models import add_runtime, dense_model
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, FilterParams, Sieve
-from indexes.sources import SourceInput, SourceStore
-from indexes.store import Store, open_store
-from indexes.vectors import EmbeddingCache
-from ingest.embedding import resolve_model_path
-from ingest.normalize import Document
-from ingest.static_model import StaticEmbedder, ensure_static
-from ingest.tokens import load_tokenizer
+from ctxsieve.indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, FilterParams, Sieve
+from ctxsieve.indexes.sources import SourceInput, SourceStore
+from ctxsieve.indexes.store import Store, open_store
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.embedding import resolve_model_path
+from ctxsieve.ingest.normalize import Document
+from ctxsieve.ingest.static_model import StaticEmbedder, ensure_static
+from ctxsieve.ingest.tokens import load_tokenizer
 
 BUDGETS = (300, 600)
 CACHE = Path.home() / ".cache" / "ctxsieve"

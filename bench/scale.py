@@ -31,11 +31,11 @@ import httpx
 import numpy as np
 
 from bench.datasets import DATA
-from indexes.collections import CollectionIndex, NewDocument
-from indexes.store import EdgeStore, PointData, SpaceSpec
-from indexes.vectors import EmbeddingCache
-from ingest.e5_model import MODEL_NAME
-from ingest.tokens import load_tokenizer
+from ctxsieve.indexes.collections import CollectionIndex, NewDocument
+from ctxsieve.indexes.store import PointData, SpaceSpec, open_edge
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.e5_model import MODEL_NAME
+from ctxsieve.ingest.tokens import load_tokenizer
 
 CACHE = Path.home() / ".cache" / "ctxsieve"
 FAMILIES = ("pump", "valve", "seal", "motor", "gear", "hose", "filter", "sensor")
@@ -75,7 +75,7 @@ def document(i: int, texts: list[str]) -> NewDocument:
 
 def grow(data: Path, target: int, done: int, texts: list[str]) -> tuple[int, int, float]:
     """Add documents until the collection holds `target` chunks; returns (documents, chunks, seconds)."""
-    store = EdgeStore(data / "edge")
+    store = open_edge(data)
     index = CollectionIndex(store, EmbeddingCache(store, StandInEmbedder()), load_tokenizer(
         "o200k_base", CACHE / "tiktoken"), 96)
     index.create("default", "specs", "stand-in vectors")
@@ -91,7 +91,7 @@ def grow(data: Path, target: int, done: int, texts: list[str]) -> tuple[int, int
 
 def engine_insert_rate(data: Path, n: int = 50_000) -> float:
     """Points per second into the engine alone: 384-d vector, 40-term sparse vector, ~1 KB payload."""
-    store = EdgeStore(data / "insert-probe")
+    store = open_edge(data / "insert-probe")
     store.ensure(SpaceSpec(name="probe", dense={"d": 384}, sparse=("s",), indexes={"tenant": "tenant"}))
     rng = np.random.default_rng(0)
     vectors = rng.standard_normal((n, 384)).astype(np.float32)
@@ -105,7 +105,7 @@ def engine_insert_rate(data: Path, n: int = 50_000) -> float:
 
 
 def _sparse(rng: np.random.Generator) -> Any:
-    from indexes.store import Sparse
+    from ctxsieve.indexes.store import Sparse
 
     ids = np.unique(rng.integers(0, 1 << 30, 40))
     return Sparse(tuple(int(x) for x in ids), tuple(1.0 for _ in ids))
@@ -114,7 +114,7 @@ def _sparse(rng: np.random.Generator) -> Any:
 def serve(data: Path, port: int) -> tuple[subprocess.Popen[bytes], float]:
     env = {**os.environ, "CTXSIEVE_LOG_LEVEL": "warning", "CTXSIEVE_BACKGROUND_EMBEDDING": "false"}
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--data-dir", str(data),
+    process = subprocess.Popen([sys.executable, "-m", "ctxsieve.service.cli", "serve", "--data-dir", str(data),
                                 "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
         try:
@@ -225,7 +225,7 @@ def main() -> None:
         done, chunks, seconds = grow(args.data, size, done, texts)
         added, previous = chunks - previous, chunks
         if args.optimize:
-            store = EdgeStore(args.data / "edge")
+            store = open_edge(args.data)
             spent = store.optimize_all()
             store.close()
             print("optimized offline: " + ", ".join(f"{space} {s:.0f} s" for space, s in spent), flush=True)

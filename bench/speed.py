@@ -22,15 +22,15 @@ import numpy as np
 
 from bench.datasets import DATA, squad_cases
 from bench.models import add_runtime, dense_model
-from indexes.background import BackgroundEmbedder
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, FilterParams, Sieve
-from indexes.sources import SourceInput, SourceStore
-from indexes.store import open_store
-from indexes.vectors import EmbeddingCache
-from ingest.embedding import resolve_model_path
-from ingest.normalize import Document, html_to_text
-from ingest.static_model import ensure_static
-from ingest.tokens import load_tokenizer
+from ctxsieve.indexes.background import BackgroundEmbedder
+from ctxsieve.indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, FilterParams, Sieve
+from ctxsieve.indexes.sources import SourceInput, SourceStore
+from ctxsieve.indexes.store import open_store
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.embedding import resolve_model_path
+from ctxsieve.ingest.normalize import Document, html_to_text
+from ctxsieve.ingest.static_model import ensure_static
+from ctxsieve.ingest.tokens import load_tokenizer
 
 CACHE = Path.home() / ".cache" / "ctxsieve"
 QUERY = "what caused the delays and who was responsible"

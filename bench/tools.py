@@ -27,12 +27,12 @@ import numpy as np
 
 from bench.datasets import DATA
 from bench.models import add_runtime, dense_model
-from indexes.lexical import Bm25Index
-from indexes.ranking import normalise
-from indexes.store import open_store
-from indexes.tools import ToolIndex
-from indexes.vectors import EmbeddingCache
-from ingest.tokens import load_tokenizer
+from ctxsieve.indexes.lexical import Bm25Index
+from ctxsieve.indexes.ranking import normalise
+from ctxsieve.indexes.store import open_store
+from ctxsieve.indexes.tools import ToolIndex
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.tokens import load_tokenizer
 
 CACHE = Path.home() / ".cache" / "ctxsieve"
 KS = (3, 5, 10)

@@ -25,12 +25,12 @@ import numpy as np
 
 from bench.models import dense_model
 from bench.tools import CACHE, Query, pool_split, pools
-from indexes.intents import split_intents
-from indexes.lexical import Bm25Index
-from indexes.ranking import normalise, standardise
-from indexes.store import open_store
-from indexes.toolformats import Tool, index_text, name_text, parse_toolset
-from indexes.tools import (
+from ctxsieve.indexes.intents import split_intents
+from ctxsieve.indexes.lexical import Bm25Index
+from ctxsieve.indexes.ranking import normalise, standardise
+from ctxsieve.indexes.store import open_store
+from ctxsieve.indexes.toolformats import Tool, index_text, name_text, parse_toolset
+from ctxsieve.indexes.tools import (
     ABSTAIN_QUANTILE,
     TOOL_DENSE_WEIGHT,
     calibration_asks,
@@ -38,7 +38,7 @@ from indexes.tools import (
     near_miss,
     nearest_evidence,
 )
-from indexes.vectors import EmbeddingCache
+from ctxsieve.indexes.vectors import EmbeddingCache
 
 K = 5
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ingest.chunking import chunk_view
-from ingest.normalize import Document, build_view
-from ingest.tokens import Tokenizer
+from ctxsieve.ingest.chunking import chunk_view
+from ctxsieve.ingest.normalize import Document, build_view
+from ctxsieve.ingest.tokens import Tokenizer
 
 from .errors import InvalidInput, NotFound
 from .lexical import sparse_document, sparse_query
@@ -44,6 +44,7 @@ from .store import (
     SpaceSpec,
     Store,
     Where,
+    layout,
     scroll_all,
     where,
 )
@@ -173,7 +174,7 @@ class CollectionIndex:
         self.tokenizer = tokenizer
         self.chunk_tokens = chunk_tokens
         self.dense_weight = dense_weight
-        self.space = f"collections__{vectors.vector}"
+        self.space = layout.collection_chunks(vectors.vector)
         store.ensure(SpaceSpec(name=self.space, dense={vectors.vector: vectors.embedder.dim}, sparse=(BM25,),
                                searched=True, indexes={"tenant": "keyword", "collection": "keyword", "kind": "keyword",
                                                        "scope": "partition", "document_id": "keyword"}))

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ingest.embedding import Embedder
-from ingest.tokens import Tokenizer
+from ctxsieve.ingest.embedding import Embedder
+from ctxsieve.ingest.tokens import Tokenizer
 
 from .collections import CollectionIndex, NewDocument
 from .sessions import SESSIONS
 from .sources import SourceStore
-from .store import EdgeStore, PointData, explain_store_error, point_id
+from .store import DataDir, EdgeStore, PointData, explain_store_error, open_edge, point_id
 from .toolformats import Tool
 from .tools import ToolIndex
 from .vectors import EmbeddingCache
@@ -54,7 +54,8 @@ def _records(client: Any, collection: str, vectors: bool = False) -> Iterator[An
 def migrate(data_dir: Path, embedder: Embedder, tokenizer: Tokenizer, chunk_tokens: int) -> Migrated:
     from qdrant_client import QdrantClient
 
-    old_dir, target, partial = data_dir / "qdrant", data_dir / "edge", data_dir / "edge.partial"
+    folders = DataDir(data_dir)
+    old_dir, target, partial = folders.old_qdrant, folders.edge, folders.edge_partial
     if not (old_dir / "meta.json").exists():
         raise FileNotFoundError(f"{old_dir} holds no data in the old layout (no meta.json)")
     if target.exists():
@@ -64,7 +65,7 @@ def migrate(data_dir: Path, embedder: Embedder, tokenizer: Tokenizer, chunk_toke
         old = QdrantClient(path=str(old_dir))
     except Exception as exc:  # a held lock, a damaged file
         raise RuntimeError(f"cannot open {old_dir}: {explain_store_error(exc)}") from exc
-    store = EdgeStore(partial)
+    store = open_edge(data_dir, staging=True)
     try:
         done = _copy(old, store, embedder, tokenizer, chunk_tokens)
     finally:

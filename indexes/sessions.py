@@ -15,9 +15,9 @@ from typing import Any
 
 from .errors import NotFound
 from .sources import utc_stamp
-from .store import MatchAny, PointData, Range, SpaceSpec, Store, Where, scroll_all, where
+from .store import MatchAny, PointData, Range, SpaceSpec, Store, Where, layout, scroll_all, where
 
-SESSIONS = SpaceSpec(name="sessions", indexes={"tenant": "tenant", "session": "keyword", "refs": "keyword",
+SESSIONS = SpaceSpec(name=layout.SESSIONS, indexes={"tenant": "tenant", "session": "keyword", "refs": "keyword",
                                                "at": "float"})
 REPEAT_WARNING = 0.15
 MAX_REQUESTS = 10_000

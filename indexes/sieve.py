@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ingest.chunking import Chunk
-from ingest.normalize import Document
-from ingest.static_model import StaticEmbedder
-from ingest.tokens import Tokenizer
+from ctxsieve.ingest.chunking import Chunk
+from ctxsieve.ingest.normalize import Document
+from ctxsieve.ingest.static_model import StaticEmbedder
+from ctxsieve.ingest.tokens import Tokenizer
 
 from .background import BackgroundEmbedder
 from .lexical import Bm25Index

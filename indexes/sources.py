@@ -10,17 +10,17 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ingest.chunking import Chunk, chunk_view, chunker_signature
-from ingest.normalize import CONTENT_TYPES, Document, Section, View, build_view
-from ingest.tokens import Tokenizer
+from ctxsieve.ingest.chunking import Chunk, chunk_view, chunker_signature
+from ctxsieve.ingest.normalize import CONTENT_TYPES, Document, Section, View, build_view
+from ctxsieve.ingest.tokens import Tokenizer
 
 from .errors import Gone, InvalidInput, InvalidRequest, NotFound
 from .lru import Lru
-from .store import Match, PointData, Range, SpaceSpec, Store, Where, scroll_all, where
+from .store import Match, PointData, Range, SpaceSpec, Store, Where, layout, scroll_all, where
 
 # `vector_keys` (the chunk vectors a source uses) is deliberately not indexed: Edge keeps a mutable segment's
 # indexes in RAM, and 20,000 stored outputs made 1.1M keys, ~490 MB. It is read only to forget vectors.
-SOURCES = SpaceSpec(name="sources", indexes={"tenant": "tenant", "state": "keyword", "created": "float"})
+SOURCES = SpaceSpec(name=layout.SOURCES, indexes={"tenant": "tenant", "state": "keyword", "created": "float"})
 
 # Recent sources kept as objects (refs are immutable); the store has them all, this saves re-reading.
 RECENT_SOURCE_BYTES = 64 << 20

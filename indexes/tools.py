@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from ingest.tokens import Tokenizer
+from ctxsieve.ingest.tokens import Tokenizer
 
 from .errors import InvalidRequest, NotFound
 from .intents import split_intents
 from .lexical import Bm25Index
 from .lru import Lru
 from .ranking import interleave, rank_order, standardise
-from .store import MatchAny, PointData, SpaceSpec, Store, scroll_all, where
+from .store import MatchAny, PointData, SpaceSpec, Store, layout, scroll_all, where
 from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
 from .vectors import EmbeddingCache
 
@@ -169,7 +169,7 @@ class ToolIndex:
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
-        self.space = f"toolsets__{vectors.vector}"
+        self.space = layout.toolsets(vectors.vector)
         store.ensure(SpaceSpec(name=self.space, dense={vectors.vector: vectors.embedder.dim},
                                indexes={"tenant": "tenant", "toolset": "keyword", "kind": "keyword",
                                         "version": "keyword"}))

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ingest.embedding import Embedder, vector_name
+from ctxsieve.ingest.embedding import Embedder, vector_name
 
 from .lru import Lru
 from .sources import passage_key
-from .store import PointData, SpaceSpec, Store
+from .store import PointData, SpaceSpec, Store, layout
 
 
 class EmbeddingCache:
@@ -22,7 +22,7 @@ class EmbeddingCache:
         self.store = store
         self.embedder = embedder
         self.vector = vector_name(embedder.model_id)
-        self.space = f"chunks__{self.vector}"
+        self.space = layout.chunk_vectors(self.vector)
         store.ensure(SpaceSpec(name=self.space, dense={self.vector: embedder.dim}))
         self._queries: Lru[str, np.ndarray] = Lru(4096)
         self._embedding = threading.Lock()

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from indexes.errors import Overloaded
+from ctxsieve.indexes.errors import Overloaded
 
 
 class AdmissionGate:

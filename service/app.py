@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from indexes.store import Store
+from ctxsieve.indexes.store import Store
 
 from .engine import EngineHolder, Models
 from .errors import ERROR_TABLE, envelope, install_error_handlers

@@ -78,9 +78,9 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def prepare(args: argparse.Namespace) -> int:
-    from ingest.embedding import resolve_model_path
-    from ingest.onnx_model import ensure_onnx, ensure_onnx_int8, ensure_tokenizer, mean_pooled
-    from ingest.tokens import load_tokenizer
+    from ctxsieve.ingest.embedding import resolve_model_path
+    from ctxsieve.ingest.onnx_model import ensure_onnx, ensure_onnx_int8, ensure_tokenizer, mean_pooled
+    from ctxsieve.ingest.tokens import load_tokenizer
 
     from .engine import load_static
 
@@ -113,7 +113,7 @@ def ingest(args: argparse.Namespace) -> int:
     if not root.is_dir():
         sys.stderr.write(f"{root}: not a folder\n")
         return 2
-    from ingest.tokens import load_tokenizer
+    from ctxsieve.ingest.tokens import load_tokenizer
 
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     target: Target
@@ -144,9 +144,9 @@ def ingest(args: argparse.Namespace) -> int:
 
 def migrate(args: argparse.Namespace) -> int:
     """Convert a data dir of the layout before Qdrant Edge; the old files stay until the user removes them."""
-    from indexes.migrate import migrate as run_migrate
-    from ingest.embedding import load_embedder
-    from ingest.tokens import load_tokenizer
+    from ctxsieve.indexes.migrate import migrate as run_migrate
+    from ctxsieve.ingest.embedding import load_embedder
+    from ctxsieve.ingest.tokens import load_tokenizer
 
     settings = _settings(args)
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
@@ -165,15 +165,15 @@ def migrate(args: argparse.Namespace) -> int:
 
 def optimize(args: argparse.Namespace) -> int:
     """Build the embedded store's HNSW indexes, with the service stopped (the data dir's lock makes sure)."""
-    from indexes.errors import StoreUnavailable
-    from indexes.store import EdgeStore
+    from ctxsieve.indexes.errors import StoreUnavailable
+    from ctxsieve.indexes.store import open_edge
 
     settings = _settings(args)
     if settings.qdrant_url:
         sys.stderr.write("ctxsieve optimize: a Qdrant server builds its indexes itself; this is for --data-dir\n")
         return 2
     try:
-        store = EdgeStore(settings.data_dir / "edge")
+        store = open_edge(settings.data_dir)
     except StoreUnavailable as exc:
         sys.stderr.write(f"ctxsieve optimize: {exc}\n")
         return 2

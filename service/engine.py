@@ -13,20 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexes.background import BackgroundEmbedder
-from indexes.collections import CollectionIndex
-from indexes.errors import CtxsieveError
-from indexes.files import FileReader
-from indexes.sessions import SessionLog
-from indexes.sieve import Sieve
-from indexes.sources import SourceStore, utc_stamp
-from indexes.store import Store, open_store
-from indexes.tools import ToolIndex
-from indexes.vectors import EmbeddingCache
-from indexes.websearch import TavilySearch, WebSearch
-from ingest.embedding import Embedder, load_embedder, resolve_model_path
-from ingest.static_model import StaticEmbedder, ensure_static
-from ingest.tokens import TiktokenTokenizer, load_tokenizer
+from ctxsieve.indexes.background import BackgroundEmbedder
+from ctxsieve.indexes.collections import CollectionIndex
+from ctxsieve.indexes.errors import CtxsieveError
+from ctxsieve.indexes.files import FileReader
+from ctxsieve.indexes.sessions import SessionLog
+from ctxsieve.indexes.sieve import Sieve
+from ctxsieve.indexes.sources import SourceStore, utc_stamp
+from ctxsieve.indexes.store import DataDir, Store, open_store
+from ctxsieve.indexes.tools import ToolIndex
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.indexes.websearch import TavilySearch, WebSearch
+from ctxsieve.ingest.embedding import Embedder, load_embedder, resolve_model_path
+from ctxsieve.ingest.static_model import StaticEmbedder, ensure_static
+from ctxsieve.ingest.tokens import TiktokenTokenizer, load_tokenizer
 
 from .admission import AdmissionGate
 from .errors import NotReady
@@ -90,11 +90,11 @@ def build_engine(settings: Settings, models: Models, store: Store | None = None)
 
 def old_layout(settings: Settings) -> str | None:
     """A data dir written before the move to Qdrant Edge is never silently ignored: say how to convert it."""
-    folder = settings.data_dir
-    if settings.qdrant_url or not (folder / "qdrant" / "meta.json").exists() or (folder / "edge").exists():
+    folder = DataDir(settings.data_dir)
+    if settings.qdrant_url or not folder.holds_old_layout():
         return None
-    return (f"{folder} holds data in the layout of ctxsieve before Qdrant Edge (qdrant-client local mode, "
-            f"{folder / 'qdrant'}); convert it with `ctxsieve migrate --data-dir {folder}` (the old files are "
+    return (f"{folder.root} holds data in the layout of ctxsieve before Qdrant Edge (qdrant-client local mode, "
+            f"{folder.old_qdrant}); convert it with `ctxsieve migrate --data-dir {folder.root}` (the old files are "
             "kept until you remove them), or point --data-dir elsewhere")
 
 
@@ -147,7 +147,7 @@ class EngineHolder:
             try:
                 self.engine = build_engine(self.settings, models, self.store)
                 self.error = None
-                where = self.settings.qdrant_url or f"Qdrant Edge in {self.settings.data_dir / 'edge'}"
+                where = self.settings.qdrant_url or f"Qdrant Edge in {DataDir(self.settings.data_dir).edge}"
                 log.info("ready: store %s", where)
                 self._sweep_forever(self.engine)
                 return

@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from indexes.errors import (
+from ctxsieve.indexes.errors import (
     CtxsieveError,
     Forbidden,
     Gone,

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from indexes.collections import NewDocument
-from indexes.errors import CtxsieveError
-from indexes.files import SUFFIX_TYPES, decode
+from ctxsieve.indexes.collections import NewDocument
+from ctxsieve.indexes.errors import CtxsieveError
+from ctxsieve.indexes.files import SUFFIX_TYPES, decode
 
 DEFAULT_GLOB = "**/*"
 TEXT_SUFFIXES = {*SUFFIX_TYPES, ".pdf"}

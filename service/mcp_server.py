@@ -12,8 +12,9 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ctxsieve_client import Client, CtxsieveError, SearchResult, render
 from mcp.server.mcpserver.exceptions import ToolError
+
+from ctxsieve_client import Client, CtxsieveError, SearchResult, render
 
 T = TypeVar("T")
 

@@ -9,8 +9,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from indexes.errors import InvalidInput
-from indexes.usage import saved_ratio
+from ctxsieve.indexes.errors import InvalidInput
+from ctxsieve.indexes.usage import saved_ratio
 
 from .deps import EngineDep, TenantDep
 from .engine import Engine

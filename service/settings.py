@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
+from ctxsieve.indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS
 
 _CACHE = Path.home() / ".cache" / "ctxsieve"
 

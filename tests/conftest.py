@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.engine import Models
-from service.settings import Settings
+from ctxsieve.service.app import create_app
+from ctxsieve.service.engine import Models
+from ctxsieve.service.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -60,8 +60,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @cache
 def stub_models() -> Models:
     """Real tiktoken, a hashing stand-in for the embedder (64-d), no static first stage: loads in ~0.1 s."""
-    from ingest.embedding import HashingEmbedder
-    from ingest.tokens import load_tokenizer
+    from ctxsieve.ingest.embedding import HashingEmbedder
+    from ctxsieve.ingest.tokens import load_tokenizer
 
     return Models(load_tokenizer("o200k_base", CACHE / "tiktoken"), HashingEmbedder(), None)
 
@@ -126,6 +126,6 @@ def client(data_dir: Path) -> Iterator[TestClient]:
 
 @pytest.fixture(scope="session")
 def tokenizer():  # type: ignore[no-untyped-def]
-    from ingest.tokens import load_tokenizer
+    from ctxsieve.ingest.tokens import load_tokenizer
 
     return load_tokenizer("o200k_base", CACHE / "tiktoken")

@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Query
 
-from indexes.collections import NewDocument
+from ctxsieve.indexes.collections import NewDocument
 
 from ..deps import EngineDep, NamePath, TenantDep
 from ..schemas import (

@@ -6,10 +6,10 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Query, Response
 
-from indexes.errors import InvalidRequest
-from indexes.sieve import FilterParams, FilterResult
-from indexes.sources import Source, SourceInput
-from ingest.normalize import Document
+from ctxsieve.indexes.errors import InvalidRequest
+from ctxsieve.indexes.sieve import FilterParams, FilterResult
+from ctxsieve.indexes.sources import Source, SourceInput
+from ctxsieve.ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
 from ..observe import ReadLog, ReadLogDep

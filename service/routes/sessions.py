@@ -29,7 +29,8 @@ def list_sessions(engine: EngineDep, tenant: TenantDep) -> SessionList:
 @router.get("/ui", response_class=HTMLResponse, operation_id="inspector", include_in_schema=False)
 def inspector() -> HTMLResponse:
     """The inspector: sessions, their token curve and repeated-read rate, and what each request showed."""
-    return HTMLResponse(resources.files("service").joinpath("static/inspector.html").read_text(encoding="utf-8"))
+    page = resources.files("ctxsieve.service.static").joinpath("inspector.html")
+    return HTMLResponse(page.read_text(encoding="utf-8"))
 
 
 @router.get("/metrics", operation_id="metrics", response_class=Response)

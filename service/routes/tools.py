@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from indexes.toolformats import render
-from indexes.tools import Toolset
-from indexes.usage import saved_ratio
+from ctxsieve.indexes.toolformats import render
+from ctxsieve.indexes.tools import Toolset
+from ctxsieve.indexes.usage import saved_ratio
 
 from ..deps import EngineDep, NamePath, TenantDep
 from ..engine import Engine

@@ -6,10 +6,10 @@ from dataclasses import asdict
 
 from fastapi import APIRouter
 
-from indexes.sieve import FilterParams
-from indexes.sources import SourceInput
-from indexes.websearch import SearchQuery
-from ingest.normalize import Document
+from ctxsieve.indexes.sieve import FilterParams
+from ctxsieve.indexes.sources import SourceInput
+from ctxsieve.indexes.websearch import SearchQuery
+from ctxsieve.ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
 from ..observe import ReadLogDep

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 CHROMIUM = shutil.which("chromium")
 DRIVER = shutil.which("chromedriver")
 REPORT = "\n\n".join(f"Quarter {q}: revenue grew {q * 3}% in region {r}." for q in range(1, 5)

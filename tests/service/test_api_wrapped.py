@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from ingest.normalize import html_to_text
+from ctxsieve.ingest.normalize import html_to_text
 from tests.conftest import make_settings, open_client, shared, stub_models
-from tests.fake_tavily import KEY, FakeTavily
+from tests.service.fake_tavily import KEY, FakeTavily
 
 
 def real_pages() -> list[dict[str, str]]:

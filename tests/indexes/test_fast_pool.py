@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexes.ranking import neighbours
-from indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, Prepared, Sieve
-from indexes.sources import SourceInput, SourceStore
-from indexes.store import open_store
-from indexes.vectors import EmbeddingCache
-from ingest.embedding import HashingEmbedder
-from ingest.normalize import Document
+from ctxsieve.indexes.ranking import neighbours
+from ctxsieve.indexes.sieve import FAST_CANDIDATES, FAST_NEIGHBOURS, Prepared, Sieve
+from ctxsieve.indexes.sources import SourceInput, SourceStore
+from ctxsieve.indexes.store import open_store
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.embedding import HashingEmbedder
+from ctxsieve.ingest.normalize import Document
 from tests.conftest import make_settings, open_client
-from tests.test_api_filter import QUESTION, search_response
+from tests.service.test_api_filter import QUESTION, search_response
 
 PARAGRAPH = "The {n}th paragraph of document {d} describes harbour {n} in enough words to fill a chunk. " * 6
 

@@ -12,11 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexes.collections import CollectionIndex, NewDocument
-from indexes.errors import StoreUnavailable
-from indexes.sessions import SessionLog
-from indexes.store import (
-    EdgeStore,
+from ctxsieve.indexes.collections import CollectionIndex, NewDocument
+from ctxsieve.indexes.errors import StoreUnavailable
+from ctxsieve.indexes.sessions import SessionLog
+from ctxsieve.indexes.store import (
     HasIds,
     IsEmpty,
     Match,
@@ -28,14 +27,15 @@ from indexes.store import (
     Sparse,
     Store,
     Where,
+    open_edge,
     open_store,
     point_id,
     scroll_all,
     where,
 )
-from indexes.tools import ToolIndex
-from indexes.vectors import EmbeddingCache
-from ingest.embedding import HashingEmbedder
+from ctxsieve.indexes.tools import ToolIndex
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.embedding import HashingEmbedder
 
 SPEC = SpaceSpec(name="t", dense={"d": 4}, sparse=("bm25",),
                  indexes={"tenant": "tenant", "n": "integer", "at": "datetime", "m.tag": "keyword"})
@@ -98,17 +98,17 @@ def test_delete_by_key_and_by_filter(store: Store) -> None:
 
 
 def test_a_data_dir_is_held_by_one_process_and_the_error_names_it(tmp_path: Path) -> None:
-    first = EdgeStore(tmp_path / "edge")
+    first = open_edge(tmp_path)
     try:
         with pytest.raises(StoreUnavailable, match=f"{tmp_path / 'edge'} is in use by another process"):
-            EdgeStore(tmp_path / "edge")
+            open_edge(tmp_path)
     finally:
         first.close()
-    EdgeStore(tmp_path / "edge").close()  # released on close
+    open_edge(tmp_path).close()  # released on close
 
 
 def test_writes_pause_when_the_disk_is_nearly_full(tmp_path: Path) -> None:
-    store = EdgeStore(tmp_path / "edge", min_free_bytes=1 << 62)  # more than any disk: always "full"
+    store = open_edge(tmp_path, min_free_bytes=1 << 62)  # more than any disk: always "full"
     try:
         with pytest.raises(StoreUnavailable, match="data directory is full"):
             store.ensure(SPEC)
@@ -193,13 +193,13 @@ def test_fields_an_older_build_indexed_with_hnsw_links_lose_them(tmp_path: Path)
     """Metadata indexes made before partitions existed would each add HNSW graphs at the next optimize."""
     import qdrant_edge as qe
 
-    first = EdgeStore(tmp_path)
+    first = open_edge(tmp_path)
     first.ensure(SPEC)
     first.close()
-    shard = qe.EdgeShard.load(str(tmp_path / "t"))
+    shard = qe.EdgeShard.load(str(tmp_path / "edge" / "t"))
     shard.update(qe.UpdateOperation.create_field_index("metadata.family", qe.PayloadSchemaType.Keyword))
     shard.close()
-    reopened = EdgeStore(tmp_path)
+    reopened = open_edge(tmp_path)
     reopened.ensure(SPEC)
     schema = reopened._shards["t"].info().payload_schema
     reopened.close()

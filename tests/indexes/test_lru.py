@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexes.lru import Lru
+from ctxsieve.indexes.lru import Lru
 
 
 def test_forgets_least_recently_used_past_size() -> None:

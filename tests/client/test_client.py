@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from ctxsieve_client import (
     AsyncClient,
     Client,

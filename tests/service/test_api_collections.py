@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.cli import main as cli
+from ctxsieve.service.app import create_app
+from ctxsieve.service.cli import main as cli
 from tests.conftest import make_settings, serve_on_loopback, wait_ready
 
 GLOSSARY = [

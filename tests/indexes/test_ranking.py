@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexes.lexical import Bm25Index, terms
-from indexes.ranking import Candidate, fuse, pack_to_budget
+from ctxsieve.indexes.lexical import Bm25Index, terms
+from ctxsieve.indexes.ranking import Candidate, fuse, pack_to_budget
 
 
 def test_chinese_terms_are_character_bigrams() -> None:

@@ -7,10 +7,9 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from ingest.embedding import resolve_model_path
-from ingest.static_model import ensure_static
-
-from .conftest import CACHE
+from ctxsieve.ingest.embedding import resolve_model_path
+from ctxsieve.ingest.static_model import ensure_static
+from tests.conftest import CACHE
 
 TEXTS = [
     "白尾雀鲷的生活习性是什么样的？本鱼多栖息于低潮线下有碎礁或圆石之海底。",

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
+from ctxsieve.service.app import create_app
 from tests.conftest import CACHE, make_settings, open_client, stub_models, wait_ready
 
 
@@ -105,7 +105,7 @@ def free_port() -> int:
 def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "CTXSIEVE_MODEL_DIR": str(CACHE / "models"),
            "CTXSIEVE_TIKTOKEN_CACHE_DIR": str(CACHE / "tiktoken"), "CTXSIEVE_LOG_LEVEL": "warning"}
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--data-dir", str(data_dir),
+    process = subprocess.Popen([sys.executable, "-m", "ctxsieve.service.cli", "serve", "--data-dir", str(data_dir),
                                 "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:

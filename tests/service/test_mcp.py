@@ -15,7 +15,7 @@ LOG = "\n\n".join([f"step {i}: copied shard {i} to the archive" for i in range(8
 
 
 async def session_calls(url: str, ref: str) -> tuple[list[str], str, str, bool, list[object]]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "service.cli", "mcp", "--url", url])
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ctxsieve.service.cli", "mcp", "--url", url])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         names = [t.name for t in (await session.list_tools()).tools]
@@ -40,7 +40,7 @@ def test_mcp_tools_over_stdio(live_url: str) -> None:
 
 
 async def select_over_stdio(url: str, arguments: dict[str, object]) -> str:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "service.cli", "mcp", "--url", url])
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ctxsieve.service.cli", "mcp", "--url", url])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         answer = await session.call_tool("select_tools", arguments)

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from indexes.store import open_store
-from indexes.tools import ToolIndex
-from indexes.vectors import EmbeddingCache
-from ingest.embedding import HashingEmbedder
+from ctxsieve.indexes.store import open_store
+from ctxsieve.indexes.tools import ToolIndex
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.embedding import HashingEmbedder
 
 
 class CountingEmbedder(HashingEmbedder):

@@ -244,7 +244,7 @@ def test_body_over_limit_is_413_and_stored_data_survives(tmp_path: Path) -> None
 
 
 def test_store_unreachable_is_503_not_a_hang(tmp_path: Path) -> None:
-    app_client = TestClient(__import__("service.app", fromlist=["create_app"]).create_app(
+    app_client = TestClient(__import__("ctxsieve.service.app", fromlist=["create_app"]).create_app(
         make_settings(tmp_path, qdrant_url="http://127.0.0.1:9", qdrant_timeout=1), stub_models()))
     with app_client as c:
         assert c.get("/healthz").status_code == 200

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from indexes.errors import Overloaded
-from service.admission import AdmissionGate
+from ctxsieve.indexes.errors import Overloaded
+from ctxsieve.service.admission import AdmissionGate
 
 
 def test_gate_refuses_past_running_plus_waiting() -> None:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingest.chunking import chunk_view
-from ingest.normalize import Document, build_view, detect_content_type
+from ctxsieve.ingest.chunking import chunk_view
+from ctxsieve.ingest.normalize import Document, build_view, detect_content_type
 from tests.conftest import shared
 
 

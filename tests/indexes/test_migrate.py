@@ -8,19 +8,19 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from indexes.collections import CollectionIndex
-from indexes.migrate import migrate
-from indexes.sessions import SessionLog
-from indexes.sieve import FilterParams, Sieve
-from indexes.sources import SourceStore
-from indexes.store import EdgeStore
-from indexes.tools import ToolIndex
-from indexes.vectors import EmbeddingCache
-from ingest.embedding import HashingEmbedder
-from service.app import create_app
+from ctxsieve.indexes.collections import CollectionIndex
+from ctxsieve.indexes.migrate import migrate
+from ctxsieve.indexes.sessions import SessionLog
+from ctxsieve.indexes.sieve import FilterParams, Sieve
+from ctxsieve.indexes.sources import SourceStore
+from ctxsieve.indexes.store import open_edge
+from ctxsieve.indexes.tools import ToolIndex
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.embedding import HashingEmbedder
+from ctxsieve.service.app import create_app
 from tests.conftest import make_settings
 
-FIXTURE = Path(__file__).parent / "fixtures" / "datadir-7f2c7b8"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "datadir-7f2c7b8"
 TEXT_REF, DOCS_REF = "src_df10c996b9a85bf0b909", "src_97bfa932d6505617c693"
 
 
@@ -49,7 +49,7 @@ def test_migrate_converts_sources_collections_toolsets_and_sessions(old_dir: Pat
     with pytest.raises(FileExistsError):
         migrate(old_dir, embedder, tokenizer, 96)
 
-    store = EdgeStore(old_dir / "edge")
+    store = open_edge(old_dir)
     try:
         cache = EmbeddingCache(store, embedder)
         sources = SourceStore(store, tokenizer, 96, retention_days=0)  # the fixture ages; keep it readable

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from indexes.background import BackgroundEmbedder
+from ctxsieve.indexes.background import BackgroundEmbedder
 from tests.conftest import make_settings, open_client
-from tests.test_api_filter import QUESTION, search_response
+from tests.service.test_api_filter import QUESTION, search_response
 
 
 class RecordingCache:
