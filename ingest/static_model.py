@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .embedding.loading import quiet_loading
+
 STATIC_VERSION = "1"
 
 
@@ -46,8 +48,6 @@ def distil(model_folder: Path, dim: int = 256, batch: int = 4096) -> np.ndarray:
     """Run every token through the encoder alone; PCA to `dim`; weight by log rank."""
     import torch
     from transformers import AutoModel
-
-    from .embedding import quiet_loading
 
     with quiet_loading():
         model = AutoModel.from_pretrained(str(model_folder), local_files_only=True).eval()

@@ -79,7 +79,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def prepare(args: argparse.Namespace) -> int:
     from ctxsieve.ingest.embedding import resolve_model_path
-    from ctxsieve.ingest.onnx_model import ensure_onnx, ensure_onnx_int8, ensure_tokenizer, mean_pooled
+    from ctxsieve.ingest.embedding.onnx_model import ensure_onnx, ensure_onnx_int8, ensure_tokenizer, mean_pooled
     from ctxsieve.ingest.tokens import load_tokenizer
 
     from .engine import load_static

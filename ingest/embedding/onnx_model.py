@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .loading import quiet_loading
+
 ONNX_VERSION = "1"
 MIN_COSINE = 0.9999
 MAX_TOKENS = 512
@@ -48,8 +50,6 @@ def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
         return target
     import torch
     from transformers import AutoModel, AutoTokenizer
-
-    from .embedding import quiet_loading
 
     with quiet_loading():
         # Eager attention: traced, the SDPA path bakes the sample's mask shape into the graph.
@@ -122,8 +122,6 @@ def ensure_tokenizer(model_folder: Path, cache_dir: Path) -> Path:
         return target
     from tokenizers import Tokenizer
     from transformers import AutoTokenizer
-
-    from .embedding import quiet_loading
 
     with quiet_loading():
         built = AutoTokenizer.from_pretrained(str(model_folder), local_files_only=True).backend_tokenizer
