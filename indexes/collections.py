@@ -28,6 +28,7 @@ from ctxsieve.ingest.tokens import Tokenizer
 
 from .errors import InvalidInput, NotFound
 from .lexical import sparse_document, sparse_query
+from .more import More, more_of
 from .ranking import Candidate, fuse, pack_to_budget
 from .sources import utc_stamp
 from .store import (
@@ -93,7 +94,7 @@ class CollectionHit:
 @dataclass(frozen=True, kw_only=True)
 class CollectionResult:
     snippets: list[CollectionHit]
-    placeholder: str
+    more: More
     usage: Usage
 
 
@@ -350,10 +351,9 @@ class CollectionIndex:
         details = self.store.get(self.space, keys) if keys else {}
         hits = [self._hit(details[key].payload, float(dense[i])) for key, i in zip(keys, chosen, strict=True)]
         total = self._tally(tenant, name, "chunk")
-        usage = make_usage(sum(c.tokens for c in candidates), sum(h.tokens for h in hits), total, len(hits))
-        line = (f"[ctxsieve collection {name}: {len(hits)} of {total} chunks shown, {usage.output_tokens} tokens; "
-                f"more: POST /v1/collections/{name}/query with another query, k or max_tokens]")
-        return CollectionResult(snippets=hits, placeholder=line, usage=usage)
+        usage = make_usage(input_tokens=sum(c.tokens for c in candidates), output_tokens=sum(h.tokens for h in hits),
+                           chunks_total=total, chunks_returned=len(hits))
+        return CollectionResult(snippets=hits, more=more_of(None, usage, None, collection=name), usage=usage)
 
     def _filter(self, tenant: str, name: str, filters: Mapping[str, Any]) -> list[Condition]:
         conditions = [translate_filter(key, condition) for key, condition in sorted(filters.items())]

@@ -62,4 +62,9 @@ class Overloaded(CtxsieveError):
 
 
 class Gone(CtxsieveError):
-    """A ref past the retention period (its tombstone remains for a while)."""
+    """A ref past the retention period (its tombstone remains for a while). `setting` names the option that set
+    the period, in the core's words; each surface says how its users set it."""
+
+    def __init__(self, message: str, setting: str) -> None:
+        super().__init__(message)
+        self.setting = setting

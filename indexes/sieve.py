@@ -7,7 +7,6 @@ fused with BM25), packed to the budget, and summarised by a placeholder that say
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -23,6 +22,7 @@ from ctxsieve.ingest.tokens import Tokenizer
 from .background import BackgroundEmbedder
 from .lexical import Bm25Index
 from .lru import Lru
+from .more import More, Rerun, more_of
 from .ranking import Candidate, interleave, neighbours, rank_order, select
 from .sources import Source, SourceInput, SourceStore
 from .usage import Usage, make_usage
@@ -71,7 +71,7 @@ class Snippet:
 class FilterResult:
     ref: str
     snippets: list[Snippet]
-    placeholder: str
+    more: More  # what was held back and how to get it; each surface renders it as its placeholder
     usage: Usage
     passthrough: bool
 
@@ -95,7 +95,7 @@ class Sieve:
 
     def filter(self, tenant: str, inp: SourceInput, params: FilterParams, is_error: bool = False) -> FilterResult:
         source = self.sources.put(tenant, inp)
-        rerun = (inp.tool, inp.args) if inp.tool else (source.tool, source.args)
+        rerun = _rerun(inp.tool, inp.args) if inp.tool else _rerun(source.tool, source.args)
         if is_error:
             return self._verbatim(source, rerun)
         return self._project(source, params, rerun)
@@ -114,16 +114,17 @@ class Sieve:
             results.append(PageResult(url=page.url, title=page.title, ref=source.ref, score=page.score,
                                       snippets=[self._snippet(source, p.chunk, p.score) for p in mine]))
         out = sum(s.tokens for r in results for s in r.snippets)
-        usage = make_usage(sum(s.tokens for s in sources), out, sum(len(s.chunks) for s in sources), len(picks))
-        line = search_placeholder(usage, len(sources), ("search", args))
-        return SearchResult(results=results, placeholder=line, usage=usage)
+        usage = make_usage(input_tokens=sum(s.tokens for s in sources), output_tokens=out,
+                           chunks_total=sum(len(s.chunks) for s in sources), chunks_returned=len(picks))
+        more = more_of(None, usage, Rerun(tool="search", args=args), pages=len(sources))
+        return SearchResult(results=results, more=more, usage=usage)
 
     def refilter(self, tenant: str, ref: str, params: FilterParams, is_error: bool = False) -> FilterResult:
         """A stored source again, with a new query; an error output stays that ref and comes back verbatim."""
         source = self.sources.get(tenant, ref)
         if is_error:
-            return self._verbatim(source, (source.tool, source.args))
-        return self._project(source, params, (source.tool, source.args))
+            return self._verbatim(source, _rerun(source.tool, source.args))
+        return self._project(source, params, _rerun(source.tool, source.args))
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -143,7 +144,7 @@ class Sieve:
 
     # --- projections --------------------------------------------------------------------------------
 
-    def _project(self, source: Source, params: FilterParams, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
+    def _project(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
         if self._fits(source, params):
             return self._whole(source, rerun)
         picks = self._rank([source], params)
@@ -151,9 +152,11 @@ class Sieve:
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         out = sum(s.tokens for s in snippets)
-        usage = make_usage(source.tokens, out, len(source.chunks), len(snippets))
-        line = placeholder(source.ref, usage, rerun, params.min_score if not snippets else None)
-        return FilterResult(ref=source.ref, snippets=snippets, placeholder=line, usage=usage, passthrough=False)
+        usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
+                           chunks_returned=len(snippets))
+        more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
+                       min_score=params.min_score)
+        return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False)
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:
@@ -235,24 +238,25 @@ class Sieve:
             context=chunk.context,
         )
 
-    def _whole(self, source: Source, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
+    def _whole(self, source: Source, rerun: Rerun | None) -> FilterResult:
         """Content that already fits the budget comes back whole: the view, one snippet per document."""
         texts = [source.view.text[s.start : s.end] for s in source.view.sections]
         return self._per_document(source, rerun, texts)
 
-    def _verbatim(self, source: Source, rerun: tuple[str | None, dict[str, Any]]) -> FilterResult:
+    def _verbatim(self, source: Source, rerun: Rerun | None) -> FilterResult:
         """Error output is never filtered, shortened or summarised: the raw text of each document, as sent."""
         return self._per_document(source, rerun, [d["text"] for d in source.documents or [{"text": source.text}]])
 
-    def _per_document(self, source: Source, rerun: tuple[str | None, dict[str, Any]], texts: list[str]
+    def _per_document(self, source: Source, rerun: Rerun | None, texts: list[str]
                       ) -> FilterResult:
         snippets = [Snippet(id=f"{source.ref}#doc{i}", text=text, score=None, start=section.start, end=section.end,
                             tokens=self.tokenizer.count(text), document=i, title=section.title, url=section.url,
                             context="")
                     for i, (text, section) in enumerate(zip(texts, source.view.sections, strict=True))]
-        usage = make_usage(source.tokens, sum(s.tokens for s in snippets), len(source.chunks), len(source.chunks))
+        usage = make_usage(input_tokens=source.tokens, output_tokens=sum(s.tokens for s in snippets),
+                           chunks_total=len(source.chunks), chunks_returned=len(source.chunks))
         return FilterResult(ref=source.ref, snippets=snippets, usage=usage, passthrough=True,
-                            placeholder=placeholder(source.ref, usage, rerun, None, whole=True))
+                            more=more_of(source.ref, usage, rerun, shown="whole"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,7 +271,7 @@ class PageResult:
 @dataclass(frozen=True, kw_only=True)
 class SearchResult:
     results: list[PageResult]
-    placeholder: str
+    more: More
     usage: Usage
 
 
@@ -300,31 +304,5 @@ class Prepared:
         return texts + static + self.lexical.nbytes + 200 * len(self.units)
 
 
-def format_call(tool: str, args: dict[str, Any]) -> str:
-    inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
-    return f"{tool}({inner})"
-
-
-def search_placeholder(usage: Usage, pages: int, rerun: tuple[str, dict[str, Any]]) -> str:
-    if pages == 0:
-        return f"[ctxsieve search: no results; re-run: {format_call(*rerun)}]"
-    return (f"[ctxsieve search: {usage.chunks_returned} of {usage.chunks_total} chunks from {pages} pages shown, "
-            f"{usage.input_tokens} -> {usage.output_tokens} tokens; more: POST /v1/refs/<result ref>/filter; "
-            f"whole page: GET /v1/refs/<result ref>; re-run: {format_call(*rerun)}]")
-
-
-def placeholder(ref: str, usage: Usage, rerun: tuple[str | None, dict[str, Any]], min_score: float | None,
-                whole: bool = False) -> str:
-    """One line the agent can keep instead of the raw output; every omission says how to recover it."""
-    if whole:
-        head = f"whole output shown, {usage.input_tokens} tokens"
-    elif min_score is not None:
-        head = f"no chunk of {usage.chunks_total} reached min_score {min_score}, {usage.input_tokens} tokens held"
-    else:
-        head = (f"{usage.chunks_returned} of {usage.chunks_total} chunks shown, "
-                f"{usage.input_tokens} -> {usage.output_tokens} tokens")
-    parts = [f"[ctxsieve {ref}: {head}", f"more: POST /v1/refs/{ref}/filter", f"whole: GET /v1/refs/{ref}"]
-    tool, args = rerun
-    if tool:
-        parts.append(f"re-run: {format_call(tool, args)}")
-    return "; ".join(parts) + "]"
+def _rerun(tool: str | None, args: dict[str, Any]) -> Rerun | None:
+    return Rerun(tool=tool, args=args) if tool else None

@@ -108,7 +108,6 @@ def utc_stamp(at: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if at is None else at))
 
 
-RETENTION_SETTING = "CTXSIEVE_SOURCE_RETENTION_DAYS"
 # The few fields that say whether a ref may be served: read on every use, even of a source held in memory,
 # so a ref deleted or expired through another replica is never served from this one's memory.
 STATUS_FIELDS = ("tenant", "state", "created")
@@ -143,8 +142,9 @@ class SourceStore:
         if status is None or status.get("tenant") != tenant:  # another tenant's ref is simply unknown
             raise NotFound(f"unknown ref {ref!r}")
         if status.get("state") == "expired" or self._expired(float(status.get("created", 0)), time.time()):
-            raise Gone(f"ref {ref!r} is past the retention period ({RETENTION_SETTING}); re-run the tool "
-                       "to get its output again")
+            days = f"{self.retention / 86400:g}"
+            raise Gone(f"ref {ref!r} is past the retention period ({days} days); re-run the tool to get its output "
+                       "again", setting="source_retention_days")
 
     def get(self, tenant: str, ref: str) -> Source:
         if not ref.startswith("src_") or len(ref) > 64:

@@ -18,6 +18,7 @@ def saved_ratio(input_tokens: int, output_tokens: int) -> float:
     return 0.0 if input_tokens == 0 else round(max(0.0, 1.0 - output_tokens / input_tokens), 3)
 
 
-def make_usage(input_tokens: int, output_tokens: int, total: int, returned: int) -> Usage:
+def make_usage(*, input_tokens: int, output_tokens: int, chunks_total: int, chunks_returned: int) -> Usage:
     return Usage(input_tokens=input_tokens, output_tokens=output_tokens,
-                 saved_ratio=saved_ratio(input_tokens, output_tokens), chunks_total=total, chunks_returned=returned)
+                 saved_ratio=saved_ratio(input_tokens, output_tokens), chunks_total=chunks_total,
+                 chunks_returned=chunks_returned)

@@ -72,7 +72,14 @@ async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
     headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if isinstance(exc, Overloaded) else None
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
-    return envelope(request, status, kind, str(exc), headers)
+    return envelope(request, status, kind, _in_service_terms(exc), headers)
+
+
+def _in_service_terms(exc: Exception) -> str:
+    """The core names its options as Settings fields; the operator sets them as CTXSIEVE_ environment variables."""
+    if isinstance(exc, Gone):
+        return f"{exc} (setting: CTXSIEVE_{exc.setting.upper()})"
+    return str(exc)
 
 
 def _describe(errors: list[Any]) -> str:

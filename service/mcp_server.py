@@ -49,17 +49,17 @@ def build_server(client: Client) -> Any:
           structured_output=False)
     def search(query: str, task: str | None = None, max_tokens: int = 1200, max_results: int = 5) -> str:
         return search_text(answered(lambda: client.search(query, task=task or query, max_tokens=max_tokens,
-                                                          max_results=max_results)))
+                                                          max_results=max_results, placeholder="tools")))
 
     @tool(description="Read a file under the service's read roots; returns the parts relevant to query.",
           structured_output=False)
     def read_file(path: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-        result = answered(lambda: client.read(path, query, k=k, max_tokens=max_tokens))
+        result = answered(lambda: client.read(path, query, k=k, max_tokens=max_tokens, placeholder="tools"))
         return render(result.snippets, result.placeholder)
 
     @tool(description="Filter a stored output (by ref) again with a new query.", structured_output=False)
     def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-        result = answered(lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens))
+        result = answered(lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens, placeholder="tools"))
         return render(result.snippets, result.placeholder)
 
     @tool(description="Fetch a stored output whole, a character range, or chunk N with W neighbours.",
@@ -86,7 +86,8 @@ def build_server(client: Client) -> Any:
     @tool(description="Query a static collection (glossary, spec, style guide) for the relevant parts.",
           structured_output=False)
     def query_collection(collection: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-        result = answered(lambda: client.query_collection(collection, query, k=k, max_tokens=max_tokens))
+        result = answered(lambda: client.query_collection(collection, query, k=k, max_tokens=max_tokens,
+                                                            placeholder="tools"))
         return render(result.snippets, result.placeholder)
 
     return server

@@ -34,6 +34,11 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+Placeholder = Annotated[Literal["http", "tools"], Field(
+    description="whose words the placeholder speaks: `http` names the routes, `tools` the tool calls "
+                "(filter_ref, fetch_ref, query_collection) that ctxsieve's MCP surfaces, middleware and hook give")]
+
+
 def _shallow(value: Any) -> Any:
     """Arguments and metadata are echoed back and stored: refuse nesting no tool call needs."""
     if json_depth(value) > MAX_JSON_DEPTH:
@@ -64,6 +69,7 @@ class FilterOptions(Strict):
     order: Literal["document", "score"] = "document"
     mode: Literal["fast", "accurate"] = "fast"
     is_error: bool = False
+    placeholder: Placeholder = "http"
 
 
 class FilterRequest(FilterOptions):
@@ -98,10 +104,31 @@ class UsageOut(BaseModel):
     chunks_returned: int
 
 
+class RerunOut(BaseModel):
+    tool: str
+    args: dict[str, Any]
+
+
+class MoreOut(BaseModel):
+    """The placeholder's facts as a structure: what was held back and how to get it."""
+
+    ref: str | None = Field(description="the source (null for a search, one ref per page, or a collection)")
+    chunks_shown: int
+    chunks_total: int
+    input_tokens: int
+    output_tokens: int
+    rerun: RerunOut | None = Field(description="the call that produced the output, to get it again from its origin")
+    shown: Literal["some", "whole", "none"] = Field(description="none: no chunk reached min_score")
+    min_score: float | None = None
+    pages: int | None = None
+    collection: str | None = None
+
+
 class FilterResponse(BaseModel):
     ref: str
     snippets: list[SnippetOut]
     placeholder: str
+    more: MoreOut
     usage: UsageOut
     passthrough: bool
 
@@ -261,6 +288,7 @@ class SearchRequest(Strict):
     exclude_domains: Annotated[list[Domain], Field(max_length=50)] = Field(default_factory=list)
     min_score: float | None = Field(None, ge=-1.0, le=1.0)
     mode: Literal["fast", "accurate"] = "fast"
+    placeholder: Placeholder = "http"
 
 
 class SearchResultOut(BaseModel):
@@ -274,6 +302,7 @@ class SearchResultOut(BaseModel):
 class SearchResponse(BaseModel):
     results: list[SearchResultOut]
     placeholder: str
+    more: MoreOut
     usage: UsageOut
 
 
@@ -285,6 +314,7 @@ class ReadRequest(Strict):
     min_score: float | None = Field(None, ge=-1.0, le=1.0)
     order: Literal["document", "score"] = "document"
     mode: Literal["fast", "accurate"] = "fast"
+    placeholder: Placeholder = "http"
 
 
 class ReadResponse(FilterResponse):
@@ -354,6 +384,7 @@ class CollectionQuery(Strict):
         default_factory=dict, max_length=32,
         description="metadata key -> condition, all must hold: a value (equal), {\"any\": [..]}, "
                     "{\"gte\"|\"gt\"|\"lte\"|\"lt\": number or ISO date}, {\"not\": condition}")
+    placeholder: Placeholder = "http"
 
 
 class CollectionSnippet(SnippetOut):
@@ -364,6 +395,7 @@ class CollectionSnippet(SnippetOut):
 class CollectionQueryResponse(BaseModel):
     snippets: list[CollectionSnippet]
     placeholder: str
+    more: MoreOut
     usage: UsageOut
     passthrough: bool = False
 

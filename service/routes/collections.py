@@ -21,6 +21,7 @@ from ..schemas import (
     DocumentList,
     DocumentsAdded,
     DocumentsPost,
+    MoreOut,
     UsageOut,
 )
 
@@ -53,7 +54,8 @@ def query_collection(name: Name, body: CollectionQuery, engine: EngineDep, tenan
                                           body.min_score)
     snippets = [CollectionSnippet(id=f"{name}/{h.document_id}#{h.start}", document=0, **asdict(h))
                 for h in result.snippets]
-    return CollectionQueryResponse(snippets=snippets, placeholder=result.placeholder,
+    return CollectionQueryResponse(snippets=snippets, placeholder=result.more.placeholder(body.placeholder),
+                                   more=MoreOut.model_validate(asdict(result.more)),
                                    usage=UsageOut(**asdict(result.usage)))
 
 

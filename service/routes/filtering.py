@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from fastapi import APIRouter, Query, Response
 
 from ctxsieve.indexes.errors import InvalidRequest
+from ctxsieve.indexes.more import Style
 from ctxsieve.indexes.sieve import FilterParams, FilterResult
 from ctxsieve.indexes.sources import Source, SourceInput
 from ctxsieve.ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
 from ..observe import ReadLog, ReadLogDep
+from ..presenting import presented
 from ..schemas import FilterOptions, FilterRequest, FilterResponse, RefilterRequest, RefResponse, SourceOut
 
 router = APIRouter(prefix="/v1", tags=["filter"])
@@ -36,10 +36,10 @@ def _source_input(body: FilterRequest) -> SourceInput:
     return SourceInput(documents, body.content is not None, body.content_type, tool, args)
 
 
-def _response(result: FilterResult, log: ReadLog, route: str) -> FilterResponse:
+def _response(result: FilterResult, log: ReadLog, route: str, style: Style) -> FilterResponse:
     log(route, [result.ref], result.usage.input_tokens, result.usage.output_tokens,
         [(result.ref, s.start, s.end) for s in result.snippets])
-    return FilterResponse.model_validate(asdict(result))
+    return FilterResponse.model_validate(presented(result, style))
 
 
 @router.post("/filter", response_model=FilterResponse, operation_id="filter_output")
@@ -48,7 +48,8 @@ def filter_output(body: FilterRequest, engine: EngineDep, tenant: TenantDep, log
     inp = _source_input(body)
     params = _params(body)
     with engine.gate.admit():
-        return _response(engine.sieve.filter(tenant, inp, params, is_error=body.is_error), log, "filter")
+        return _response(engine.sieve.filter(tenant, inp, params, is_error=body.is_error), log, "filter",
+                         body.placeholder)
 
 
 @router.post("/refs/{ref}/filter", response_model=FilterResponse, operation_id="refilter_ref")
@@ -56,9 +57,10 @@ def refilter_ref(ref: str, body: RefilterRequest, engine: EngineDep, tenant: Ten
                  ) -> FilterResponse:
     """Filter a stored source again with a new query; nothing already embedded is embedded again."""
     if body.is_error:  # the stored output, verbatim, under its own ref: an error is never filtered
-        return _response(engine.sieve.refilter(tenant, ref, _params(body), is_error=True), log, "refilter")
+        result = engine.sieve.refilter(tenant, ref, _params(body), is_error=True)
+        return _response(result, log, "refilter", body.placeholder)
     with engine.gate.admit():
-        return _response(engine.sieve.refilter(tenant, ref, _params(body)), log, "refilter")
+        return _response(engine.sieve.refilter(tenant, ref, _params(body)), log, "refilter", body.placeholder)
 
 
 @router.delete("/refs/{ref}", status_code=204, response_class=Response, operation_id="delete_ref")

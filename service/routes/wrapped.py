@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from fastapi import APIRouter
 
 from ctxsieve.indexes.sieve import FilterParams
@@ -13,6 +11,7 @@ from ctxsieve.ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
 from ..observe import ReadLogDep
+from ..presenting import presented
 from ..schemas import ReadRequest, ReadResponse, SearchRequest, SearchResponse
 
 router = APIRouter(prefix="/v1", tags=["wrapped tools"])
@@ -30,7 +29,7 @@ def search_web(body: SearchRequest, engine: EngineDep, tenant: TenantDep, log: R
         result = engine.sieve.search_results(tenant, pages, query, params)
     log("search", [r.ref for r in result.results], result.usage.input_tokens, result.usage.output_tokens,
         [(r.ref, s.start, s.end) for r in result.results for s in r.snippets])
-    return SearchResponse.model_validate(asdict(result))
+    return SearchResponse.model_validate(presented(result, body.placeholder))
 
 
 @router.post("/read", response_model=ReadResponse, operation_id="read_file")
@@ -44,4 +43,5 @@ def read_file(body: ReadRequest, engine: EngineDep, tenant: TenantDep, log: Read
         result = engine.sieve.filter(tenant, inp, params)
     log("read", [result.ref], result.usage.input_tokens, result.usage.output_tokens,
         [(result.ref, s.start, s.end) for s in result.snippets])
-    return ReadResponse(**asdict(result), path=found.path, size=found.size, mtime=found.mtime)
+    return ReadResponse.model_validate({**presented(result, body.placeholder), "path": found.path, "size": found.size,
+                                        "mtime": found.mtime})

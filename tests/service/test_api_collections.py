@@ -162,3 +162,15 @@ def test_documents_are_paged(stub_client: TestClient) -> None:
     first = stub_client.get("/v1/collections/specs/documents", params={"limit": 1}).json()["documents"][0]
     assert set(first["metadata"]) == {"year", "family", "released", "weight"}
     assert stub_client.get("/v1/collections/specs/documents", params={"limit": 0}).status_code == 422
+
+
+def test_a_collection_query_says_how_to_ask_again_in_each_style(stub_client: TestClient) -> None:
+    stub_client.put("/v1/collections/styles", json={})
+    assert stub_client.post("/v1/collections/styles/documents", json={"documents": SPECS}).status_code == 200
+    http = stub_client.post("/v1/collections/styles/query", json={"query": "valve", "k": 2}).json()
+    tools = stub_client.post("/v1/collections/styles/query", json={"query": "valve", "k": 2,
+                                                                   "placeholder": "tools"}).json()
+    assert "POST /v1/collections/styles/query" in http["placeholder"]
+    assert 'query_collection(collection="styles", query="...")' in tools["placeholder"]
+    assert http["more"] == tools["more"] and http["more"]["collection"] == "styles"
+    assert http["more"]["chunks_shown"] == len(http["snippets"]) == 2

@@ -310,3 +310,28 @@ def test_refiltering_a_documents_ref_keeps_its_documents_and_titles(client: Test
     assert {s["url"] for s in again["snippets"]} == {"https://coffee.example"}
     stored = client.get(f"/v1/refs/{first['ref']}").json()
     assert [d["title"] for d in stored["documents"]] == ["Tea", "Coffee"]
+
+
+def test_placeholder_speaks_each_surfaces_words_with_the_same_facts(stub_client: TestClient) -> None:
+    """`placeholder: tools` names the calls a model has (filter_ref, fetch_ref); `more` carries the facts either
+    way; each style is byte-identical on a repeat."""
+    log = "\n\n".join(f"step {i}: copied shard {i} to the archive" for i in range(120))
+    body = {"query": "which shard failed?", "content": log, "k": 2, "source": {"tool": "tail", "args": {"n": 120}}}
+    http, tools = (post_filter(stub_client, **body, placeholder=style) for style in ("http", "tools"))
+    ref = http["ref"]
+    assert http["more"] == tools["more"] == {
+        "ref": ref, "chunks_shown": 2, "chunks_total": http["usage"]["chunks_total"],
+        "input_tokens": http["usage"]["input_tokens"], "output_tokens": http["usage"]["output_tokens"],
+        "rerun": {"tool": "tail", "args": {"n": 120}}, "shown": "some", "min_score": None, "pages": None,
+        "collection": None}
+    assert f"POST /v1/refs/{ref}/filter" in http["placeholder"]
+    assert f'filter_ref(ref="{ref}", query="...")' in tools["placeholder"] and "/v1/" not in tools["placeholder"]
+    facts = [{k: v for k, v in answer.items() if k != "placeholder"} for answer in (http, tools)]
+    assert facts[0] == facts[1]
+    for style, first in (("http", http), ("tools", tools)):
+        again = stub_client.post("/v1/filter", json={**body, "placeholder": style})
+        assert again.content == stub_client.post("/v1/filter", json={**body, "placeholder": style}).content
+        assert again.json() == first
+    refiltered = stub_client.post(f"/v1/refs/{ref}/filter", json={"query": "shard 7", "placeholder": "tools"}).json()
+    assert refiltered["placeholder"].startswith(f"[ctxsieve {ref}:") and "fetch_ref(" in refiltered["placeholder"]
+    assert stub_client.post("/v1/filter", json={**body, "placeholder": "html"}).status_code == 422

@@ -34,6 +34,9 @@ def test_mcp_tools_over_stdio(live_url: str) -> None:
     names, filtered, whole, missing_is_error, structured = asyncio.run(session_calls(live_url, ref))
     assert set(names) == {"search", "read_file", "filter_ref", "fetch_ref", "select_tools", "query_collection"}
     assert "checksum mismatch on shard 17" in filtered and f"[ctxsieve {ref}" in filtered
+    # The model is told to call the tools it has, never a route it cannot reach.
+    assert f'more: filter_ref(ref="{ref}", query="...")' in filtered and f'fetch_ref(ref="{ref}")' in filtered
+    assert "/v1/" not in filtered
     assert whole == LOG
     assert missing_is_error
     assert structured == [None, None], "the answer is not sent a second time as structured content"

@@ -8,7 +8,9 @@ from .models import (
     DocumentPage,
     DocumentsAdded,
     FilterResult,
+    More,
     RefContent,
+    Rerun,
     SearchPage,
     SearchResult,
     Selected,
@@ -16,6 +18,7 @@ from .models import (
     SessionRead,
     SessionReport,
     Snippet,
+    ToolsetDetail,
     ToolsetInfo,
     Usage,
 )
@@ -23,6 +26,6 @@ from .tools import anthropic_tools, openai_tools
 from .wrap import render, wrap_tool
 
 __all__ = ["AsyncClient", "Call", "Client", "CollectionInfo", "CollectionResult", "CtxsieveError", "DocumentEntry",
-           "DocumentPage", "DocumentsAdded", "FilterResult", "RefContent", "Requests", "SearchPage", "SearchResult",
-           "Selected", "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetInfo", "Usage",
-           "anthropic_tools", "openai_tools", "render", "wrap_tool"]
+           "DocumentPage", "DocumentsAdded", "FilterResult", "More", "RefContent", "Requests", "Rerun", "SearchPage",
+           "SearchResult", "Selected", "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetDetail",
+           "ToolsetInfo", "Usage", "anthropic_tools", "openai_tools", "render", "wrap_tool"]

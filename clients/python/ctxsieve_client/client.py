@@ -27,6 +27,7 @@ from .models import (
     SearchResult,
     Selection,
     SessionReport,
+    ToolsetDetail,
     ToolsetInfo,
 )
 
@@ -37,6 +38,7 @@ ContentType = Literal["auto", "text", "markdown", "html", "json", "code"]
 Order = Literal["document", "score"]
 Mode = Literal["fast", "accurate"]
 ToolFormat = Literal["openai", "anthropic", "mcp"]
+Placeholder = Literal["http", "tools"]  # the placeholder names HTTP routes, or the tool calls filter_ref/fetch_ref
 
 
 class CtxsieveError(Exception):
@@ -102,6 +104,7 @@ class FilterOptions(TypedDict, total=False):
     order: Order
     mode: Mode
     is_error: bool
+    placeholder: Placeholder
 
 
 class RefilterOptions(TypedDict, total=False):
@@ -111,6 +114,7 @@ class RefilterOptions(TypedDict, total=False):
     order: Order
     mode: Mode
     is_error: bool
+    placeholder: Placeholder
 
 
 class RefPart(TypedDict, total=False):
@@ -130,11 +134,18 @@ class SearchOptions(TypedDict, total=False):
     time_range: str
     include_domains: Sequence[str]
     exclude_domains: Sequence[str]
+    min_score: float
+    mode: Mode
+    placeholder: Placeholder
 
 
 class ReadOptions(TypedDict, total=False):
     k: int
     max_tokens: int | None
+    min_score: float
+    order: Order
+    mode: Mode
+    placeholder: Placeholder
 
 
 class SelectOptions(TypedDict, total=False):
@@ -151,6 +162,7 @@ class QueryOptions(TypedDict, total=False):
     max_tokens: int | None
     min_score: float
     filter: JSON
+    placeholder: Placeholder
 
 
 class Requests:
@@ -184,6 +196,14 @@ class Requests:
     @staticmethod
     def register_toolset(name: str, tools: Sequence[JSON]) -> Call[ToolsetInfo]:
         return Call("PUT", f"/v1/toolsets/{quote(name)}", ToolsetInfo, body={"tools": list(tools)})
+
+    @staticmethod
+    def toolset(name: str, format: ToolFormat = "openai") -> Call[ToolsetDetail]:  # noqa: A002 - API.md's name
+        return Call("GET", f"/v1/toolsets/{quote(name)}", ToolsetDetail, params={"format": format})
+
+    @staticmethod
+    def delete_toolset(name: str) -> Call[JSON]:
+        return Call("DELETE", f"/v1/toolsets/{quote(name)}", dict)
 
     @staticmethod
     def select_tools(query: str, toolsets: Sequence[str], **options: Unpack[SelectOptions]) -> Call[Selection]:
@@ -274,6 +294,14 @@ class Client:
     def register_toolset(self, name: str, tools: Sequence[JSON]) -> ToolsetInfo:
         """Register (or replace) a toolset of OpenAI, Anthropic or MCP tool definitions."""
         return self.send(Requests.register_toolset(name, tools))
+
+    def toolset(self, name: str, format: ToolFormat = "openai") -> ToolsetDetail:  # noqa: A002
+        """A registered toolset and its definitions in `format`."""
+        return self.send(Requests.toolset(name, format))
+
+    def delete_toolset(self, name: str) -> None:
+        """Forget a toolset (its tools and recorded uses)."""
+        self.send(Requests.delete_toolset(name))
 
     def select_tools(self, query: str, toolsets: Sequence[str], **options: Unpack[SelectOptions]) -> Selection:
         """The few tools of the named toolsets that fit `query`, in the format asked for."""
@@ -366,6 +394,14 @@ class AsyncClient:
     async def register_toolset(self, name: str, tools: Sequence[JSON]) -> ToolsetInfo:
         """See `Client.register_toolset`."""
         return await self.send(Requests.register_toolset(name, tools))
+
+    async def toolset(self, name: str, format: ToolFormat = "openai") -> ToolsetDetail:  # noqa: A002
+        """See `Client.toolset`."""
+        return await self.send(Requests.toolset(name, format))
+
+    async def delete_toolset(self, name: str) -> None:
+        """See `Client.delete_toolset`."""
+        await self.send(Requests.delete_toolset(name))
 
     async def select_tools(self, query: str, toolsets: Sequence[str], **options: Unpack[SelectOptions]) -> Selection:
         """See `Client.select_tools`."""

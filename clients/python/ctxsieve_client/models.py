@@ -80,6 +80,28 @@ class Usage(Model):
 
 
 @dataclass(kw_only=True)
+class Rerun(Model):
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class More(Model):
+    """The placeholder's facts: what was held back, and the call that produced it (`rerun`)."""
+
+    ref: str | None
+    chunks_shown: int
+    chunks_total: int
+    input_tokens: int
+    output_tokens: int
+    rerun: Rerun | None = None
+    shown: str = "some"  # "whole", or "none" when nothing reached min_score
+    min_score: float | None = None
+    pages: int | None = None
+    collection: str | None = None
+
+
+@dataclass(kw_only=True)
 class FilterResult(Model):
     """What `/v1/filter`, a re-filter and `/v1/read` answer: snippets, the ref and the one-line placeholder."""
 
@@ -87,6 +109,7 @@ class FilterResult(Model):
     snippets: list[Snippet]
     placeholder: str
     usage: Usage
+    more: More | None = None  # None from a service older than the `more` field
     passthrough: bool = False
     path: str | None = None  # /v1/read
     size: int | None = None
@@ -130,6 +153,7 @@ class SearchResult(Model):
     results: list[SearchPage]
     placeholder: str
     usage: Usage
+    more: More | None = None
 
 
 # --- tools -----------------------------------------------------------------------------------------------
@@ -140,6 +164,13 @@ class ToolsetInfo(Model):
     toolset: str
     count: int
     tokens: int
+
+
+@dataclass(kw_only=True)
+class ToolsetDetail(ToolsetInfo):
+    """A registered toolset with its definitions in the format asked for."""
+
+    tools: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -206,6 +237,8 @@ class CollectionResult(Model):
     snippets: list[Snippet]
     placeholder: str
     usage: Usage
+    more: More | None = None
+    passthrough: bool = False
 
 
 # --- sessions --------------------------------------------------------------------------------------------
@@ -219,6 +252,8 @@ class SessionRead(Model):
     repeated: bool
     at: str
     ref: str | None = None
+    refs: list[str] = field(default_factory=list)
+    shown: list[list[Any]] = field(default_factory=list)  # (ref, start, end) of each snippet shown
 
 
 @dataclass(kw_only=True)
