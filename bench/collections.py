@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.datasets import DATA, cmrc_cases, squad_cases
 from bench.models import add_runtime, dense_model
-from ctxsieve.indexes.collections import CollectionIndex, NewDocument
+from ctxsieve.indexes.collections import CollectionIndex, NewDocument, QueryParams
 from ctxsieve.ingest.tokens import load_tokenizer
 
 try:
@@ -46,7 +46,7 @@ def recall(index: CollectionIndex, docs: list[NewDocument]) -> None:
         for budget in (300, 600):
             hits = 0
             for case in cases:
-                found = index.query("bench", "qa", case.question, 50, budget, {})
+                found = index.query("bench", "qa", case.question, QueryParams(k=50, max_tokens=budget))
                 text = "\n".join(h.text for h in found.snippets)
                 hits += any(answer in text for answer in case.answers)
             line.append(f"@{budget} {hits / len(cases):.3f}")
@@ -94,16 +94,16 @@ def main() -> None:
         seconds = time.perf_counter() - started
         print(f"ingest: {used} documents, {chunks} chunks in {seconds:.0f} s = {chunks / seconds:.1f} chunks/s "
               "(embedding included; on-disk embedded Qdrant)", flush=True)
-        index.query("bench", "kb", "warm-up", 5, 600, {})  # loads the collection into memory once
+        index.query("bench", "kb", "warm-up", QueryParams(max_tokens=600))  # loads the collection into memory once
         times = []
         for question in questions[:300]:
             t = time.perf_counter()
-            index.query("bench", "kb", question, 5, 600, {})
+            index.query("bench", "kb", question, QueryParams(max_tokens=600))
             times.append(time.perf_counter() - t)
         filtered = []
         for question in questions[300:400]:
             t = time.perf_counter()
-            index.query("bench", "kb", question, 5, 600, {"set": "cmrc"})
+            index.query("bench", "kb", question, QueryParams(max_tokens=600, filter={"set": "cmrc"}))
             filtered.append(time.perf_counter() - t)
         print(f"query over {chunks} chunks: p50 {statistics.median(times) * 1000:.1f} ms, "
               f"p95 {sorted(times)[int(len(times) * 0.95)] * 1000:.1f} ms; with a metadata filter: "

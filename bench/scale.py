@@ -79,7 +79,7 @@ def grow(data: Path, target: int, done: int, texts: list[str]) -> tuple[int, int
     index = CollectionIndex(store, EmbeddingCache(store, StandInEmbedder()), load_tokenizer(
         "o200k_base", CACHE / "tiktoken"), 96)
     index.create("default", "specs", "stand-in vectors")
-    chunks = index.info("default", "specs")["chunks"]
+    chunks = index.info("default", "specs").chunks
     started, i = time.perf_counter(), done
     while chunks < target:
         chunks += index.add("default", "specs", [document(i + j, texts) for j in range(100)])[1]

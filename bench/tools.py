@@ -30,7 +30,7 @@ from bench.models import add_runtime, dense_model
 from ctxsieve.indexes.lexical import Bm25Index
 from ctxsieve.indexes.ranking import normalise
 from ctxsieve.indexes.store import open_store
-from ctxsieve.indexes.tools import ToolIndex
+from ctxsieve.indexes.tools import SelectParams, ToolIndex
 from ctxsieve.indexes.vectors import EmbeddingCache
 from ctxsieve.ingest.tokens import load_tokenizer
 
@@ -188,8 +188,7 @@ def fusion_peer(cache: EmbeddingCache, tools: list[dict[str, Any]]) -> Ranker:
 
 def ours(index: ToolIndex, toolset: str, tenant: str = "bench", abstain: bool = False) -> Ranker:
     def rank(query: str) -> list[str]:
-        return [s.name for s in index.select(tenant, query, [toolset], 10, [], "openai", None, None,
-                                             abstain).selected]
+        return [s.name for s in index.select(tenant, query, [toolset], SelectParams(k=10, abstain=abstain)).selected]
     return rank
 
 
@@ -242,7 +241,7 @@ def speed(index: ToolIndex, tools: list[dict[str, Any]], queries: list[Query], n
     for i, (text, _) in enumerate(queries[:200]):
         unseen = f"{text} (request {i})"  # never embedded before: the latency includes the query embedding
         started = time.perf_counter()
-        index.select("bench", unseen, ["large"], 5, [], "openai", None, None)
+        index.select("bench", unseen, ["large"], SelectParams(k=5))
         times.append(time.perf_counter() - started)
     times = times[5:]  # the first calls build the cached index
     print(f"selection over {n} tools: p50 {statistics.median(times) * 1000:.1f} ms, "

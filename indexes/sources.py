@@ -86,6 +86,49 @@ class Source:
         text = self.chunk_text(chunk)
         return f"{chunk.context}\n{text}" if chunk.context else text
 
+    # -- the stored record: one point per source, keyed by its ref; its layout is written here only --
+
+    def point(self) -> PointData:
+        return PointData(key=self.ref, payload={
+            "ref": self.ref, "tenant": self.tenant, "state": "live", "text": self.text, "documents": self.documents,
+            "view": None if self.view.text == self.text else self.view.text,
+            "sections": [{k: v for k, v in asdict(x).items() if k != "leaves"} for x in self.view.sections],
+            "tool": self.tool, "args": self.args, "content_type": self.content_type, "tokens": self.tokens,
+            "view_tokens": self.view_tokens, "created_at": self.created_at,
+            "created": calendar.timegm(time.strptime(self.created_at, "%Y-%m-%dT%H:%M:%SZ")),
+            "chunker": self.chunker, "chunks": [_chunk_row(c) for c in self.chunks],
+            "vector_keys": sorted({passage_key(self.passage(c)) for c in self.chunks}),
+        })
+
+    @classmethod
+    def of(cls, p: dict[str, Any]) -> Source:
+        """A stored record as it was written (the store's chunker may differ: see SourceStore._current)."""
+        view = View(p["view"] if p.get("view") is not None else p["text"], p["content_type"],
+                    tuple(Section(**x) for x in p["sections"]))
+        return cls(
+            ref=p["ref"], tenant=p["tenant"], text=p["text"], view=view, documents=p.get("documents"),
+            tool=p.get("tool"), args=p.get("args") or {}, content_type=p["content_type"], tokens=p["tokens"],
+            view_tokens=p.get("view_tokens", p["tokens"]), created_at=p["created_at"], chunker=p["chunker"],
+            chunks=[_chunk_of(i, row) for i, row in enumerate(p["chunks"])],
+        )
+
+
+# A chunk is stored as a row (a source holds hundreds: field names in each would double its payload).
+CHUNK_ROW = ("start", "end", "tokens", "document", "context")
+
+
+def _chunk_row(chunk: Chunk) -> list[Any]:
+    return [getattr(chunk, name) for name in CHUNK_ROW]
+
+
+def _chunk_of(index: int, row: list[Any]) -> Chunk:
+    return Chunk(index=index, **dict(zip(CHUNK_ROW, row, strict=True)))
+
+
+def tombstone(ref: str, tenant: str, created: float) -> PointData:
+    """What an expired source leaves: enough to answer 410 instead of 404 for a while."""
+    return PointData(key=ref, payload={"ref": ref, "tenant": tenant, "state": "expired", "created": created})
+
 
 def passage_key(passage: str) -> str:
     """Names a passage's vector in the chunk-vector cache (and, on a source, the vectors it uses)."""
@@ -157,7 +200,7 @@ class SourceStore:
         found = self.store.get(SOURCES.name, [ref]).get(ref)
         self._check(tenant, ref, found.payload if found else None)
         assert found is not None
-        return self._remember(self._from_payload(found.payload))
+        return self._remember(self._current(Source.of(found.payload)))
 
     def put(self, tenant: str, inp: SourceInput) -> Source:
         """Store the input under its ref (idempotent: a live source is returned unchanged)."""
@@ -180,13 +223,13 @@ class SourceStore:
             created_at=utc_stamp(), chunker=self.signature,
             chunks=chunk_view(view, self.tokenizer, self.chunk_tokens),
         )
-        self.store.upsert(SOURCES.name, [PointData(key=ref, payload=self._to_payload(source))])
+        self.store.upsert(SOURCES.name, [source.point()])
         return self._remember(source)
 
     def restore(self, payload: dict[str, Any]) -> Source:
         """Write a source from a record of an earlier layout (migration): same ref, same created_at."""
-        source = self._from_payload(payload)
-        self.store.upsert(SOURCES.name, [PointData(key=source.ref, payload=self._to_payload(source))])
+        source = self._current(Source.of(payload))
+        self.store.upsert(SOURCES.name, [source.point()])
         return source
 
     # --- lifecycle ----------------------------------------------------------------------------------
@@ -220,40 +263,16 @@ class SourceStore:
         tombstones = []
         for found in scroll_all(self.store, SOURCES.name, old, payload=("ref", "tenant", "created", "vector_keys")):
             keys += found.payload.get("vector_keys") or []
-            tombstones.append(PointData(key=found.payload["ref"], payload={
-                "ref": found.payload["ref"], "tenant": found.payload["tenant"], "state": "expired",
-                "created": found.payload["created"]}))
+            tombstones.append(tombstone(found.payload["ref"], found.payload["tenant"], found.payload["created"]))
             self._recent.pop(found.payload["ref"])
         self.store.upsert(SOURCES.name, tombstones)
         forgotten = where(state="expired").and_(Range("created", lt=now - 2 * self.retention))
         self.store.delete_where(SOURCES.name, forgotten)
         return keys
 
-    # --- payloads -----------------------------------------------------------------------------------
+    # --- the stored record, as this build chunks it -----------------------------------------------------
 
-    def _to_payload(self, s: Source) -> dict[str, Any]:
-        return {
-            "ref": s.ref, "tenant": s.tenant, "state": "live", "text": s.text, "documents": s.documents,
-            "view": None if s.view.text == s.text else s.view.text,
-            "sections": [{k: v for k, v in asdict(x).items() if k != "leaves"} for x in s.view.sections],
-            "tool": s.tool, "args": s.args, "content_type": s.content_type, "tokens": s.tokens,
-            "view_tokens": s.view_tokens, "created_at": s.created_at,
-            "created": calendar.timegm(time.strptime(s.created_at, "%Y-%m-%dT%H:%M:%SZ")),
-            "chunker": s.chunker,
-            "chunks": [[c.start, c.end, c.tokens, c.document, c.context] for c in s.chunks],
-            "vector_keys": sorted({passage_key(s.passage(c)) for c in s.chunks}),
-        }
-
-    def _from_payload(self, p: dict[str, Any]) -> Source:
-        view = View(p["view"] if p.get("view") is not None else p["text"], p["content_type"],
-                    tuple(Section(**x) for x in p["sections"]))
-        source = Source(
-            ref=p["ref"], tenant=p["tenant"], text=p["text"], view=view, documents=p.get("documents"),
-            tool=p.get("tool"), args=p.get("args") or {}, content_type=p["content_type"], tokens=p["tokens"],
-            view_tokens=p.get("view_tokens", p["tokens"]),
-            created_at=p["created_at"], chunker=p["chunker"],
-            chunks=[Chunk(i, c[0], c[1], c[2], c[3], c[4]) for i, c in enumerate(p["chunks"])],
-        )
+    def _current(self, source: Source) -> Source:
         if source.chunker != self.signature:
             # Chunk settings changed since this source was stored: the input is whole, so re-derive the
             # projection in memory (the stored record is never rewritten).

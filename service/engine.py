@@ -35,7 +35,7 @@ from .settings import Settings
 log = logging.getLogger("ctxsieve")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Engine:
     settings: Settings
     tokenizer: TiktokenTokenizer
@@ -112,7 +112,8 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
     collections = CollectionIndex(store, cache, tokenizer, settings.chunk_tokens, settings.dense_weight)
     sessions = SessionLog(store, settings.session_retention_days)
-    return Engine(settings, tokenizer, store, embedder, sieve, tools, collections, sessions, web, files, gate)
+    return Engine(settings=settings, tokenizer=tokenizer, store=store, embedder=embedder, sieve=sieve, tools=tools,
+                  collections=collections, sessions=sessions, web=web, files=files, gate=gate)
 
 
 class EngineHolder:

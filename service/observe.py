@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from ctxsieve.indexes.errors import InvalidInput
+from ctxsieve.indexes.sessions import Read
 from ctxsieve.indexes.usage import saved_ratio
 
 from .deps import EngineDep, TenantDep
@@ -36,8 +37,8 @@ class ReadLog:
             self.metrics.saved.observe(saved_ratio(input_tokens, output_tokens))
         if self.session is None:
             return
-        repeated = self.engine.sessions.record(self.tenant, self.session, route, refs, input_tokens, output_tokens,
-                                               shown, event=self.request_id)
+        read = Read(route=route, refs=refs, input_tokens=input_tokens, output_tokens=output_tokens, shown=shown)
+        repeated = self.engine.sessions.record(self.tenant, self.session, read, event=self.request_id)
         if repeated:
             self.metrics.repeated.inc()
 

@@ -6,7 +6,8 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Query
 
-from ctxsieve.indexes.collections import NewDocument
+from ctxsieve.indexes import collections as core
+from ctxsieve.indexes.collections import NewDocument, QueryParams
 
 from ..deps import EngineDep, NamePath, TenantDep
 from ..schemas import (
@@ -33,7 +34,7 @@ Name = NamePath
 def put_collection(name: Name, body: CollectionPut, engine: EngineDep, tenant: TenantDep) -> CollectionInfo:
     """Create a collection (idempotent; updates the description)."""
     engine.collections.create(tenant, name, body.description)
-    return CollectionInfo(**engine.collections.info(tenant, name))
+    return _info(engine.collections.info(tenant, name))
 
 
 @router.post("/{name}/documents", response_model=DocumentsAdded, operation_id="add_documents")
@@ -50,8 +51,8 @@ def query_collection(name: Name, body: CollectionQuery, engine: EngineDep, tenan
                      ) -> CollectionQueryResponse:
     """The chunks most relevant to the query, best first, within k and max_tokens."""
     with engine.gate.admit():
-        result = engine.collections.query(tenant, name, body.query, body.k, body.max_tokens, body.filter,
-                                          body.min_score)
+        params = QueryParams(k=body.k, max_tokens=body.max_tokens, min_score=body.min_score, filter=body.filter)
+        result = engine.collections.query(tenant, name, body.query, params)
     snippets = [CollectionSnippet(id=f"{name}/{h.document_id}#{h.start}", document=0, **asdict(h))
                 for h in result.snippets]
     return CollectionQueryResponse(snippets=snippets, placeholder=result.more.placeholder(body.placeholder),
@@ -64,18 +65,20 @@ def list_documents(name: Name, engine: EngineDep, tenant: TenantDep, offset: int
                    limit: int = Query(100, ge=1, le=1000)) -> DocumentList:
     """A page of the documents (id, hash, chunks, title, url, metadata), in a stable order."""
     page = engine.collections.documents(tenant, name, offset, limit + 1)  # one more says whether a next page exists
-    return DocumentList(documents=[DocumentEntry(**d) for d in page[:limit]], offset=offset,
+    entries = [DocumentEntry(id=d.id, hash=d.hash, chunks=d.chunks, title=d.title, url=d.url, metadata=d.metadata)
+               for d in page[:limit]]
+    return DocumentList(documents=entries, offset=offset,
                         next_offset=offset + limit if len(page) > limit else None)
 
 
 @router.get("", response_model=CollectionList, operation_id="list_collections")
 def list_collections(engine: EngineDep, tenant: TenantDep) -> CollectionList:
-    return CollectionList(collections=[CollectionInfo(**c) for c in engine.collections.all(tenant)])
+    return CollectionList(collections=[_info(c) for c in engine.collections.all(tenant)])
 
 
 @router.get("/{name}", response_model=CollectionInfo, operation_id="get_collection")
 def get_collection(name: Name, engine: EngineDep, tenant: TenantDep) -> CollectionInfo:
-    return CollectionInfo(**engine.collections.info(tenant, name))
+    return _info(engine.collections.info(tenant, name))
 
 
 @router.delete("/{name}", response_model=Deleted, operation_id="delete_collection")
@@ -88,3 +91,7 @@ def delete_collection(name: Name, engine: EngineDep, tenant: TenantDep) -> Delet
 def delete_document(name: Name, doc_id: str, engine: EngineDep, tenant: TenantDep) -> Deleted:
     engine.collections.remove(tenant, name, doc_id)
     return Deleted(deleted=doc_id)
+
+
+def _info(info: core.CollectionInfo) -> CollectionInfo:
+    return CollectionInfo(**asdict(info))

@@ -23,7 +23,7 @@ def get_session(session: str, engine: EngineDep, tenant: TenantDep) -> SessionRe
 
 @router.get("/v1/sessions", response_model=SessionList, operation_id="list_sessions")
 def list_sessions(engine: EngineDep, tenant: TenantDep) -> SessionList:
-    return SessionList(sessions=[SessionSummary(**s) for s in engine.sessions.sessions(tenant)])
+    return SessionList(sessions=[SessionSummary(**asdict(s)) for s in engine.sessions.sessions(tenant)])
 
 
 @router.get("/ui", response_class=HTMLResponse, operation_id="inspector", include_in_schema=False)

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ctxsieve.indexes.toolformats import render
-from ctxsieve.indexes.tools import Toolset
+from ctxsieve.indexes.tools import SelectParams, Toolset
 from ctxsieve.indexes.usage import saved_ratio
 
 from ..deps import EngineDep, NamePath, TenantDep
@@ -65,8 +65,9 @@ def delete_toolset(toolset: NamePath, engine: EngineDep, tenant: TenantDep) -> D
 def select_tools(body: SelectRequest, engine: EngineDep, tenant: TenantDep) -> SelectResponse:
     """The few tool definitions relevant to this request, ready to send, in the requested format."""
     with engine.gate.admit():
-        result = engine.tools.select(tenant, body.query, body.toolsets, body.k, body.always, body.format,
-                                     body.min_score, body.max_tokens, body.abstain)
+        params = SelectParams(k=body.k, always=tuple(body.always), format=body.format, min_score=body.min_score,
+                              max_tokens=body.max_tokens, abstain=body.abstain)
+        result = engine.tools.select(tenant, body.query, body.toolsets, params)
     return SelectResponse(
         tools=result.tools,
         selected=[SelectedOut(name=s.name, toolset=s.toolset, score=s.score) for s in result.selected],

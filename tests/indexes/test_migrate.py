@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from ctxsieve.indexes.collections import CollectionIndex
+from ctxsieve.indexes.collections import CollectionIndex, CollectionInfo, QueryParams
 from ctxsieve.indexes.migrate import migrate
 from ctxsieve.indexes.sessions import SessionLog
 from ctxsieve.indexes.sieve import FilterParams, Sieve
@@ -63,9 +63,9 @@ def test_migrate_converts_sources_collections_toolsets_and_sessions(old_dir: Pat
         assert cache.misses - before <= 20, "vectors embedded before the move are found, not re-made"
 
         collections = CollectionIndex(store, cache, tokenizer, 96)
-        assert collections.info("default", "glossary") == {"name": "glossary", "description": "brand terms",
-                                                          "documents": 2, "chunks": 2}
-        answer = collections.query("default", "glossary", "tone", 5, None, {"lang": "zh"})
+        assert collections.info("default", "glossary") == CollectionInfo(name="glossary", description="brand terms",
+                                                                         documents=2, chunks=2)
+        answer = collections.query("default", "glossary", "tone", QueryParams(filter={"lang": "zh"}))
         assert [h.document_id for h in answer.snippets] == ["zh/tone"]
         assert answer.snippets[0].text == "我们的语气温暖而直接。"
 
@@ -75,6 +75,6 @@ def test_migrate_converts_sources_collections_toolsets_and_sessions(old_dir: Pat
         assert [(r.tool, r.query) for r in crm.feedback] == [("find_customer", "who is Ada Lovelace in our CRM")]
 
         report = SessionLog(store, 10_000).report("default", "agent-1")
-        assert [r["repeated"] for r in report.requests] == [False, True]
+        assert [r.repeated for r in report.requests] == [False, True]
     finally:
         store.close()

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctxsieve.indexes.collections import CollectionIndex, NewDocument
+from ctxsieve.indexes.collections import CollectionIndex, CollectionInfo, NewDocument, QueryParams, records
 from ctxsieve.indexes.errors import StoreUnavailable
-from ctxsieve.indexes.sessions import SessionLog
+from ctxsieve.indexes.sessions import Read, SessionLog
 from ctxsieve.indexes.store import (
     HasIds,
     IsEmpty,
@@ -130,14 +130,14 @@ def test_two_writers_over_one_store_keep_everything(store: Store, tokenizer) -> 
             replicas[r].add("a", "kb", [NewDocument(f"r{r}-{batch}-{i}", f"replica {r} wrote fact {batch} {i}")
                                         for i in range(3)])
             tools[r].record("a", f"replica {r} query {batch}", [f"tool_{batch % 4}"], ["crm"])
-            logs[r].record("a", "s", "filter", [f"src_{r}{batch}"], 10, 5)
+            logs[r].record("a", "s", Read(route="filter", refs=[f"src_{r}{batch}"], input_tokens=10, output_tokens=5))
 
     threads = [threading.Thread(target=write, args=(r,)) for r in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert replicas[1].info("a", "kb")["documents"] == 30
+    assert replicas[1].info("a", "kb").documents == 30
     assert len(replicas[0].hashes("a", "kb")) == 30
     recorded = tools[1].get_many("a", ["crm"], with_feedback=True)[0].feedback
     assert len(recorded) == 10
@@ -172,11 +172,11 @@ def test_collections_written_before_scopes_get_them_once(store: Store, tokenizer
         old.add(tenant, "kb", [NewDocument(f"d{i}", f"pump valve fact {i} of {tenant}", metadata={"n": i})
                                for i in range(4)])
     store.set_where(old.space, Where((MatchAny("kind", ("document", "chunk")),)), {"scope": None})
-    assert old.info("a", "kb")["chunks"] == 0  # what the old points look like to the new code
+    assert old.info("a", "kb").chunks == 0  # what the old points look like to the new code
 
     fresh = CollectionIndex(store, cache, tokenizer, 96)
-    assert fresh.info("a", "kb") == {"name": "kb", "description": "", "documents": 4, "chunks": 4}
-    hits = fresh.query("b", "kb", "valve fact 2", 2, None, {"n": {"gte": 2}}).snippets
+    assert fresh.info("a", "kb") == CollectionInfo(name="kb", description="", documents=4, chunks=4)
+    hits = fresh.query("b", "kb", "valve fact 2", QueryParams(k=2, filter={"n": {"gte": 2}})).snippets
     assert hits and all(h.metadata["n"] >= 2 and h.text.endswith("of b") for h in hits)
 
 
@@ -217,7 +217,7 @@ def test_every_collection_candidate_gets_both_scores(store: Store, tokenizer) ->
     index.add("a", "kb", [NewDocument(f"d{i}", f"{words[i % 8]} {words[(i * 3) % 8]} note {i} about part {i % 5}")
                           for i in range(150)])
     query = "bearing seal part 3"
-    corpus = index._of("a", "kb", "chunk")
+    corpus = records.of("a", "kb", "chunk")
     found = index._candidates(query, corpus, corpus)
     q = cache.query(query)
     ids = [f.id for f, _, _ in found]

@@ -3,6 +3,7 @@ at the top level of a user's environment, and the package data and the entry poi
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,10 +17,14 @@ GENERIC = ("service", "indexes", "ingest")
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
-    """What `pip install .` installs: the wheel pip builds from the tree."""
-    out = tmp_path_factory.mktemp("wheel")
+    """What `pip install .` installs: the wheel pip builds from the tree (a copy: the build leaves build/ behind)."""
+    tree, out = tmp_path_factory.mktemp("tree"), tmp_path_factory.mktemp("wheel")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
+    for folder in GENERIC:
+        shutil.copytree(ROOT / folder, tree / folder, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
-                    str(ROOT)], check=True, capture_output=True)
+                    str(tree)], check=True, capture_output=True)
     (built,) = out.glob("ctxsieve-*.whl")
     return zipfile.ZipFile(built)
 

@@ -10,39 +10,39 @@ over the same text; only the toolsets a request names are searched (default-deny
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 import uuid
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ctxsieve.ingest.tokens import Tokenizer
 
-from .errors import InvalidRequest, NotFound
-from .intents import split_intents
-from .lexical import Bm25Index
-from .lru import Lru
-from .ranking import interleave, rank_order, standardise
-from .store import MatchAny, PointData, SpaceSpec, Store, layout, scroll_all, where
-from .toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
-from .vectors import EmbeddingCache
+from ..errors import InvalidRequest, NotFound
+from ..intents import split_intents
+from ..lexical import Bm25Index
+from ..lru import Lru
+from ..ranking import interleave, rank_order
+from ..store import MatchAny, SpaceSpec, Store, layout, scroll_all, where
+from ..toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
+from ..vectors import EmbeddingCache
+from .records import Recorded, ToolRecord, ToolsetHead
+from .scoring import (
+    ABSTAIN_MARGIN,
+    TOOL_DENSE_WEIGHT,
+    calibration_asks,
+    digest,
+    fuse_tool_scores,
+    near_miss,
+    nearest_evidence,
+)
 
 FEEDBACK_PER_TOOL = 200
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """One recorded use: this query led to this tool (its vector embedded with the query prompt)."""
-
-    tool: str
-    query: str
-    at: float
-    vector: np.ndarray
+# Prepared toolsets kept in memory: 5,000 tools hold ~25 MB, so a handful of those or dozens of small sets.
+PREPARED_BYTES = 128 << 20
 
 
 @dataclass
@@ -55,8 +55,16 @@ class Toolset:
     feedback: list[Recorded] = field(default_factory=list)
 
 
-def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+@dataclass(frozen=True, kw_only=True)
+class SelectParams:
+    """What a selection asks for, beyond the request text and the toolsets it may see."""
+
+    k: int = 5
+    always: Sequence[str] = ()
+    format: Format = "openai"
+    min_score: float | None = None
+    max_tokens: int | None = None
+    abstain: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,7 @@ class Selected:
     score: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Selection:
     tools: list[dict[str, Any]]
     selected: list[Selected]
@@ -76,7 +84,7 @@ class Selection:
     reason: str | None = None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Prepared:
     """Everything a selection over a set of toolsets needs, built once per version of those toolsets."""
 
@@ -98,70 +106,6 @@ class _Prepared:
         return sum(int(a.nbytes) for a in arrays) + self.lexical.nbytes + 1024 * len(self.owners)
 
 
-# Prepared toolsets kept in memory: 5,000 tools hold ~25 MB, so a handful of those or dozens of small sets.
-PREPARED_BYTES = 128 << 20
-MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence is judged among themselves
-# Abstention calibration: this many of a toolset's tools ask for themselves (their description as a request)
-# with themselves left out; a request whose best cosine is ABSTAIN_MARGIN below the ABSTAIN_QUANTILE of
-# those near-misses fits no tool. The margin is the smallest that keeps abstentions on ordinary requests
-# <= 5% on every pool's training queries (`python -m bench.tools_tune --abstain`: 4.8%, 4.3%, 1.6%;
-# descriptions are closer to tools than users' requests are, hence a margin).
-CALIBRATION_SAMPLE = 64
-ABSTAIN_QUANTILE = 0.05
-ABSTAIN_MARGIN = 0.01
-
-
-def calibration_asks(tools: Sequence[Tool]) -> tuple[list[int], list[str]]:
-    """Which tools ask for themselves in the abstention calibration (a fixed sample, by name digest), and
-    how: their description, as a request."""
-    sample = sorted(range(len(tools)), key=lambda i: _digest(tools[i].name))[:CALIBRATION_SAMPLE]
-    return sample, [tools[i].description or tools[i].name for i in sample]
-
-
-def near_miss(best_without_own: Sequence[float]) -> float:
-    """The ABSTAIN_QUANTILE of the near-misses' best cosines (-inf, never abstain, with fewer than two)."""
-    return float(np.quantile(best_without_own, ABSTAIN_QUANTILE)) if len(best_without_own) > 1 else -np.inf
-
-
-TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (bench/tools_tune.py)
-
-
-def nearest_evidence(vectors: np.ndarray, owner: np.ndarray, tools: int, q: np.ndarray) -> np.ndarray:
-    """Per tool, the cosine of its recorded query (or example) nearest to q; -1 for a tool without any."""
-    nearest = np.full(tools, -1.0)
-    np.maximum.at(nearest, owner, vectors @ q)
-    return nearest
-
-
-def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: float,
-                     evidence: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Dense: the tool's own text, or usage evidence when it stands out more; fused with BM25 as z-scores.
-
-    `evidence` is (nearest recorded query, centroid of them all) per tool, as cosines; they are averaged
-    (Tool2Vec's usage embedding): one odd query cannot capture a tool, and one example is still used whole.
-    Query-to-query cosines run higher than query-to-tool ones (e5's baseline), so evidence is compared as
-    a z-score among the tools that have evidence, against the tool text's z-score among all tools: compared
-    raw, every tool with any evidence outranked the right tool without it (Seal-Tools R@5 0.900 zero-shot
-    fell to 0.644 with feedback; 0.873 this way, and MetaTool 0.853 -> 0.868).
-    Returns the cosine (the one min_score and abstention judge) and the fused score used for ranking.
-    """
-    dense = cosine
-    dense_z = standardise(cosine.astype(np.float64))
-    if evidence is not None:
-        nearest, centroid = evidence
-        has = nearest > -1.0
-        scored = (nearest + centroid) / 2
-        if has.sum() >= MIN_EVIDENCE_POPULATION:
-            evidence_z = np.zeros_like(dense_z)
-            evidence_z[has] = standardise(scored[has])
-        else:  # too few tools with evidence for a z-score: put the cosine on the tool text's scale
-            std = float(cosine.std())
-            evidence_z = (scored - float(cosine.mean())) / (std if std > 0 else 1.0)
-        dense_z = np.where(has, np.maximum(dense_z, evidence_z), dense_z)
-        dense = np.where(has, np.maximum(cosine, scored), cosine)
-    return dense, dense_weight * dense_z + (1.0 - dense_weight) * standardise(lexical)
-
-
 class ToolIndex:
     def __init__(self, store: Store, vectors: EmbeddingCache, tokenizer: Tokenizer,
                  dense_weight: float = TOOL_DENSE_WEIGHT) -> None:
@@ -179,41 +123,27 @@ class ToolIndex:
 
     # --- registry -----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _head_key(tenant: str, name: str) -> str:
-        return f"toolset:{tenant}:{name}"
-
-    @staticmethod
-    def _tool_key(tenant: str, name: str, version: str, index: int) -> str:
-        return f"tool:{tenant}:{name}:{version}:{index}"
-
-    @staticmethod
-    def _feedback_key(tenant: str, name: str, tool: str, query: str) -> str:
-        return f"feedback:{tenant}:{name}:{tool}:{hashlib.sha256(query.encode('utf-8', 'surrogatepass')).hexdigest()}"
-
     def put(self, tenant: str, name: str, definitions: list[Any]) -> Toolset:
         """Replace the toolset: the new version's tools, then the head naming it, then the old version goes."""
         return self.put_tools(tenant, name, parse_toolset(definitions))
 
     def put_tools(self, tenant: str, name: str, tools: list[Tool]) -> Toolset:
         self.vectors.passages([*map(index_text, tools), *map(name_text, tools)])  # only new or changed
-        version = _digest([t.as_dict() for t in tools])
+        version = digest([t.as_dict() for t in tools])
         previous = self._heads(tenant, [name]).get(name)
-        generation = previous["generation"] if previous else uuid.uuid4().hex
-        self.store.upsert(self.space, [PointData(key=self._tool_key(tenant, name, version, i), payload={
-            "kind": "tool", "tenant": tenant, "toolset": name, "version": version, "index": i,
-            "definition": t.as_dict()}) for i, t in enumerate(tools)])
-        self.store.upsert(self.space, [PointData(key=self._head_key(tenant, name), payload={
-            "kind": "head", "tenant": tenant, "toolset": name, "version": version, "count": len(tools),
-            "generation": generation})])
-        if previous and previous["version"] != version:
+        generation = previous.generation if previous else uuid.uuid4().hex
+        self.store.upsert(self.space, [ToolRecord(tenant=tenant, toolset=name, version=version, index=i,
+                                                  tool=t).point() for i, t in enumerate(tools)])
+        self.store.upsert(self.space, [ToolsetHead(tenant=tenant, toolset=name, version=version, count=len(tools),
+                                                   generation=generation).point()])
+        if previous and previous.version != version:
             self.store.delete_where(self.space, where(tenant=tenant, toolset=name, kind="tool",
-                                                      version=previous["version"]))
+                                                      version=previous.version))
         return Toolset(tenant, name, tools, version, generation)
 
-    def _heads(self, tenant: str, names: Sequence[str]) -> dict[str, dict[str, Any]]:
-        found = self.store.get(self.space, [self._head_key(tenant, n) for n in names])
-        return {f.payload["toolset"]: f.payload for f in found.values()}
+    def _heads(self, tenant: str, names: Sequence[str]) -> dict[str, ToolsetHead]:
+        found = self.store.get(self.space, [ToolsetHead.key(tenant, n) for n in names])
+        return {head.toolset: head for head in map(ToolsetHead.of, found.values())}
 
     def get(self, tenant: str, name: str) -> Toolset:
         return self.get_many(tenant, [name])[0]
@@ -225,15 +155,14 @@ class ToolIndex:
             raise NotFound(f"unknown toolset(s): {', '.join(missing)}")
         return [self._from_head(tenant, heads[n], with_feedback) for n in names]
 
-    def _from_head(self, tenant: str, head: dict[str, Any], with_feedback: bool) -> Toolset:
-        name, version = head["toolset"], head["version"]
+    def _from_head(self, tenant: str, head: ToolsetHead, with_feedback: bool) -> Toolset:
+        name, version = head.toolset, head.version
         cached = self._parsed.get((tenant, name, version))
         if cached is None:
             condition = where(tenant=tenant, toolset=name, kind="tool", version=version)
-            ordered = sorted(scroll_all(self.store, self.space, condition), key=lambda p: p.payload["index"])
-            tools = [Tool.from_dict(p.payload["definition"]) for p in ordered]
-            cached = self._parsed.put((tenant, name, version), tools)
-        toolset = Toolset(tenant, name, cached, version, head.get("generation", ""))
+            records = sorted(map(ToolRecord.of, scroll_all(self.store, self.space, condition)), key=lambda r: r.index)
+            cached = self._parsed.put((tenant, name, version), [r.tool for r in records])
+        toolset = Toolset(tenant, name, cached, version, head.generation)
         if with_feedback:
             toolset.feedback = self._feedback(tenant, name, {t.name for t in cached})
         return toolset
@@ -242,8 +171,7 @@ class ToolIndex:
         """The latest recorded queries of each tool (at most FEEDBACK_PER_TOOL), oldest first."""
         points = scroll_all(self.store, self.space, where(tenant=tenant, toolset=name, kind="feedback"),
                             vectors=(self.vectors.vector,))
-        recorded = sorted((Recorded(p.payload["tool"], p.payload["query"], p.payload["at"],
-                                    p.dense[self.vectors.vector]) for p in points if p.payload["tool"] in tools),
+        recorded = sorted((r for r in (Recorded.of(p, self.vectors.vector) for p in points) if r.tool in tools),
                           key=lambda r: (r.at, r.query))
         kept: dict[str, list[Recorded]] = {}
         for r in reversed(recorded):
@@ -257,12 +185,12 @@ class ToolIndex:
 
     def all(self, tenant: str) -> list[Toolset]:
         heads = scroll_all(self.store, self.space, where(tenant=tenant, kind="head"))
-        return sorted((self._from_head(tenant, h.payload, False) for h in heads), key=lambda t: t.name)
+        return sorted((self._from_head(tenant, ToolsetHead.of(h), False) for h in heads), key=lambda t: t.name)
 
     def delete(self, tenant: str, name: str) -> None:
         if name not in self._heads(tenant, [name]):
             raise NotFound(f"unknown toolset(s): {name}")
-        self.store.delete(self.space, [self._head_key(tenant, name)])  # unlisted first
+        self.store.delete(self.space, [ToolsetHead.key(tenant, name)])  # unlisted first
         self.store.delete_where(self.space, where(tenant=tenant, toolset=name))
 
     def tokens(self, tools: Sequence[Tool], fmt: Format) -> int:
@@ -270,20 +198,21 @@ class ToolIndex:
 
     # --- selection ----------------------------------------------------------------------------------
 
-    def select(self, tenant: str, query: str, toolsets: Sequence[str], k: int, always: Sequence[str],
-               fmt: Format, min_score: float | None, max_tokens: int | None, abstain: bool = False) -> Selection:
+    def select(self, tenant: str, query: str, toolsets: Sequence[str], params: SelectParams) -> Selection:
         if not toolsets:
             raise InvalidRequest("name at least one toolset: a request sees only the toolsets it names")
         prepared = self._prepare(tenant, sorted(set(toolsets)))
         dense, order, fit = self._ranked(prepared, query)
-        reason = self._no_fit(prepared, order, fit) if abstain else None
-        chosen = self._choose(prepared, order, dense, 0 if reason else k, always, fmt, min_score, max_tokens)
+        reason = self._no_fit(prepared, order, fit) if params.abstain else None
+        fmt = params.format
+        chosen = self._choose(prepared, order, dense, params if reason is None else replace(params, k=0))
         tools = [render(prepared.owners[i][1], fmt) for i in chosen]
         selected = [Selected(prepared.owners[i][1].name, prepared.owners[i][0], round(float(dense[i]), 4))
                     for i in chosen]
         if fmt not in prepared.tokens_all:
             prepared.tokens_all[fmt] = self.tokens([tool for _, tool in prepared.owners], fmt)
-        return Selection(tools, selected, prepared.tokens_all[fmt], sum(self._cost(prepared, i, fmt) for i in chosen),
+        return Selection(tools=tools, selected=selected, tokens_all=prepared.tokens_all[fmt],
+                         tokens_selected=sum(self._cost(prepared, i, fmt) for i in chosen),
                          abstained=reason is not None, reason=reason)
 
     def _no_fit(self, prepared: _Prepared, order: list[int], fit: float) -> str | None:
@@ -312,8 +241,9 @@ class ToolIndex:
     def _cost(self, prepared: _Prepared, i: int, fmt: Format) -> int:
         return self.tokenizer.count(serialized(render(prepared.owners[i][1], fmt)))
 
-    def _choose(self, prepared: _Prepared, order: list[int], dense: np.ndarray, k: int, always: Sequence[str],
-                fmt: Format, min_score: float | None, max_tokens: int | None) -> list[int]:
+    def _choose(self, prepared: _Prepared, order: list[int], dense: np.ndarray, params: SelectParams) -> list[int]:
+        k, always, fmt = params.k, params.always, params.format
+        min_score, max_tokens = params.min_score, params.max_tokens
         by_name: dict[str, int] = {}
         for i in order:
             by_name.setdefault(prepared.owners[i][1].name, i)
@@ -379,7 +309,7 @@ class ToolIndex:
         missing = [n for n in names if n not in heads]
         if missing:
             raise NotFound(f"unknown toolset(s): {', '.join(missing)}")
-        key = "|".join(f"{n}@{heads[n]['version']}@{heads[n].get('generation', '')}" for n in names) + \
+        key = "|".join(f"{n}@{heads[n].version}@{heads[n].generation}" for n in names) + \
             f"|{tenant}|{self.feedback_count(tenant, names)}"
         prepared = self._prepared.get(key)
         if prepared is not None:
@@ -409,9 +339,10 @@ class ToolIndex:
         norms = np.linalg.norm(centroids, axis=1, keepdims=True)
         centroids /= np.where(norms == 0, 1.0, norms)
         prepared = _Prepared(
-            owners, self.vectors.passages([index_text(t) for _, t in owners]),
-            self.vectors.passages([name_text(t) for _, t in owners]), evidence_vectors, owner, centroids,
-            Bm25Index.build(lexical_texts), np.argsort(np.argsort([t.name for _, t in owners], kind="stable")))
+            owners=owners, tool_vectors=self.vectors.passages([index_text(t) for _, t in owners]),
+            name_vectors=self.vectors.passages([name_text(t) for _, t in owners]), evidence_vectors=evidence_vectors,
+            evidence_owner=owner, centroids=centroids, lexical=Bm25Index.build(lexical_texts),
+            name_rank=np.argsort(np.argsort([t.name for _, t in owners], kind="stable")))
         return self._prepared.put(key, prepared)
 
     # --- learning from use --------------------------------------------------------------------------
@@ -429,9 +360,8 @@ class ToolIndex:
             raise NotFound(f"tools not in the named toolsets: {', '.join(unknown)}")
         vectors = self.vectors.queries([query for query, _ in uses])
         now = time.time()
-        points = [PointData(key=self._feedback_key(tenant, s.name, name, query), dense={self.vectors.vector: vector},
-                            payload={"kind": "feedback", "tenant": tenant, "toolset": s.name, "tool": name,
-                                     "query": query, "at": now})
+        points = [Recorded(tenant=tenant, toolset=s.name, tool=name, query=query, at=now, vector=vector
+                           ).point(self.vectors.vector)
                   for (query, used), vector in zip(uses, vectors, strict=True)
                   for s in sets for name in dict.fromkeys(used) if name in {t.name for t in s.tools}]
         self.store.upsert(self.space, points)

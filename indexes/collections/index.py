@@ -11,13 +11,9 @@ document point names the chunk's hash, so a half-written or replaced document is
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,21 +22,19 @@ from ctxsieve.ingest.chunking import chunk_view
 from ctxsieve.ingest.normalize import Document, build_view
 from ctxsieve.ingest.tokens import Tokenizer
 
-from .errors import InvalidInput, NotFound
-from .lexical import sparse_document, sparse_query
-from .more import More, more_of
-from .ranking import Candidate, fuse, pack_to_budget
-from .sources import utc_stamp
-from .store import (
+from ..errors import InvalidInput, NotFound
+from ..lexical import sparse_document, sparse_query
+from ..more import More, more_of
+from ..ranking import Candidate, fuse, pack_to_budget
+from ..sources import utc_stamp
+from ..store import (
     Condition,
     Found,
     HasIds,
-    IndexKind,
     IsEmpty,
     Match,
     MatchAny,
     PointData,
-    Range,
     Search,
     SpaceSpec,
     Store,
@@ -49,32 +43,43 @@ from .store import (
     scroll_all,
     where,
 )
-from .usage import Usage, make_usage
-from .vectors import EmbeddingCache
+from ..usage import Usage, make_usage
+from ..vectors import EmbeddingCache
+from .filters import index_kind, translate_filter
+from .records import (
+    BM25,
+    CANDIDATE_FIELDS,
+    LISTING_FIELDS,
+    ChunkRecord,
+    CollectionHead,
+    DocumentRecord,
+    Kind,
+    NewDocument,
+    of,
+    scope,
+)
 
 log = logging.getLogger("ctxsieve")
-BM25 = "bm25"
 # Candidates each engine search returns: enough for k up to 50 and a budget of a few thousand tokens.
 CANDIDATES = 64
-# What ranking and packing read of each candidate; the rest of a chunk's payload is read for the chosen few.
-CANDIDATE_FIELDS = ("document_id", "index", "hash", "tokens", "text")
-OPERATORS = ("any", "gte", "gt", "lte", "lt", "not")
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
 
-@dataclass(frozen=True)
-class NewDocument:
-    id: str
-    text: str
-    title: str | None = None
-    url: str | None = None
-    metadata: dict[str, Any] | None = None
-    content_type: str = "auto"
+@dataclass(frozen=True, kw_only=True)
+class QueryParams:
+    """A collection query beyond its text: the budget, the score floor and the metadata filter."""
 
-    def digest(self) -> str:
-        body = json.dumps([self.text, self.title, self.url, self.metadata or {}, self.content_type],
-                          sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(body.encode()).hexdigest()[:24]
+    k: int = 5
+    max_tokens: int | None = None
+    min_score: float | None = None
+    filter: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CollectionInfo:
+    name: str
+    description: str
+    documents: int
+    chunks: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,75 +103,6 @@ class CollectionResult:
     usage: Usage
 
 
-def _iso(value: Any) -> str | None:
-    """An ISO 8601 date or datetime as RFC 3339 (what the engine compares), else None."""
-    if not isinstance(value, str) or not _ISO_DATE.match(value):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed.isoformat() if parsed.tzinfo else parsed.isoformat() + "Z"
-
-
-def index_kind(value: Any) -> IndexKind | None:
-    """The payload index a metadata value calls for (lists by their first element)."""
-    if isinstance(value, list):
-        return index_kind(value[0]) if value else None
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "datetime" if _iso(value) else "keyword"
-    return None
-
-
-def translate_filter(key: str, condition: Any) -> Condition:
-    """One entry of a query's `filter` (metadata key -> condition) as an engine condition; 422 otherwise."""
-    field = f"metadata.{key}"
-    if not isinstance(condition, dict):
-        if isinstance(condition, bool | int | str):
-            return Match(field, condition)
-        if isinstance(condition, float):
-            return Range(field, gte=condition, lte=condition)
-        raise InvalidInput(f"filter on {key!r}: {condition!r} is not a value or a condition")
-    unknown = sorted(set(condition) - set(OPERATORS))
-    if unknown or not condition:
-        raise InvalidInput(f"filter on {key!r}: unknown operator(s) {', '.join(map(repr, unknown)) or '(none)'}; "
-                           f"use a value or {', '.join(OPERATORS)}")
-    parts: list[Condition] = []
-    if "any" in condition:
-        parts.append(_any(key, field, condition["any"]))
-    bounds = {op: condition[op] for op in ("gte", "gt", "lte", "lt") if op in condition}
-    if bounds:
-        parts.append(_range(key, field, bounds))
-    if "not" in condition:
-        parts.append(Where(must_not=(translate_filter(key, condition["not"]),)))
-    return parts[0] if len(parts) == 1 else Where(tuple(parts))
-
-
-def _any(key: str, field: str, values: Any) -> Condition:
-    if not isinstance(values, list) or not values:
-        raise InvalidInput(f"filter on {key!r}: 'any' takes a non-empty list")
-    if all(isinstance(v, str) for v in values):
-        return MatchAny(field, tuple(values))
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return MatchAny(field, tuple(values))
-    raise InvalidInput(f"filter on {key!r}: 'any' takes strings or integers, all of one kind")
-
-
-def _range(key: str, field: str, bounds: Mapping[str, Any]) -> Condition:
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in bounds.values()):
-        return Range(field, **bounds)
-    dates = {op: _iso(v) for op, v in bounds.items()}
-    if all(dates.values()):
-        return Range(field, dates=True, **dates)
-    raise InvalidInput(f"filter on {key!r}: gte/gt/lte/lt take numbers or ISO 8601 dates, not {dict(bounds)!r}")
-
-
 class CollectionIndex:
     def __init__(self, store: Store, vectors: EmbeddingCache, tokenizer: Tokenizer, chunk_tokens: int,
                  dense_weight: float = 0.6) -> None:
@@ -182,33 +118,10 @@ class CollectionIndex:
         self._indexed: set[str] = set()  # metadata fields given a payload index by this process
         self._give_scopes()
 
-    # --- keys and conditions ------------------------------------------------------------------------
+    # --- counts and the scope field --------------------------------------------------------------------
 
-    @staticmethod
-    def _collection_key(tenant: str, name: str) -> str:
-        return f"collection:{tenant}:{name}"
-
-    @staticmethod
-    def _document_key(tenant: str, name: str, doc_id: str) -> str:
-        return f"document:{tenant}:{name}:{doc_id}"
-
-    @staticmethod
-    def _chunk_key(tenant: str, name: str, doc_id: str, digest: str, index: int) -> str:
-        return f"chunk:{tenant}:{name}:{doc_id}:{digest}:{index}"
-
-    @staticmethod
-    def _scope(tenant: str, name: str, kind: str) -> str:
-        return json.dumps([tenant, name, kind])
-
-    @classmethod
-    def _of(cls, tenant: str, name: str, kind: str) -> Where:
-        """A collection's documents or chunks: one indexed field, not three conditions, because the engine checks
-        a filter point by point in an exact search and in BM25's IDF pass (both much slower with three), and
-        counts one indexed value from its index (`Store.tally`) instead of scanning."""
-        return where(scope=cls._scope(tenant, name, kind))
-
-    def _tally(self, tenant: str, name: str, kind: str) -> int:
-        return self.store.tally(self.space, "scope", self._scope(tenant, name, kind))
+    def _tally(self, tenant: str, name: str, kind: Kind) -> int:
+        return self.store.tally(self.space, "scope", scope(tenant, name, kind))
 
     def _give_scopes(self) -> None:
         """Documents and chunks written before `scope` existed get it, once, by engine-side payload updates."""
@@ -219,102 +132,91 @@ class CollectionIndex:
                  "about a minute per million chunks)")
         for head in scroll_all(self.store, self.space, where(kind="collection"), payload=("tenant", "collection")):
             tenant, name = head.payload["tenant"], head.payload["collection"]
-            for kind in ("document", "chunk"):
+            kinds: tuple[Kind, ...] = ("document", "chunk")
+            for kind in kinds:
                 self.store.set_where(self.space, where(tenant=tenant, collection=name, kind=kind).and_(
-                    IsEmpty("scope")), {"scope": self._scope(tenant, name, kind)})
+                    IsEmpty("scope")), {"scope": scope(tenant, name, kind)})
 
     # --- collections --------------------------------------------------------------------------------
 
     def create(self, tenant: str, name: str, description: str) -> None:
         """Idempotent; a second PUT updates the description (the record is written whole, not merged)."""
-        existing = self.store.get(self.space, [self._collection_key(tenant, name)], payload=("created_at",))
-        created = next(iter(existing.values())).payload.get("created_at") if existing else utc_stamp()
-        self.store.upsert(self.space, [PointData(key=self._collection_key(tenant, name), payload={
-            "kind": "collection", "tenant": tenant, "collection": name, "description": description,
-            "created_at": created})])
+        existing = self.store.get(self.space, [CollectionHead.key(tenant, name)], payload=("created_at",))
+        created = str(next(iter(existing.values())).payload.get("created_at", "")) if existing else utc_stamp()
+        head = CollectionHead(tenant=tenant, name=name, description=description, created_at=created)
+        self.store.upsert(self.space, [head.point()])
 
-    def _require(self, tenant: str, name: str) -> dict[str, Any]:
-        found = self.store.get(self.space, [self._collection_key(tenant, name)])
+    def _require(self, tenant: str, name: str) -> CollectionHead:
+        found = self.store.get(self.space, [CollectionHead.key(tenant, name)])
         if not found:
             raise NotFound(f"unknown collection {name!r}")
-        return next(iter(found.values())).payload
+        return CollectionHead.of(next(iter(found.values())))
 
-    def info(self, tenant: str, name: str) -> dict[str, Any]:
+    def info(self, tenant: str, name: str) -> CollectionInfo:
         head = self._require(tenant, name)
-        return {"name": name, "description": head.get("description", ""),
-                "documents": self._tally(tenant, name, "document"), "chunks": self._tally(tenant, name, "chunk")}
+        return CollectionInfo(name=name, description=head.description, documents=self._tally(tenant, name, "document"),
+                              chunks=self._tally(tenant, name, "chunk"))
 
-    def all(self, tenant: str) -> list[dict[str, Any]]:
+    def all(self, tenant: str) -> list[CollectionInfo]:
         heads = scroll_all(self.store, self.space, where(tenant=tenant, kind="collection"), payload=("collection",))
         return [self.info(tenant, n) for n in sorted(h.payload["collection"] for h in heads)]
 
     def delete(self, tenant: str, name: str) -> None:
         self._require(tenant, name)
-        self.store.delete(self.space, [self._collection_key(tenant, name)])  # unlisted first
+        self.store.delete(self.space, [CollectionHead.key(tenant, name)])  # unlisted first
         self.store.delete_where(self.space, where(tenant=tenant, collection=name))
 
     # --- documents ----------------------------------------------------------------------------------
 
-    def documents(self, tenant: str, name: str, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+    def documents(self, tenant: str, name: str, offset: int = 0, limit: int = 100) -> list[DocumentRecord]:
         """A page of the documents, in the store's stable order (by point id)."""
         self._require(tenant, name)
-        page = list(scroll_all(self.store, self.space, self._of(tenant, name, "document"),
-                               payload=("document_id", "hash", "chunks", "title", "url", "metadata"),
+        page = list(scroll_all(self.store, self.space, of(tenant, name, "document"), payload=LISTING_FIELDS,
                                most=offset + limit))[offset:]
-        return [{"id": p.payload["document_id"], "hash": p.payload["hash"], "chunks": p.payload["chunks"],
-                 "title": p.payload.get("title"), "url": p.payload.get("url"),
-                 "metadata": p.payload.get("metadata") or {}} for p in page]
+        return [DocumentRecord.of(p) for p in page]
 
     def hashes(self, tenant: str, name: str) -> dict[str, str]:
         """Every document's content hash, by id (incremental ingest skips what is unchanged)."""
         self._require(tenant, name)
-        docs = scroll_all(self.store, self.space, self._of(tenant, name, "document"), payload=("document_id", "hash"))
+        docs = scroll_all(self.store, self.space, of(tenant, name, "document"), payload=("document_id", "hash"))
         return {d.payload["document_id"]: d.payload["hash"] for d in docs}
 
     def add(self, tenant: str, name: str, documents: Sequence[NewDocument]) -> tuple[list[str], int]:
         """Add or replace by id; an unchanged document is skipped, a changed one re-chunked."""
         self._require(tenant, name)
         latest = {d.id: d for d in documents}  # a batch naming one id twice keeps the last
-        keys = [self._document_key(tenant, name, i) for i in latest]
+        keys = [DocumentRecord.key(tenant, name, i) for i in latest]
         current = {f.payload["document_id"]: f.payload["hash"]
                    for f in self.store.get(self.space, keys, payload=("document_id", "hash")).values()}
         changed = [(d, d.digest()) for d in latest.values() if current.get(d.id) != d.digest()]
-        chunks: list[PointData] = []
+        chunks: list[ChunkRecord] = []
         heads: list[PointData] = []
         for doc, digest in changed:
-            doc_chunks = self._chunk_points(tenant, name, doc, digest)
+            doc_chunks = self._chunk_records(tenant, name, doc, digest)
             chunks += doc_chunks
-            heads.append(PointData(key=self._document_key(tenant, name, doc.id), payload={
-                "kind": "document", "tenant": tenant, "collection": name,
-                "scope": self._scope(tenant, name, "document"), "document_id": doc.id, "hash": digest,
-                "chunks": len(doc_chunks), "tokens": sum(p.payload["tokens"] for p in doc_chunks),
-                "title": doc.title, "url": doc.url, "metadata": doc.metadata or {}, "added_at": utc_stamp()}))
-        if chunks:  # one embedding batch for the whole request, not one per document
-            vectors = self.vectors.passages([p.payload.pop("passage") for p in chunks])
-            chunks = [PointData(key=p.key, payload=p.payload, sparse=p.sparse, dense={self.vectors.vector: v})
-                      for p, v in zip(chunks, vectors, strict=True)]
+            heads.append(DocumentRecord(
+                tenant=tenant, collection=name, id=doc.id, hash=digest, chunks=len(doc_chunks),
+                tokens=sum(c.tokens for c in doc_chunks), title=doc.title, url=doc.url, metadata=doc.metadata or {},
+                added_at=utc_stamp()).point())
+        # One embedding batch for the whole request, not one per document.
+        vectors = self.vectors.passages([c.passage for c in chunks]) if chunks else ()
+        points = [c.point(self.vectors.vector, v, sparse_document(c.passage))
+                  for c, v in zip(chunks, vectors, strict=True)]
         self._index_metadata(doc.metadata or {} for doc, _ in changed)
-        self.store.upsert(self.space, chunks)
+        self.store.upsert(self.space, points)
         self.store.upsert(self.space, heads)  # acknowledges the batch
         for doc, _ in changed:  # the replaced version's chunks go once the new ones are served
             if doc.id in current:
-                self.store.delete_where(self.space, self._of(tenant, name, "chunk").and_(
+                self.store.delete_where(self.space, of(tenant, name, "chunk").and_(
                     Match("document_id", doc.id), Match("hash", current[doc.id])))
         return [d.id for d in documents], len(chunks)
 
-    def _chunk_points(self, tenant: str, name: str, doc: NewDocument, digest: str) -> list[PointData]:
+    def _chunk_records(self, tenant: str, name: str, doc: NewDocument, digest: str) -> list[ChunkRecord]:
         view = build_view([Document(doc.text, doc.title, doc.url, doc.metadata or {})], doc.content_type)
-        points = []
-        for i, c in enumerate(chunk_view(view, self.tokenizer, self.chunk_tokens)):
-            text = view.text[c.start : c.end]
-            passage = f"{c.context}\n{text}" if c.context else text
-            points.append(PointData(key=self._chunk_key(tenant, name, doc.id, digest, i), payload={
-                "kind": "chunk", "tenant": tenant, "collection": name, "scope": self._scope(tenant, name, "chunk"),
-                "document_id": doc.id, "hash": digest,
-                "index": i, "start": c.start, "end": c.end, "tokens": c.tokens, "text": text, "context": c.context,
-                "title": doc.title, "url": doc.url, "metadata": doc.metadata or {}, "passage": passage},
-                sparse={BM25: sparse_document(passage)}))
-        return points
+        return [ChunkRecord(tenant=tenant, collection=name, document_id=doc.id, hash=digest, index=i, start=c.start,
+                            end=c.end, tokens=c.tokens, text=view.text[c.start : c.end], context=c.context,
+                            title=doc.title, url=doc.url, metadata=doc.metadata or {})
+                for i, c in enumerate(chunk_view(view, self.tokenizer, self.chunk_tokens))]
 
     def _index_metadata(self, metadata: Iterable[Mapping[str, Any]]) -> None:
         """A payload index for each metadata field filtered on, typed by its first value seen here."""
@@ -327,29 +229,29 @@ class CollectionIndex:
 
     def remove(self, tenant: str, name: str, doc_id: str) -> None:
         self._require(tenant, name)
-        key = self._document_key(tenant, name, doc_id)
+        key = DocumentRecord.key(tenant, name, doc_id)
         if not self.store.get(self.space, [key], payload=False):
             raise NotFound(f"unknown document {doc_id!r} in collection {name!r}")
         self.store.delete(self.space, [key])  # unlisted first
-        self.store.delete_where(self.space, self._of(tenant, name, "chunk").and_(Match("document_id", doc_id)))
+        self.store.delete_where(self.space, of(tenant, name, "chunk").and_(Match("document_id", doc_id)))
 
     # --- query --------------------------------------------------------------------------------------
 
-    def query(self, tenant: str, name: str, query: str, k: int, max_tokens: int | None,
-              filters: Mapping[str, Any], min_score: float | None = None) -> CollectionResult:
+    def query(self, tenant: str, name: str, query: str, params: QueryParams) -> CollectionResult:
         self._require(tenant, name)
-        corpus = self._of(tenant, name, "chunk")
-        scope = corpus.and_(*self._filter(tenant, name, filters))
-        found = self._served(tenant, name, self._candidates(query, scope, corpus))
+        corpus = of(tenant, name, "chunk")
+        scoped = corpus.and_(*self._filter(tenant, name, params.filter))
+        found = self._served(tenant, name, self._candidates(query, scoped, corpus))
         dense = np.array([d for _, d, _ in found], dtype=np.float64)
         lexical = np.array([s for _, _, s in found], dtype=np.float64)
         candidates = [Candidate(i, f.payload["tokens"], f.payload["text"]) for i, (f, _, _) in enumerate(found)]
-        eligible = dense >= min_score if min_score is not None else None
-        chosen = pack_to_budget(candidates, fuse(dense, lexical, self.dense_weight), k, max_tokens, eligible)
-        keys = [self._chunk_key(tenant, name, p["document_id"], p["hash"], p["index"])
+        eligible = dense >= params.min_score if params.min_score is not None else None
+        chosen = pack_to_budget(candidates, fuse(dense, lexical, self.dense_weight), params.k, params.max_tokens,
+                                eligible)
+        keys = [ChunkRecord.key(tenant, name, p["document_id"], p["hash"], p["index"])
                 for p in (found[i][0].payload for i in chosen)]
         details = self.store.get(self.space, keys) if keys else {}
-        hits = [self._hit(details[key].payload, float(dense[i])) for key, i in zip(keys, chosen, strict=True)]
+        hits = [self._hit(ChunkRecord.of(details[key]), float(dense[i])) for key, i in zip(keys, chosen, strict=True)]
         total = self._tally(tenant, name, "chunk")
         usage = make_usage(input_tokens=sum(c.tokens for c in candidates), output_tokens=sum(h.tokens for h in hits),
                            chunks_total=total, chunks_returned=len(hits))
@@ -358,7 +260,7 @@ class CollectionIndex:
     def _filter(self, tenant: str, name: str, filters: Mapping[str, Any]) -> list[Condition]:
         conditions = [translate_filter(key, condition) for key, condition in sorted(filters.items())]
         for key in sorted(filters):
-            having = Where(self._of(tenant, name, "document").must, (IsEmpty(f"metadata.{key}"),))
+            having = Where(of(tenant, name, "document").must, (IsEmpty(f"metadata.{key}"),))
             if not self.store.scroll(self.space, having, limit=1, payload=False)[0]:
                 raise InvalidInput(f"filter: {key!r} is not a metadata key of any document in collection {name!r}")
         return conditions
@@ -399,13 +301,13 @@ class CollectionIndex:
                 ) -> list[tuple[Found, float, float]]:
         """Only chunks of the document version that is acknowledged (half-written or replaced ones wait)."""
         ids = sorted({f.payload["document_id"] for f, _, _ in found})
-        heads = self.store.get(self.space, [self._document_key(tenant, name, i) for i in ids],
+        heads = self.store.get(self.space, [DocumentRecord.key(tenant, name, i) for i in ids],
                                payload=("document_id", "hash"))
         current = {h.payload["document_id"]: h.payload["hash"] for h in heads.values()}
         return [c for c in found if current.get(c[0].payload["document_id"]) == c[0].payload["hash"]]
 
     @staticmethod
-    def _hit(p: dict[str, Any], score: float) -> CollectionHit:
-        return CollectionHit(document_id=p["document_id"], text=p["text"], score=round(score, 4), start=p["start"],
-                             end=p["end"], tokens=p["tokens"], title=p["title"], url=p["url"], context=p["context"],
-                             metadata=p["metadata"])
+    def _hit(chunk: ChunkRecord, score: float) -> CollectionHit:
+        return CollectionHit(document_id=chunk.document_id, text=chunk.text, score=round(score, 4), start=chunk.start,
+                             end=chunk.end, tokens=chunk.tokens, title=chunk.title, url=chunk.url,
+                             context=chunk.context, metadata=chunk.metadata)

@@ -1,0 +1,20 @@
+"""Tool-definition retrieval: `index` (the registry and selection), `records` (what is stored), `scoring` (the
+fusion and abstention rules, shared with the tuning bench)."""
+
+from __future__ import annotations
+
+from .index import Selected, Selection, SelectParams, ToolIndex, Toolset
+from .records import Recorded, ToolRecord, ToolsetHead
+from .scoring import (
+    ABSTAIN_MARGIN,
+    ABSTAIN_QUANTILE,
+    TOOL_DENSE_WEIGHT,
+    calibration_asks,
+    fuse_tool_scores,
+    near_miss,
+    nearest_evidence,
+)
+
+__all__ = ["ABSTAIN_MARGIN", "ABSTAIN_QUANTILE", "TOOL_DENSE_WEIGHT", "Recorded", "SelectParams", "Selected",
+           "Selection", "ToolIndex", "ToolRecord", "Toolset", "ToolsetHead", "calibration_asks", "fuse_tool_scores",
+           "near_miss", "nearest_evidence"]

@@ -1,0 +1,127 @@
+"""Limits and the pieces every request and response model shares (text fields, snippets, usage, `more`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ctxsieve.ingest.normalize import MAX_JSON_DEPTH, json_depth
+
+NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"  # toolset and collection names: safe in a URL path and as a key
+MAX_TEXT_CHARS = 8_000_000
+MAX_DOCUMENTS = 1_000
+MAX_K = 50
+MAX_TOKENS = 32_000
+
+
+def valid_unicode(value: str) -> str:
+    """Lone surrogates (legal in JSON escapes, not in UTF-8) cannot be stored or counted."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("text contains a lone surrogate; send valid Unicode") from exc
+    return value
+
+
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(valid_unicode)]
+ShortText = Annotated[str, Field(max_length=2_000), AfterValidator(valid_unicode)]
+Query = Annotated[str, Field(min_length=1, max_length=4_000), AfterValidator(valid_unicode)]
+ContentTypeIn = Literal["auto", "text", "markdown", "html", "json", "code"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+Placeholder = Annotated[Literal["http", "tools"], Field(
+    description="whose words the placeholder speaks: `http` names the routes, `tools` the tool calls "
+                "(filter_ref, fetch_ref, query_collection) that ctxsieve's MCP surfaces, middleware and hook give")]
+
+
+def _shallow(value: Any) -> Any:
+    """Arguments and metadata are echoed back and stored: refuse nesting no tool call needs."""
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+Shallow = AfterValidator(_shallow)
+
+
+class DocumentIn(Strict):
+    text: Text
+    title: ShortText | None = None
+    url: ShortText | None = None
+    metadata: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
+
+
+class SourceSpec(Strict):
+    tool: Annotated[str, Field(min_length=1, max_length=200), AfterValidator(valid_unicode)]
+    args: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
+
+
+class SnippetOut(BaseModel):
+    id: str
+    text: str
+    score: float | None
+    start: int
+    end: int
+    tokens: int
+    document: int
+    title: str | None = None
+    url: str | None = None
+    context: str = ""
+
+
+class UsageOut(BaseModel):
+    input_tokens: int
+    output_tokens: int
+    saved_ratio: float
+    chunks_total: int
+    chunks_returned: int
+
+
+class RerunOut(BaseModel):
+    tool: str
+    args: dict[str, Any]
+
+
+class MoreOut(BaseModel):
+    """The placeholder's facts as a structure: what was held back and how to get it."""
+
+    ref: str | None = Field(description="the source (null for a search, one ref per page, or a collection)")
+    chunks_shown: int
+    chunks_total: int
+    input_tokens: int
+    output_tokens: int
+    rerun: RerunOut | None = Field(description="the call that produced the output, to get it again from its origin")
+    shown: Literal["some", "whole", "none"] = Field(description="none: no chunk reached min_score")
+    min_score: float | None = None
+    pages: int | None = None
+    collection: str | None = None
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Ready(BaseModel):
+    ready: bool
+    model: bool
+    store: bool
+    detail: str | None = None
+
+
+class ErrorBody(BaseModel):
+    type: str
+    message: str
+    request_id: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+class Deleted(BaseModel):
+    deleted: str

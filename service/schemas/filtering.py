@@ -1,0 +1,126 @@
+"""Filtering tool output, refs, and the wrapped tools (search, read)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .common import (
+    MAX_DOCUMENTS,
+    MAX_K,
+    MAX_TOKENS,
+    ContentTypeIn,
+    DocumentIn,
+    MoreOut,
+    Placeholder,
+    Query,
+    SnippetOut,
+    SourceSpec,
+    Strict,
+    Text,
+    UsageOut,
+)
+
+
+class FilterOptions(Strict):
+    query: Query | None = Field(None, description="what the agent needs from this output now")
+    k: int = Field(5, ge=1, le=MAX_K)
+    max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0, description="minimum cosine similarity")
+    order: Literal["document", "score"] = "document"
+    mode: Literal["fast", "accurate"] = "fast"
+    is_error: bool = False
+    placeholder: Placeholder = "http"
+
+
+class FilterRequest(FilterOptions):
+    content: Text | None = None
+    documents: Annotated[list[DocumentIn], Field(min_length=1, max_length=MAX_DOCUMENTS)] | None = None
+    content_type: ContentTypeIn = "auto"
+    source: SourceSpec | None = None
+
+
+class RefilterRequest(FilterOptions):
+    pass
+
+
+class FilterResponse(BaseModel):
+    ref: str
+    snippets: list[SnippetOut]
+    placeholder: str
+    more: MoreOut
+    usage: UsageOut
+    passthrough: bool
+
+
+class SourceOut(BaseModel):
+    tool: str
+    args: dict[str, Any]
+
+
+class RefResponse(BaseModel):
+    ref: str
+    text: str = Field(description="the source as sent; with start/end or chunk: that slice of the view")
+    documents: list[dict[str, Any]] | None
+    source: SourceOut | None
+    content_type: str
+    tokens: int
+    chunks: int
+    created_at: str
+    view: str | None = Field(None, description="the text chunk offsets point into, when it differs from text")
+    start: int | None = None
+    end: int | None = None
+
+
+# --- wrapped tools ----------------------------------------------------------------------------------
+
+Domain = Annotated[str, Field(min_length=1, max_length=253)]
+
+
+class SearchRequest(Strict):
+    query: Query
+    task: Query | None = Field(None, description="what to rank by (default: the query)")
+    k: int = Field(5, ge=1, le=MAX_K)
+    max_tokens: int | None = Field(1200, ge=1, le=MAX_TOKENS)
+    max_results: int = Field(5, ge=1, le=20)
+    search_depth: Literal["basic", "advanced"] = "basic"
+    topic: Literal["general", "news"] = "general"
+    time_range: Literal["day", "week", "month", "year"] | None = None
+    include_domains: Annotated[list[Domain], Field(max_length=50)] = Field(default_factory=list)
+    exclude_domains: Annotated[list[Domain], Field(max_length=50)] = Field(default_factory=list)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
+    mode: Literal["fast", "accurate"] = "fast"
+    placeholder: Placeholder = "http"
+
+
+class SearchResultOut(BaseModel):
+    url: str
+    title: str
+    ref: str
+    score: float | None = None
+    snippets: list[SnippetOut]
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResultOut]
+    placeholder: str
+    more: MoreOut
+    usage: UsageOut
+
+
+class ReadRequest(Strict):
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    query: Query
+    k: int = Field(5, ge=1, le=MAX_K)
+    max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
+    order: Literal["document", "score"] = "document"
+    mode: Literal["fast", "accurate"] = "fast"
+    placeholder: Placeholder = "http"
+
+
+class ReadResponse(FilterResponse):
+    path: str
+    size: int
+    mtime: float

@@ -1,0 +1,35 @@
+"""Session diagnostics."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+# --- sessions ---------------------------------------------------------------------------------------
+
+class SessionRequest(BaseModel):
+    route: str
+    ref: str | None
+    refs: list[str] = Field(default_factory=list)
+    input_tokens: int
+    output_tokens: int
+    repeated: bool
+    at: str
+    shown: list[tuple[str, int, int]] = Field(default_factory=list, description="(ref, start, end) of each "
+                                                                                 "snippet, offsets into the view")
+
+
+class SessionResponse(BaseModel):
+    session: str
+    requests: list[SessionRequest]
+    repeated_read_rate: float
+    warning: str | None
+
+
+class SessionSummary(BaseModel):
+    session: str
+    requests: int
+    updated: float
+
+
+class SessionList(BaseModel):
+    sessions: list[SessionSummary]
