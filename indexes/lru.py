@@ -13,9 +13,10 @@ V = TypeVar("V")
 
 class Lru(Generic[K, V]):
     """A map that forgets its least recently used entries past `size` entries or past `max_bytes` (each
-    entry weighed once, by `weigh`, when put); safe across request threads. A count alone let 64 prepared
-    40k-token refs (~4.5 MB each) hold ~290 MB; a byte bound keeps the service's memory flat whatever the
-    callers send. The newest entry is always kept, however large: the request that made it is using it."""
+    entry weighed once, by `weigh`, when put); safe across request threads. A count alone let a few dozen large
+    prepared refs hold hundreds of MB (`make loadtest` watches RSS); a byte bound keeps the service's memory
+    flat whatever the callers send. The newest entry is always kept, however large: the request that made it
+    is using it."""
 
     def __init__(self, size: int, max_bytes: int | None = None, weigh: Callable[[V], int] | None = None) -> None:
         if (max_bytes is None) != (weigh is None):

@@ -30,13 +30,13 @@ from .vectors import EmbeddingCache
 from .websearch import Page, SearchQuery
 
 Order = Literal["document", "score"]
-# Prepared refs kept for re-filtering: a 40k-token output holds ~4.5 MB (chunk texts, BM25, static and dense
-# vectors), so ~28 of those, or hundreds of small ones. An evicted ref re-filters in ~0.2 s more, nothing lost.
+# Prepared refs kept for re-filtering, by the bytes each holds (chunk texts, BM25, static and dense vectors): a few
+# dozen large outputs or hundreds of small ones. An evicted ref is prepared again when asked: slower, nothing lost.
 PREPARED_BYTES = 128 << 20
 # Fast mode's dense budget for a fresh output: the first stage's best 14 chunks, then the chunks either side of
 # the best 3 dense hits (indexes.ranking.neighbours); at most 20 through the full model. Chosen on dev questions
-# kept apart from the test ones (python -m bench.pool_tune, which replays these same functions): within 0.3
-# points of every chunk embedded on SQuAD and CMRC, where 20 plain candidates were 1.6 behind on SQuAD @600.
+# kept apart from the test ones (python -m bench.pool_tune, which replays these same functions; its table is in
+# bench/results/pool_tune.txt): close to every chunk embedded, where plain candidates fell behind.
 FAST_CANDIDATES = 14
 FAST_NEIGHBOURS = 3
 Mode = Literal["fast", "accurate"]

@@ -19,7 +19,8 @@ from .lru import Lru
 from .store import Match, PointData, Range, SpaceSpec, Store, Where, layout, scroll_all, where
 
 # `vector_keys` (the chunk vectors a source uses) is deliberately not indexed: Edge keeps a mutable segment's
-# indexes in RAM, and 20,000 stored outputs made 1.1M keys, ~490 MB. It is read only to forget vectors.
+# indexes in RAM, which grew by hundreds of MB over many stored outputs (`python -m bench.scale`, README: Scale).
+# It is read only to forget vectors.
 SOURCES = SpaceSpec(name=layout.SOURCES, indexes={"tenant": "tenant", "state": "keyword", "created": "float"})
 
 # Recent sources kept as objects (refs are immutable); the store has them all, this saves re-reading.
@@ -172,7 +173,7 @@ class SourceStore:
         self.signature = chunker_signature(tokenizer, chunk_tokens)
         store.ensure(SOURCES)
         # Sources never change once stored, so recent ones are kept as objects: a re-filter then skips
-        # reading and decoding a 40k-token payload (~15 ms) from the store.
+        # reading and decoding a large payload from the store.
         self._recent: Lru[str, Source] = Lru(64, RECENT_SOURCE_BYTES, Source.nbytes)
 
     def _remember(self, source: Source) -> Source:

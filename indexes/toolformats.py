@@ -93,8 +93,8 @@ def _schema_of(body: dict[str, Any], label: str) -> dict[str, Any]:
     return schema
 
 
-# Digests of schemas that passed the meta-schema: checking one costs ~2 ms (a 4,076-tool toolset took ~8 s to
-# register, most of it here), and agents re-register the same toolsets at every start.
+# Digests of schemas that passed the meta-schema: the check was most of a large toolset's registration
+# (`python -m bench.tools` registers one), and agents re-register the same toolsets at every start.
 _VALID_SCHEMAS: Lru[str, bool] = Lru(65_536)
 
 

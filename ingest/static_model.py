@@ -35,7 +35,7 @@ class StaticEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        # The fast variant skips character offsets, which are not needed here: ~40% of the tokenizing time.
+        # The fast variant skips character offsets, which are not needed here (most of the tokenizing time).
         for row, encoding in enumerate(self.tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)):
             ids = [i for i in encoding.ids if i not in self.special and i < len(self.vectors)]
             if ids:
@@ -51,8 +51,8 @@ def distil(model_folder: Path, dim: int = 256, batch: int = 4096) -> np.ndarray:
 
     with quiet_loading():
         model = AutoModel.from_pretrained(str(model_folder), local_files_only=True).eval()
-        # int8 linear layers halve the minutes this takes; the vectors stay at cosine ~0.97 of fp32's,
-        # plenty for a stage that only picks candidates for the full model.
+        # int8 linear layers shorten the minutes this takes; the vectors stay close to fp32's, plenty for a
+        # stage that only picks candidates for the full model.
         model = torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
             model, {torch.nn.Linear}, dtype=torch.qint8)
     from tokenizers import Tokenizer

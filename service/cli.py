@@ -37,8 +37,8 @@ def _fewer_malloc_arenas() -> None:
 
 def _trim_freed_memory(every: float) -> None:
     """Hand freed heap pages back to the kernel every few seconds. Inference frees activation buffers of
-    every size; glibc keeps them, so under load RSS grew ~470 MB over idle with nothing live to show for
-    it (tracemalloc saw 76 MB of Python objects). malloc_trim returns the free pages of every arena."""
+    every size; glibc keeps them, so under load RSS grew far past what tracemalloc saw live (`make loadtest`
+    measures RSS per window). malloc_trim returns the free pages of every arena."""
     libc = _libc()
     if libc is None or every <= 0:
         return

@@ -44,8 +44,8 @@ class Settings(BaseSettings):
                                  description="then the chunks either side of this many best dense hits")
     runtime: Literal["onnx", "torch"] = Field("onnx", description="runs the dense model: ONNX Runtime (exported "
                                                                    "at prepare; same vectors, faster) or torch")
-    int8: bool = Field(False, description="int8 linear layers in the dense model: ~2x faster, but SQuAD "
-                                          "recall@300 0.947 -> 0.927 (README)")
+    int8: bool = Field(False, description="int8 linear layers in the dense model: faster, but lower recall "
+                                          "(README: int8)")
     background_embedding: bool = Field(True, description="embed the rest of a fresh input while idle, so "
                                                          "re-filtering it needs no inference")
     malloc_trim_seconds: float = Field(5.0, ge=0, description="how often `serve` hands freed heap pages back to "

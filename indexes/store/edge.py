@@ -59,8 +59,8 @@ class EdgeTranslation(Translation):
 class EdgeStore:
     """Qdrant Edge under `root`: one shard per space, opened once and kept for the process's life.
 
-    `optimize()` (HNSW building) holds the GIL for its whole run (38 s for 20k 384-d points here, every
-    other thread stopped), so the service never calls it: spaces are searched exactly, filters first.
+    `optimize()` (HNSW building) holds the GIL for its whole run (every other thread stops), so the service
+    never calls it: spaces are searched exactly, filters first; `ctxsieve optimize` builds it offline.
     """
 
     def __init__(self, root: Path, min_free_bytes: int = 256 << 20) -> None:
@@ -92,7 +92,7 @@ class EdgeStore:
 
     def _room(self) -> None:
         """Refuse a write while the disk is nearly full. The engine memory-maps its WAL and storage files
-        (sparse, 32 MB a page): filling the disk through a mapping kills the process with SIGBUS instead of
+        (sparse files): filling the disk through a mapping kills the process with SIGBUS instead of
         failing the write, so writes stop while less than `min_free_bytes` is free, and resume by themselves."""
         try:
             stat = os.statvfs(self.root)

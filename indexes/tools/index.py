@@ -41,7 +41,8 @@ from .scoring import (
 )
 
 FEEDBACK_PER_TOOL = 200
-# Prepared toolsets kept in memory: 5,000 tools hold ~25 MB, so a handful of those or dozens of small sets.
+# Prepared toolsets kept in memory, by the bytes each holds (`_Prepared.nbytes`): a few large ones or dozens of
+# small ones.
 PREPARED_BYTES = 128 << 20
 
 
@@ -96,7 +97,7 @@ class _Prepared:
     centroids: np.ndarray  # per tool: the normalised mean of its evidence (zero when it has none)
     lexical: Bm25Index
     name_rank: np.ndarray  # each tool's place in name order: the tie-break after the score
-    tokens_all: dict[str, int] = field(default_factory=dict)  # per format: counting 5,000 tools costs ~0.5 s
+    tokens_all: dict[str, int] = field(default_factory=dict)  # per format: counting thousands of tools is slow
     fit_threshold: float | None = None  # abstention: computed the first time a request allows it
 
     def nbytes(self) -> int:
@@ -276,9 +277,8 @@ class ToolIndex:
 
         A request with several intents ("find the hotel, then book a taxi to it") is also scored intent by
         intent, and the rankings take turns: the whole request's best tool, then each intent's best, and so
-        on, so every step's tool reaches the top k (leave-one-pool-out on the training queries, bench/
-        tools_tune.py: Seal-Tools R@5 0.928 -> 0.956, StableToolBench 0.732 -> 0.737, MetaTool 0.701 ->
-        0.697). A tool's cosine is its best with the request or any one intent.
+        on, so every step's tool reaches the top k (chosen leave-one-pool-out on the training queries by
+        `python -m bench.tools_tune`). A tool's cosine is its best with the request or any one intent.
         """
         texts = [query, *split_intents(query)]
         vectors = self.vectors.query_batch(texts) if prepared.owners else None
@@ -320,9 +320,9 @@ class ToolIndex:
         evidence_owner: list[int] = []
         lexical_texts = []
         # A recorded query that led to several tools ("find the hotel, then book a taxi") describes several
-        # tasks: its words are lexical evidence for none of them (lent to each, they cost Seal-Tools 3.3 and
-        # StableToolBench 10.9 points of R@5 on held-out training queries; single-tool records gain MetaTool
-        # 6.0: `python -m bench.tools_tune --feedback`). Its vector still counts for each.
+        # tasks: its words are lexical evidence for none of them (lent to each, they cost two shared pools
+        # recall on held-out training queries: `python -m bench.tools_tune --feedback`). Its vector still
+        # counts for each.
         tools_per_query = Counter((s.name, r.query) for s in sets for r in s.feedback)
         for index, (set_name, tool) in enumerate(owners):
             recorded = [r for s in sets if s.name == set_name for r in s.feedback if r.tool == tool.name]

@@ -23,8 +23,8 @@ MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence
 # Abstention calibration: this many of a toolset's tools ask for themselves (their description as a request)
 # with themselves left out; a request whose best cosine is ABSTAIN_MARGIN below the ABSTAIN_QUANTILE of
 # those near-misses fits no tool. The margin is the smallest that keeps abstentions on ordinary requests
-# <= 5% on every pool's training queries (`python -m bench.tools_tune --abstain`: 4.8%, 4.3%, 1.6%;
-# descriptions are closer to tools than users' requests are, hence a margin).
+# <= 5% on every pool's training queries (chosen by `python -m bench.tools_tune --abstain`; descriptions are
+# closer to tools than users' requests are, hence a margin).
 CALIBRATION_SAMPLE = 64
 ABSTAIN_QUANTILE = 0.05
 ABSTAIN_MARGIN = 0.01
@@ -42,7 +42,7 @@ def near_miss(best_without_own: Sequence[float]) -> float:
     return float(np.quantile(best_without_own, ABSTAIN_QUANTILE)) if len(best_without_own) > 1 else -np.inf
 
 
-TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (bench/tools_tune.py)
+TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (python -m bench.tools_tune)
 
 
 def nearest_evidence(vectors: np.ndarray, owner: np.ndarray, tools: int, q: np.ndarray) -> np.ndarray:
@@ -60,8 +60,8 @@ def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: floa
     (Tool2Vec's usage embedding): one odd query cannot capture a tool, and one example is still used whole.
     Query-to-query cosines run higher than query-to-tool ones (e5's baseline), so evidence is compared as
     a z-score among the tools that have evidence, against the tool text's z-score among all tools: compared
-    raw, every tool with any evidence outranked the right tool without it (Seal-Tools R@5 0.900 zero-shot
-    fell to 0.644 with feedback; 0.873 this way, and MetaTool 0.853 -> 0.868).
+    raw, every tool with any evidence outranked the right tool without it (`python -m bench.tools_tune
+    --feedback` compares the two).
     Returns the cosine (the one min_score and abstention judge) and the fused score used for ranking.
     """
     dense = cosine

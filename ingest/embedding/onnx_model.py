@@ -1,4 +1,4 @@
-"""The dense model on ONNX Runtime: the same weights and vectors as torch, 1.33x its speed on two cores.
+"""The dense model on ONNX Runtime: the same weights and vectors as torch, sooner (`python -m bench.speed`).
 
 `ctxsieve prepare` exports the converted model's encoder once (torch's exporter, fp32, graph optimised by
 ONNX Runtime when loaded) into the model cache, keyed by the weights like the static table, and checks the
@@ -96,7 +96,7 @@ def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
 
 def ensure_onnx_int8(model_folder: Path, cache_dir: Path) -> Path:
     """int8 weights, per output channel, activations quantised at run time (onnxruntime's dynamic
-    quantisation) from the fp32 export: ~1.4x its speed at -0.5 points of SQuAD recall (README)."""
+    quantisation) from the fp32 export: faster, at a recall cost outside the quality gate (README: int8)."""
     source = ensure_onnx(model_folder, cache_dir)
     target = source.with_name(source.stem + "-int8.onnx")
     if not target.exists():

@@ -22,7 +22,7 @@ class SentenceTransformerEmbedder:
 
     model: Any
     model_id: str
-    batch_size: int = 8  # measured: 24 chunks take 0.80 s in batches of 8, 1.02 s in one batch of 32 (less padding)
+    batch_size: int = 8  # small batches pad less (the lengths differ); chosen with `python -m bench.speed`
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -62,15 +62,15 @@ def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = 
     if threads:
         torch.set_num_threads(threads)
     # Our numpy products are small (a query against 10k vectors); OpenBLAS's own threads spin-wait after
-    # each one and took the cores torch needed: a query embedding measured 50 ms with them, 24 ms without.
+    # each one and took the cores torch needed (a query embedding took twice as long with them).
     threadpool_limits(1, user_api="blas")
     path = resolve_model_path(name, model_dir)
     with quiet_loading():
         model = SentenceTransformer(path, device="cpu", local_files_only=True)
     model_id = model_id_for(name, path)
     if int8:
-        # Dynamic int8 linear layers: about 2x faster on CPU. Its vectors differ from fp32 ones (cosine
-        # ~0.975), so it is another model id and its vectors never mix with the fp32 model's.
+        # Dynamic int8 linear layers: faster on CPU, but its vectors differ from fp32 ones (README: int8), so
+        # it is another model id and its vectors never mix with the fp32 model's.
         with quiet_loading():
             torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
                 model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
