@@ -1,0 +1,74 @@
+"""The sieve: errors verbatim, what fits comes back whole, the rest is ranked and packed to the budget, and the
+same request gives the same answer; `more` says what was held back."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxsieve.indexes.sieve import FilterParams, Sieve
+from ctxsieve.indexes.sources import SourceInput, SourceStore
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.indexes.websearch import Page, SearchQuery
+from ctxsieve.ingest.normalize import Document
+from ctxsieve.ingest.tokens import Tokenizer
+
+LOG = "\n\n".join([f"step {i}: copied shard {i} to the archive" for i in range(80)]
+                  + ["step 80: checksum mismatch on shard 17, archive rejected"])
+
+
+@pytest.fixture
+def sieve(sources: SourceStore, cache: EmbeddingCache, words: Tokenizer) -> Sieve:
+    return Sieve(sources, cache, words)
+
+
+def output(text: str = LOG) -> SourceInput:
+    return SourceInput((Document(text),), True, "text", "tail", {"file": "sync.log"})
+
+
+def test_a_large_output_is_cut_to_what_the_query_needs(sieve: Sieve, words: Tokenizer) -> None:
+    result = sieve.filter("t", output(), FilterParams("checksum mismatch archive rejected", k=2, max_tokens=60))
+    assert any("checksum mismatch" in s.text for s in result.snippets)
+    assert sum(s.tokens for s in result.snippets) == result.usage.output_tokens <= 60
+    assert all(s.tokens == words.count(s.text) for s in result.snippets)
+    assert not result.passthrough and result.usage.input_tokens == words.count(LOG)
+    more = result.more
+    assert (more.ref, more.chunks_shown, more.shown) == (result.ref, len(result.snippets), "some")
+    assert more.rerun is not None and (more.rerun.tool, more.rerun.args) == ("tail", {"file": "sync.log"})
+
+
+def test_errors_come_back_verbatim_and_small_outputs_whole(sieve: Sieve) -> None:
+    trace = "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad shard"
+    error = sieve.filter("t", output(trace * 30), FilterParams(None), is_error=True)
+    assert error.passthrough and "".join(s.text for s in error.snippets) == trace * 30
+    small = sieve.filter("t", output("one line"), FilterParams("anything", k=5))
+    assert small.passthrough and small.snippets[0].text == "one line" and small.more.shown == "whole"
+
+
+def test_nothing_over_min_score_is_an_empty_answer_that_says_so(sieve: Sieve) -> None:
+    result = sieve.filter("t", output(), FilterParams("zebra", k=3, min_score=0.99))
+    assert result.snippets == [] and result.more.shown == "none" and result.more.min_score == 0.99
+    assert "reached min_score 0.99" in result.more.placeholder("http")
+
+
+def test_the_same_request_gives_the_same_result_and_a_refilter_reuses_the_ref(sieve: Sieve) -> None:
+    params = FilterParams("which shard failed", k=3)
+    first, again = sieve.filter("t", output(), params), sieve.filter("t", output(), params)
+    assert first == again
+    refiltered = sieve.refilter("t", first.ref, FilterParams("step 40", k=1))
+    assert refiltered.ref == first.ref and "step 40" in refiltered.snippets[0].text
+
+
+def test_order_by_score_or_by_document(sieve: Sieve) -> None:
+    by_doc = sieve.filter("t", output(), FilterParams("shard 17 archive", k=4, order="document"))
+    by_score = sieve.filter("t", output(), FilterParams("shard 17 archive", k=4, order="score"))
+    assert [s.start for s in by_doc.snippets] == sorted(s.start for s in by_doc.snippets)
+    assert sorted(s.id for s in by_doc.snippets) == sorted(s.id for s in by_score.snippets)
+
+
+def test_search_pages_are_ranked_together_and_each_kept_as_a_ref(sieve: Sieve) -> None:
+    pages = [Page(f"https://example.com/{i}", f"Page {i}", LOG if i == 1 else f"nothing here {i} " * 200, 0.5)
+             for i in range(3)]
+    result = sieve.search_results("t", pages, SearchQuery("archive checksum"), FilterParams("checksum mismatch", k=2))
+    assert len({r.ref for r in result.results}) == 3 and result.more.pages == 3
+    assert any("checksum" in s.text for s in result.results[1].snippets)
+    assert result.more.rerun is not None and result.more.rerun.tool == "search"

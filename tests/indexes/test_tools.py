@@ -1,0 +1,89 @@
+"""The tool registry and selection: versions replace each other whole, only named toolsets are seen, `always`
+tools are kept, budgets hold, recorded uses are evidence, and abstention leaves only the `always` tools."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxsieve.indexes.errors import InvalidRequest, NotFound
+from ctxsieve.indexes.store import Store, where
+from ctxsieve.indexes.tools import SelectParams, ToolIndex
+from ctxsieve.indexes.vectors import EmbeddingCache
+from ctxsieve.ingest.tokens import Tokenizer
+
+
+def tool(name: str, description: str) -> dict[str, object]:
+    return {"name": name, "description": description,
+            "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+
+
+CRM = [tool("refund_order", "Refund a customer's order and return the money"),
+       tool("update_address", "Change a customer's shipping address"),
+       tool("create_ticket", "Open a customer support ticket"),
+       tool("finish", "Say the task is done")]
+WEB = [tool("search_web", "Search the web for pages about a topic"), tool("fetch_page", "Fetch a web page by URL")]
+
+
+@pytest.fixture
+def index(edge: Store, cache: EmbeddingCache, words: Tokenizer) -> ToolIndex:
+    tools = ToolIndex(edge, cache, words)
+    tools.put("t", "crm", CRM)
+    tools.put("t", "web", WEB)
+    return tools
+
+
+def names(index: ToolIndex, query: str, toolsets: list[str], **params: object) -> list[str]:
+    return [s.name for s in index.select("t", query, toolsets, SelectParams(**params)).selected]  # type: ignore[arg-type]
+
+
+def test_only_the_named_toolsets_are_searched(index: ToolIndex) -> None:
+    assert set(names(index, "search the web for pages", ["crm"], k=3)) <= {t["name"] for t in CRM}
+    assert names(index, "search the web for pages", ["web"], k=1) == ["search_web"]
+    with pytest.raises(InvalidRequest):
+        names(index, "anything", [])
+    with pytest.raises(NotFound):
+        names(index, "anything", ["crm", "nope"])
+    with pytest.raises(NotFound):  # another tenant's toolset is unknown
+        index.select("u", "refund", ["crm"], SelectParams())
+
+
+def test_always_tools_come_first_and_budgets_hold(index: ToolIndex) -> None:
+    chosen = names(index, "refund the order money", ["crm"], k=2, always=["finish"])
+    assert chosen[0] == "finish" and chosen[1] == "refund_order" and len(chosen) == 3
+    tight = index.select("t", "refund the order", ["crm"], SelectParams(k=4, max_tokens=60, format="anthropic"))
+    assert tight.tokens_selected <= 60 and tight.tokens_selected < tight.tokens_all
+    with pytest.raises(NotFound, match="always"):
+        names(index, "refund", ["crm"], always=["nope"])
+
+
+def test_the_same_request_gives_the_same_tools_in_the_same_order(index: ToolIndex) -> None:
+    params = SelectParams(k=3, format="mcp")
+    assert index.select("t", "customer order", ["crm", "web"], params) == \
+        index.select("t", "customer order", ["web", "crm"], params)
+
+
+def test_a_new_version_replaces_the_old_whole(edge: Store, index: ToolIndex) -> None:
+    index.put("t", "crm", CRM[:2])
+    assert [t.name for t in index.get("t", "crm").tools] == ["refund_order", "update_address"]
+    stored = edge.count(index.space, where(tenant="t", toolset="crm", kind="tool"))
+    assert stored == 2, "the previous version's tools are gone"
+
+
+def test_recorded_uses_are_evidence_for_their_tool(index: ToolIndex) -> None:
+    query = "my parcel goes to the wrong flat, fix where it ships"
+    before = names(index, query, ["crm"], k=4)
+    assert index.record_many("t", [(query, ["update_address"]), ("wrong flat again", ["update_address"])],
+                             ["crm"]) == 2
+    assert names(index, query, ["crm"], k=1) == ["update_address"]
+    assert len(before) == 4
+    with pytest.raises(NotFound):  # all or nothing: an unknown tool records nothing
+        index.record_many("t", [("x", ["refund_order"]), ("y", ["nope"])], ["crm"])
+    assert index.feedback_count("t", ["crm"]) == 2
+
+
+def test_abstention_leaves_only_the_always_tools_and_says_why(index: ToolIndex) -> None:
+    result = index.select("t", "zxqv wubble frobnicate", ["crm"], SelectParams(abstain=True, always=["finish"]))
+    assert result.abstained and [s.name for s in result.selected] == ["finish"]
+    assert result.reason is not None and "no tool fits" in result.reason
+    fits = index.select("t", "Refund a customer's order and return the money", ["crm"], SelectParams(abstain=True))
+    assert not fits.abstained and fits.selected[0].name == "refund_order"
