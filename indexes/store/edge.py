@@ -154,16 +154,8 @@ class EdgeStore:
     def get(self, space: str, keys: Sequence[str], *, payload: bool | tuple[str, ...] = True,
             vectors: tuple[str, ...] = ()) -> dict[str, Found]:
         shard = self._shard(space)
-        ids = {point_id(k): k for k in keys}
-        out: dict[str, Found] = {}
-        for start in range(0, len(keys), 1024):
-            batch = list(ids)[start : start + 1024]
-            records = guarded(lambda b=batch: shard.retrieve(  # type: ignore[misc]
-                b, with_payload=self.t.payload(payload), with_vector=list(vectors) or False))
-            for record in records:
-                found = self.t.found(record, None)
-                out[ids[found.id]] = found
-        return out
+        return self.t.by_key(keys, lambda ids: guarded(lambda: shard.retrieve(
+            ids, with_payload=self.t.payload(payload), with_vector=list(vectors) or False)))
 
     def delete(self, space: str, keys: Sequence[str]) -> None:
         if keys:

@@ -119,16 +119,8 @@ class ClientStore:
 
     def get(self, space: str, keys: Sequence[str], *, payload: bool | tuple[str, ...] = True,
             vectors: tuple[str, ...] = ()) -> dict[str, Found]:
-        ids = {point_id(k): k for k in keys}
-        out: dict[str, Found] = {}
-        for start in range(0, len(ids), 1024):
-            batch = list(ids)[start : start + 1024]
-            records = self._call(lambda b=batch: self.client.retrieve(  # type: ignore[misc]
-                self.collection(space), b, with_payload=self.t.payload(payload), with_vectors=list(vectors) or False))
-            for record in records:
-                found = self.t.found(record, None)
-                out[ids[found.id]] = found
-        return out
+        return self.t.by_key(keys, lambda ids: self._call(lambda: self.client.retrieve(
+            self.collection(space), ids, with_payload=self.t.payload(payload), with_vectors=list(vectors) or False)))
 
     def delete(self, space: str, keys: Sequence[str]) -> None:
         if keys:

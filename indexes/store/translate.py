@@ -7,12 +7,25 @@ written once here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from .types import Condition, Found, HasIds, IndexKind, IsEmpty, Match, MatchAny, Range, SpaceSpec, Sparse, Where
+from .types import (
+    Condition,
+    Found,
+    HasIds,
+    IndexKind,
+    IsEmpty,
+    Match,
+    MatchAny,
+    Range,
+    SpaceSpec,
+    Sparse,
+    Where,
+    point_id,
+)
 
 # Index kind -> the parameters class both libraries name alike, and its options (HNSW links only for partitions).
 INDEX_KINDS: dict[IndexKind, tuple[str, dict[str, bool]]] = {
@@ -90,6 +103,17 @@ class Translation:
             else:
                 dense[name] = np.asarray(value, dtype=np.float32)
         return Found(id=str(record.id), payload=record.payload or {}, dense=dense, sparse=sparse, score=score)
+
+    def by_key(self, keys: Sequence[str], retrieve: Callable[[list[str]], Iterable[Any]]) -> dict[str, Found]:
+        """Points fetched by key, `retrieve` called with ids in batches; a missing key is simply absent."""
+        ids = {point_id(k): k for k in keys}
+        out: dict[str, Found] = {}
+        batches = list(ids)
+        for start in range(0, len(batches), 1024):
+            for record in retrieve(batches[start : start + 1024]):
+                found = self.found(record)
+                out[ids[found.id]] = found
+        return out
 
     def index(self, kind: IndexKind) -> Any:
         class_name, options = INDEX_KINDS[kind]
