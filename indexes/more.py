@@ -19,7 +19,7 @@ from .usage import Usage
 
 Style = Literal["http", "tools"]
 STYLES: tuple[Style, ...] = ("http", "tools")
-Shown = Literal["some", "whole", "none"]  # none: no chunk reached min_score
+Shown = Literal["some", "whole", "none", "outline"]  # none: no chunk reached min_score; outline: first lines
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +69,9 @@ def _ref_line(more: More, style: Style) -> str:
     ref = more.ref or ""
     if more.shown == "whole":
         head = f"whole output shown, {more.input_tokens} tokens"
+    elif more.shown == "outline":
+        head = (f"outline: first lines of {more.chunks_shown} of {more.chunks_total} chunks shown, "
+                f"{more.input_tokens} -> {more.output_tokens} tokens")
     elif more.shown == "none":
         head = f"no chunk of {more.chunks_total} reached min_score {more.min_score}, {more.input_tokens} tokens held"
     else:
@@ -77,8 +80,12 @@ def _ref_line(more: More, style: Style) -> str:
     if style == "tools":
         ways = [f"more: {format_call('filter_ref', {'ref': ref, 'query': '...'})}",
                 f"whole: {format_call('fetch_ref', {'ref': ref})}"]
+        part = f"a part: fetch_ref(ref={json.dumps(ref)}, chunk=N, window=1)"  # N: an outline entry's number
     else:
         ways = [f"more: POST /v1/refs/{ref}/filter", f"whole: GET /v1/refs/{ref}"]
+        part = f"a part: GET /v1/refs/{ref}?chunk=N&window=1"
+    if more.shown == "outline":  # the outline's entries are numbered #N: the agent asks for the parts it wants
+        ways.insert(0, part)
     parts = [f"[ctxsieve {ref}: {head}", *ways]
     if more.rerun is not None:
         parts.append(f"re-run: {format_call(more.rerun.tool, more.rerun.args)}")

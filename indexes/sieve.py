@@ -23,6 +23,7 @@ from .background import BackgroundEmbedder
 from .lexical import Bm25Index
 from .lru import Lru
 from .more import More, Rerun, more_of
+from .outline import outline
 from .ranking import Candidate, interleave, neighbours, rank_order, select
 from .sources import Source, SourceInput, SourceStore
 from .usage import Usage, make_usage
@@ -39,7 +40,9 @@ PREPARED_BYTES = 128 << 20
 # bench/results/pool_tune.txt): close to every chunk embedded, where plain candidates fell behind.
 FAST_CANDIDATES = 14
 FAST_NEIGHBOURS = 3
-Mode = Literal["fast", "accurate"]
+# fast and accurate rank chunks against the query; outline needs none: each chunk's first line (indexes.outline)
+Mode = Literal["fast", "accurate", "outline"]
+OUTLINE_TOKENS = 800  # an outline's budget when the request sets no max_tokens
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,8 @@ class Sieve:
     def _project(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
         if self._fits(source, params):
             return self._whole(source, rerun)
+        if params.mode == "outline":
+            return self._outline(source, params, rerun)
         picks = self._rank([source], params)
         if params.order == "document":
             picks = sorted(picks, key=lambda p: p.chunk.start)
@@ -157,6 +162,20 @@ class Sieve:
         more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
                        min_score=params.min_score)
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False)
+
+    def _outline(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
+        entries = outline(source.view.text, source.chunks, self.tokenizer, params.max_tokens or OUTLINE_TOKENS)
+        snippets = []
+        for entry in entries:
+            text = source.view.text[entry.start : entry.end]
+            section = source.section(entry.chunk)
+            snippets.append(Snippet(id=f"{source.ref}#{entry.chunk.index}", text=text, score=None, start=entry.start,
+                                    end=entry.end, tokens=self.tokenizer.count(text), document=entry.chunk.document,
+                                    title=section.title, url=section.url, context=entry.chunk.context))
+        usage = make_usage(input_tokens=source.tokens, output_tokens=sum(e.tokens for e in entries),
+                           chunks_total=len(source.chunks), chunks_returned=len(snippets))
+        return FilterResult(ref=source.ref, snippets=snippets, more=more_of(source.ref, usage, rerun, shown="outline"),
+                            usage=usage, passthrough=False)
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:

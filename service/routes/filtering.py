@@ -19,8 +19,8 @@ router = APIRouter(prefix="/v1", tags=["filter"])
 
 
 def _params(body: FilterOptions) -> FilterParams:
-    if body.query is None and not body.is_error:
-        raise InvalidRequest("query is required (unless is_error is true)")
+    if body.query is None and not body.is_error and body.mode != "outline":
+        raise InvalidRequest("query is required (unless is_error is true, or mode is outline)")
     return FilterParams(body.query, k=body.k, max_tokens=body.max_tokens, min_score=body.min_score, order=body.order,
                         mode=body.mode)
 

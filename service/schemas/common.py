@@ -96,7 +96,8 @@ class MoreOut(BaseModel):
     input_tokens: int
     output_tokens: int
     rerun: RerunOut | None = Field(description="the call that produced the output, to get it again from its origin")
-    shown: Literal["some", "whole", "none"] = Field(description="none: no chunk reached min_score")
+    shown: Literal["some", "whole", "none", "outline"] = Field(
+        description="none: no chunk reached min_score; outline: each chunk's first line (mode outline)")
     min_score: float | None = None
     pages: int | None = None
     collection: str | None = None

@@ -29,7 +29,9 @@ class FilterOptions(Strict):
     max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
     min_score: float | None = Field(None, ge=-1.0, le=1.0, description="minimum cosine similarity")
     order: Literal["document", "score"] = "document"
-    mode: Literal["fast", "accurate"] = "fast"
+    mode: Literal["fast", "accurate", "outline"] = Field(
+        "fast", description="outline: no query needed; each chunk's first line and what it is part of, within "
+                            "max_tokens (default 800), numbered so a part can be fetched by chunk")
     is_error: bool = False
     placeholder: Placeholder = "http"
 

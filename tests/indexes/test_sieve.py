@@ -72,3 +72,23 @@ def test_search_pages_are_ranked_together_and_each_kept_as_a_ref(sieve: Sieve) -
     assert len({r.ref for r in result.results}) == 3 and result.more.pages == 3
     assert any("checksum" in s.text for s in result.results[1].snippets)
     assert result.more.rerun is not None and result.more.rerun.tool == "search"
+
+
+def test_an_outline_needs_no_query_and_shows_the_structure_within_the_budget(sieve: Sieve, words: Tokenizer) -> None:
+    doc = "\n\n".join(f"# Chapter {c}\n\n" + "\n\n".join(f"Chapter {c} paragraph {p} says something long enough "
+                                                           f"to be its own chunk of text, {p}." for p in range(6))
+                      for c in range(8))
+    result = sieve.filter("t", SourceInput((Document(doc),), True, "markdown"), FilterParams(None, mode="outline",
+                                                                                               max_tokens=200))
+    view = sieve.sources.get("t", result.ref).view.text
+    assert result.more.shown == "outline" and not result.passthrough
+    assert all(view[s.start : s.end] == s.text and "\n" not in s.text for s in result.snippets)
+    assert {s.context for s in result.snippets} >= {f"Chapter {c}" for c in range(8)}, "every part is named"
+    assert result.usage.output_tokens <= 200
+    starts = [s.start for s in result.snippets]
+    assert starts == sorted(starts)
+    line = result.more.placeholder("tools")
+    assert f'a part: fetch_ref(ref="{result.ref}", chunk=N, window=1)' in line and "outline" in line
+    again = sieve.filter("t", SourceInput((Document(doc),), True, "markdown"), FilterParams(None, mode="outline",
+                                                                                              max_tokens=200))
+    assert again == result

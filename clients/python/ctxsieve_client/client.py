@@ -36,7 +36,7 @@ FEEDBACK_BATCH = 1000  # uses per request: the service's limit for one bulk feed
 M = TypeVar("M")
 ContentType = Literal["auto", "text", "markdown", "html", "json", "code"]
 Order = Literal["document", "score"]
-Mode = Literal["fast", "accurate"]
+Mode = Literal["fast", "accurate", "outline"]  # outline: filter and refilter only
 ToolFormat = Literal["openai", "anthropic", "mcp"]
 Placeholder = Literal["http", "tools"]  # the placeholder names HTTP routes, or the tool calls filter_ref/fetch_ref
 
