@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ctxsieve_client.gateway.cli import add_arguments as gateway_arguments
+
 from .settings import Settings
 
 
@@ -193,6 +195,12 @@ def mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def gateway(args: argparse.Namespace) -> int:
+    from ctxsieve_client.gateway.cli import run as run_gateway
+
+    return run_gateway(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -227,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--host")
     cmd.add_argument("--port", type=int)
     cmd.set_defaults(fn=mcp)
+    cmd = sub.add_parser("gateway", help="one MCP server in front of your MCP servers (their mcpServers config)")
+    gateway_arguments(cmd)
+    cmd.set_defaults(fn=gateway)
     args = parser.parse_args(argv)
     return int(args.fn(args))
 

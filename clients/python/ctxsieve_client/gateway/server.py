@@ -1,0 +1,312 @@
+"""The gateway: one MCP server (FastMCP) in front of the user's servers, with ctxsieve in each call's path.
+
+FastMCP's proxy providers relay everything a server offers; ours are the middleware (each call's output shaped,
+`intent` added to each listed tool, tool search), the renaming of colliding names, the own tools (`filter_ref`,
+`fetch_ref`, `find_tools`, `call_tool`) and the session strategy (upstreams.py).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import anyio
+import mcp_types as mt
+from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.server.transforms import GetToolNext, Transform
+from fastmcp.tools.base import Tool, ToolResult
+from fastmcp.utilities.versions import VersionSpec
+from pydantic import Field
+
+from ..client import AsyncClient, CtxsieveError
+from ..wrap import render
+from .catalog import Catalog, toolset_of
+from .config import GatewayConfig
+from .names import OWN_TOOLS, intent_of
+from .shaping import UpstreamCall, shape
+from .upstreams import UpstreamServer, logs_folder
+
+log = logging.getLogger("ctxsieve.gateway")
+INSTRUCTIONS = ("Large tool outputs are kept whole outside your context: you see the part your call's `intent` "
+                "asks for (or an outline) and a placeholder naming the ref. Get more with filter_ref or fetch_ref "
+                "instead of calling the tool again.")
+RETRY_S = 30.0
+SESSION_CLIENTS = 256  # ctxsieve clients kept per client session (one each; the oldest closed past this)
+
+
+class Gateway:
+    def __init__(self, config: GatewayConfig, client: Callable[[str | None], AsyncClient]) -> None:
+        self.config = config
+        self.options = config.options
+        self._client_for = client
+        self._clients: dict[str | None, AsyncClient] = {}
+        self.catalog = Catalog()
+        self.failed: dict[str, str] = {}  # server -> why it could not be listed
+        self._retried: dict[str, float] = {}  # server -> when listing it was last tried
+        self.found: dict[str | None, dict[str, str]] = {}  # session -> tool found by find_tools -> its query
+        logs = logs_folder()
+        self.servers = {u.name: UpstreamServer(u, logs, self._listener(u.name)) for u in config.servers}
+        self.mcp: FastMCP[Any] = FastMCP("ctxsieve-gateway", instructions=INSTRUCTIONS)
+        for server in self.servers.values():
+            server.provider.add_transform(_Renamer(self.catalog, server.name))
+            self.mcp.add_provider(server.provider)
+        self.mcp.add_middleware(_Sieve(self))
+        self._own_tools()
+
+    # --- start-up and list changes ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """List every server (concurrently) and register its tools as a toolset; a server that fails is said
+        once, and its calls answer with why."""
+        async with anyio.create_task_group() as group:
+            for server in self.servers.values():
+                group.start_soon(self.refresh, server.name)
+
+    async def refresh(self, name: str) -> None:
+        server = self.servers[name]
+        self._retried[name] = time.monotonic()
+        try:
+            definitions = await server.list_tool_definitions()
+        except Exception as exc:  # any failure to start or list: the other servers keep working
+            why = _failure(name, exc, server.stderr_tail())
+            if self.failed.get(name) != why:
+                log.error("%s", why)
+            self.failed[name] = why
+            return
+        self.failed.pop(name, None)
+        self.catalog.update(name, definitions)
+        try:
+            await self.client(None).register_toolset(toolset_of(name), self.catalog.toolset(name))
+        except (CtxsieveError, OSError, Exception) as exc:  # tool search then lists every tool
+            log.warning("could not register %s's tools with ctxsieve: %s", name, exc)
+        log.info("%s: %d tools", name, len(definitions))
+
+    async def retry_failed(self) -> None:
+        """A server that could not start is tried again when tools are listed, at most every RETRY_S."""
+        for name in list(self.failed):
+            if time.monotonic() - self._retried.get(name, 0.0) >= RETRY_S:
+                await self.refresh(name)
+
+    def _listener(self, name: str) -> Callable[[Any], Any]:
+        async def on_message(message: Any) -> None:
+            if isinstance(message, mt.ToolListChangedNotification):
+                await self.refresh(name)
+        return on_message
+
+    # --- clients of the service, one per client session ------------------------------------------------
+
+    def client(self, session: str | None) -> AsyncClient:
+        found = self._clients.get(session)
+        if found is None:
+            found = self._clients[session] = self._client_for(session)
+            if len(self._clients) > SESSION_CLIENTS:
+                oldest = next(iter(self._clients))
+                self._clients.pop(oldest)
+        return found
+
+    async def close(self) -> None:
+        for server in self.servers.values():
+            await server.close()
+        for client in self._clients.values():
+            await client.aclose()
+
+    # --- tool search -----------------------------------------------------------------------------------
+
+    def searching(self) -> bool:
+        mode = self.options.tool_search
+        return mode == "on" or (mode == "auto" and len(self.catalog.tools) > self.options.tool_search_threshold)
+
+    async def find(self, query: str, k: int, session: str | None) -> dict[str, Any]:
+        toolsets = [toolset_of(s) for s in self.catalog.listings]
+        if not toolsets:
+            return {"tools": [], "note": "no upstream server is listed yet" + self._failures()}
+        client = self.client(session)
+        selection = await client.select_tools(query, toolsets, k=k, format="mcp", abstain=True)
+        note = None
+        if selection.abstained:  # never nothing when tools exist: the closest, said to fit poorly
+            note = f"none of these fits well: {selection.reason or 'they fall below these toolsets own fit'}"
+            selection = await client.select_tools(query, toolsets, k=k, format="mcp")
+        names = [s.name for s in selection.selected if s.name in self.catalog.tools]
+        self.found.setdefault(session, {}).update(dict.fromkeys(names, query))
+        answer: dict[str, Any] = {"tools": [self.catalog.tools[n].definition for n in names]}
+        if note:
+            answer["note"] = note
+        return answer
+
+    def _failures(self) -> str:
+        return "".join(f"; {why}" for why in self.failed.values())
+
+    # --- the gateway's own tools -----------------------------------------------------------------------
+
+    def _own_tools(self) -> None:
+        tool = self.mcp.tool
+
+        @tool(name="filter_ref", description="Filter a stored output (by its ref) again with a new query.")
+        async def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None,
+                             ctx: Context | None = None) -> str:
+            result = await self._own(ctx, lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens,
+                                                               placeholder="tools"))
+            return render(result.snippets, result.placeholder)
+
+        @tool(name="fetch_ref", description="Fetch a stored output whole, a character range (start, end), or "
+                                            "chunk N with `window` neighbours each side.")
+        async def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
+                            window: int = 0, ctx: Context | None = None) -> str:
+            part = await self._own(ctx, lambda c: c.fetch_ref(ref, start=start, end=end, chunk=chunk,
+                                                              window=window if chunk is not None else None))
+            return str(part.text)
+
+        @tool(name="find_tools", description="Find the tools for a step among every tool of the connected "
+                                             "servers; call a found tool by its name or through call_tool.")
+        async def find_tools(query: str, k: Annotated[int, Field(ge=1, le=50)] | None = None,
+                             ctx: Context | None = None) -> str:
+            session = _session(ctx)
+            answer = await self._own(ctx, lambda _: self.find(query, k or self.options.find_k, session))
+            if self.options.notify_list_changed and ctx is not None and answer["tools"]:
+                await ctx.send_notification(mt.ToolListChangedNotification())
+            return json.dumps(answer, ensure_ascii=False)
+
+        @tool(name="call_tool", description="Call any tool of the connected servers by name (see find_tools).")
+        async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
+            if name in OWN_TOOLS:
+                raise ToolError(f"call {name} directly")
+            if name not in self.catalog.tools:
+                raise ToolError(f"unknown tool {name!r}" + self._failures())
+            return await self.mcp.call_tool(name, arguments or {})
+
+    async def _own(self, ctx: Context | None, call: Callable[[AsyncClient], Any]) -> Any:
+        try:
+            return await call(self.client(_session(ctx)))
+        except CtxsieveError as exc:
+            raise ToolError(f"ctxsieve: {exc.status} {exc.type}: {exc.message}") from exc
+        except OSError as exc:
+            raise ToolError(f"ctxsieve service unreachable: {exc}") from exc
+
+    # --- the listing and each upstream call --------------------------------------------------------------
+
+    def listed(self, tools: Sequence[Tool], session: str | None) -> list[Tool]:
+        searching = self.searching()
+        visible = self.catalog.always(self.options, {s.name: s.upstream.options for s in self.servers.values()})
+        visible |= set(self.found.get(session, {})) if self.options.notify_list_changed else set()
+        out = []
+        for tool in tools:
+            if tool.name in OWN_TOOLS:
+                if searching or tool.name in ("filter_ref", "fetch_ref"):
+                    out.append(tool)
+                continue
+            known = self.catalog.tools.get(tool.name)
+            if searching and tool.name not in visible:
+                continue
+            schema = known.definition["inputSchema"] if known else tool.parameters
+            out.append(tool.model_copy(update={"parameters": schema, "output_schema": None}))
+        return out
+
+    async def call(self, context: MiddlewareContext[mt.CallToolRequestParams],
+                   call_next: CallNext[mt.CallToolRequestParams, ToolResult]) -> ToolResult:
+        name = context.message.name
+        known = self.catalog.tools.get(name)
+        if known is None:
+            if self.failed:
+                raise ToolError(f"unknown tool {name!r}" + self._failures())
+            return await call_next(context)
+        server = self.servers[known.server]
+        options = server.upstream.options
+        intent, forwarded = intent_of(context.message.arguments or {}, known.own_intent)
+        message = context.message.model_copy(update={"arguments": forwarded})
+        started = time.perf_counter()
+        try:
+            with anyio.fail_after(options.timeout_s):
+                result = await call_next(context.copy(message=message))
+        except TimeoutError:
+            await server.forget_current()
+            return _error(f"{known.server}: {known.upstream} did not answer within {options.timeout_s:g} s"
+                          f"{_tail(server.stderr_tail())}")
+        except Exception as exc:  # crashed, or could not start (an upstream's own error is a result, not this)
+            await server.forget_current()  # so the next call starts it again
+            log.warning("%s", _failure(known.server, exc, ""))
+            return _error(_failure(known.server, exc, server.stderr_tail()))
+        session = _session(context.fastmcp_context)
+        call = UpstreamCall(server=known.server, tool=name, arguments=forwarded, intent=intent)
+        shaped = await shape(result.content, result.structured_content, result.is_error, call, options,
+                             self.client(session))
+        log.info("%s %s %s -> %s tokens, %s, %.0f ms", known.server, known.upstream, _count(shaped.tokens_in),
+                 _count(shaped.tokens_out), shaped.note, (time.perf_counter() - started) * 1000)
+        await self._learn(session, name, known.server)
+        return ToolResult(content=shaped.content, structured_content=shaped.structured, is_error=shaped.is_error,
+                          meta=result.meta)
+
+    async def _learn(self, session: str | None, name: str, server: str) -> None:
+        """A tool that find_tools returned in this session and is now called: that query led to it."""
+        query = self.found.get(session, {}).pop(name, None)
+        if query is not None:
+            try:
+                await self.client(session).tools_feedback(query, [name], [toolset_of(server)])
+            except (CtxsieveError, OSError) as exc:
+                log.warning("feedback not recorded: %s", exc)
+
+
+class _Sieve(Middleware):
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway = gateway
+
+    async def on_list_tools(self, context: MiddlewareContext[mt.ListToolsRequest],
+                            call_next: CallNext[mt.ListToolsRequest, Sequence[Tool]]) -> Sequence[Tool]:
+        await self.gateway.retry_failed()
+        return self.gateway.listed(await call_next(context), _session(context.fastmcp_context))
+
+    async def on_call_tool(self, context: MiddlewareContext[mt.CallToolRequestParams],
+                           call_next: CallNext[mt.CallToolRequestParams, ToolResult]) -> ToolResult:
+        if context.message.name in OWN_TOOLS:
+            return await call_next(context)
+        return await self.gateway.call(context, call_next)
+
+
+class _Renamer(Transform):
+    """A server's tools under their exposed names (`server__tool` where a name is shared)."""
+
+    def __init__(self, catalog: Catalog, server: str) -> None:
+        self.catalog = catalog
+        self.server = server
+
+    async def list_tools(self, tools: Sequence[Tool]) -> Sequence[Tool]:
+        return [t.model_copy(update={"name": self.catalog.exposed(self.server, t.name)}) for t in tools]
+
+    async def get_tool(self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None
+                       ) -> Tool | None:
+        upstream = self.catalog.upstream_of(self.server, name)
+        if upstream is None:
+            return None if name in self.catalog.tools else await call_next(name, version=version)
+        tool = await call_next(upstream, version=version)
+        return tool.model_copy(update={"name": name}) if tool is not None else None
+
+
+def _session(ctx: Context | None) -> str | None:
+    if ctx is None:
+        return None
+    try:
+        return ctx.session_id
+    except RuntimeError:
+        return None
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(content=[mt.TextContent(type="text", text=f"[ctxsieve gateway] {text}")], is_error=True)
+
+
+def _failure(server: str, exc: BaseException, stderr: str) -> str:
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"server {server!r} failed: {type(exc).__name__}: {detail}{_tail(stderr)}"
+
+
+def _tail(stderr: str) -> str:
+    return f"; its stderr ends with:\n{stderr}" if stderr else ""
+
+
+def _count(tokens: int | None) -> str:
+    return "-" if tokens is None else str(tokens)
+

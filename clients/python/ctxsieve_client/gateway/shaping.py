@@ -1,0 +1,94 @@
+"""What the agent gets back from an upstream call: the rules of API.md's "MCP surfaces", as one function.
+
+- An error result passes through verbatim; so do images, audio, resource links and embedded resources.
+- Text within `passthrough_tokens` passes through byte for byte (with the upstream's structuredContent).
+- Larger text is stored whole through `/v1/filter` (source: the tool as the agent calls it, its arguments with
+  secrets masked) and the agent gets the snippets for the call's intent within `max_tokens`, or an outline
+  when there is no intent, and a placeholder naming `filter_ref` / `fetch_ref`. No structuredContent then:
+  the filtered text is all the agent gets, so the output is never sent twice.
+- When the service cannot be reached, the result passes through unfiltered with one line first saying so.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import mcp_types as mt
+
+from ..client import AsyncClient, CtxsieveError
+from ..models import FilterResult
+from ..wrap import render
+from .config import Options
+from .names import masked
+
+log = logging.getLogger("ctxsieve.gateway")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shaped:
+    content: list[Any]
+    structured: dict[str, Any] | None
+    is_error: bool
+    tokens_in: int | None  # None: not counted (passed through without asking the service)
+    tokens_out: int | None
+    note: str  # passthrough, filtered, outline, error, unfiltered
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpstreamCall:
+    server: str
+    tool: str  # as the agent calls it (the re-run hint names this)
+    arguments: dict[str, Any]
+    intent: str | None
+
+
+def _as_is(content: list[Any], structured: dict[str, Any] | None, is_error: bool, note: str,
+           tokens: int | None = None) -> Shaped:
+    return Shaped(content=content, structured=structured, is_error=is_error, tokens_in=tokens, tokens_out=tokens,
+                  note=note)
+
+
+async def shape(content: list[Any], structured: dict[str, Any] | None, is_error: bool, call: UpstreamCall,
+                options: Options, client: AsyncClient) -> Shaped:
+    if is_error:
+        return _as_is(content, structured, True, "error")
+    texts = [block.text for block in content if getattr(block, "type", None) == "text"]
+    text = "\n".join(texts)
+    # Each token is at least one byte, so text of no more bytes than the budget is within it: no need to count.
+    if not texts or len(text.encode("utf-8")) <= options.passthrough_tokens:
+        return _as_is(content, structured, False, "passthrough")
+    try:
+        result = await client.filter(
+            call.intent, text, source={"tool": call.tool, "args": masked(call.arguments)},
+            k=50, max_tokens=options.max_tokens, mode="fast" if call.intent else "outline", placeholder="tools")
+    except (CtxsieveError, httpx.HTTPError) as exc:
+        reason = f"{exc.status} {exc.type}" if isinstance(exc, CtxsieveError) else type(exc).__name__
+        line = (f"[ctxsieve: this output is unfiltered: the ctxsieve service did not take it ({reason}: "
+                f"{_short(exc)})]")
+        log.warning("service unavailable for %s %s: %s", call.server, call.tool, exc)
+        return _as_is([mt.TextContent(type="text", text=line), *content], structured, False, "unfiltered")
+    if result.passthrough or result.usage.input_tokens <= options.passthrough_tokens:
+        return _as_is(content, structured, False, "passthrough", result.usage.input_tokens)
+    others = [block for block in content if getattr(block, "type", None) != "text"]
+    shown = _outline(result) if call.intent is None else render(result.snippets, result.placeholder)
+    return Shaped(content=[mt.TextContent(type="text", text=shown), *others], structured=None, is_error=False,
+                  tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens,
+                  note="filtered" if call.intent else "outline")
+
+
+def _outline(result: FilterResult) -> str:
+    """One line per entry: its chunk number (for fetch_ref's `chunk`), what it is part of, its first line."""
+    lines = ["Outline (no intent given; call again with `intent`, or fetch a part by its chunk number):"]
+    for snippet in result.snippets:
+        number = snippet.id.rsplit("#", 1)[-1]
+        where = f" [{snippet.context}]" if snippet.context else ""
+        lines.append(f"#{number}{where} {snippet.text}")
+    return "\n".join([*lines, result.placeholder])
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
