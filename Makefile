@@ -5,7 +5,9 @@ PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: install prepare run test lint browser bench loadtest clean
+NODE_STAMP := tests/mcp/node_modules/.installed
+
+.PHONY: install prepare run test lint browser node bench loadtest clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +32,14 @@ lint: install
 	@for p in ingest indexes service; do ln -sfn ../../../$$p $(VENV)/mypy-src/ctxsieve/$$p; done
 	$(VENV)/bin/mypy
 
+# The third-party MCP servers and tools the gateway's tests run (server-filesystem, the MCP Inspector, the
+# conformance suite, and Node 22 from npm's node package), pinned by tests/mcp/package-lock.json.
+$(NODE_STAMP): tests/mcp/package.json tests/mcp/package-lock.json
+	npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+node: $(NODE_STAMP)
+
 # Headless Chromium for the inspector page's test (Debian's packages; skipped where apt-get is not ours).
 browser:
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
@@ -37,7 +47,7 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium is not installed: the inspector test will be skipped"; fi; fi
 
-test: lint browser prepare
+test: lint browser node prepare
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
 # Quality and speed against the peers named in the issues, on ../shared/data; about 70 minutes on 2 cores the

@@ -73,14 +73,15 @@ def open_client(settings: Settings, models: Models | None = None) -> TestClient:
     return client
 
 
-def serve_on_loopback(settings: Settings) -> tuple[str, Callable[[], None]]:
+def serve_on_loopback(settings: Settings, models: Models | None = None) -> tuple[str, Callable[[], None]]:
     """The real app under uvicorn on 127.0.0.1 (a free port); returns its URL and a stop function."""
     import threading
 
     import httpx
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning"))
+    app = create_app(settings, models)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -100,6 +101,14 @@ def serve_on_loopback(settings: Settings) -> tuple[str, Callable[[], None]]:
 @pytest.fixture(scope="session")
 def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url, stop = serve_on_loopback(make_settings(tmp_path_factory.mktemp("live-data")))
+    yield url
+    stop()
+
+
+@pytest.fixture(scope="session")
+def stub_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real app and store on loopback with the stand-in model: for what runs beside it in other processes."""
+    url, stop = serve_on_loopback(make_settings(tmp_path_factory.mktemp("stub-live")), stub_models())
     yield url
     stop()
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any, TypeVar, cast
 
 import anyio
+import httpx
 import mcp_types as mt
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
@@ -32,6 +33,7 @@ from .shaping import UpstreamCall, shape
 from .upstreams import UpstreamServer, logs_folder
 
 log = logging.getLogger("ctxsieve.gateway")
+F = TypeVar("F", bound=Callable[..., Any])
 INSTRUCTIONS = ("Large tool outputs are kept whole outside your context: you see the part your call's `intent` "
                 "asks for (or an outline) and a placeholder naming the ref. Get more with filter_ref or fetch_ref "
                 "instead of calling the tool again.")
@@ -53,7 +55,7 @@ class Gateway:
         self.servers = {u.name: UpstreamServer(u, logs, self._listener(u.name)) for u in config.servers}
         self.mcp: FastMCP[Any] = FastMCP("ctxsieve-gateway", instructions=INSTRUCTIONS)
         for server in self.servers.values():
-            server.provider.add_transform(_Renamer(self.catalog, server.name))
+            server.provider.add_transform(_Renamer(self, server.name))
             self.mcp.add_provider(server.provider)
         self.mcp.add_middleware(_Sieve(self))
         self._own_tools()
@@ -79,12 +81,19 @@ class Gateway:
             self.failed[name] = why
             return
         self.failed.pop(name, None)
+        await self.learn(name, definitions)
+        log.info("%s: %d tools", name, len(definitions))
+
+    async def learn(self, name: str, definitions: list[dict[str, Any]]) -> None:
+        """A server's tools as it just listed them (at start, or in a client's listing): the catalog, and the
+        toolset in ctxsieve when they changed (registering an unchanged toolset again is cheap, but not free)."""
+        if self.catalog.listings.get(name) == definitions:
+            return
         self.catalog.update(name, definitions)
         try:
             await self.client(None).register_toolset(toolset_of(name), self.catalog.toolset(name))
-        except (CtxsieveError, OSError, Exception) as exc:  # tool search then lists every tool
+        except (CtxsieveError, httpx.HTTPError, OSError) as exc:  # tool search then finds nothing of this server's
             log.warning("could not register %s's tools with ctxsieve: %s", name, exc)
-        log.info("%s: %d tools", name, len(definitions))
 
     async def retry_failed(self) -> None:
         """A server that could not start is tried again when tools are listed, at most every RETRY_S."""
@@ -92,10 +101,12 @@ class Gateway:
             if time.monotonic() - self._retried.get(name, 0.0) >= RETRY_S:
                 await self.refresh(name)
 
-    def _listener(self, name: str) -> Callable[[Any], Any]:
-        async def on_message(message: Any) -> None:
+    def _listener(self, name: str) -> Callable[[Any, Any], Awaitable[None]]:
+        """On an upstream's tools/list_changed: read its tools again over the session that said so."""
+        async def on_message(client: Any, message: Any) -> None:
             if isinstance(message, mt.ToolListChangedNotification):
-                await self.refresh(name)
+                tools = await client.list_tools()
+                await self.learn(name, [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
         return on_message
 
     # --- clients of the service, one per client session ------------------------------------------------
@@ -144,7 +155,8 @@ class Gateway:
     # --- the gateway's own tools -----------------------------------------------------------------------
 
     def _own_tools(self) -> None:
-        tool = self.mcp.tool
+        def tool(**kwargs: Any) -> Callable[[F], F]:  # text answers only: no structured copy of the same text
+            return cast(Callable[[F], F], self.mcp.tool(output_schema=None, **kwargs))
 
         @tool(name="filter_ref", description="Filter a stored output (by its ref) again with a new query.")
         async def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None,
@@ -184,8 +196,8 @@ class Gateway:
             return await call(self.client(_session(ctx)))
         except CtxsieveError as exc:
             raise ToolError(f"ctxsieve: {exc.status} {exc.type}: {exc.message}") from exc
-        except OSError as exc:
-            raise ToolError(f"ctxsieve service unreachable: {exc}") from exc
+        except (httpx.HTTPError, OSError) as exc:
+            raise ToolError(f"the ctxsieve service did not answer ({type(exc).__name__}: {exc})") from exc
 
     # --- the listing and each upstream call --------------------------------------------------------------
 
@@ -211,9 +223,7 @@ class Gateway:
         name = context.message.name
         known = self.catalog.tools.get(name)
         if known is None:
-            if self.failed:
-                raise ToolError(f"unknown tool {name!r}" + self._failures())
-            return await call_next(context)
+            raise ToolError(f"unknown tool {name!r}" + self._failures())
         server = self.servers[known.server]
         options = server.upstream.options
         intent, forwarded = intent_of(context.message.arguments or {}, known.own_intent)
@@ -246,7 +256,7 @@ class Gateway:
         if query is not None:
             try:
                 await self.client(session).tools_feedback(query, [name], [toolset_of(server)])
-            except (CtxsieveError, OSError) as exc:
+            except (CtxsieveError, httpx.HTTPError, OSError) as exc:
                 log.warning("feedback not recorded: %s", exc)
 
 
@@ -267,13 +277,17 @@ class _Sieve(Middleware):
 
 
 class _Renamer(Transform):
-    """A server's tools under their exposed names (`server__tool` where a name is shared)."""
+    """A server's tools under their exposed names (`server__tool` where a name is shared); each listing that
+    passes through here is what the catalog learns the server's tools from."""
 
-    def __init__(self, catalog: Catalog, server: str) -> None:
-        self.catalog = catalog
+    def __init__(self, gateway: Gateway, server: str) -> None:
+        self.gateway = gateway
+        self.catalog = gateway.catalog
         self.server = server
 
     async def list_tools(self, tools: Sequence[Tool]) -> Sequence[Tool]:
+        await self.gateway.learn(self.server, [
+            t.to_mcp_tool().model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
         return [t.model_copy(update={"name": self.catalog.exposed(self.server, t.name)}) for t in tools]
 
     async def get_tool(self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None

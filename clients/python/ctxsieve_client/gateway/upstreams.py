@@ -30,8 +30,8 @@ STDERR_TAIL = 1500  # characters of a server's stderr quoted in an error
 class UpstreamServer:
     """One configured server: its transport recipe, its per-connection clients and its stderr log."""
 
-    def __init__(self, upstream: Upstream, logs: Path, on_message: Callable[[Any], Awaitable[None]] | None = None
-                 ) -> None:
+    def __init__(self, upstream: Upstream, logs: Path,
+                 on_message: Callable[[Any, Any], Awaitable[None]] | None = None) -> None:
         self.upstream = upstream
         self.name = upstream.name
         self.log_path = logs / f"{upstream.name}.stderr.log"
@@ -51,10 +51,14 @@ class UpstreamServer:
         return StreamableHttpTransport(u.url, headers=dict(u.headers) or None)
 
     def new_client(self) -> ProxyClient[Any]:
-        kwargs: dict[str, Any] = {"timeout": self.upstream.options.timeout_s}
-        if self._on_message is not None:
-            kwargs["message_handler"] = self._on_message
-        return _Persistent(self.transport(), **kwargs)
+        made: list[ProxyClient[Any]] = []
+
+        async def on_message(message: Any) -> None:  # the handler learns which client heard the message
+            if self._on_message is not None and made:
+                await self._on_message(made[0], message)
+
+        made.append(_Persistent(self.transport(), timeout=self.upstream.options.timeout_s, message_handler=on_message))
+        return made[0]
 
     def client(self) -> ProxyClient[Any]:
         """The client of the current connection (made on its first use, closed when the connection ends)."""

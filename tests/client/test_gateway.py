@@ -1,0 +1,250 @@
+"""`ctxsieve gateway` end to end: a real MCP client session (the MCP SDK) over stdio, in front of real third-party
+servers (npm's @modelcontextprotocol/server-filesystem, PyPI's mcp-server-git) and the tests' own fault server,
+reaching the real service (with the stand-in model: ranking quality is not what these tests are about)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_BIN = ROOT / "tests" / "mcp" / "node_modules" / ".bin"
+FAULTS = ROOT / "tests" / "mcp" / "fault_server.py"
+BIN = Path(sys.executable).parent
+BIG = "\n\n".join(f"## Section {s}\n\n" + "\n\n".join(
+    f"Entry {s}.{p}: the pump at station {s} moved {p * 13} litres while valve {p % 9} stayed shut." for p in range(60))
+    for s in range(30))
+
+
+def filesystem_server(root: Path) -> dict[str, Any]:
+    command = NODE_BIN / "mcp-server-filesystem"
+    assert command.exists(), "run `make test` (it installs tests/mcp's npm packages) or `npm ci --prefix tests/mcp`"
+    return {"command": str(command), "args": [str(root)]}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("files")
+    (root / "big.md").write_text(BIG, encoding="utf-8")
+    (root / "small.txt").write_text("just a line\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("repo")
+    git = ["git", "-C", str(root), "-c", "user.name=Ada", "-c", "user.email=ada@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    for i in range(120):
+        (root / "notes.txt").write_text(f"note {i}\n")
+        subprocess.run([*git, "add", "notes.txt"], check=True)
+        subject = "Fix the flaky pump calibration test" if i == 77 else f"Update note {i} for station {i % 9}"
+        subprocess.run([*git, "commit", "-q", "-m", subject, "-m", f"Details of change {i}: " + "word " * 40],
+                       check=True)
+    return root
+
+
+def write_config(path: Path, servers: dict[str, Any], **options: Any) -> Path:
+    path.write_text(json.dumps({"mcpServers": servers, "ctxsieve": options}), encoding="utf-8")
+    return path
+
+
+@asynccontextmanager
+async def gateway(config: Path, url: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=str(BIN / "ctxsieve"), args=["gateway", "--config", str(config),
+                                                                       "--url", url])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+def run(config: Path, url: str, steps: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+    async def main() -> Any:
+        async with gateway(config, url) as session:
+            return await steps(session)
+    return asyncio.run(main())
+
+
+def text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+@pytest.fixture(scope="module")
+def standard(tmp_path_factory: pytest.TempPathFactory, files: Path, repo: Path) -> Path:
+    folder = tmp_path_factory.mktemp("config")
+    faults = {"command": sys.executable, "args": [str(FAULTS)], "ctxsieve": {"timeout_s": 5}}
+    git = {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(repo)]}
+    return write_config(folder / "servers.json", {"fs": filesystem_server(files), "git": git, "faults": faults},
+                        tool_search="off")
+
+
+def test_every_tool_is_listed_with_intent_and_without_output_schema(standard: Path, stub_url: str) -> None:
+    tools = run(standard, stub_url, lambda s: s.list_tools()).tools
+    names = {t.name for t in tools}
+    assert {"read_text_file", "list_directory", "git_log", "git_status", "crash", "filter_ref", "fetch_ref"} <= names
+    assert {"fs__read_file", "faults__read_file"} <= names and "read_file" not in names, "a shared name is prefixed"
+    assert not {"find_tools", "call_tool"} & names, "tool search is off"
+    upstream = [t for t in tools if t.name not in ("filter_ref", "fetch_ref")]
+    assert all("intent" in t.input_schema["properties"] for t in upstream)
+    assert all(t.output_schema is None for t in tools), "server-filesystem declares some: never advertised"
+
+
+def test_a_large_file_comes_back_cut_to_the_intent_and_whole_by_ref(standard: Path, stub_url: str,
+                                                                     files: Path) -> None:
+    async def steps(s: ClientSession) -> tuple[Any, Any, str]:
+        cut = await s.call_tool("read_text_file", {"path": str(files / "big.md"),
+                                                   "intent": "how many litres did station 17 move in entry 17.42"})
+        ref = text(cut).rsplit("[ctxsieve ", 1)[1].split(":", 1)[0]
+        whole = await s.call_tool("fetch_ref", {"ref": ref})
+        return cut, whole, ref
+
+    cut, whole, ref = run(standard, stub_url, steps)
+    shown = text(cut)
+    assert not cut.is_error and cut.structured_content is None, "a filtered result carries no structured copy"
+    assert "Entry 17.42:" in shown and len(shown) < len(BIG) / 5
+    assert f'filter_ref(ref="{ref}", query="...")' in shown and f'fetch_ref(ref="{ref}")' in shown
+    assert f're-run: read_text_file(path="{files / "big.md"}")' in shown
+    assert "/v1/" not in shown, "the tools style: the model is told what it can call"
+    assert text(whole) == BIG, "stored whole: fetch_ref gives it back byte for byte"
+
+
+def test_without_intent_a_large_output_is_an_outline(standard: Path, stub_url: str, files: Path) -> None:
+    result = run(standard, stub_url, lambda s: s.call_tool("read_text_file", {"path": str(files / "big.md")}))
+    shown = text(result)
+    assert shown.startswith("Outline") and "[Section 29]" in shown and "a part: fetch_ref(" in shown
+    assert len(shown) < len(BIG) / 5
+
+
+def test_small_outputs_errors_and_images_pass_through(standard: Path, stub_url: str, files: Path) -> None:
+    async def steps(s: ClientSession) -> list[Any]:
+        return [await s.call_tool("read_text_file", {"path": str(files / "small.txt")}),
+                await s.call_tool("read_text_file", {"path": "/etc/passwd"}),
+                await s.call_tool("fail", {}),
+                await s.call_tool("picture", {}),
+                await s.call_tool("rows", {"count": 3}),
+                await s.call_tool("rows", {"count": 3000})]
+
+    small, outside, fail, picture, few, many = run(standard, stub_url, steps)
+    assert text(small) == "just a line\n" and small.structured_content == {"content": "just a line\n"}
+    assert outside.is_error and "outside allowed directories" in text(outside)
+    assert fail.is_error and text(fail).count("frame ") == 400 and "disk on fire" in text(fail), "verbatim"
+    assert [b.type for b in picture.content] == ["text", "image"] and picture.content[1].mime_type == "image/png"
+    assert few.structured_content == {"rows": [f"record {i}: sensor {i % 7} read {i * 3} kPa at station {i % 11}"
+                                               for i in range(3)]}
+    assert many.structured_content is None and "[ctxsieve src_" in text(many)
+
+
+def test_git_output_is_cut_to_what_the_intent_asks(standard: Path, stub_url: str, repo: Path) -> None:
+    result = run(standard, stub_url, lambda s: s.call_tool("git_log", {
+        "repo_path": str(repo), "max_count": 120, "intent": "which commit fixed the flaky pump calibration test"}))
+    shown = text(result)
+    assert "Fix the flaky pump calibration test" in shown and "[ctxsieve src_" in shown
+    assert shown.count("Commit: ") < 60
+
+
+def test_the_call_is_stored_with_secrets_masked_and_the_session_reported(standard: Path, stub_url: str) -> None:
+    result = run(standard, stub_url, lambda s: s.call_tool("lookup", {"api_token": "s3cr3t-value", "station": 4}))
+    shown = text(result)
+    assert "s3cr3t-value" not in shown and 'api_token="***"' in shown
+    ref = shown.rsplit("[ctxsieve ", 1)[1].split(":", 1)[0]
+    stored = httpx.get(f"{stub_url}/v1/refs/{ref}").json()
+    assert stored["source"] == {"tool": "lookup", "args": {"api_token": "***", "station": 4}}
+    sessions = httpx.get(f"{stub_url}/v1/sessions").json()["sessions"]
+    assert any(s["session"].startswith("gw-") for s in sessions), "each client session is a ctxsieve session"
+
+
+def test_faults_are_said_and_the_other_servers_keep_working(tmp_path: Path, files: Path, stub_url: str) -> None:
+    broken = {"command": sys.executable, "args": ["-c", "import sys; sys.stderr.write('cannot open the database "
+                                                        "at /nope\\n'); sys.exit(3)"]}
+    faults = {"command": sys.executable, "args": [str(FAULTS)], "ctxsieve": {"timeout_s": 2}}
+    config = write_config(tmp_path / "faulty.json", {"fs": filesystem_server(files), "faults": faults,
+                                                      "broken": broken}, tool_search="off")
+
+    async def steps(s: ClientSession) -> list[Any]:
+        out = [await s.call_tool("hang", {"seconds": 30}), await s.call_tool("crash", {}),
+               await s.call_tool("rows", {"count": 2}), await s.call_tool("list_allowed_directories", {}),
+               await s.call_tool("call_tool", {"name": "nothing"}), await s.call_tool("grow", {})]
+        out.append(await s.list_tools())
+        out.append(await s.call_tool("added", {}))
+        return out
+
+    hang, crash, again, other, unknown, _, listed, added = run(config, stub_url, steps)
+    assert hang.is_error and "faults: hang did not answer within 2 s" in text(hang)
+    assert crash.is_error and "server 'faults' failed" in text(crash) and "crashing on purpose" in text(crash)
+    assert not again.is_error and "record 1" in text(again), "a crashed server is started again on its next call"
+    assert not other.is_error and str(files) in text(other)
+    assert unknown.is_error and "server 'broken' failed" in text(unknown) and "cannot open the database" in text(
+        unknown)
+    assert "added" in {t.name for t in listed.tools} and text(added) == "added works", "list_changed followed"
+
+
+def test_when_the_service_is_down_the_output_still_reaches_the_agent(tmp_path: Path, files: Path) -> None:
+    config = write_config(tmp_path / "fs.json", {"fs": filesystem_server(files)})
+    result = run(config, "http://127.0.0.1:9", lambda s: s.call_tool("read_text_file", {
+        "path": str(files / "big.md"), "intent": "station 3"}))
+    first, *rest = text(result).split("\n", 1)
+    assert first.startswith("[ctxsieve: this output is unfiltered") and rest == [BIG]
+    assert not result.is_error
+
+
+QUERY = "the commit logs of this repository"
+UNRELATED = "zebra quantum fiddle"  # shares no word with any tool: only recorded use can point anywhere
+
+
+def top_tool(url: str, query: str) -> str:
+    answer = httpx.post(f"{url}/v1/tools/select", json={"query": query, "toolsets": ["gateway.fs", "gateway.git"],
+                                                       "k": 1}).json()
+    return str(answer["selected"][0]["name"])
+
+
+def test_tool_search_lists_few_tools_finds_the_rest_and_learns(tmp_path: Path, files: Path, repo: Path,
+                                                                 stub_url: str) -> None:
+    git = {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(repo)]}
+    config = write_config(tmp_path / "search.json", {"fs": filesystem_server(files), "git": git},
+                          tool_search="auto", tool_search_threshold=10, always=["list_allowed_directories"])
+
+    async def steps(s: ClientSession) -> list[Any]:
+        listed = await s.list_tools()
+        before = top_tool(stub_url, UNRELATED)
+        via = await s.call_tool("call_tool", {"name": "list_directory", "arguments": {"path": str(files)}})
+        return [listed, before, via,
+                await s.call_tool("find_tools", {"query": QUERY, "k": 3}),
+                await s.call_tool("find_tools", {"query": UNRELATED, "k": 50}),
+                await s.call_tool("git_log", {"repo_path": str(repo), "max_count": 2})]
+
+    listed, before, via, found, nothing_fits, hidden = run(config, stub_url, steps)
+    assert {t.name for t in listed.tools} == {"find_tools", "call_tool", "filter_ref", "fetch_ref",
+                                              "list_allowed_directories"}
+    answer = json.loads(text(found))
+    assert "git_log" in [t["name"] for t in answer["tools"]] and len(answer["tools"]) == 3
+    assert all("intent" in t["inputSchema"]["properties"] and "outputSchema" not in t for t in answer["tools"])
+    vague = json.loads(text(nothing_fits))
+    assert len(vague["tools"]) == 26 and "none of these fits well" in vague["note"], "never nothing, and says so"
+    assert not hidden.is_error and "Commit" in text(hidden), "a found tool is called by its own name"
+    assert "small.txt" in text(via), "call_tool reaches any upstream tool"
+    toolsets = {t["toolset"] for t in httpx.get(f"{stub_url}/v1/toolsets").json()["toolsets"]}
+    assert {"gateway.fs", "gateway.git"} <= toolsets
+    # git_log was found for UNRELATED and then called in the same session: that use was recorded.
+    assert before != "git_log" and top_tool(stub_url, UNRELATED) == "git_log"
+
+
+def test_a_bad_config_stops_the_gateway_naming_the_key(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "bad.json", {"fs": {"command": "x"}}, max_token=5)
+    done = subprocess.run([str(BIN / "ctxsieve"), "gateway", "--config", str(config)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "ctxsieve.max_token: unknown setting" in done.stderr
+    beyond = subprocess.run([str(BIN / "ctxsieve-gateway"), "--config", str(write_config(
+        tmp_path / "ok.json", {"fs": {"command": "x"}})), "--http", "--host", "0.0.0.0"], capture_output=True,
+        text=True, timeout=60, env={"PATH": str(BIN)})
+    assert beyond.returncode == 2 and "needs a key" in beyond.stderr

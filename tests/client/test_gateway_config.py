@@ -1,0 +1,88 @@
+"""The gateway's config, names, intent and secrets: the pure parts, refused with the key that is wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxsieve_client.gateway.catalog import Catalog, as_listed
+from ctxsieve_client.gateway.config import ConfigError, Options, parse_config
+from ctxsieve_client.gateway.names import exposed_names, intent_of, is_secret, masked
+
+FS = {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}
+
+
+def test_the_config_clients_already_have_is_read_with_overrides() -> None:
+    config = parse_config({
+        "mcpServers": {"fs": FS, "git": {"type": "stdio", "command": "uvx", "args": ["mcp-server-git"],
+                                         "env": {"GIT": "${HOME}"}, "ctxsieve": {"max_tokens": 600}},
+                       "api": {"type": "http", "url": "https://example.com/mcp",
+                               "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                       "old": {"command": "x", "disabled": True}},
+        "ctxsieve": {"tool_search": "on", "always": ["read_file"], "timeout_s": 5}},
+        {"HOME": "/home/ada", "TOKEN": "t0k"})
+    assert [s.name for s in config.servers] == ["fs", "git", "api"], "disabled servers are left out"
+    fs, git, api = config.servers
+    assert (fs.transport, fs.command, fs.args) == ("stdio", "npx", tuple(FS["args"]))
+    assert git.env == {"GIT": "/home/ada"} and git.options.max_tokens == 600 and git.options.timeout_s == 5
+    assert fs.options.max_tokens == Options().max_tokens == 1500
+    assert (api.transport, api.headers) == ("http", {"Authorization": "Bearer t0k"})
+    assert config.options.tool_search == "on" and config.options.always == ("read_file",)
+
+
+@pytest.mark.parametrize(("config", "names"), [
+    ({}, "mcpServers"),
+    ({"mcpServers": {"fs": FS}, "extra": 1}, "'extra'"),
+    ({"mcpServers": {"fs": {"args": []}}}, "mcpServers.fs.type"),
+    ({"mcpServers": {"fs": {"command": ""}}}, "mcpServers.fs.command"),
+    ({"mcpServers": {"fs": {**FS, "args": "not a list"}}}, "mcpServers.fs.args"),
+    ({"mcpServers": {"fs": {**FS, "url": "http://x"}}}, "mcpServers.fs.url"),
+    ({"mcpServers": {"fs": {"type": "http", "url": "ftp://x"}}}, "mcpServers.fs.url"),
+    ({"mcpServers": {"fs": {"type": "websocket", "url": "ws://x"}}}, "mcpServers.fs.type"),
+    ({"mcpServers": {"fs": {**FS, "env": {"A": "${MISSING}"}}}}, "${MISSING}"),
+    ({"mcpServers": {"fs": FS}, "ctxsieve": {"max_token": 5}}, "ctxsieve.max_token"),
+    ({"mcpServers": {"fs": FS}, "ctxsieve": {"tool_search": "yes"}}, "ctxsieve.tool_search"),
+    ({"mcpServers": {"fs": FS}, "ctxsieve": {"find_k": 0}}, "ctxsieve.find_k"),
+    ({"mcpServers": {"fs": FS}, "ctxsieve": {"passthrough_tokens": 1.5}}, "ctxsieve.passthrough_tokens"),
+    ({"mcpServers": {"fs": {**FS, "ctxsieve": {"notify_list_changed": "no"}}}}, "mcpServers.fs.ctxsieve"),
+    ({"mcpServers": {"bad name": FS}}, "mcpServers.bad name"),
+])
+def test_a_bad_config_names_the_key(config: dict[str, object], names: str) -> None:
+    with pytest.raises(ConfigError, match=__import__("re").escape(names)):
+        parse_config(config, {})
+
+
+def test_names_stay_as_spelled_unless_shared_or_the_gateways_own() -> None:
+    names = exposed_names({"fs": ["read_file", "search"], "git": ["git_status", "read_file", "fetch_ref"]})
+    assert names == {"search": ("fs", "search"), "git_status": ("git", "git_status"),
+                     "fs__read_file": ("fs", "read_file"), "git__read_file": ("git", "read_file"),
+                     "git__fetch_ref": ("git", "fetch_ref")}
+    assert exposed_names({"b": ["x"], "a": ["x"]}) == exposed_names({"a": ["x"], "b": ["x"]})
+
+
+def test_intent_comes_from_the_argument_then_a_query_like_one() -> None:
+    assert intent_of({"path": "a", "intent": " the totals "}, own_intent=False) == ("the totals", {"path": "a"})
+    assert intent_of({"pattern": "TODO", "path": "."}, own_intent=False) == ("TODO", {"pattern": "TODO", "path": "."})
+    assert intent_of({"path": "a"}, own_intent=False) == (None, {"path": "a"})
+    assert intent_of({"intent": "mine"}, own_intent=True) == ("mine", {"intent": "mine"}), "its own: forwarded"
+
+
+def test_secrets_are_masked_and_other_words_kept() -> None:
+    assert all(map(is_secret, ["api_key", "accessToken", "X-Auth-Token", "password", "Authorization", "gh_token"]))
+    assert not any(map(is_secret, ["keyword", "tokens_used", "query", "path", "monkey"]))
+    assert masked({"api_key": "k", "q": "x", "headers": {"Cookie": "c", "accept": "json"}}) == \
+        {"api_key": "***", "q": "x", "headers": {"Cookie": "***", "accept": "json"}}
+
+
+def test_a_listed_tool_gets_intent_and_loses_its_output_schema() -> None:
+    definition = {"name": "read_text_file", "description": "Read", "outputSchema": {"type": "object"},
+                  "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
+    listed = as_listed(definition, "read_text_file")
+    assert "outputSchema" not in listed and listed["inputSchema"]["required"] == ["path"]
+    assert set(listed["inputSchema"]["properties"]) == {"path", "intent"}
+    assert "intent" not in definition["inputSchema"]["properties"], "the upstream's definition is not changed"
+    catalog = Catalog()
+    catalog.update("fs", [definition])
+    catalog.update("faults", [{"name": "read_text_file", "inputSchema": {"type": "object"}}])
+    assert sorted(catalog.tools) == ["faults__read_text_file", "fs__read_text_file"]
+    assert catalog.upstream_of("fs", "fs__read_text_file") == "read_text_file"
+    assert [t["name"] for t in catalog.toolset("fs")] == ["fs__read_text_file"]
