@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -248,3 +250,74 @@ def test_a_bad_config_stops_the_gateway_naming_the_key(tmp_path: Path) -> None:
         tmp_path / "ok.json", {"fs": {"command": "x"}})), "--http", "--host", "0.0.0.0"], capture_output=True,
         text=True, timeout=60, env={"PATH": str(BIN)})
     assert beyond.returncode == 2 and "needs a key" in beyond.stderr
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def http_gateway(tmp_path: Path, files: Path, stub_url: str) -> Iterator[tuple[str, str]]:
+    """`ctxsieve gateway --http` with a key, on loopback; yields its URL and the key."""
+    port, key = free_port(), "gw-key-1"
+    config = write_config(tmp_path / "http.json", {"fs": filesystem_server(files)})
+    process = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url,
+                                "--http", "--port", str(port), "--api-key", key], stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield url, key
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_streamable_http_serves_mcp_and_refuses_strangers(http_gateway: tuple[str, str], files: Path) -> None:
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    url, key = http_gateway
+
+    async def main() -> tuple[set[str], str]:
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http, \
+                streamable_http_client(url, http_client=http) as (read, write, *_), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            names = {t.name for t in (await session.list_tools()).tools}
+            result = await session.call_tool("read_text_file", {
+                "path": str(files / "big.md"), "intent": "how many litres did station 17 move in entry 17.42"})
+            return names, text(result)
+
+    names, shown = asyncio.run(main())
+    assert "read_text_file" in names and "Entry 17.42:" in shown and "[ctxsieve src_" in shown
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    assert httpx.post(url, json=body).status_code == 401, "no key"
+    assert httpx.post(url, json=body, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    rebinding = httpx.post(url, json=body, headers={"Authorization": f"Bearer {key}",
+                                                    "Origin": "http://evil.example"})
+    assert rebinding.status_code == 403 and "Origin" in rebinding.json()["error"]["message"]
+    assert httpx.post(url, json=body, headers={"Authorization": f"Bearer {key}",
+                                               "Host": "evil.example"}).status_code == 403
+
+
+def test_the_mcp_inspector_cli_calls_through_the_gateway(tmp_path: Path, files: Path, stub_url: str) -> None:
+    """One run with the MCP Inspector's own CLI (npm), as a user would try the gateway."""
+    config = write_config(tmp_path / "inspector.json", {"fs": filesystem_server(files)})
+    done = subprocess.run(
+        [str(NODE_BIN / "mcp-inspector"), "--cli", "--method", "tools/call", "--tool-name", "read_text_file",
+         "--tool-arg", f"path={files / 'big.md'}", "intent=how many litres did station 17 move in entry 17.42",
+         "--", str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "MCP_CATALOG_PATH": str(tmp_path / "c.json")})
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    shown = answer["content"][0]["text"]
+    assert answer["isError"] is False and "Entry 17.42:" in shown and 'filter_ref(ref="src_' in shown
