@@ -53,13 +53,14 @@ test: lint browser node prepare
 # Quality and speed against the peers named in the issues, on ../shared/data; about 70 minutes on 2 cores the
 # first time (chunk vectors for the recall sets are then kept in ~/.cache/ctxsieve/bench; a vector depends only
 # on the model and the text, so keeping them changes no figure).
-bench: prepare
+bench: prepare node
 	mkdir -p bench/results
 	HF_HUB_OFFLINE=1 $(PY) -m bench.speed 2>/dev/null | tee bench/results/speed.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.recall --store $(HOME)/.cache/ctxsieve/bench/recall-qdrant 2>/dev/null \
 		| tee bench/results/recall.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.tools 2>/dev/null | tee bench/results/tools.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.collections 2>/dev/null | tee bench/results/collections.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.gateway 2>/dev/null | tee bench/results/gateway.txt
 
 # 32 clients on loopback for 5 minutes (filter, refs, re-filter, tools, collections), then 20 s of deliberate
 # overload; latency and the server's RSS per 30 s window. About 8 minutes with setup.

@@ -148,4 +148,4 @@ def _quiet_logging() -> None:
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     for noisy in ("fastmcp", "mcp", "httpx", "httpx2"):
         logging.getLogger(noisy).setLevel(logging.CRITICAL)
-    warnings.filterwarnings("ignore", message=r".*roots capability is deprecated.*")
+    warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28.*")  # old-era relays

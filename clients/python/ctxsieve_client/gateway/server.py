@@ -26,6 +26,7 @@ from pydantic import Field
 
 from ..client import AsyncClient, CtxsieveError
 from ..wrap import render
+from . import relays
 from .catalog import Catalog, toolset_of
 from .config import GatewayConfig
 from .names import OWN_TOOLS, intent_of
@@ -58,6 +59,7 @@ class Gateway:
             server.provider.add_transform(_Renamer(self, server.name))
             self.mcp.add_provider(server.provider)
         self.mcp.add_middleware(_Sieve(self))
+        relays.install(self.mcp, self.servers.values())
         self._own_tools()
 
     # --- start-up and list changes ---------------------------------------------------------------------

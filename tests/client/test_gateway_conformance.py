@@ -1,0 +1,76 @@
+"""Transparency, by the protocol's own suite: `@modelcontextprotocol/conformance` (npm, run on npm's Node 22) runs
+its server scenarios against an upstream written from its specification (tests/mcp/conformance_server.py),
+directly and through `ctxsieve gateway --http`. Every scenario that passes directly passes through the gateway."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.client.test_gateway import BIN, free_port, write_config
+
+MCP = Path(__file__).resolve().parents[1] / "mcp"
+NODE = MCP / "node_modules" / ".bin" / "node"
+SUITE = MCP / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+UPSTREAM = MCP / "conformance_server.py"
+
+
+def served(command: list[str], port: int) -> subprocess.Popen[str]:
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+                               env={"PATH": str(BIN), "FASTMCP_LOG_ENABLED": "false"})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+            return process
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError(f"{command[:3]} did not listen on {port}")
+
+
+def suite(url: str) -> dict[str, bool]:
+    assert NODE.exists() and SUITE.exists(), "run `make test` (it installs tests/mcp's npm packages)"
+    done = subprocess.run([str(NODE), str(SUITE), "server", "--url", url], capture_output=True, text=True,
+                          timeout=600)
+    summary = done.stdout.split("=== SUMMARY ===", 1)[-1]
+    results = {m.group(2): m.group(1) == "✓" for m in re.finditer(r"^([✓✗]) ([a-z0-9-]+):", summary, re.M)}
+    assert len(results) >= 30, done.stdout[-2000:]
+    return results
+
+
+@pytest.fixture
+def upstream_http() -> Iterator[str]:
+    port = free_port()
+    process = served([sys.executable, str(UPSTREAM), "--http", str(port)], port)
+    yield f"http://127.0.0.1:{port}/mcp"
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture
+def gateway_http(tmp_path: Path, stub_url: str) -> Iterator[str]:
+    port = free_port()
+    config = write_config(tmp_path / "conformance.json", {"conf": {"command": sys.executable,
+                                                                   "args": [str(UPSTREAM)]}}, tool_search="off")
+    process = served([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url, "--http",
+                      "--port", str(port)], port)
+    yield f"http://127.0.0.1:{port}/mcp"
+    process.terminate()
+    process.wait(10)
+
+
+def test_every_scenario_the_upstream_passes_passes_through_the_gateway(upstream_http: str,
+                                                                        gateway_http: str) -> None:
+    direct, through = suite(upstream_http), suite(gateway_http)
+    passed = sorted(name for name, ok in direct.items() if ok)
+    assert len(passed) >= 29, f"the upstream itself should pass the suite's scenarios: {direct}"
+    assert [name for name in passed if not through.get(name)] == [], "lost in the gateway"
+    assert through["dns-rebinding-protection"], "the gateway's own HTTP guard refuses foreign Host/Origin"
