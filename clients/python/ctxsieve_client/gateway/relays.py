@@ -32,23 +32,21 @@ def install(mcp: Any, servers: Iterable[UpstreamServer]) -> None:
                 return await client.complete(ref, {"name": argument.name, "value": argument.value}, arguments)
         return None
 
-    async def subscribe(ctx: Any, params: mt.SubscribeRequestParams) -> mt.EmptyResult:
-        with bind_request_context(ctx):
-            client = await _owner(ordered, str(params.uri))
-            async with client:
-                await client.session.subscribe_resource(str(params.uri))
-        return mt.EmptyResult()
-
-    async def unsubscribe(ctx: Any, params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
-        with bind_request_context(ctx):
-            client = await _owner(ordered, str(params.uri))
-            async with client:
-                await client.session.unsubscribe_resource(str(params.uri))
-        return mt.EmptyResult()
+    def relay(method: str) -> Any:
+        """resources/subscribe or /unsubscribe, sent on to the owner of the URI over this connection's session."""
+        async def handle(ctx: Any, params: Any) -> mt.EmptyResult:
+            with bind_request_context(ctx):
+                client = await _owner(ordered, str(params.uri))
+                async with client:
+                    await getattr(client.session, method)(str(params.uri))
+            return mt.EmptyResult()
+        return handle
 
     mcp.add_completion_handler(complete)
-    mcp._mcp_server.add_request_handler("resources/subscribe", mt.SubscribeRequestParams, subscribe)
-    mcp._mcp_server.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams, unsubscribe)
+    mcp._mcp_server.add_request_handler("resources/subscribe", mt.SubscribeRequestParams,
+                                        relay("subscribe_resource"))
+    mcp._mcp_server.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams,
+                                        relay("unsubscribe_resource"))
 
 
 async def _owns(client: Any, ref: Any) -> bool:
