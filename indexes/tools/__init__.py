@@ -9,12 +9,17 @@ from .scoring import (
     ABSTAIN_MARGIN,
     ABSTAIN_QUANTILE,
     TOOL_DENSE_WEIGHT,
+    WHOLE_WEIGHT,
+    Evidence,
+    attribute,
     calibration_asks,
+    centroids,
     fuse_tool_scores,
     near_miss,
     nearest_evidence,
 )
 
-__all__ = ["ABSTAIN_MARGIN", "ABSTAIN_QUANTILE", "TOOL_DENSE_WEIGHT", "Recorded", "SelectParams", "Selected",
+__all__ = ["ABSTAIN_MARGIN", "ABSTAIN_QUANTILE", "TOOL_DENSE_WEIGHT", "WHOLE_WEIGHT", "Evidence", "Recorded",
+           "attribute", "centroids", "SelectParams", "Selected",
            "Selection", "ToolIndex", "ToolRecord", "Toolset", "ToolsetHead", "calibration_asks", "fuse_tool_scores",
            "near_miss", "nearest_evidence"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -30,10 +29,14 @@ from ..store import MatchAny, SpaceSpec, Store, layout, scroll_all, where
 from ..toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
 from ..vectors import EmbeddingCache
 from .records import Recorded, ToolRecord, ToolsetHead
+from .request import focus
 from .scoring import (
     ABSTAIN_MARGIN,
     TOOL_DENSE_WEIGHT,
+    Evidence,
+    attribute,
     calibration_asks,
+    centroids,
     digest,
     fuse_tool_scores,
     near_miss,
@@ -94,6 +97,7 @@ class _Prepared:
     name_vectors: np.ndarray  # "name: description" alone
     evidence_vectors: np.ndarray  # recorded queries and examples
     evidence_owner: np.ndarray  # index into owners for each evidence row
+    evidence_weight: np.ndarray  # how much each row counts (scoring.WHOLE_WEIGHT for a multi-tool request)
     centroids: np.ndarray  # per tool: the normalised mean of its evidence (zero when it has none)
     lexical: Bm25Index
     name_rank: np.ndarray  # each tool's place in name order: the tie-break after the score
@@ -102,7 +106,8 @@ class _Prepared:
 
     def nbytes(self) -> int:
         """About what it holds: the arrays and BM25, and ~1 KB a tool for its schema objects."""
-        arrays = (self.tool_vectors, self.name_vectors, self.evidence_vectors, self.evidence_owner, self.centroids,
+        arrays = (self.tool_vectors, self.name_vectors, self.evidence_vectors, self.evidence_owner,
+                  self.evidence_weight, self.centroids,
                   self.name_rank)
         return sum(int(a.nbytes) for a in arrays) + self.lexical.nbytes + 1024 * len(self.owners)
 
@@ -280,6 +285,7 @@ class ToolIndex:
         on, so every step's tool reaches the top k (chosen leave-one-pool-out on the training queries by
         `python -m bench.tools_tune`). A tool's cosine is its best with the request or any one intent.
         """
+        query = focus(query, self.tokenizer)
         texts = [query, *split_intents(query)]
         vectors = self.vectors.query_batch(texts) if prepared.owners else None
         rankings, best, fit = [], None, -np.inf
@@ -297,8 +303,8 @@ class ToolIndex:
             return np.zeros(0), np.zeros(0)
         evidence = None
         if len(prepared.evidence_owner):
-            evidence = (nearest_evidence(prepared.evidence_vectors, prepared.evidence_owner, len(prepared.owners), q),
-                        prepared.centroids @ q)
+            evidence = (nearest_evidence(prepared.evidence_vectors, prepared.evidence_owner, len(prepared.owners), q,
+                                         prepared.evidence_weight), prepared.centroids @ q)
         return fuse_tool_scores((prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2,
                                 prepared.lexical.scores(query), self.dense_weight, evidence)
 
@@ -316,34 +322,35 @@ class ToolIndex:
             return prepared
         sets = [self._from_head(tenant, heads[n], with_feedback=True) for n in names]
         owners = [(s.name, t) for s in sets for t in s.tools]
-        evidence: list[np.ndarray] = []
-        evidence_owner: list[int] = []
-        lexical_texts = []
-        # A recorded query that led to several tools ("find the hotel, then book a taxi") describes several
-        # tasks: its words are lexical evidence for none of them (lent to each, they cost two shared pools
-        # recall on held-out training queries: `python -m bench.tools_tune --feedback`). Its vector still
-        # counts for each.
-        tools_per_query = Counter((s.name, r.query) for s in sets for r in s.feedback)
-        for index, (set_name, tool) in enumerate(owners):
-            recorded = [r for s in sets if s.name == set_name for r in s.feedback if r.tool == tool.name]
-            if tool.examples:
-                evidence.extend(self.vectors.queries(tool.examples))
-            evidence.extend(r.vector for r in recorded)
-            evidence_owner.extend([index] * (len(tool.examples) + len(recorded)))
-            lexical_texts.append("\n".join([index_text(tool), *tool.examples,
-                                            *(r.query for r in recorded if tools_per_query[set_name, r.query] == 1)]))
-        evidence_vectors = np.stack(evidence) if evidence else np.zeros((0, self.vectors.embedder.dim), np.float32)
-        owner = np.array(evidence_owner, dtype=np.int64)
-        centroids = np.zeros((len(owners), self.vectors.embedder.dim), dtype=np.float32)
-        np.add.at(centroids, owner, evidence_vectors)
-        norms = np.linalg.norm(centroids, axis=1, keepdims=True)
-        centroids /= np.where(norms == 0, 1.0, norms)
+        tool_vectors = self.vectors.passages([index_text(t) for _, t in owners])
+        name_vectors = self.vectors.passages([name_text(t) for _, t in owners])
+        evidence = self._evidence(sets, owners, tool_vectors, name_vectors)
+        lexical_texts = ["\n".join([index_text(tool), *evidence.words.get(i, [])])
+                         for i, (_, tool) in enumerate(owners)]
         prepared = _Prepared(
-            owners=owners, tool_vectors=self.vectors.passages([index_text(t) for _, t in owners]),
-            name_vectors=self.vectors.passages([name_text(t) for _, t in owners]), evidence_vectors=evidence_vectors,
-            evidence_owner=owner, centroids=centroids, lexical=Bm25Index.build(lexical_texts),
+            owners=owners, tool_vectors=tool_vectors, name_vectors=name_vectors, evidence_vectors=evidence.vectors,
+            evidence_owner=evidence.owner, evidence_weight=evidence.weight,
+            centroids=centroids(evidence, len(owners)), lexical=Bm25Index.build(lexical_texts),
             name_rank=np.argsort(np.argsort([t.name for _, t in owners], kind="stable")))
         return self._prepared.put(key, prepared)
+
+    def _evidence(self, sets: Sequence[Toolset], owners: Sequence[tuple[str, Tool]], tool_vectors: np.ndarray,
+                  name_vectors: np.ndarray) -> Evidence:
+        """A tool's examples and the recorded uses of these toolsets, as rows (`attribute`: a use of several
+        tools lends each part of the request to the tool it fits)."""
+        position = {(set_name, tool.name): i for i, (set_name, tool) in enumerate(owners)}
+        grouped: dict[tuple[str, str], tuple[list[int], np.ndarray]] = {}
+        for toolset in sets:
+            for r in toolset.feedback:
+                grouped.setdefault((toolset.name, r.query), ([], r.vector))[0].append(position[toolset.name, r.tool])
+        examples = [(tool.examples, i) for i, (_, tool) in enumerate(owners) if tool.examples]
+        uses = [(example, [i]) for texts, i in examples for example in texts]
+        example_vectors = [self.vectors.queries(texts) for texts, _ in examples]
+        uses += [(query, tools) for (_, query), (tools, _) in grouped.items()]
+        vectors = [*(v for block in example_vectors for v in block), *(vector for _, vector in grouped.values())]
+        dim = self.vectors.embedder.dim
+        return attribute(uses, np.stack(vectors) if vectors else np.zeros((0, dim), np.float32), self.vectors.queries,
+                         lambda v: (tool_vectors @ v + name_vectors @ v) / 2, dim)
 
     # --- learning from use --------------------------------------------------------------------------
 

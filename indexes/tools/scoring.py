@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..intents import split_intents
 from ..ranking import standardise
 from ..toolformats import Tool
 
@@ -45,11 +47,21 @@ def near_miss(best_without_own: Sequence[float]) -> float:
 TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (python -m bench.tools_tune)
 
 
-def nearest_evidence(vectors: np.ndarray, owner: np.ndarray, tools: int, q: np.ndarray) -> np.ndarray:
-    """Per tool, the cosine of its recorded query (or example) nearest to q; -1 for a tool without any."""
+def nearest_evidence(vectors: np.ndarray, owner: np.ndarray, tools: int, q: np.ndarray,
+                     weight: np.ndarray | None = None) -> np.ndarray:
+    """Per tool, the (weighted) cosine of its recorded query (or example) nearest to q; -1 for a tool without any."""
     nearest = np.full(tools, -1.0)
-    np.maximum.at(nearest, owner, vectors @ q)
+    cosines = vectors @ q
+    np.maximum.at(nearest, owner, cosines if weight is None else cosines * weight)
     return nearest
+
+
+def centroids(evidence: Evidence, tools: int) -> np.ndarray:
+    """Per tool, the normalised weighted mean of its evidence vectors (zero when it has none)."""
+    out = np.zeros((tools, evidence.vectors.shape[1]), dtype=np.float32)
+    np.add.at(out, evidence.owner, evidence.vectors * evidence.weight[:, None].astype(np.float32))
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1.0, norms)
 
 
 def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: float,
@@ -81,3 +93,56 @@ def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: floa
     return dense, dense_weight * dense_z + (1.0 - dense_weight) * standardise(lexical)
 
 
+
+
+# A request that led to several tools, as evidence for each of them: its whole vector counts at this weight
+# (its parts, each lent to the tool it fits best, count fully). Chosen with `python -m bench.tools_tune --feedback`.
+WHOLE_WEIGHT = 0.9
+
+
+@dataclass(frozen=True, kw_only=True)
+class Evidence:
+    """Recorded uses as rows: a vector, the tool it speaks for, how much it counts; and the words each tool is
+    lent for BM25."""
+
+    vectors: np.ndarray  # (rows, dim)
+    owner: np.ndarray  # (rows,) tool index
+    weight: np.ndarray  # (rows,)
+    words: dict[int, list[str]]
+
+
+def attribute(uses: Sequence[tuple[str, Sequence[int]]], query_vectors: np.ndarray,
+              part_vectors: Callable[[list[str]], np.ndarray], fit: Callable[[np.ndarray], np.ndarray],
+              dim: int) -> Evidence:
+    """Each recorded use as evidence. A use of one tool lends that tool its words and its vector. A use of several
+    tools ("book a hotel and then a taxi to it") is split into its intents: each part lends its words and its
+    vector to the used tool it fits best (`fit`: a part's vector -> its cosine with every tool), so the hotel tool
+    learns about hotels and the taxi tool about taxis; the whole request's vector counts for each of them at
+    WHOLE_WEIGHT. A multi-tool request that does not split lends its vector only (its words would describe the
+    other tools too)."""
+    rows: list[np.ndarray] = []
+    owners: list[int] = []
+    weights: list[float] = []
+    words: dict[int, list[str]] = {}
+    splits = [split_intents(text) if len(set(tools)) > 1 else [] for text, tools in uses]
+    flat = [part for parts in splits for part in parts]
+    embedded = iter(part_vectors(flat) if flat else np.zeros((0, dim), np.float32))
+    for (text, tools), vector, parts in zip(uses, query_vectors, splits, strict=True):
+        used = list(dict.fromkeys(tools))
+        whole = 1.0 if len(used) == 1 else WHOLE_WEIGHT
+        for tool in used:
+            rows.append(vector)
+            owners.append(tool)
+            weights.append(whole)
+        if len(used) == 1:
+            words.setdefault(used[0], []).append(text)
+        for part in parts:
+            part_vector = next(embedded)
+            cosines = fit(part_vector)
+            best = max(used, key=lambda t: (float(cosines[t]), -t))
+            rows.append(part_vector)
+            owners.append(best)
+            weights.append(1.0)
+            words.setdefault(best, []).append(part)
+    return Evidence(vectors=np.stack(rows) if rows else np.zeros((0, dim), np.float32),
+                    owner=np.array(owners, dtype=np.int64), weight=np.array(weights, dtype=np.float64), words=words)

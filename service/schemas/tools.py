@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
-from .common import NAME_PATTERN, Query, Shallow, Strict
+from .common import MAX_TEXT_CHARS, NAME_PATTERN, Query, Shallow, Strict, valid_unicode
 
 # --- tools ------------------------------------------------------------------------------------------
 
@@ -36,7 +36,10 @@ ToolsetName = Annotated[str, Field(min_length=1, max_length=64, pattern=NAME_PAT
 
 
 class SelectRequest(Strict):
-    query: Query
+    query: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS, description=(
+        "the request or the current step, of any length up to the body limit: a long one (a conversation) is "
+        "chosen for by its latest user turn and that turn's intents, within the model's window")),
+        AfterValidator(valid_unicode)]
     toolsets: Annotated[list[ToolsetName], Field(min_length=1, max_length=100)]
     k: int = Field(5, ge=1, le=128)
     always: Annotated[list[str], Field(max_length=128)] = Field(default_factory=list)

@@ -87,3 +87,26 @@ def test_abstention_leaves_only_the_always_tools_and_says_why(index: ToolIndex) 
     assert result.reason is not None and "no tool fits" in result.reason
     fits = index.select("t", "Refund a customer's order and return the money", ["crm"], SelectParams(abstain=True))
     assert not fits.abstained and fits.selected[0].name == "refund_order"
+
+
+def conversation(latest: str, chars: int = 20_000) -> str:
+    """A long multi-turn request whose earlier turns are about something else."""
+    turns, i = [], 0
+    while sum(map(len, turns)) < chars:
+        turns += [f"User: please change the shipping address of parcel {i} to flat {i}, street {i}",
+                  f"Assistant: I changed the shipping address of parcel {i}; the courier knows."]
+        i += 1
+    return "\n".join([*turns, f"User: {latest}"])
+
+
+def test_a_long_conversation_is_chosen_for_by_its_latest_turn(index: ToolIndex, words: Tokenizer) -> None:
+    from ctxsieve.indexes.tools.request import FOCUS_TOKENS, focus
+
+    request = conversation("now refund the order and return the money")
+    assert len(request) > 20_000
+    assert focus(request, words) == "now refund the order and return the money"
+    assert focus("refund it", words) == "refund it", "a short request is used whole"
+    unmarked = "\n\n".join(f"paragraph {i} about shipping addresses and couriers" for i in range(800))
+    tail = focus(unmarked, words)
+    assert unmarked.endswith(tail) and words.count(tail) <= FOCUS_TOKENS < words.count(unmarked)
+    assert names(index, request, ["crm"], k=1) == ["refund_order"]

@@ -168,3 +168,19 @@ def test_bulk_feedback_is_all_or_nothing(client: TestClient) -> None:
                 {"uses": [{"query": "q", "used": [target]}] * 1001, "toolsets": ["jobs"]}):
         response = client.post("/v1/tools/feedback", json=bad)
         assert response.status_code == 422 and response.json()["error"]["message"], bad
+
+
+def test_a_request_of_any_length_is_accepted(stub_client: TestClient) -> None:
+    """A 20,000-character multi-turn request (over the old 4,000 limit) is chosen for by its latest turn."""
+    tools = [{"name": "refund_order", "description": "Refund a customer's order and return the money",
+              "input_schema": {"type": "object"}},
+             {"name": "update_address", "description": "Change a customer's shipping address",
+              "input_schema": {"type": "object"}}]
+    assert stub_client.put("/v1/toolsets/long-crm", json={"tools": tools}).status_code == 200
+    turns = "\n".join(f"User: change the shipping address of parcel {i}\nAssistant: done, address {i} changed"
+                      for i in range(300))
+    request = f"{turns}\nUser: refund the order and return the money"
+    assert len(request) > 20_000
+    answer = stub_client.post("/v1/tools/select", json={"query": request, "toolsets": ["long-crm"], "k": 1})
+    assert answer.status_code == 200, answer.text
+    assert [s["name"] for s in answer.json()["selected"]] == ["refund_order"]
