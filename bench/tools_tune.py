@@ -177,7 +177,6 @@ def feedback_rules(label: str, tools: list[dict], train: list[Query], cache: Emb
     whole = Evidence(vectors=np.repeat(query_vectors, [len(t) for _, t in uses], axis=0),
                      owner=np.array([t for _, tools_ in uses for t in tools_]),
                      weight=np.ones(sum(len(t) for _, t in uses)), words={})
-    attributed = attribute(uses, query_vectors, cache.queries, fit, dim)
 
     def lexical(most_tools: int) -> dict[int, list[str]]:
         """Recorded requests lend their words to their tools when they led to at most `most_tools` tools."""
@@ -188,7 +187,11 @@ def feedback_rules(label: str, tools: list[dict], train: list[Query], cache: Emb
         return lent
 
     rules = {"none": (whole, lexical(0)), "all": (whole, lexical(len(pool.tools))),
-             "single-tool": (whole, lexical(1)), "attributed": (attributed, attributed.words)}
+             "single-tool": (whole, lexical(1))}
+    for weight, words_too in itertools.product((1.0, 0.9, 0.8), (True, False)):
+        attributed = attribute(uses, query_vectors, cache.queries, fit, dim, whole_weight=weight,
+                               part_words=words_too)
+        rules[f"attributed w{weight}{' +words' if words_too else ''}"] = (attributed, attributed.words)
     held_vectors = cache.queries([q for q, _ in held])
     multi = sum(len(t) > 1 for _, t in uses)
     line = f"{label}: {len(recorded)} recorded ({multi} multi-tool), {len(held)} held out; R@5  zero-shot "

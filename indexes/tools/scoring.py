@@ -95,9 +95,12 @@ def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: floa
 
 
 
-# A request that led to several tools, as evidence for each of them: its whole vector counts at this weight
-# (its parts, each lent to the tool it fits best, count fully). Chosen with `python -m bench.tools_tune --feedback`.
-WHOLE_WEIGHT = 0.9
+# A request that led to several tools, as evidence for each of them: its whole vector counts at this weight, and
+# each of its parts (lent to the tool it fits best) fully. Parts lend their vectors only: lending their words to
+# BM25 too cost both multi-tool pools recall. Chosen with `python -m bench.tools_tune --feedback`
+# (bench/results/tools_tune-feedback.txt).
+WHOLE_WEIGHT = 1.0
+PART_WORDS = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,13 +116,15 @@ class Evidence:
 
 def attribute(uses: Sequence[tuple[str, Sequence[int]]], query_vectors: np.ndarray,
               part_vectors: Callable[[list[str]], np.ndarray], fit: Callable[[np.ndarray], np.ndarray],
-              dim: int) -> Evidence:
+              dim: int, *, whole_weight: float | None = None, part_words: bool | None = None) -> Evidence:
     """Each recorded use as evidence. A use of one tool lends that tool its words and its vector. A use of several
-    tools ("book a hotel and then a taxi to it") is split into its intents: each part lends its words and its
-    vector to the used tool it fits best (`fit`: a part's vector -> its cosine with every tool), so the hotel tool
-    learns about hotels and the taxi tool about taxis; the whole request's vector counts for each of them at
-    WHOLE_WEIGHT. A multi-tool request that does not split lends its vector only (its words would describe the
+    tools ("book a hotel and then a taxi to it") is split into its intents: each part lends its vector (and, with
+    PART_WORDS, its words) to the used tool it fits best (`fit`: a part's vector -> its cosine with every tool),
+    so the hotel tool learns about hotels and the taxi tool about taxis; the whole request's vector counts for
+    each of them at WHOLE_WEIGHT. A multi-tool request's own words are lent to none (they would describe the
     other tools too)."""
+    whole_weight = WHOLE_WEIGHT if whole_weight is None else whole_weight  # the tuning bench varies these
+    part_words = PART_WORDS if part_words is None else part_words
     rows: list[np.ndarray] = []
     owners: list[int] = []
     weights: list[float] = []
@@ -129,7 +134,7 @@ def attribute(uses: Sequence[tuple[str, Sequence[int]]], query_vectors: np.ndarr
     embedded = iter(part_vectors(flat) if flat else np.zeros((0, dim), np.float32))
     for (text, tools), vector, parts in zip(uses, query_vectors, splits, strict=True):
         used = list(dict.fromkeys(tools))
-        whole = 1.0 if len(used) == 1 else WHOLE_WEIGHT
+        whole = 1.0 if len(used) == 1 else whole_weight
         for tool in used:
             rows.append(vector)
             owners.append(tool)
@@ -143,6 +148,7 @@ def attribute(uses: Sequence[tuple[str, Sequence[int]]], query_vectors: np.ndarr
             rows.append(part_vector)
             owners.append(best)
             weights.append(1.0)
-            words.setdefault(best, []).append(part)
+            if part_words:
+                words.setdefault(best, []).append(part)
     return Evidence(vectors=np.stack(rows) if rows else np.zeros((0, dim), np.float32),
                     owner=np.array(owners, dtype=np.int64), weight=np.array(weights, dtype=np.float64), words=words)
