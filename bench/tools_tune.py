@@ -1,6 +1,6 @@
 """Choosing the tool-selection rule by leave-one-pool-out, on TRAINING queries only (bench.tools reports test).
 
-Usage: python -m bench.tools_tune [--feedback | --abstain]
+Usage: python -m bench.tools_tune [--feedback | --abstain | --abstain-curve]
 --abstain: for margins below the tools' own near-misses (ToolIndex's calibration), how often each pool's
 training queries abstain with their gold tools present (wrongly) and removed (rightly).
 --feedback: which recorded queries lend their words to BM25 (none, all, only those that led to one tool),
@@ -241,17 +241,55 @@ def abstain_margins(label: str, tools: list[dict], train: list[Query], cache: Em
     print(line, flush=True)
 
 
+def _signals(cosine: np.ndarray, bm25: np.ndarray) -> dict[str, float]:
+    """What a judge could weigh: the best tool's cosine, how far it stands out of the rest (z-score), and its
+    lexical overlap with the request (best BM25 score)."""
+    spread = float(cosine.std()) or 1.0
+    return {"cosine": float(cosine.max()), "margin": float((cosine.max() - cosine.mean()) / spread),
+            "lexical": float(bm25.max())}
+
+
+def abstain_curve(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache) -> None:
+    """How far any judge on these signals could go: each signal, and margin + lexical (z-scored on the ordinary
+    requests), thresholded to keep 99/97/95/90/80% of ordinary training requests (an oracle threshold, set on
+    the very requests it is scored on), and the share of gold-removed requests it then abstains on."""
+    pool = load(label, tools, train, cache)
+    index = pool.index
+    present, removed = [], []
+    for (_, gold), features in zip(pool.queries, pool.whole, strict=True):
+        cosine, bm25 = features.dense("avg"), features.bm25
+        present.append(_signals(cosine, bm25))
+        drop = [index[g] for g in gold]
+        removed.append(_signals(np.delete(cosine, drop), np.delete(bm25, drop)))
+
+    def column(rows: list[dict[str, float]], key: str) -> np.ndarray:
+        return np.array([r[key] for r in rows])
+
+    scores: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for key in ("cosine", "margin", "lexical"):
+        scores[key] = column(present, key), column(removed, key)
+    z = {k: ((p - p.mean()) / (p.std() or 1.0), (r - p.mean()) / (p.std() or 1.0)) for k, (p, r) in scores.items()}
+    scores["margin+lexical"] = z["margin"][0] + z["lexical"][0], z["margin"][1] + z["lexical"][1]
+    scores["all three"] = (sum(z[k][0] for k in z), sum(z[k][1] for k in z))
+    print(f"{label}: {len(present)} training requests; abstained with the gold tools removed, at kept", flush=True)
+    for name, (p, r) in scores.items():
+        cells = [f"{kept:.0%}: {np.mean(r < np.quantile(p, 1 - kept)):.0%}" for kept in (0.99, 0.97, 0.95, 0.9, 0.8)]
+        print(f"  {name:<16}" + "  ".join(cells), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--feedback", action="store_true", help="the lexical-evidence rules for recorded queries")
     parser.add_argument("--abstain", action="store_true", help="the abstention margin")
+    parser.add_argument("--abstain-curve", action="store_true", help="abstained vs kept for each signal")
     args = parser.parse_args()
     embedder = dense_model()
     store = open_store(CACHE / "bench" / "tools")
     cache = EmbeddingCache(store, embedder)
-    if args.feedback or args.abstain:
+    if args.feedback or args.abstain or args.abstain_curve:
+        run = feedback_rules if args.feedback else abstain_curve if args.abstain_curve else abstain_margins
         for label, (tools, queries) in pools().items():
-            (feedback_rules if args.feedback else abstain_margins)(label, tools, pool_split(label, queries)[0], cache)
+            run(label, tools, pool_split(label, queries)[0], cache)
         store.close()
         return
     loaded = []
