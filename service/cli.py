@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxsieve_client.gateway.cli import add_arguments as gateway_arguments
+from ctxsieve_client.hooks.cli import add_arguments as hook_arguments
 
 from .settings import Settings
 
@@ -201,6 +202,12 @@ def gateway(args: argparse.Namespace) -> int:
     return run_gateway(args)
 
 
+def hook(args: argparse.Namespace) -> int:
+    from ctxsieve_client.hooks.cli import run as run_hook
+
+    return run_hook(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -235,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--host")
     cmd.add_argument("--port", type=int)
     cmd.set_defaults(fn=mcp)
+    cmd = sub.add_parser("hook", help="a tool-output hook for an agent runtime (claude-code)")
+    hook_arguments(cmd)
+    cmd.set_defaults(fn=hook)
     cmd = sub.add_parser("gateway", help="one MCP server in front of your MCP servers (their mcpServers config)")
     gateway_arguments(cmd)
     cmd.set_defaults(fn=gateway)

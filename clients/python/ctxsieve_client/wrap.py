@@ -20,6 +20,16 @@ def render(snippets: list[Snippet], placeholder: str) -> str:
     return SEPARATOR.join([*(s.text for s in snippets), placeholder])
 
 
+def render_outline(snippets: list[Snippet], placeholder: str, heading: str) -> str:
+    """An outline answer (filter mode outline): one line per entry, its chunk number (for fetching that part),
+    what it is part of, and its first line; then the placeholder."""
+    lines = [heading]
+    for snippet in snippets:
+        where = f" [{snippet.context}]" if snippet.context else ""
+        lines.append(f"#{snippet.id.rsplit('#', 1)[-1]}{where} {snippet.text}")
+    return "\n".join([*lines, placeholder])
+
+
 def render_result(result: FilterResult) -> str:
     return render(result.snippets, result.placeholder)
 

@@ -19,12 +19,12 @@ import httpx
 import mcp_types as mt
 
 from ..client import AsyncClient, CtxsieveError
-from ..models import FilterResult
-from ..wrap import render
+from ..wrap import render, render_outline
 from .config import Options
 from .names import masked
 
 log = logging.getLogger("ctxsieve.gateway")
+OUTLINE_HEADING = "Outline (no intent given; call again with `intent`, or fetch a part by its chunk number):"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,20 +73,11 @@ async def shape(content: list[Any], structured: dict[str, Any] | None, is_error:
     if result.passthrough or result.usage.input_tokens <= options.passthrough_tokens:
         return _as_is(content, structured, False, "passthrough", result.usage.input_tokens)
     others = [block for block in content if getattr(block, "type", None) != "text"]
-    shown = _outline(result) if call.intent is None else render(result.snippets, result.placeholder)
+    shown = render(result.snippets, result.placeholder) if call.intent else render_outline(
+        result.snippets, result.placeholder, OUTLINE_HEADING)
     return Shaped(content=[mt.TextContent(type="text", text=shown), *others], structured=None, is_error=False,
                   tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens,
                   note="filtered" if call.intent else "outline")
-
-
-def _outline(result: FilterResult) -> str:
-    """One line per entry: its chunk number (for fetch_ref's `chunk`), what it is part of, its first line."""
-    lines = ["Outline (no intent given; call again with `intent`, or fetch a part by its chunk number):"]
-    for snippet in result.snippets:
-        number = snippet.id.rsplit("#", 1)[-1]
-        where = f" [{snippet.context}]" if snippet.context else ""
-        lines.append(f"#{number}{where} {snippet.text}")
-    return "\n".join([*lines, result.placeholder])
 
 
 def _short(exc: BaseException) -> str:

@@ -1,0 +1,139 @@
+"""`ctxsieve hook claude-code`: a PostToolUse command hook for Claude Code and the Claude Agent SDK.
+
+It reads the hook's JSON on stdin and, for a tool output over `passthrough_tokens`, writes on stdout
+`{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": ...}}`: the same shape the tool
+returned (Read's `file.content`, Bash's `stdout`, WebFetch's `result`, an MCP tool's content blocks, a plain
+string), its text replaced by the snippets the current step needs and a placeholder naming
+`mcp__ctxsieve__filter_ref` / `mcp__ctxsieve__fetch_ref`. Claude Code rejects a replacement of another shape and
+keeps the original, hence the shape is kept. Small outputs and failures are left alone (a failed call fires
+PostToolUseFailure, not this hook). Whatever goes wrong, the hook exits 0 with no output, so the tool's own answer
+reaches the model, and says why on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..client import Client
+from ..gateway.names import masked
+from ..wrap import render, render_outline
+
+QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the call's own words, in this order
+TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
+TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
+Rebuild = Callable[[str], Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookOptions:
+    passthrough_tokens: int = 1000
+    max_tokens: int = 1500
+
+
+def extract(response: Any) -> tuple[str, Rebuild] | None:
+    """The text of a tool response of any shape Claude Code passes, and how to put other text back in that shape;
+    None when there is no text to cut."""
+    if isinstance(response, str):
+        return response, lambda shown: shown
+    if isinstance(response, list):
+        texts = [b.get("text", "") for b in response if isinstance(b, dict) and b.get("type") == "text"]
+        if not texts:
+            return None
+        others = [b for b in response if not (isinstance(b, dict) and b.get("type") == "text")]
+        return "\n".join(texts), lambda shown: [{"type": "text", "text": shown}, *others]
+    if not isinstance(response, dict):
+        return None
+    file = response.get("file")
+    if isinstance(file, dict) and isinstance(file.get("content"), str):  # Read
+        return file["content"], lambda shown: {**response, "file": {**file, "content": shown}}
+    for key in ("stdout", "result", "content", "output", "text"):  # Bash, WebFetch, Grep, MCP results
+        value = response.get(key)
+        if isinstance(value, str) and value:
+            return value, _replacing(response, key, lambda shown: shown)
+        inner = extract(value) if isinstance(value, list) and key == "content" else None
+        if inner is not None:
+            return inner[0], _replacing(response, key, inner[1])
+    return None
+
+
+def _replacing(response: dict[str, Any], key: str, inner: Rebuild) -> Rebuild:
+    return lambda shown: {**response, key: inner(shown)}
+
+
+def intent_of(tool_input: Mapping[str, Any], transcript: Path | None) -> str | None:
+    """The call's own query-like field, else the latest user request and assistant text of the transcript."""
+    for key in QUERY_FIELDS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    if transcript is None:
+        return None
+    user, assistant = latest_turns(transcript)
+    joined = " ".join(t for t in (user, assistant) if t)
+    return joined[-2000:] or None
+
+
+def latest_turns(transcript: Path) -> tuple[str | None, str | None]:
+    """The latest user request (not a tool result) and the latest assistant text in a Claude Code transcript."""
+    try:
+        with transcript.open("rb") as f:
+            f.seek(max(0, transcript.stat().st_size - TRANSCRIPT_TAIL))
+            lines = f.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None, None
+    user = assistant = None
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict):
+            continue
+        text = _text(message.get("content"))
+        if message.get("role") == "user" and user is None and text:
+            user = text
+        elif message.get("role") == "assistant" and assistant is None and text:
+            assistant = text
+        if user and assistant:
+            break
+    return user, assistant
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content.strip()
+    if isinstance(content, list):  # tool results are not what the user asked
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text").strip()
+    return ""
+
+
+def handle(payload: Mapping[str, Any], client: Client, options: HookOptions) -> dict[str, Any] | None:
+    """The hook's answer for one PostToolUse payload, or None to leave the output alone."""
+    if payload.get("hook_event_name") != "PostToolUse":
+        return None
+    found = extract(payload.get("tool_response"))
+    if found is None:
+        return None
+    text, rebuild = found
+    # Each token is at least one byte: text of no more bytes than the budget is within it, with no count.
+    if len(text.encode("utf-8")) <= options.passthrough_tokens:
+        return None
+    tool_input = payload.get("tool_input") or {}
+    transcript = payload.get("transcript_path")
+    intent = intent_of(tool_input, Path(transcript) if transcript else None)
+    result = client.filter(intent, text, source={"tool": str(payload.get("tool_name", "tool")),
+                                                  "args": masked(tool_input)},
+                           k=50, max_tokens=options.max_tokens, mode="fast" if intent else "outline",
+                           placeholder="tools")
+    if result.passthrough or result.usage.input_tokens <= options.passthrough_tokens:
+        return None
+    placeholder = result.placeholder.replace("filter_ref(", f"{TOOL_PREFIX}filter_ref(").replace(
+        "fetch_ref(", f"{TOOL_PREFIX}fetch_ref(")
+    shown = render(result.snippets, placeholder) if intent else render_outline(
+        result.snippets, placeholder, "Outline (fetch a part by its chunk number):")
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": rebuild(shown)}}

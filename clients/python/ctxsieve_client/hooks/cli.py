@@ -1,0 +1,96 @@
+"""`ctxsieve hook claude-code` (or `ctxsieve-hook claude-code` from the light client package).
+
+Without `--install`: one PostToolUse call (JSON on stdin, the answer on stdout). It never blocks or breaks the
+agent: any failure, or a service slower than `--timeout`, leaves the output unchanged and exits 0, saying why on
+stderr. `--install [--project]` writes the hook into Claude Code's user (~/.claude/settings.json) or project
+(.claude/settings.json) settings, keeping what is there, and registers `ctxsieve mcp` as the MCP server
+`ctxsieve` (~/.claude.json, or the project's .mcp.json), so the model has `mcp__ctxsieve__filter_ref` and
+`mcp__ctxsieve__fetch_ref` to get back what was cut.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..client import Client
+from .claude_code import HookOptions, handle
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("runtime", choices=["claude-code"], help="the agent runtime whose hook protocol to speak")
+    p.add_argument("--url", default=os.environ.get("CTXSIEVE_URL", "http://127.0.0.1:8000"))
+    p.add_argument("--api-key", default=None, help="default: CTXSIEVE_API_KEY")
+    p.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for the service (default 20)")
+    p.add_argument("--passthrough-tokens", type=int, default=1000)
+    p.add_argument("--max-tokens", type=int, default=1500)
+    p.add_argument("--install", action="store_true", help="write the hook and the MCP server into the settings")
+    p.add_argument("--project", action="store_true", help="with --install: this project's files, not the user's")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="ctxsieve-hook")
+    add_arguments(p)
+    return run(p.parse_args(argv), command="ctxsieve-hook")
+
+
+def run(args: argparse.Namespace, command: str = "ctxsieve hook") -> int:
+    if args.install:
+        for path in install(args, command, Path.cwd(), Path.home()):
+            sys.stdout.write(f"wrote {path}\n")
+        return 0
+    try:
+        payload = json.loads(sys.stdin.read() or "{}")
+        key = args.api_key or os.environ.get("CTXSIEVE_API_KEY") or None
+        with Client(args.url, api_key=key, session_id=_session(payload), timeout=args.timeout) as client:
+            answer = handle(payload, client, HookOptions(passthrough_tokens=args.passthrough_tokens,
+                                                         max_tokens=args.max_tokens))
+    except Exception as exc:  # never break the agent: its tool's own output goes on
+        sys.stderr.write(f"ctxsieve hook: output left unchanged: {type(exc).__name__}: {exc}\n")
+        return 0
+    if answer is not None:
+        sys.stdout.write(json.dumps(answer, ensure_ascii=False))
+    return 0
+
+
+def _session(payload: Any) -> str | None:
+    """Claude Code's session as the ctxsieve session, so GET /v1/sessions/cc-... shows this agent's reads."""
+    session = payload.get("session_id") if isinstance(payload, dict) else None
+    return f"cc-{session}"[:128] if isinstance(session, str) and session else None
+
+
+def install(args: argparse.Namespace, command: str, cwd: Path, home: Path) -> list[Path]:
+    settings = (cwd / ".claude" / "settings.json") if args.project else (home / ".claude" / "settings.json")
+    servers = (cwd / ".mcp.json") if args.project else (home / ".claude.json")
+    hook = f"{command} claude-code --url {shlex.quote(args.url)}"
+    data = _read(settings)
+    entries = data.setdefault("hooks", {}).setdefault("PostToolUse", [])
+    if not any(h.get("command", "").startswith(f"{command} claude-code") for e in entries for h in e.get("hooks", [])):
+        entries.append({"matcher": "*", "hooks": [{"type": "command", "command": hook, "timeout": 30}]})
+    _write(settings, data)
+    mcp = _read(servers)
+    mcp.setdefault("mcpServers", {})["ctxsieve"] = {"type": "stdio", "command": "ctxsieve",
+                                                    "args": ["mcp", "--url", args.url]}
+    _write(servers, mcp)
+    return [settings, servers]
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise SystemExit(f"{path} is not a JSON object; not changed")
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".ctxsieve-partial")
+    partial.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(path)

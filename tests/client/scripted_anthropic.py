@@ -1,0 +1,71 @@
+"""A scripted Anthropic Messages API on loopback (the model is the outside service): it streams the real SSE
+events, asks for one `Read` of the file it is told, and records every request so a test can read exactly what
+the model was sent after the tool ran."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+
+class ScriptedModel:
+    def __init__(self, read_path: str) -> None:
+        self.read_path = read_path
+        self.requests: list[dict[str, Any]] = []
+        self.app = FastAPI()
+        self.app.post("/v1/messages")(self.messages)
+        self.app.post("/v1/messages/count_tokens")(self.count_tokens)
+
+    async def count_tokens(self, request: Request) -> JSONResponse:
+        return JSONResponse({"input_tokens": 100})
+
+    async def messages(self, request: Request) -> Any:
+        body = await request.json()
+        self.requests.append(body)
+        names = {t.get("name") for t in body.get("tools", [])}
+        answered = any(isinstance(b, dict) and b.get("type") == "tool_result"
+                       for m in body.get("messages", []) for b in (m.get("content") if isinstance(
+                           m.get("content"), list) else []))
+        if "Read" in names and not answered:
+            block: dict[str, Any] = {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps({"file_path": self.read_path})}
+            stop = "tool_use"
+        else:
+            block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": "Done."}, "end_turn"
+        if not body.get("stream"):
+            content = [{**block, "input": {"file_path": self.read_path}} if stop == "tool_use" else
+                       {"type": "text", "text": "Done."}]
+            return JSONResponse({"id": "msg_01", "type": "message", "role": "assistant", "model": body["model"],
+                                 "content": content, "stop_reason": stop, "stop_sequence": None,
+                                 "usage": {"input_tokens": 100, "output_tokens": 5}})
+        return StreamingResponse(self._events(body["model"], block, delta, stop), media_type="text/event-stream")
+
+    @staticmethod
+    def _events(model: str, block: dict[str, Any], delta: dict[str, Any], stop: str) -> Iterator[str]:
+        events = [
+            ("message_start", {"type": "message_start", "message": {
+                "id": "msg_01", "type": "message", "role": "assistant", "model": model, "content": [],
+                "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                               "usage": {"output_tokens": 5}}),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        for name, data in events:
+            yield f"event: {name}\ndata: {json.dumps(data)}\n\n"
+
+    def serve(self) -> tuple[str, uvicorn.Server]:
+        server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning"))
+        threading.Thread(target=server.run, daemon=True).start()
+        while not server.started:
+            time.sleep(0.05)
+        return f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}", server

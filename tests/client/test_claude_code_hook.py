@@ -1,0 +1,154 @@
+"""`ctxsieve hook claude-code` as Claude Code runs it: a process per call, the hook's JSON on stdin, the
+documented answer on stdout. Payloads in the shapes Claude Code sends (checked against the Claude Agent SDK's
+declared PostToolUse input type), answers checked against its declared output type."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from claude_agent_sdk.types import PostToolUseHookInput, PostToolUseHookSpecificOutput, SyncHookJSONOutput
+
+BIN = Path(sys.executable).parent
+LOG = "\n".join(f"2026-11-30 10:{i // 60:02d}:{i % 60:02d} INFO worker {i % 7} synced shard {i} to the archive"
+                for i in range(1500)) + "\n2026-11-30 11:00:00 ERROR shard 1234 checksum mismatch, archive rejected\n"
+
+
+def payload(tool: str, tool_input: dict[str, Any], response: Any, transcript: Path | None = None) -> dict[str, Any]:
+    sent = {"session_id": "s-1", "transcript_path": str(transcript or "/nonexistent"), "cwd": "/work",
+            "hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": tool_input,
+            "tool_response": response, "tool_use_id": "toolu_1", "permission_mode": "default"}
+    declared = typing.get_type_hints(PostToolUseHookInput)
+    required = set(PostToolUseHookInput.__required_keys__)
+    assert set(sent) <= set(declared) and required <= set(sent), "the payload drifted from the SDK's type"
+    return sent
+
+
+def hook(sent: dict[str, Any], url: str, *extra: str) -> tuple[dict[str, Any] | None, str]:
+    done = subprocess.run([str(BIN / "ctxsieve"), "hook", "claude-code", "--url", url, *extra],
+                          input=json.dumps(sent), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout) if done.stdout.strip() else None
+    if answer is not None:
+        assert set(answer) <= set(typing.get_type_hints(SyncHookJSONOutput))
+        specific = answer["hookSpecificOutput"]
+        assert set(specific) <= set(typing.get_type_hints(PostToolUseHookSpecificOutput))
+        assert specific["hookEventName"] == "PostToolUse"
+    return answer, done.stderr
+
+
+def replaced(answer: dict[str, Any] | None) -> Any:
+    assert answer is not None, "a large output is replaced"
+    return answer["hookSpecificOutput"]["updatedToolOutput"]
+
+
+def test_read_of_a_large_file_keeps_reads_shape(stub_url: str) -> None:
+    response = {"type": "text", "file": {"filePath": "/work/sync.log", "content": LOG, "numLines": 1501,
+                                         "startLine": 1, "totalLines": 1501}}
+    out = replaced(hook(payload("Read", {"file_path": "/work/sync.log"}, response), stub_url)[0])
+    assert out["type"] == "text" and set(out["file"]) == set(response["file"])
+    assert out["file"]["numLines"] == 1501 and out["file"]["filePath"] == "/work/sync.log"
+    shown = out["file"]["content"]
+    assert len(shown) < len(LOG) / 5 and shown.startswith("Outline"), "no query-like field: an outline"
+    assert 'mcp__ctxsieve__fetch_ref(ref="src_' in shown and "mcp__ctxsieve__filter_ref(" in shown
+    ref = shown.split('fetch_ref(ref="', 1)[1].split('"', 1)[0]
+    assert httpx.get(f"{stub_url}/v1/refs/{ref}").json()["text"] == LOG, "stored whole"
+
+
+def test_bash_output_is_cut_to_the_command_and_keeps_stderr(stub_url: str) -> None:
+    response = {"stdout": LOG, "stderr": "warning: slow disk", "interrupted": False, "isImage": False}
+    out = replaced(hook(payload("Bash", {"command": "grep -n checksum sync.log; cat sync.log",
+                                          "description": "find the checksum mismatch"}, response), stub_url)[0])
+    assert set(out) == set(response) and out["stderr"] == "warning: slow disk" and out["interrupted"] is False
+    assert "checksum mismatch" in out["stdout"] and len(out["stdout"]) < len(LOG) / 5
+
+
+def test_webfetch_and_an_mcp_tool(stub_url: str, tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(e) for e in [
+        {"type": "user", "message": {"role": "user", "content": "which shard failed its checksum?"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Let me fetch the log."}, {"type": "tool_use", "id": "t", "name": "WebFetch"}]}},
+    ]) + "\n")
+    web = {"bytes": len(LOG), "code": 200, "codeText": "OK", "result": LOG, "durationMs": 40,
+           "url": "https://example.com/sync.log"}
+    out = replaced(hook(payload("WebFetch", {"url": "https://example.com/sync.log"}, web, transcript), stub_url)[0])
+    assert set(out) == set(web) and "checksum mismatch" in out["result"], "intent from the transcript"
+    blocks = [{"type": "text", "text": LOG}, {"type": "image", "source": {"type": "base64", "data": "AA=="}}]
+    mcp = replaced(hook(payload("mcp__logs__tail", {"query": "checksum mismatch"}, blocks), stub_url)[0])
+    assert mcp[0]["type"] == "text" and "checksum mismatch" in mcp[0]["text"] and mcp[1] == blocks[1]
+
+
+def test_small_outputs_other_events_and_a_dead_service_are_left_alone(stub_url: str) -> None:
+    small = {"stdout": "3 files changed", "stderr": "", "interrupted": False, "isImage": False}
+    assert hook(payload("Bash", {"command": "git commit"}, small), stub_url)[0] is None
+    failure = {**payload("Bash", {"command": "false"}, small), "hook_event_name": "PostToolUseFailure"}
+    assert hook(failure, stub_url)[0] is None
+    answer, said = hook(payload("Bash", {"command": "cat sync.log"}, {"stdout": LOG, "stderr": ""}),
+                        "http://127.0.0.1:9", "--timeout", "2")
+    assert answer is None and "output left unchanged" in said, "never blocks or breaks the agent"
+
+
+def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"allow": ["Read"]}, "hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}]}}))
+    for _ in range(2):  # idempotent
+        done = subprocess.run([str(BIN / "ctxsieve"), "hook", "claude-code", "--install", "--project", "--url",
+                               "http://127.0.0.1:8000"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+    data = json.loads(settings.read_text())
+    assert data["permissions"] == {"allow": ["Read"]}
+    commands = [h["command"] for e in data["hooks"]["PostToolUse"] for h in e["hooks"]]
+    assert commands == ["my-linter", "ctxsieve hook claude-code --url http://127.0.0.1:8000"]
+    servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
+    assert servers["ctxsieve"] == {"type": "stdio", "command": "ctxsieve",
+                                   "args": ["mcp", "--url", "http://127.0.0.1:8000"]}
+
+
+@pytest.mark.parametrize("response", [" ".join(f"plain text {i}" for i in range(800)),
+                                      {"content": "".join(f"grep line {i}\n" for i in range(800)), "mode": "content"}])
+def test_every_shape_with_text_is_read(stub_url: str, response: Any) -> None:
+    out = replaced(hook(payload("Grep", {"pattern": "grep line"}, response), stub_url)[0])
+    assert type(out) is type(response)
+
+
+CLAUDE = Path(__import__("claude_agent_sdk").__file__).parent / "_bundled" / "claude"
+
+
+def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, tmp_path: Path) -> None:
+    """Claude Code itself (the CLI the Claude Agent SDK bundles), headless, against a scripted Messages API on
+    loopback: what the model is sent after Read is the hook's replacement, not the file."""
+    from tests.client.scripted_anthropic import ScriptedModel
+
+    log = tmp_path / "sync.log"
+    log.write_text(LOG)
+    model = ScriptedModel(str(log))
+    api, server = model.serve()
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "Read", "hooks": [
+        {"type": "command", "command": f"{BIN / 'ctxsieve'} hook claude-code --url {stub_url}"}]}]}}))
+    env = {"PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
+           "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+    try:
+        done = subprocess.run([str(CLAUDE), "-p", f"Read {log} and find the checksum mismatch", "--allowedTools",
+                               "Read", "--settings", str(settings), "--output-format", "json"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = [b for r in model.requests for m in r.get("messages", []) if isinstance(m.get("content"), list)
+               for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    assert results, "the scripted model was sent Read's result"
+    seen = results[-1]["content"]
+    seen = seen if isinstance(seen, str) else "".join(b.get("text", "") for b in seen)
+    assert "mcp__ctxsieve__fetch_ref(" in seen and "checksum mismatch" in seen
+    assert len(seen) < len(LOG) / 4, "the model saw the cut, not the whole file"
