@@ -22,10 +22,18 @@ from .models import (
     ToolsetInfo,
     Usage,
 )
-from .tools import anthropic_tools, openai_tools
+from .tools import (
+    anthropic_deferred,
+    anthropic_tool_search_result,
+    anthropic_tools,
+    openai_deferred,
+    openai_tool_search_output,
+    openai_tools,
+)
 from .wrap import render, wrap_tool
 
 __all__ = ["AsyncClient", "Call", "Client", "CollectionInfo", "CollectionResult", "CtxsieveError", "DocumentEntry",
            "DocumentPage", "DocumentsAdded", "FilterResult", "More", "RefContent", "Requests", "Rerun", "SearchPage",
            "SearchResult", "Selected", "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetDetail",
-           "ToolsetInfo", "Usage", "anthropic_tools", "openai_tools", "render", "wrap_tool"]
+           "ToolsetInfo", "Usage", "anthropic_deferred", "anthropic_tool_search_result", "anthropic_tools",
+           "openai_deferred", "openai_tool_search_output", "openai_tools", "render", "wrap_tool"]

@@ -1,0 +1,225 @@
+"""LangChain v1 adapters (`pip install 'ctxsieve-client[langchain]'`; LangChain is imported only here).
+
+- `CtxsieveMiddleware`: an `AgentMiddleware` for `create_agent`. A large tool result is stored and becomes the
+  snippets its call needs and a placeholder (errors untouched); only the relevant tools go to the model (a toolset
+  registered once from the agent's tools, by digest; never an empty list when the agent has tools); and it adds
+  `filter_ref` / `fetch_ref` so the model can ask for more.
+- `CtxsieveCompressor`: a `BaseDocumentCompressor` for `ContextualCompressionRetriever`: the retrieved documents
+  become the relevant snippets within a token budget, each keeping its document's metadata.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
+from langchain.agents.middleware.types import ToolCallRequest
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from .client import AsyncClient, Client
+from .gateway.names import intent_of, masked
+from .models import FilterResult
+from .wrap import render, render_outline
+
+OWN_TOOLS = ("filter_ref", "fetch_ref")
+
+
+class CtxsieveMiddleware(AgentMiddleware):
+    def __init__(self, client: Client | AsyncClient, *, select_tools: bool = True, k: int = 5,
+                 always_include: Sequence[str] = (), max_tokens: int = 1500, passthrough_tokens: int = 1000,
+                 toolset: str | None = None) -> None:
+        super().__init__()
+        self.client = client
+        self.select = select_tools
+        self.k = k
+        self.always = tuple(always_include)
+        self.max_tokens = max_tokens
+        self.passthrough_tokens = passthrough_tokens
+        self.toolset = toolset
+        self._registered: set[str] = set()
+        self.tools = [self._filter_ref_tool(), self._fetch_ref_tool()]
+
+    # --- tool results ----------------------------------------------------------------------------------
+
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]) -> Any:
+        result = handler(request)
+        filtering = self._filtering(request, result)
+        if filtering is None:
+            return result
+        return self._cut(result, self._sync(lambda c: c.filter(*filtering[0], **filtering[1])))
+
+    async def awrap_tool_call(self, request: ToolCallRequest,
+                              handler: Callable[[ToolCallRequest], Awaitable[Any]]) -> Any:
+        result = await handler(request)
+        filtering = self._filtering(request, result)
+        if filtering is None:
+            return result
+        return self._cut(result, await self._async(lambda c: c.filter(*filtering[0], **filtering[1])))
+
+    def _filtering(self, request: ToolCallRequest, result: Any) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        """The filter request for a large, successful tool result; None to leave it as it is."""
+        if not isinstance(result, ToolMessage) or result.status == "error" or result.name in OWN_TOOLS:
+            return None
+        text = _text(result.content)
+        if not text or len(text.encode("utf-8")) <= self.passthrough_tokens:  # >= 1 byte a token: within budget
+            return None
+        call = request.tool_call
+        intent, _ = intent_of(call.get("args") or {}, own_intent=False)
+        intent = intent or conversation_intent(request.state.get("messages", []) if isinstance(
+            request.state, dict) else [])
+        options = {"source": {"tool": call.get("name", "tool"), "args": masked(call.get("args") or {})}, "k": 50,
+                   "max_tokens": self.max_tokens, "mode": "fast" if intent else "outline", "placeholder": "tools"}
+        return (intent, text), options
+
+    def _cut(self, result: ToolMessage, filtered: FilterResult) -> ToolMessage:
+        if filtered.passthrough or filtered.usage.input_tokens <= self.passthrough_tokens:
+            return result
+        shown = render(filtered.snippets, filtered.placeholder) if filtered.more is None or \
+            filtered.more.shown != "outline" else render_outline(
+                filtered.snippets, filtered.placeholder, "Outline (fetch a part by its chunk number):")
+        return ToolMessage(content=shown, tool_call_id=result.tool_call_id, name=result.name, id=result.id,
+                           status=result.status, artifact={"ctxsieve_ref": filtered.ref})
+
+    # --- tools sent to the model -------------------------------------------------------------------------
+
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
+        if not self._selecting(request):
+            return handler(request)
+        toolset, definitions = self._toolset(request.tools)
+        if toolset not in self._registered:
+            self._sync(lambda c: c.register_toolset(toolset, definitions))
+            self._registered.add(toolset)
+        query = conversation_intent(request.messages)
+        selection = self._sync(lambda c: c.select_tools(query, [toolset], k=self.k, always=self._always(request),
+                                                        format="openai")) if query else None
+        return handler(self._narrowed(request, selection))
+
+    async def awrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
+                               ) -> Any:
+        if not self._selecting(request):
+            return await handler(request)
+        toolset, definitions = self._toolset(request.tools)
+        if toolset not in self._registered:
+            await self._async(lambda c: c.register_toolset(toolset, definitions))
+            self._registered.add(toolset)
+        query = conversation_intent(request.messages)
+        selection = await self._async(lambda c: c.select_tools(
+            query, [toolset], k=self.k, always=self._always(request), format="openai")) if query else None
+        return await handler(self._narrowed(request, selection))
+
+    def _selecting(self, request: ModelRequest) -> bool:
+        return self.select and len([t for t in request.tools if _name(t) not in OWN_TOOLS]) > self.k
+
+    def _toolset(self, tools: Sequence[Any]) -> tuple[str, list[dict[str, Any]]]:
+        """The agent's tools (less the own ones) as a toolset named by their digest: registered once."""
+        definitions = [convert_to_openai_tool(t) for t in tools if _name(t) not in OWN_TOOLS]
+        digest = hashlib.sha256(json.dumps(definitions, sort_keys=True).encode()).hexdigest()[:16]
+        return self.toolset or f"langchain-{digest}", definitions
+
+    def _always(self, request: ModelRequest) -> list[str]:
+        names = {_name(t) for t in request.tools}
+        return [n for n in self.always if n in names]
+
+    def _narrowed(self, request: ModelRequest, selection: Any) -> ModelRequest:
+        """Only the chosen tools (with the always and own ones); all of them if nothing could be chosen."""
+        chosen = {s.name for s in selection.selected} if selection is not None else set()
+        if not chosen:
+            return request
+        keep = chosen | set(self.always) | set(OWN_TOOLS)
+        return request.override(tools=[t for t in request.tools if _name(t) in keep])
+
+    # --- the own tools -----------------------------------------------------------------------------------
+
+    def _filter_ref_tool(self) -> BaseTool:
+        def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
+            """Filter a stored tool output (by its ref) again with a new query."""
+            result = self._sync(lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens, placeholder="tools"))
+            return render(result.snippets, result.placeholder)
+
+        async def afilter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
+            result = await self._async(lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens,
+                                                            placeholder="tools"))
+            return render(result.snippets, result.placeholder)
+
+        return StructuredTool.from_function(func=filter_ref, coroutine=afilter_ref, name="filter_ref")
+
+    def _fetch_ref_tool(self) -> BaseTool:
+        def fetch_ref(ref: str, chunk: int | None = None, window: int = 1) -> str:
+            """Fetch a stored tool output whole, or chunk N with `window` neighbours each side."""
+            part = self._sync(lambda c: c.fetch_ref(ref, chunk=chunk, window=window if chunk is not None else None))
+            return str(part.text)
+
+        async def afetch_ref(ref: str, chunk: int | None = None, window: int = 1) -> str:
+            part = await self._async(lambda c: c.fetch_ref(ref, chunk=chunk,
+                                                           window=window if chunk is not None else None))
+            return str(part.text)
+
+        return StructuredTool.from_function(func=fetch_ref, coroutine=afetch_ref, name="fetch_ref")
+
+    # --- one client, either kind ---------------------------------------------------------------------------
+
+    def _sync(self, call: Callable[[Any], Any]) -> Any:
+        if isinstance(self.client, AsyncClient):
+            raise TypeError("CtxsieveMiddleware was given an AsyncClient: run the agent with ainvoke/astream")
+        return call(self.client)
+
+    async def _async(self, call: Callable[[Any], Any]) -> Any:
+        if isinstance(self.client, AsyncClient):
+            return await call(self.client)
+        return await asyncio.to_thread(call, self.client)
+
+
+def conversation_intent(messages: Sequence[BaseMessage]) -> str | None:
+    """What the agent is doing now: the last AI message's text and the latest human message (the conversation,
+    not only the first request)."""
+    human = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+    ai = next((m for m in reversed(messages) if isinstance(m, AIMessage) and _text(m.content)), None)
+    parts = [_text(m.content) for m in (ai, human) if m is not None]
+    joined = " ".join(p for p in parts if p)
+    return joined[-4000:] or None
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content
+                         if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text"))
+    return ""
+
+
+def _name(tool: Any) -> str:
+    return str(tool.name if isinstance(tool, BaseTool) else convert_to_openai_tool(tool)["function"]["name"])
+
+
+class CtxsieveCompressor(BaseDocumentCompressor):
+    """The documents a retriever found, cut to the query within `max_tokens` (ctxsieve ranks their chunks
+    together); each snippet is a Document with its source document's metadata and id, plus where it came from."""
+
+    client: Any
+    max_tokens: int = 1500
+    k: int = 20
+
+    def compress_documents(self, documents: Sequence[Document], query: str,
+                           callbacks: Callbacks | None = None,  # noqa: ARG002 - LangChain's signature
+                           ) -> Sequence[Document]:
+        if not documents:
+            return []
+        sent = [{"text": d.page_content, "metadata": {"index": i}} for i, d in enumerate(documents)]
+        result = self.client.filter(query, documents=sent, k=self.k, max_tokens=self.max_tokens,
+                                    order="score", placeholder="tools")
+        return [_document(documents[s.document], s, result.ref) for s in result.snippets]
+
+
+def _document(source: Document, snippet: Any, ref: str) -> Document:
+    metadata = {**source.metadata, "ctxsieve_ref": ref, "ctxsieve_snippet": snippet.id,
+                "ctxsieve_score": snippet.score}
+    return Document(page_content=snippet.text, metadata=metadata, id=source.id)
