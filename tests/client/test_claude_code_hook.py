@@ -107,7 +107,7 @@ def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path
     data = json.loads(settings.read_text())
     assert data["permissions"] == {"allow": ["Read"]}
     commands = [h["command"] for e in data["hooks"]["PostToolUse"] for h in e["hooks"]]
-    assert commands == ["my-linter", "ctxsieve hook claude-code --url http://127.0.0.1:8000"]
+    assert commands == ["my-linter", "ctxsieve-hook claude-code --url http://127.0.0.1:8000"]
     servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
     assert servers["ctxsieve"] == {"type": "stdio", "command": "ctxsieve",
                                    "args": ["mcp", "--url", "http://127.0.0.1:8000"]}

@@ -36,12 +36,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ctxsieve-hook")
     add_arguments(p)
-    return run(p.parse_args(argv), command="ctxsieve-hook")
+    return run(p.parse_args(argv))
 
 
-def run(args: argparse.Namespace, command: str = "ctxsieve hook") -> int:
+def run(args: argparse.Namespace) -> int:
     if args.install:
-        for path in install(args, command, Path.cwd(), Path.home()):
+        for path in install(args, Path.cwd(), Path.home()):
             sys.stdout.write(f"wrote {path}\n")
         return 0
     try:
@@ -64,9 +64,13 @@ def _session(payload: Any) -> str | None:
     return f"cc-{session}"[:128] if isinstance(session, str) and session else None
 
 
-def install(args: argparse.Namespace, command: str, cwd: Path, home: Path) -> list[Path]:
+HOOK_COMMAND = "ctxsieve-hook"  # the light entry point (both installs have it): it starts in half the time
+
+
+def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[Path]:
     settings = (cwd / ".claude" / "settings.json") if args.project else (home / ".claude" / "settings.json")
     servers = (cwd / ".mcp.json") if args.project else (home / ".claude.json")
+    command = HOOK_COMMAND
     hook = f"{command} claude-code --url {shlex.quote(args.url)}"
     data = _read(settings)
     entries = data.setdefault("hooks", {}).setdefault("PostToolUse", [])
