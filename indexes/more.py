@@ -19,7 +19,8 @@ from .usage import Usage
 
 Style = Literal["http", "tools"]
 STYLES: tuple[Style, ...] = ("http", "tools")
-Shown = Literal["some", "whole", "none", "outline"]  # none: no chunk reached min_score; outline: first lines
+# none: no chunk reached min_score; outline: first lines; cleared: a compacted history's tool result
+Shown = Literal["some", "whole", "none", "outline", "cleared"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +70,8 @@ def _ref_line(more: More, style: Style) -> str:
     ref = more.ref or ""
     if more.shown == "whole":
         head = f"whole output shown, {more.input_tokens} tokens"
+    elif more.shown == "cleared":
+        head = f"tool output cleared from the context, {more.input_tokens} tokens kept whole"
     elif more.shown == "outline":
         head = (f"outline: first lines of {more.chunks_shown} of {more.chunks_total} chunks shown, "
                 f"{more.input_tokens} -> {more.output_tokens} tokens")

@@ -85,7 +85,26 @@ class SessionReport:
     requests: list[ReportedRead]
     repeated_read_rate: float
     warning: str | None
+    compactions: int = 0
+    cleared_results: int = 0
+    cleared_refetched: int = 0  # cleared refs the session later fetched or re-filtered
 
+
+@dataclass(frozen=True, kw_only=True)
+class Thrash:
+    """A session's compactions so far: how many results were cleared, and how many of those it came back for."""
+
+    compactions: int
+    cleared: int
+    refetched: int
+
+    @property
+    def rate(self) -> float:
+        return self.refetched / self.cleared if self.cleared else 0.0
+
+
+COMPACT = "compact"  # the route of a compaction record (not a read: it is left out of the repeated-read rate)
+REFETCHES = ("fetch", "refilter")
 
 @dataclass(frozen=True, kw_only=True)
 class SessionSummary:
@@ -105,10 +124,11 @@ class SessionLog:
 
     def record(self, tenant: str, session: str, read: Read, event: str | None = None) -> bool:
         """Append one read (`event` names it, e.g. the request id, so a retry is not counted twice);
-        True when it touched a ref this session was already served."""
+        True when it touched a ref this session was already served. A compaction (route COMPACT) is recorded the
+        same way, its refs the results it cleared, and is never a repeat."""
         now = time.time()
         served = self._live(tenant, now).and_(where(session=session), MatchAny("refs", tuple(read.refs)))
-        repeated = bool(read.refs) and self.store.count(SESSIONS.name, served) > 0
+        repeated = read.route != COMPACT and bool(read.refs) and self.store.count(SESSIONS.name, served) > 0
         stored = SessionRead(tenant=tenant, session=session, route=read.route, refs=list(read.refs),
                              input_tokens=read.input_tokens, output_tokens=read.output_tokens, repeated=repeated,
                              at=now, shown=[list(s) for s in read.shown])
@@ -123,12 +143,23 @@ class SessionLog:
         requests = [ReportedRead(route=r.route, ref=r.ref, refs=r.refs, input_tokens=r.input_tokens,
                                  output_tokens=r.output_tokens, repeated=r.repeated, at=utc_stamp(r.at), shown=r.shown)
                     for r in ordered]
-        rate = sum(r.repeated for r in requests) / len(requests)
-        warning = None
+        reads = [r for r in requests if r.route != COMPACT]
+        rate = sum(r.repeated for r in reads) / len(reads) if reads else 0.0
+        thrash = thrash_of(ordered)
+        warnings = []
         if rate > REPEAT_WARNING:
-            warning = (f"{rate:.0%} of reads re-read a ref this session was already served (over 15%): the budget "
-                       "is too tight; raise k or max_tokens")
-        return SessionReport(session=session, requests=requests, repeated_read_rate=round(rate, 4), warning=warning)
+            warnings.append(f"{rate:.0%} of reads re-read a ref this session was already served (over 15%): the "
+                            "budget is too tight; raise k or max_tokens")
+        if thrash.rate > REPEAT_WARNING:
+            warnings.append(f"{thrash.rate:.0%} of the results compaction cleared were fetched again (over 15%): "
+                            "compaction keeps too little; later compactions in this session keep more")
+        return SessionReport(session=session, requests=requests, repeated_read_rate=round(rate, 4),
+                             warning=" ".join(warnings) or None, compactions=thrash.compactions,
+                             cleared_results=thrash.cleared, cleared_refetched=thrash.refetched)
+
+    def thrash(self, tenant: str, session: str) -> Thrash:
+        found = scroll_all(self.store, SESSIONS.name, self._live(tenant, time.time()).and_(where(session=session)))
+        return thrash_of(sorted(map(SessionRead.of, found), key=lambda r: (r.at, r.route)))
 
     def sessions(self, tenant: str, most: int = 1000) -> list[SessionSummary]:
         """The tenant's sessions with reads inside the retention, most recently active first."""
@@ -146,3 +177,20 @@ class SessionLog:
         """Retention: reads older than it are deleted, in the engine, by filter."""
         cutoff = (time.time() if now is None else now) - self.retention
         self.store.delete_where(SESSIONS.name, Where((Range("at", lt=cutoff),)))
+
+
+def thrash_of(ordered: list[Any]) -> Thrash:
+    """From a session's records in time order: its compactions, the distinct results they cleared, and how many
+    of those a later fetch or re-filter came back for."""
+    cleared: dict[str, float] = {}
+    refetched: set[str] = set()
+    compactions = 0
+    for record in ordered:
+        at = record.at if isinstance(record.at, float) else 0.0
+        if record.route == COMPACT:
+            compactions += bool(record.refs)
+            for ref in record.refs:
+                cleared.setdefault(ref, at)
+        elif record.route in REFETCHES:
+            refetched.update(ref for ref in record.refs if ref in cleared and cleared[ref] <= at)
+    return Thrash(compactions=compactions, cleared=len(cleared), refetched=len(refetched))

@@ -16,7 +16,7 @@ from ctxsieve.ingest.tokens import Tokenizer
 
 from .errors import Gone, InvalidInput, InvalidRequest, NotFound
 from .lru import Lru
-from .store import Match, PointData, Range, SpaceSpec, Store, Where, layout, scroll_all, where
+from .store import HasIds, Match, PointData, Range, SpaceSpec, Store, Where, layout, point_id, scroll_all, where
 
 # `vector_keys` (the chunk vectors a source uses) is deliberately not indexed: Edge keeps a mutable segment's
 # indexes in RAM, which grew by hundreds of MB over many stored outputs (`python -m bench.scale`, README: Scale).
@@ -154,7 +154,7 @@ def utc_stamp(at: float | None = None) -> str:
 
 # The few fields that say whether a ref may be served: read on every use, even of a source held in memory,
 # so a ref deleted or expired through another replica is never served from this one's memory.
-STATUS_FIELDS = ("tenant", "state", "created")
+STATUS_FIELDS = ("tenant", "state", "created", "used")  # used: the last compaction that named it (touch)
 
 
 class SourceStore:
@@ -185,7 +185,8 @@ class SourceStore:
     def _check(self, tenant: str, ref: str, status: dict[str, Any] | None) -> None:
         if status is None or status.get("tenant") != tenant:  # another tenant's ref is simply unknown
             raise NotFound(f"unknown ref {ref!r}")
-        if status.get("state") == "expired" or self._expired(float(status.get("created", 0)), time.time()):
+        last = max(float(status.get("created", 0)), float(status.get("used") or 0))
+        if status.get("state") == "expired" or self._expired(last, time.time()):
             days = f"{self.retention / 86400:g}"
             raise Gone(f"ref {ref!r} is past the retention period ({days} days); re-run the tool to get its output "
                        "again", setting="source_retention_days")
@@ -235,6 +236,13 @@ class SourceStore:
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
+    def touch(self, refs: list[str], now: float | None = None) -> None:
+        """A compacted history still names these refs: retention counts from now for them. One engine-side
+        payload update over their points (nothing read, nothing rewritten whole)."""
+        if refs:
+            self.store.set_where(SOURCES.name, Where((HasIds(tuple(point_id(r) for r in refs)),)),
+                                 {"used": time.time() if now is None else now})
+
     def delete(self, tenant: str, ref: str) -> list[str]:
         """Forget a source; returns the vector keys it used, for the caller to drop those no one else uses."""
         found = self.store.get(SOURCES.name, [ref], payload=(*STATUS_FIELDS, "vector_keys")).get(ref)
@@ -259,7 +267,8 @@ class SourceStore:
         if self.retention <= 0:
             return []
         now = time.time() if now is None else now
-        old = Where((Range("created", lt=now - self.retention),), (Match("state", "expired"),))
+        old = Where((Range("created", lt=now - self.retention),),
+                    (Match("state", "expired"), Range("used", gte=now - self.retention)))
         keys: list[str] = []
         tombstones = []
         for found in scroll_all(self.store, SOURCES.name, old, payload=("ref", "tenant", "created", "vector_keys")):

@@ -43,6 +43,13 @@ from .common import (
     Text,
     UsageOut,
 )
+from .context import (
+    ClearedOut,
+    CompactRequest,
+    CompactResponse,
+    CompactUsage,
+    Tuned,
+)
 from .filtering import (
     Domain,
     FilterOptions,
@@ -82,14 +89,15 @@ from .tools import (
     Used,
 )
 
-__all__ = ["CollectionDocument", "CollectionInfo", "CollectionList", "CollectionPut", "CollectionQuery",
-           "CollectionQueryResponse", "CollectionSnippet", "ContentTypeIn", "Deleted", "DocumentEntry", "DocumentIn",
-           "DocumentList", "DocumentsAdded", "DocumentsPost", "Domain", "ErrorBody", "ErrorResponse",
-           "FeedbackRequest", "FeedbackResponse", "FilterOptions", "FilterRequest", "FilterResponse", "Health",
-           "MAX_DOCUMENTS", "MAX_K", "MAX_TEXT_CHARS", "MAX_TOKENS", "MAX_TOOLS", "MAX_USES", "MoreOut",
-           "NAME_PATTERN", "Placeholder", "Query", "ReadRequest", "ReadResponse", "Ready", "RecordedUse",
-           "RefResponse", "RefilterRequest", "RerunOut", "SearchRequest", "SearchResponse", "SearchResultOut",
-           "SelectRequest", "SelectResponse", "SelectUsage", "SelectedOut", "SessionList", "SessionRequest",
-           "SessionResponse", "SessionSummary", "Shallow", "ShortText", "SnippetOut", "SourceOut", "SourceSpec",
-           "Strict", "Text", "ToolFormat", "ToolsetDetail", "ToolsetInfo", "ToolsetList", "ToolsetName",
-           "ToolsetPut", "UsageOut", "Used"]
+__all__ = ["ClearedOut", "CollectionDocument", "CollectionInfo", "CollectionList", "CollectionPut",
+           "CollectionQuery", "CollectionQueryResponse", "CollectionSnippet", "CompactRequest", "CompactResponse",
+           "CompactUsage", "ContentTypeIn", "Deleted", "DocumentEntry", "DocumentIn", "DocumentList",
+           "DocumentsAdded", "DocumentsPost", "Domain", "ErrorBody", "ErrorResponse", "FeedbackRequest",
+           "FeedbackResponse", "FilterOptions", "FilterRequest", "FilterResponse", "Health", "MAX_DOCUMENTS",
+           "MAX_K", "MAX_TEXT_CHARS", "MAX_TOKENS", "MAX_TOOLS", "MAX_USES", "MoreOut", "NAME_PATTERN",
+           "Placeholder", "Query", "ReadRequest", "ReadResponse", "Ready", "RecordedUse", "RefResponse",
+           "RefilterRequest", "RerunOut", "SearchRequest", "SearchResponse", "SearchResultOut", "SelectRequest",
+           "SelectResponse", "SelectUsage", "SelectedOut", "SessionList", "SessionRequest", "SessionResponse",
+           "SessionSummary", "Shallow", "ShortText", "SnippetOut", "SourceOut", "SourceSpec", "Strict", "Text",
+           "ToolFormat", "ToolsetDetail", "ToolsetInfo", "ToolsetList", "ToolsetName", "ToolsetPut", "Tuned",
+           "UsageOut", "Used"]

@@ -96,7 +96,7 @@ class MoreOut(BaseModel):
     input_tokens: int
     output_tokens: int
     rerun: RerunOut | None = Field(description="the call that produced the output, to get it again from its origin")
-    shown: Literal["some", "whole", "none", "outline"] = Field(
+    shown: Literal["some", "whole", "none", "outline", "cleared"] = Field(
         description="none: no chunk reached min_score; outline: each chunk's first line (mode outline)")
     min_score: float | None = None
     pages: int | None = None

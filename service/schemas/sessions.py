@@ -23,6 +23,9 @@ class SessionResponse(BaseModel):
     requests: list[SessionRequest]
     repeated_read_rate: float
     warning: str | None
+    compactions: int = Field(0, description="compactions that cleared something (POST /v1/context/compact)")
+    cleared_results: int = 0
+    cleared_refetched: int = Field(0, description="cleared refs this session later fetched or re-filtered")
 
 
 class SessionSummary(BaseModel):

@@ -21,7 +21,7 @@ SENDERS = {
     "read_file": ["read"], "put_toolset": ["register_toolset"], "select_tools": ["select_tools"],
     "tools_feedback": ["tools_feedback", "import_feedback"], "put_collection": ["create_collection"],
     "add_documents": ["add_documents"], "query_collection": ["query_collection"],
-    "list_documents": ["list_documents"], "get_toolset": ["toolset"],
+    "list_documents": ["list_documents"], "get_toolset": ["toolset"], "compact_context": ["compact"],
 }
 PATH_ARGUMENTS = {"ref", "name", "doc_id", "session_id"}
 # server response model -> the client result that reads it
@@ -34,7 +34,8 @@ READERS: dict[str, type[models.Model]] = {
     "DocumentsAdded": models.DocumentsAdded, "DocumentEntry": models.DocumentEntry,
     "DocumentList": models.DocumentPage, "CollectionQueryResponse": models.CollectionResult,
     "SessionResponse": models.SessionReport, "SessionRequest": models.SessionRead,
-    "ToolsetDetail": models.ToolsetDetail,
+    "ToolsetDetail": models.ToolsetDetail, "CompactResponse": models.Compaction, "ClearedOut": models.Cleared,
+    "CompactUsage": models.CompactUsage, "Tuned": models.Tuned,
 }
 
 

@@ -4,6 +4,7 @@ from .client import AsyncClient, Call, Client, CtxsieveError, Requests
 from .models import (
     CollectionInfo,
     CollectionResult,
+    Compaction,
     DocumentEntry,
     DocumentPage,
     DocumentsAdded,
@@ -32,8 +33,8 @@ from .tools import (
 )
 from .wrap import render, wrap_tool
 
-__all__ = ["AsyncClient", "Call", "Client", "CollectionInfo", "CollectionResult", "CtxsieveError", "DocumentEntry",
-           "DocumentPage", "DocumentsAdded", "FilterResult", "More", "RefContent", "Requests", "Rerun", "SearchPage",
-           "SearchResult", "Selected", "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetDetail",
-           "ToolsetInfo", "Usage", "anthropic_deferred", "anthropic_tool_search_result", "anthropic_tools",
-           "openai_deferred", "openai_tool_search_output", "openai_tools", "render", "wrap_tool"]
+__all__ = ["AsyncClient", "Call", "Client", "CollectionInfo", "CollectionResult", "Compaction", "CtxsieveError",
+           "DocumentEntry", "DocumentPage", "DocumentsAdded", "FilterResult", "More", "RefContent", "Requests",
+           "Rerun", "SearchPage", "SearchResult", "Selected", "Selection", "SessionRead", "SessionReport", "Snippet",
+           "ToolsetDetail", "ToolsetInfo", "Usage", "anthropic_deferred", "anthropic_tool_search_result",
+           "anthropic_tools", "openai_deferred", "openai_tool_search_output", "openai_tools", "render", "wrap_tool"]

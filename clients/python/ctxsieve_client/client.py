@@ -19,6 +19,7 @@ import httpx
 from .models import (
     CollectionInfo,
     CollectionResult,
+    Compaction,
     DocumentPage,
     DocumentsAdded,
     FilterResult,
@@ -172,6 +173,16 @@ class QueryOptions(TypedDict, total=False):
     placeholder: Placeholder
 
 
+class CompactOptions(TypedDict, total=False):
+    format: Literal["auto", "openai", "anthropic"]
+    trigger_tokens: int
+    keep_tool_results: int
+    clear_at_least: int
+    exclude_tools: Sequence[str]
+    clear_tool_inputs: bool
+    placeholder: Placeholder
+
+
 class Requests:
     """The shape of every call; both clients send these. Keyword arguments are API.md's fields."""
 
@@ -255,6 +266,10 @@ class Requests:
     def query_collection(name: str, query: str, **options: Unpack[QueryOptions]) -> Call[CollectionResult]:
         return Call("POST", f"/v1/collections/{quote(name)}/query", CollectionResult,
                     body=_present(query=query, **options))
+
+    @staticmethod
+    def compact(messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Call[Compaction]:
+        return Call("POST", "/v1/context/compact", Compaction, body=_present(messages=list(messages), **options))
 
     @staticmethod
     def session(session_id: str) -> Call[SessionReport]:
@@ -346,6 +361,11 @@ class Client:
     def query_collection(self, name: str, query: str, **options: Unpack[QueryOptions]) -> CollectionResult:
         """The chunks of a collection most relevant to `query`, within `k` and `max_tokens`, under `filter`."""
         return self.send(Requests.query_collection(name, query, **options))
+
+    def compact(self, messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Compaction:
+        """The history to send: the oldest tool results replaced by placeholders (each stored: its ref gives it
+        back), in steps of at least `clear_at_least` tokens so the prompt cache keeps hitting between them."""
+        return self.send(Requests.compact(messages, **options))
 
     def session(self, session_id: str) -> SessionReport:
         """One agent session's reads, token curve and repeated-read rate."""
@@ -445,6 +465,10 @@ class AsyncClient:
     async def query_collection(self, name: str, query: str, **options: Unpack[QueryOptions]) -> CollectionResult:
         """See `Client.query_collection`."""
         return await self.send(Requests.query_collection(name, query, **options))
+
+    async def compact(self, messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Compaction:
+        """See `Client.compact`."""
+        return await self.send(Requests.compact(messages, **options))
 
     async def session(self, session_id: str) -> SessionReport:
         """See `Client.session`."""

@@ -262,3 +262,46 @@ class SessionReport(Model):
     requests: list[SessionRead]
     repeated_read_rate: float
     warning: str | None = None
+    compactions: int = 0
+    cleared_results: int = 0
+    cleared_refetched: int = 0
+
+
+# --- compaction ------------------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class Cleared(Model):
+    message: int
+    ref: str
+    tokens: int
+    block: int | None = None
+    tool: str | None = None
+    input: bool = False
+
+
+@dataclass(kw_only=True)
+class CompactUsage(Model):
+    input_tokens: int
+    output_tokens: int
+    saved_ratio: float
+
+
+@dataclass(kw_only=True)
+class Tuned(Model):
+    keep_tool_results: int
+    trigger_tokens: int
+    reason: str
+
+
+@dataclass(kw_only=True)
+class Compaction(Model):
+    """The messages to send (the same format), what was cleared and under which ref, and whether the session's
+    thrash signal tuned the options."""
+
+    messages: list[dict[str, Any]]
+    compacted: bool
+    cleared: list[Cleared]
+    usage: CompactUsage
+    tuned: Tuned | None = None
+    format: str = "openai"
