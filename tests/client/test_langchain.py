@@ -139,3 +139,24 @@ def test_the_compressor_in_langchains_own_retriever(client: Client) -> None:
     heron7 = pumps.index("Heron7")
     assert any(d.metadata["station"] == 3 and f"Heron7 pump moved {heron7 * 7 + 3} litres" in d.page_content
                for d in found)
+
+
+def test_the_middleware_compacts_before_each_model_call(client: Client) -> None:
+    """compact=: older tool results reach the model as placeholders; the agent's own state keeps them whole."""
+    @tool
+    def read_part(n: int) -> str:
+        """Read part n of the log."""
+        return "\n".join(f"part {n} line {i}: worker {i % 7} synced shard {i}" for i in range(150))
+
+    script = [call("read_part", {"n": i}, i) for i in range(4)] + [AIMessage(content="done")]
+    model = ScriptedChat(script=script, seen=[])
+    middleware = CtxsieveMiddleware(client=client, select_tools=False, passthrough_tokens=10**6,
+                                    compact={"trigger_tokens": 3_000, "keep_tool_results": 1, "clear_at_least": 500})
+    state = create_agent(model, tools=[read_part], middleware=[middleware]).invoke(
+        {"messages": [("user", "read every part")]})
+    last_seen = [m for m in model.seen[-1][0] if isinstance(m, ToolMessage)]
+    assert len(last_seen) == 4
+    assert last_seen[0].content.startswith("[ctxsieve src_") and "fetch_ref(" in last_seen[0].content
+    assert not last_seen[-1].content.startswith("[ctxsieve"), "the latest result is kept"
+    kept = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert all(m.content.startswith("part ") for m in kept), "the agent's state keeps every result whole"

@@ -20,13 +20,13 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain.agents.middleware.types import ToolCallRequest
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_openai_messages
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from .client import AsyncClient, Client
+from .client import AsyncClient, Client, CompactOptions
 from .gateway.names import intent_of, masked
-from .models import FilterResult
+from .models import Compaction, FilterResult
 from .wrap import render, render_outline
 
 OWN_TOOLS = ("filter_ref", "fetch_ref")
@@ -35,7 +35,7 @@ OWN_TOOLS = ("filter_ref", "fetch_ref")
 class CtxsieveMiddleware(AgentMiddleware):
     def __init__(self, client: Client | AsyncClient, *, select_tools: bool = True, k: int = 5,
                  always_include: Sequence[str] = (), max_tokens: int = 1500, passthrough_tokens: int = 1000,
-                 toolset: str | None = None) -> None:
+                 toolset: str | None = None, compact: bool | CompactOptions = False) -> None:
         super().__init__()
         self.client = client
         self.select = select_tools
@@ -45,6 +45,9 @@ class CtxsieveMiddleware(AgentMiddleware):
         self.passthrough_tokens = passthrough_tokens
         self.toolset = toolset
         self._registered: set[str] = set()
+        # compact: before each model call, the history as POST /v1/context/compact projects it (True: its defaults;
+        # or trigger_tokens, keep_tool_results, clear_at_least...). The agent's state keeps every message whole.
+        self.compacting: CompactOptions | None = (CompactOptions() if compact is True else compact) or None
         self.tools = [self._filter_ref_tool(), self._fetch_ref_tool()]
 
     # --- tool results ----------------------------------------------------------------------------------
@@ -91,6 +94,10 @@ class CtxsieveMiddleware(AgentMiddleware):
     # --- tools sent to the model -------------------------------------------------------------------------
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
+        if self.compacting is not None:
+            options = self.compacting
+            request = self._compacted(request, self._sync(lambda c: c.compact(
+                convert_to_openai_messages(request.messages), placeholder="tools", **options)))
         if not self._selecting(request):
             return handler(request)
         toolset, definitions = self._toolset(request.tools)
@@ -104,6 +111,10 @@ class CtxsieveMiddleware(AgentMiddleware):
 
     async def awrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
                                ) -> Any:
+        if self.compacting is not None:
+            options = self.compacting
+            request = self._compacted(request, await self._async(lambda c: c.compact(
+                convert_to_openai_messages(request.messages), placeholder="tools", **options)))
         if not self._selecting(request):
             return await handler(request)
         toolset, definitions = self._toolset(request.tools)
@@ -114,6 +125,20 @@ class CtxsieveMiddleware(AgentMiddleware):
         selection = await self._async(lambda c: c.select_tools(
             query, [toolset], k=self.k, always=self._always(request), format="openai")) if query else None
         return await handler(self._narrowed(request, selection))
+
+    @staticmethod
+    def _compacted(request: ModelRequest, compaction: Compaction) -> ModelRequest:
+        """The request with each cleared tool result's content replaced by its placeholder (the messages are the
+        agent's own objects: ids, names and the rest kept; the OpenAI form is only what the service reads)."""
+        if not compaction.compacted:
+            return request
+        messages = list(request.messages)
+        for cleared in compaction.cleared:
+            original = messages[cleared.message]
+            if isinstance(original, ToolMessage) and not cleared.input:
+                line = compaction.messages[cleared.message]["content"]
+                messages[cleared.message] = original.model_copy(update={"content": line})
+        return request.override(messages=messages)
 
     def _selecting(self, request: ModelRequest) -> bool:
         return self.select and len([t for t in request.tools if _name(t) not in OWN_TOOLS]) > self.k
