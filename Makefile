@@ -62,6 +62,7 @@ bench: prepare node
 	HF_HUB_OFFLINE=1 $(PY) -m bench.collections 2>/dev/null | tee bench/results/collections.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.gateway 2>/dev/null | tee bench/results/gateway.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.frameworks 2>/dev/null | tee bench/results/frameworks.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.compact 2>/dev/null | tee bench/results/compact.txt
 
 # 32 clients on loopback for 5 minutes (filter, refs, re-filter, tools, collections), then 20 s of deliberate
 # overload; latency and the server's RSS per 30 s window. About 8 minutes with setup.
