@@ -17,15 +17,13 @@ import argparse
 import json
 import statistics
 import struct
-import subprocess
-import tempfile
 import time
 import zlib
 from pathlib import Path
 from typing import Any
 
 from bench.datasets import DATA
-from bench.loadtest import start_server
+from bench.loadtest import scratch_service
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
 
@@ -150,9 +148,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=45)
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="bench-compact-"))
-    process, url = start_server(root / "data")
-    try:
+    with scratch_service("bench-compact-") as (url, _):
         client = Client(url, timeout=600)
         for fmt in ("openai", "anthropic"):
             histories = session(args.steps, fmt)
@@ -174,10 +170,6 @@ def main() -> None:
                 plot({"none": everything, "ctxsieve": ours["sent"], "every step": naive["sent"]},
                      RESULTS / "compact.png")
         timing(client)
-    finally:
-        process.terminate()
-        process.wait(30)
-        subprocess.run(["rm", "-rf", str(root)], check=False)
 
 
 if __name__ == "__main__":

@@ -23,13 +23,12 @@ import json
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench.datasets import Case, found, squad_cases
-from bench.loadtest import start_server
+from bench.loadtest import scratch_service
 from bench.models import dense_model
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
@@ -203,17 +202,10 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20)
     args = parser.parse_args()
     cases = squad_cases(args.questions)
-    root = Path(tempfile.mkdtemp(prefix="bench-frameworks-"))
-    process, url = start_server(root / "data")
-    try:
+    with scratch_service("bench-frameworks-") as (url, root):
         middleware(url, cases)
         retrievers(url, cases)
         hook(url, cases, args.calls, root)
-    finally:
-        process.terminate()
-        process.wait(30)
-        subprocess.run(["rm", "-rf", str(root)], check=False)
-
 
 if __name__ == "__main__":
     main()

@@ -21,9 +21,7 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -34,7 +32,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from bench.datasets import Case, found, squad_cases
-from bench.loadtest import start_server
+from bench.loadtest import scratch_service
 from bench.tools import pool_split, pools
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
@@ -177,13 +175,11 @@ def main() -> None:
     parser.add_argument("--pools", default="metatool,seal_tools,stabletoolbench")
     parser.add_argument("--pool-queries", type=int, default=200)
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="bench-gateway-"))
-    files = root / "files"
-    files.mkdir()
-    cases = files_for(squad_cases(args.questions), files)
-    big = [p for i, (_, p) in enumerate(cases) if i % 3 == 0]
-    process, url = start_server(root / "data")
-    try:
+    with scratch_service("bench-gateway-") as (url, root):
+        files = root / "files"
+        files.mkdir()
+        cases = files_for(squad_cases(args.questions), files)
+        big = [p for i, (_, p) in enumerate(cases) if i % 3 == 0]
         config = write_config(root / "gateway.json", {
             "fs": {"command": str(FILESYSTEM), "args": [str(files)]},
             "git": {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(ROOT)]}}, tool_search="off")
@@ -192,11 +188,6 @@ def main() -> None:
         asyncio.run(overhead(config, url, files, args.calls, big))
         if args.pools:
             asyncio.run(tool_search(url, root, args.pools.split(","), args.pool_queries))
-    finally:
-        process.terminate()
-        process.wait(30)
-        subprocess.run(["rm", "-rf", str(root)], check=False)
-
 
 if __name__ == "__main__":
     main()

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +70,19 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
         time.sleep(0.5)
     process.kill()
     raise SystemExit("server did not become ready")
+
+
+@contextlib.contextmanager
+def scratch_service(prefix: str) -> Iterator[tuple[str, Path]]:
+    """`ctxsieve serve` on a fresh temporary data dir; yields its URL and the folder, removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    process, url = start_server(root / "data")
+    try:
+        yield url, root
+    finally:
+        process.terminate()
+        process.wait(30)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def rss_mib(pid: int | None, field: str = "VmRSS") -> float | None:
