@@ -11,9 +11,9 @@ CACHE = Path.home() / ".cache" / "ctxsieve"
 
 
 def add_runtime(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runtime", choices=("onnx", "torch"), default="onnx",
-                        help="the dense model's runtime (the service's default: onnx)")
+    parser.add_argument("--runtime", choices=("auto", "openvino", "onnx", "torch"), default="auto",
+                        help="the dense model's runtime (the service's default: auto)")
 
 
-def dense_model(runtime: str = "onnx", int8: bool = False) -> Embedder:
+def dense_model(runtime: str = "auto", int8: bool = False) -> Embedder:
     return load_embedder("multilingual-e5-small", CACHE / "models", int8=int8, runtime=runtime)

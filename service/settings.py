@@ -42,8 +42,10 @@ class Settings(BaseSettings):
                                  description="first-stage chunks embedded per fresh input in fast mode")
     fast_neighbours: int = Field(FAST_NEIGHBOURS, ge=0, le=100,
                                  description="then the chunks either side of this many best dense hits")
-    runtime: Literal["onnx", "torch"] = Field("onnx", description="runs the dense model: ONNX Runtime (exported "
-                                                                   "at prepare; same vectors, faster) or torch")
+    runtime: Literal["auto", "openvino", "onnx", "torch"] = Field(
+        "auto", description="runs the dense model: auto is OpenVINO bf16 where the CPU has native bf16 (AMX or "
+                            "AVX-512 BF16), else ONNX Runtime fp32 (both read the export made at prepare; same "
+                            "vectors, checked at start); torch on request")
     int8: bool = Field(False, description="int8 linear layers in the dense model: faster, but lower recall "
                                           "(README: int8)")
     background_embedding: bool = Field(True, description="embed the rest of a fresh input while idle, so "

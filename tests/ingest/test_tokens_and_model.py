@@ -149,3 +149,25 @@ def test_serving_on_onnx_imports_neither_torch_nor_transformers(tmp_path: Path) 
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n")
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
     assert ran.stdout.strip().splitlines()[-1] == "[]", ran.stdout + ran.stderr
+
+
+def test_the_runtime_rule_and_openvino_bf16_vectors_match_fp32(tmp_path: Path) -> None:
+    from ctxsieve.ingest.embedding import load_embedder
+    from ctxsieve.ingest.embedding.factory import choose_runtime
+    from ctxsieve.ingest.embedding.openvino_model import native_bf16
+
+    with_amx, without = tmp_path / "amx", tmp_path / "plain"
+    with_amx.write_text("processor : 0\nflags : fpu sse avx512f amx_bf16 amx_tile\n")
+    without.write_text("processor : 0\nflags : fpu sse avx2\n")
+    assert native_bf16(with_amx) and not native_bf16(without) and not native_bf16(tmp_path / "absent")
+    assert choose_runtime("onnx") == "onnx" and choose_runtime("torch") == "torch"
+    assert choose_runtime("auto", int8=True) == "onnx", "int8 weights stay on ONNX Runtime"
+    if not native_bf16():
+        pytest.skip("this CPU has no native bf16: auto is ONNX Runtime here")
+    assert choose_runtime("auto") == "openvino"
+    openvino = load_embedder("multilingual-e5-small", CACHE / "models", runtime="openvino")
+    onnx = load_embedder("multilingual-e5-small", CACHE / "models", runtime="onnx")
+    assert openvino.model_id == onnx.model_id, "the same vector space"
+    texts = ["The pump at Dogwood station moved 3294 litres.", "谁设计了埃菲尔铁塔？", "passage " * 300]
+    cosine = (openvino.embed_passages(texts) * onnx.embed_passages(texts)).sum(axis=1)
+    assert cosine.min() >= 0.9999

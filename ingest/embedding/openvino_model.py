@@ -1,0 +1,78 @@
+"""The dense model on OpenVINO in bf16, where the CPU computes bf16 natively (AMX or AVX-512 BF16).
+
+It reads the `.onnx` file `ctxsieve prepare` exports (no second export), compiles it once with
+`INFERENCE_PRECISION_HINT` bf16 and keeps the compiled blob in OpenVINO's model cache (keyed by the model, the
+OpenVINO version and the device's properties, so another CPU or version compiles anew). Before serving, it is
+checked on the machine that serves against ONNX Runtime fp32 on the probe texts: the vectors must stay within
+cosine MIN_COSINE, so they belong to the same vector space and the same model id; otherwise it is refused and the
+caller falls back to ONNX Runtime. Replicas sharing a store should run the same runtime.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .onnx_model import MIN_COSINE, PROBES, OnnxEmbedder, load_onnx
+
+log = logging.getLogger("ctxsieve")
+
+
+class RuntimeRefused(RuntimeError):
+    """The OpenVINO vectors left the quality gate on this machine (or OpenVINO could not load)."""
+
+
+def native_bf16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """The CPU computes bf16 in hardware: AMX (amx_bf16) or AVX-512 BF16."""
+    try:
+        flags = next((line for line in cpuinfo.read_text().splitlines() if line.startswith("flags")), "")
+    except OSError:
+        return False
+    words = set(flags.split())
+    return bool({"amx_bf16", "avx512_bf16"} & words)
+
+
+class _Compiled:
+    """An OpenVINO compiled model behind the `run(None, feeds)` call the ONNX embedder makes."""
+
+    def __init__(self, compiled: Any) -> None:
+        self.compiled = compiled
+        self.request = compiled.create_infer_request()
+
+    def run(self, _: Any, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        result = self.request.infer(feeds)
+        return [np.asarray(result[self.compiled.output(0)])]
+
+
+def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: int | None,
+                  precision: str = "bf16") -> OnnxEmbedder:
+    """The ONNX embedder's tokenizer and pooling with OpenVINO's inference, checked against ONNX Runtime fp32."""
+    import openvino as ov
+
+    reference = load_onnx(model_folder, cache_dir, model_id, threads)
+    core = ov.Core()
+    core.set_property({"CACHE_DIR": str(cache_dir / "openvino")})
+    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"}
+    if threads:
+        config["INFERENCE_NUM_THREADS"] = threads
+    from .onnx_model import ensure_onnx
+
+    compiled = core.compile_model(str(ensure_onnx(model_folder, cache_dir)), "CPU", config)
+    embedder = OnnxEmbedder(_Compiled(compiled), reference.tokenizer, model_id, reference.dim,
+                            dict(reference.prompts))
+    worst = _agreement(embedder, reference)
+    if worst < MIN_COSINE:
+        raise RuntimeRefused(f"OpenVINO {precision} vectors are at cosine {worst:.6f} of ONNX Runtime fp32 on the "
+                             f"probe texts, below {MIN_COSINE}: not the same vector space on this machine")
+    log.info("dense model on OpenVINO %s %s (probe cosine to fp32 %.6f)", ov.__version__, precision, worst)
+    return embedder
+
+
+def _agreement(embedder: OnnxEmbedder, reference: OnnxEmbedder) -> float:
+    probes = list(PROBES)
+    ours = np.vstack([embedder.embed_passages(probes), embedder.embed_queries(probes)])
+    theirs = np.vstack([reference.embed_passages(probes), reference.embed_queries(probes)])
+    return float(np.min(np.sum(ours * theirs, axis=1)))
