@@ -24,10 +24,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from .client import AsyncClient, Client, CompactOptions
-from .gateway.names import intent_of, masked
+from .client import AsyncClient, Call, Client, CompactOptions
+from .cutting import CutOptions, cut_request, cut_text, passes
+from .gateway.names import intent_of
 from .models import Compaction, FilterResult
-from .wrap import render, render_outline
+from .wrap import render
 
 OWN_TOOLS = ("filter_ref", "fetch_ref")
 
@@ -41,8 +42,7 @@ class CtxsieveMiddleware(AgentMiddleware):
         self.select = select_tools
         self.k = k
         self.always = tuple(always_include)
-        self.max_tokens = max_tokens
-        self.passthrough_tokens = passthrough_tokens
+        self.cut_options = CutOptions(passthrough_tokens=passthrough_tokens, max_tokens=max_tokens)
         self.toolset = toolset
         self._registered: set[str] = set()
         # compact: before each model call, the history as POST /v1/context/compact projects it (True: its defaults;
@@ -54,40 +54,36 @@ class CtxsieveMiddleware(AgentMiddleware):
 
     def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]) -> Any:
         result = handler(request)
-        filtering = self._filtering(request, result)
-        if filtering is None:
+        call = self._cutting(request, result)
+        if call is None:
             return result
-        return self._cut(result, self._sync(lambda c: c.filter(*filtering[0], **filtering[1])))
+        return self._cut(result, self._sync(lambda c: c.send(call)))
 
     async def awrap_tool_call(self, request: ToolCallRequest,
                               handler: Callable[[ToolCallRequest], Awaitable[Any]]) -> Any:
         result = await handler(request)
-        filtering = self._filtering(request, result)
-        if filtering is None:
+        call = self._cutting(request, result)
+        if call is None:
             return result
-        return self._cut(result, await self._async(lambda c: c.filter(*filtering[0], **filtering[1])))
+        return self._cut(result, await self._async(lambda c: c.send(call)))
 
-    def _filtering(self, request: ToolCallRequest, result: Any) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-        """The filter request for a large, successful tool result; None to leave it as it is."""
+    def _cutting(self, request: ToolCallRequest, result: Any) -> Call[FilterResult] | None:
+        """The filter call for a large, successful tool result (`cutting`); None to leave it as it is."""
         if not isinstance(result, ToolMessage) or result.status == "error" or result.name in OWN_TOOLS:
             return None
         text = _text(result.content)
-        if not text or len(text.encode("utf-8")) <= self.passthrough_tokens:  # >= 1 byte a token: within budget
+        if passes(text, self.cut_options):  # before looking for an intent
             return None
         call = request.tool_call
         intent, _ = intent_of(call.get("args") or {}, own_intent=False)
         intent = intent or conversation_intent(request.state.get("messages", []) if isinstance(
             request.state, dict) else [])
-        options = {"source": {"tool": call.get("name", "tool"), "args": masked(call.get("args") or {})}, "k": 50,
-                   "max_tokens": self.max_tokens, "mode": "fast" if intent else "outline", "placeholder": "tools"}
-        return (intent, text), options
+        return cut_request(text, intent, call.get("name", "tool"), call.get("args") or {}, self.cut_options)
 
     def _cut(self, result: ToolMessage, filtered: FilterResult) -> ToolMessage:
-        if filtered.passthrough or filtered.usage.input_tokens <= self.passthrough_tokens:
+        shown = cut_text(filtered, self.cut_options)
+        if shown is None:
             return result
-        shown = render(filtered.snippets, filtered.placeholder) if filtered.more is None or \
-            filtered.more.shown != "outline" else render_outline(
-                filtered.snippets, filtered.placeholder, "Outline (fetch a part by its chunk number):")
         return ToolMessage(content=shown, tool_call_id=result.tool_call_id, name=result.name, id=result.id,
                            status=result.status, artifact={"ctxsieve_ref": filtered.ref})
 

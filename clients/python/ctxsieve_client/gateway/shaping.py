@@ -19,12 +19,10 @@ import httpx
 import mcp_types as mt
 
 from ..client import AsyncClient, CtxsieveError
-from ..wrap import render, render_outline
+from ..cutting import CutOptions, cut_request, cut_text
 from .config import Options
-from .names import masked
 
 log = logging.getLogger("ctxsieve.gateway")
-OUTLINE_HEADING = "Outline (no intent given; call again with `intent`, or fetch a part by its chunk number):"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,26 +53,23 @@ async def shape(content: list[Any], structured: dict[str, Any] | None, is_error:
                 options: Options, client: AsyncClient) -> Shaped:
     if is_error:
         return _as_is(content, structured, True, "error")
-    texts = [block.text for block in content if getattr(block, "type", None) == "text"]
-    text = "\n".join(texts)
-    # Each token is at least one byte, so text of no more bytes than the budget is within it: no need to count.
-    if not texts or len(text.encode("utf-8")) <= options.passthrough_tokens:
+    text = "\n".join(block.text for block in content if getattr(block, "type", None) == "text")
+    cutting = CutOptions(passthrough_tokens=options.passthrough_tokens, max_tokens=options.max_tokens)
+    request = cut_request(text, call.intent, call.tool, call.arguments, cutting)
+    if request is None:
         return _as_is(content, structured, False, "passthrough")
     try:
-        result = await client.filter(
-            call.intent, text, source={"tool": call.tool, "args": masked(call.arguments)},
-            k=50, max_tokens=options.max_tokens, mode="fast" if call.intent else "outline", placeholder="tools")
+        result = await client.send(request)
     except (CtxsieveError, httpx.HTTPError) as exc:
         reason = f"{exc.status} {exc.type}" if isinstance(exc, CtxsieveError) else type(exc).__name__
         line = (f"[ctxsieve: this output is unfiltered: the ctxsieve service did not take it ({reason}: "
                 f"{_short(exc)})]")
         log.warning("service unavailable for %s %s: %s", call.server, call.tool, exc)
         return _as_is([mt.TextContent(type="text", text=line), *content], structured, False, "unfiltered")
-    if result.passthrough or result.usage.input_tokens <= options.passthrough_tokens:
+    shown = cut_text(result, cutting)
+    if shown is None:
         return _as_is(content, structured, False, "passthrough", result.usage.input_tokens)
     others = [block for block in content if getattr(block, "type", None) != "text"]
-    shown = render(result.snippets, result.placeholder) if call.intent else render_outline(
-        result.snippets, result.placeholder, OUTLINE_HEADING)
     return Shaped(content=[mt.TextContent(type="text", text=shown), *others], structured=None, is_error=False,
                   tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens,
                   note="filtered" if call.intent else "outline")

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..client import Client
-from ..gateway.names import masked
-from ..wrap import render, render_outline
+from ..cutting import CutOptions, cut_request, cut_text, passes
 
 QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the call's own words, in this order
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
@@ -28,10 +26,7 @@ TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the late
 Rebuild = Callable[[str], Any]
 
 
-@dataclass(frozen=True, kw_only=True)
-class HookOptions:
-    passthrough_tokens: int = 1000
-    max_tokens: int = 1500
+HookOptions = CutOptions
 
 
 def extract(response: Any) -> tuple[str, Rebuild] | None:
@@ -58,6 +53,12 @@ def extract(response: Any) -> tuple[str, Rebuild] | None:
         if inner is not None:
             return inner[0], _replacing(response, key, inner[1])
     return None
+
+
+def _claude_names(placeholder: str) -> str:
+    """The placeholder's tool calls as Claude Code names the tools of the `ctxsieve` MCP server."""
+    return placeholder.replace("filter_ref(", f"{TOOL_PREFIX}filter_ref(").replace(
+        "fetch_ref(", f"{TOOL_PREFIX}fetch_ref(")
 
 
 def _replacing(response: dict[str, Any], key: str, inner: Rebuild) -> Rebuild:
@@ -120,20 +121,13 @@ def handle(payload: Mapping[str, Any], client: Client, options: HookOptions) -> 
     if found is None:
         return None
     text, rebuild = found
-    # Each token is at least one byte: text of no more bytes than the budget is within it, with no count.
-    if len(text.encode("utf-8")) <= options.passthrough_tokens:
-        return None
     tool_input = payload.get("tool_input") or {}
     transcript = payload.get("transcript_path")
-    intent = intent_of(tool_input, Path(transcript) if transcript else None)
-    result = client.filter(intent, text, source={"tool": str(payload.get("tool_name", "tool")),
-                                                  "args": masked(tool_input)},
-                           k=50, max_tokens=options.max_tokens, mode="fast" if intent else "outline",
-                           placeholder="tools")
-    if result.passthrough or result.usage.input_tokens <= options.passthrough_tokens:
+    if passes(text, options):  # before reading the transcript for an intent
         return None
-    placeholder = result.placeholder.replace("filter_ref(", f"{TOOL_PREFIX}filter_ref(").replace(
-        "fetch_ref(", f"{TOOL_PREFIX}fetch_ref(")
-    shown = render(result.snippets, placeholder) if intent else render_outline(
-        result.snippets, placeholder, "Outline (fetch a part by its chunk number):")
+    intent = intent_of(tool_input, Path(transcript) if transcript else None)
+    request = cut_request(text, intent, str(payload.get("tool_name", "tool")), tool_input, options)
+    shown = cut_text(client.send(request), options, _claude_names) if request is not None else None
+    if shown is None:
+        return None
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": rebuild(shown)}}

@@ -1,0 +1,55 @@
+"""One rule for every surface that sits in a tool's path (the gateway, the Claude Code hook, the LangChain
+middleware): whether a tool's text output is cut, the filter request that cuts it, and the text the agent then
+sees. Sans-IO like `Requests`: each surface sends the call its own way (sync or async) and reads the answer here.
+
+- Text of no more bytes than `passthrough_tokens` passes as it is, uncounted (each token is at least one byte).
+- Larger text is sent to `/v1/filter` whole (stored under its ref), with the tool as called and its arguments with
+  credentials masked, cut to `max_tokens` for the intent, or answered with an outline when there is none; the
+  placeholder speaks the `tools` style.
+- What the service counts as within `passthrough_tokens` (or lets through whole) passes as it is too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .client import Call, Requests
+from .gateway.names import masked
+from .models import FilterResult
+from .wrap import render, render_outline
+
+OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by its chunk number):"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CutOptions:
+    passthrough_tokens: int = 1000
+    max_tokens: int = 1500
+
+
+def passes(text: str, options: CutOptions) -> bool:
+    """Small enough to pass as it is, without counting: no more bytes than the budget has tokens."""
+    return not text or len(text.encode("utf-8")) <= options.passthrough_tokens
+
+
+def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str, Any], options: CutOptions
+                ) -> Call[FilterResult] | None:
+    """The filter call for a tool's text output, or None when it passes as it is."""
+    if passes(text, options):
+        return None
+    return Requests.filter(intent, text, source={"tool": tool, "args": masked(arguments)}, k=50,
+                           max_tokens=options.max_tokens, mode="fast" if intent else "outline", placeholder="tools")
+
+
+def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[str], str] = lambda line: line
+             ) -> str | None:
+    """What the agent sees instead of the output (snippets or an outline, then the placeholder, whose tool names
+    `name_tools` may spell as the runtime knows them), or None when the output passes as it is."""
+    if result.passthrough or result.usage.input_tokens <= options.passthrough_tokens:
+        return None
+    placeholder = name_tools(result.placeholder)
+    if result.more is not None and result.more.shown == "outline":
+        return render_outline(result.snippets, placeholder, OUTLINE_HEADING)
+    return render(result.snippets, placeholder)
