@@ -41,7 +41,9 @@ def _tail(text: str, tokenizer: Tokenizer) -> str:
     if start is None:  # the last line alone is too long: start at a word within it
         words = [m.start() for m in re.finditer(r"(?<=\s)\S", text[lines[-1]:])]
         start = _first_fitting(text, [lines[-1] + w for w in words], tokenizer)
-    return text[start:].strip() if start is not None else text[-FOCUS_TOKENS:]
+    if start is None:  # one word longer than the window: its last piece of FOCUS_TOKENS tokens, counted
+        return text[tokenizer.split_points(text, FOCUS_TOKENS)[-1]:].strip()
+    return text[start:].strip()
 
 
 def _first_fitting(text: str, starts: list[int], tokenizer: Tokenizer) -> int | None:

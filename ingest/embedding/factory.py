@@ -44,11 +44,11 @@ def load_embedder(name: str, model_dir: Path, threads: int | None = None, int8: 
             threadpool_limits(1, user_api="blas")  # as for torch: our numpy products are small
             model_id = model_id_for(name, folder)
             if chosen == "openvino":
-                from .openvino_model import RuntimeRefused, load_openvino
+                from .openvino_model import load_openvino
 
                 try:
                     return load_openvino(folder, model_dir, model_id, threads)
-                except (RuntimeRefused, RuntimeError) as exc:
+                except RuntimeError as exc:  # its gate (RuntimeRefused), or OpenVINO failing to compile
                     log.warning("OpenVINO refused, serving on ONNX Runtime fp32: %s", exc)
             return load_onnx(folder, model_dir, model_id, threads, int8)
     from .torch_model import load_sentence_transformer

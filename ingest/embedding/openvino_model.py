@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .onnx_model import MIN_COSINE, PROBES, OnnxEmbedder, load_onnx
+from .onnx_model import MIN_COSINE, PROBES, OnnxEmbedder, ensure_onnx, load_onnx
 
 log = logging.getLogger("ctxsieve")
 
@@ -58,8 +58,6 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"}
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
-    from .onnx_model import ensure_onnx
-
     compiled = core.compile_model(str(ensure_onnx(model_folder, cache_dir)), "CPU", config)
     embedder = OnnxEmbedder(_Compiled(compiled), reference.tokenizer, model_id, reference.dim,
                             dict(reference.prompts))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from ctxsieve.indexes.compaction import CompactParams, compact
 from ctxsieve.indexes.sessions import COMPACT, REPEAT_WARNING, Read
@@ -14,17 +14,16 @@ from ctxsieve.indexes.usage import saved_ratio
 from ctxsieve.ingest.normalize import Document
 
 from ..deps import EngineDep, TenantDep
-from ..observe import read_log
+from ..observe import ReadLogDep
 from ..schemas import ClearedOut, CompactRequest, CompactResponse, CompactUsage, Tuned
 
 router = APIRouter(prefix="/v1/context", tags=["context"])
 
 
 @router.post("/compact", response_model=CompactResponse, operation_id="compact_context")
-def compact_context(body: CompactRequest, request: Request, engine: EngineDep, tenant: TenantDep
+def compact_context(body: CompactRequest, engine: EngineDep, tenant: TenantDep, log: ReadLogDep
                     ) -> CompactResponse:
     """The same messages, the oldest tool results cleared in steps (each stored first: its ref gives it back)."""
-    log = read_log(request, engine, tenant)
     params = CompactParams(format=body.format, trigger_tokens=body.trigger_tokens,
                            keep_tool_results=body.keep_tool_results, clear_at_least=body.clear_at_least,
                            exclude_tools=tuple(body.exclude_tools), clear_tool_inputs=body.clear_tool_inputs,

@@ -97,8 +97,7 @@ def test_create_agent_with_the_middleware(client: Client) -> None:
     assert broken.status == "error" and broken.content.count("frame") == 300, "errors are never cut"
     for _, names in model.seen:
         assert {"filter_ref", "fetch_ref", "broken_tool"} <= set(names), "own tools and always_include are sent"
-        assert 3 <= len(set(names) - {"filter_ref", "fetch_ref", "broken_tool"}) + 1 <= 4
-        assert len(names) < len(tools) + 2, "only the relevant tools go to the model"
+        assert len(set(names) - {"filter_ref", "fetch_ref", "broken_tool"}) <= 3, "k=3: only the relevant tools"
     assert "read_log" in model.seen[0][1]
 
 

@@ -82,8 +82,8 @@ def _headers(api_key: str | None, session_id: str | None) -> dict[str, str]:
 
 def _tls(base_url: str) -> bool:
     """Verify certificates for an https service; for plain http there is no TLS to set up (every request goes to
-    a path under the base URL), and building httpx's default SSL context costs ~80 ms a process: most of a
-    hook's start."""
+    a path under the base URL), and httpx builds its default SSL context eagerly, a large part of a short-lived
+    process's start (the hook's: `python -m bench.frameworks` times it)."""
     return base_url.lower().startswith("https://")
 
 

@@ -7,6 +7,7 @@ FastMCP's proxy providers relay everything a server offers; ours are the middlew
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -48,6 +49,7 @@ class Gateway:
         self.options = config.options
         self._client_for = client
         self._clients: dict[str | None, AsyncClient] = {}
+        self._closing: set[asyncio.Task[None]] = set()
         self.catalog = Catalog()
         self.failed: dict[str, str] = {}  # server -> why it could not be listed
         self._retried: dict[str, float] = {}  # server -> when listing it was last tried
@@ -117,9 +119,10 @@ class Gateway:
         found = self._clients.get(session)
         if found is None:
             found = self._clients[session] = self._client_for(session)
-            if len(self._clients) > SESSION_CLIENTS:
-                oldest = next(iter(self._clients))
-                self._clients.pop(oldest)
+            if len(self._clients) > SESSION_CLIENTS:  # the oldest session's client is closed, not leaked
+                oldest = self._clients.pop(next(iter(self._clients)))
+                self._closing.add(asyncio.get_running_loop().create_task(oldest.aclose()))
+                self._closing = {t for t in self._closing if not t.done()}
         return found
 
     async def close(self) -> None:
