@@ -1,8 +1,10 @@
 """Choosing the tool-selection rule by leave-one-pool-out, on TRAINING queries only (bench.tools reports test).
 
-Usage: python -m bench.tools_tune [--feedback | --abstain | --abstain-curve]
---abstain: for margins below the tools' own near-misses (ToolIndex's calibration), how often each pool's
-training queries abstain with their gold tools present (wrongly) and removed (rightly).
+Usage: python -m bench.tools_tune [--feedback | --abstain | --abstain-curve | --uses]
+--uses: whether a tool's usage evidence should count more the more uses back it (it does not, measured).
+--abstain: ToolIndex's abstention judge calibrated at each quantile of the tools' own near-misses, how often
+each pool's training queries are kept with their gold tools present and abstained on with them removed; then
+the quantile each leave-one-pool-out rotation chooses (the largest keeping >= 95% on the other two).
 --feedback: which recorded queries lend their words to BM25 (none, all, only those that led to one tool),
 replayed with ToolIndex's evidence rule: each pool's training queries split 80/20 into recorded and held-out.
 For every candidate rule (representation, fusion, multi-intent merge) the zero-shot R@5 and completeness@5
@@ -31,14 +33,14 @@ from ctxsieve.indexes.ranking import normalise, standardise
 from ctxsieve.indexes.store import open_store
 from ctxsieve.indexes.toolformats import Tool, index_text, name_text, parse_toolset
 from ctxsieve.indexes.tools import (
-    ABSTAIN_QUANTILE,
     TOOL_DENSE_WEIGHT,
     Evidence,
     attribute,
+    calibrate,
     calibration_asks,
     centroids,
+    fit_signals,
     fuse_tool_scores,
-    near_miss,
     nearest_evidence,
 )
 from ctxsieve.indexes.vectors import EmbeddingCache
@@ -216,29 +218,94 @@ def _recall(pool: Pool, held: list[Query], held_vectors: np.ndarray, evidence: E
     return recall / len(held)
 
 
-def abstain_margins(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache,
-                    margins: tuple[float, ...] = (0.0, 0.01, 0.015, 0.02, 0.03)) -> None:
-    """ToolIndex's calibration (`calibration_asks`, `near_miss`) minus each margin, on training queries."""
+def evidence_by_uses(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache) -> None:
+    """Should a tool's evidence count more the more uses it has? ToolIndex lifts a tool's dense z-score to its
+    evidence's when higher (`fuse_tool_scores`), however many uses back it. Here the lift is scaled by
+    n / (n + c) for a tool with n evidence rows (c = 0: ToolIndex's rule), with 20% and 80% of the training
+    queries recorded, scored on the last 20%."""
+    held = train[int(len(train) * 0.8):]
+    pool = load(label, tools, held, cache)
+    index = pool.index
+    held_vectors = cache.queries([q for q, _ in held])
+    for share in (0.2, 0.8):
+        recorded = train[: int(len(train) * share)]
+        uses = [(text, [index[t] for t in sorted(gold)]) for text, gold in recorded]
+        vectors = cache.queries([q for q, _ in recorded])
+        evidence = attribute(uses, vectors, cache.queries,
+                             lambda v: (pool.tool_vectors @ v + pool.name_vectors @ v) / 2, vectors.shape[1])
+        bm25 = Bm25Index.build([index_text(t) + "\n" + "\n".join(evidence.words.get(i, []))
+                                for i, t in enumerate(pool.tools)])
+        means = centroids(evidence, len(pool.tools))
+        count = np.bincount(evidence.owner, minlength=len(pool.tools)).astype(float)
+        line = f"{label}: {len(recorded)} recorded; R@5 on {len(held)} held out, lift scaled by n/(n+c):"
+        for c in (0.0, 0.5, 1.0, 2.0, 4.0):
+            scale = count / (count + c) if c else np.ones_like(count)
+            recall = 0.0
+            for (text, gold), features, q in zip(held, pool.whole, held_vectors, strict=True):
+                nearest = nearest_evidence(evidence.vectors, evidence.owner, len(pool.tools), q, evidence.weight)
+                has = nearest > -1.0
+                dense_z = standardise(features.dense("avg").astype(np.float64))
+                evidence_z = np.zeros_like(dense_z)
+                evidence_z[has] = standardise(((nearest + means @ q) / 2)[has])
+                lifted = np.where(has, dense_z + scale * np.maximum(0.0, evidence_z - dense_z), dense_z)
+                fused = TOOL_DENSE_WEIGHT * lifted + (1 - TOOL_DENSE_WEIGHT) * standardise(bm25.scores(text))
+                top = set(np.argsort(-fused, kind="stable")[:K].tolist())
+                recall += sum(index[g] in top for g in gold) / len(gold)
+            line += f"  c={c} {recall / len(held):.3f}"
+        print(line, flush=True)
+
+
+QUANTILES = (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.1)
+KEEP = 0.95
+
+
+@dataclass
+class AbstainRun:
+    """One pool's training requests under the shipped judge calibrated at each quantile: kept (gold present) and
+    abstained (gold removed)."""
+
+    label: str
+    kept: dict[float, float]
+    abstained: dict[float, float]
+
+
+def abstain_quantiles(label: str, tools: list[dict], train: list[Query], cache: EmbeddingCache) -> AbstainRun:
+    """ToolIndex's judge (`calibration_asks`, `fit_signals`, `calibrate`) at each quantile, on training queries."""
     pool = load(label, tools, train, cache)
     index = pool.index
+    lexical = Bm25Index.build([index_text(t) for t in pool.tools])
     sample, texts = calibration_asks(pool.tools)
-    misses = []
-    for i, q in zip(sample, cache.queries(texts), strict=True):
-        cosine = (pool.tool_vectors @ q + pool.name_vectors @ q) / 2
-        cosine[i] = -np.inf
-        misses.append(float(cosine.max()))
-    threshold = near_miss(misses)
+    hits, misses = [], []
+    for i, text, q in zip(sample, texts, cache.queries(texts), strict=True):
+        cosine, bm25, ceiling = (pool.tool_vectors @ q + pool.name_vectors @ q) / 2, lexical.scores(text), \
+            lexical.ceiling(text)
+        hits.append(fit_signals(cosine, bm25, ceiling))
+        misses.append(fit_signals(np.delete(cosine, i), np.delete(bm25, i), ceiling))
     present, removed = [], []
-    for (_, gold), features in zip(pool.queries, pool.whole, strict=True):
-        cosine = features.dense("avg")
-        present.append(float(cosine.max()))
-        cosine[[index[g] for g in gold]] = -np.inf
-        removed.append(float(cosine.max()))
-    line = f"{label}: near-miss q{ABSTAIN_QUANTILE:.2f} {threshold:.3f};"
-    for margin in margins:
-        line += (f"  margin {margin}: wrongly {np.mean(np.array(present) < threshold - margin):.1%} "
-                 f"rightly {np.mean(np.array(removed) < threshold - margin):.1%}")
+    for (text, gold), features in zip(pool.queries, pool.whole, strict=True):
+        cosine, ceiling = features.dense("avg"), lexical.ceiling(text)
+        present.append(fit_signals(cosine, features.bm25, ceiling))
+        drop = [index[g] for g in gold]
+        removed.append(fit_signals(np.delete(cosine, drop), np.delete(features.bm25, drop), ceiling))
+    run = AbstainRun(label, {}, {})
+    line = f"{label}:"
+    for quantile in QUANTILES:
+        judge = calibrate(np.array(hits), np.array(misses), quantile)
+        run.kept[quantile] = float(np.mean([judge.fits(s) for s in present]))
+        run.abstained[quantile] = float(np.mean([not judge.fits(s) for s in removed]))
+        line += f"  q{quantile:.2f} kept {run.kept[quantile]:.1%} abstained {run.abstained[quantile]:.0%}"
     print(line, flush=True)
+    return run
+
+
+def choose_quantile(runs: list[AbstainRun]) -> None:
+    """Leave one pool out: the largest quantile that keeps >= KEEP of ordinary requests on the other pools."""
+    for held, run in enumerate(runs):
+        others = [r for i, r in enumerate(runs) if i != held]
+        fine = [q for q in QUANTILES if all(r.kept[q] >= KEEP for r in others)]
+        chosen = max(fine) if fine else min(QUANTILES)
+        print(f"held out {run.label}: chosen on the other two: q{chosen:.2f}; on {run.label} kept "
+              f"{run.kept[chosen]:.1%}, abstained with the gold tools removed {run.abstained[chosen]:.0%}")
 
 
 def _signals(cosine: np.ndarray, bm25: np.ndarray) -> dict[str, float]:
@@ -282,12 +349,18 @@ def main() -> None:
     parser.add_argument("--feedback", action="store_true", help="the lexical-evidence rules for recorded queries")
     parser.add_argument("--abstain", action="store_true", help="the abstention margin")
     parser.add_argument("--abstain-curve", action="store_true", help="abstained vs kept for each signal")
+    parser.add_argument("--uses", action="store_true", help="evidence weighted by each tool's number of uses")
     args = parser.parse_args()
     embedder = dense_model()
     store = open_store(CACHE / "bench" / "tools")
     cache = EmbeddingCache(store, embedder)
-    if args.feedback or args.abstain or args.abstain_curve:
-        run = feedback_rules if args.feedback else abstain_curve if args.abstain_curve else abstain_margins
+    if args.abstain:
+        choose_quantile([abstain_quantiles(label, tools, pool_split(label, queries)[0], cache)
+                         for label, (tools, queries) in pools().items()])
+        store.close()
+        return
+    if args.feedback or args.abstain_curve or args.uses:
+        run = feedback_rules if args.feedback else abstain_curve if args.abstain_curve else evidence_by_uses
         for label, (tools, queries) in pools().items():
             run(label, tools, pool_split(label, queries)[0], cache)
         store.close()

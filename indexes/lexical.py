@@ -66,6 +66,17 @@ class Bm25Index:
         """About what it holds: the arrays, plus each term's key and two array headers (~300 bytes)."""
         return int(self.lengths.nbytes) + sum(d.nbytes + f.nbytes + 300 for d, f in self.postings.values())
 
+    def ceiling(self, query: str) -> float:
+        """What a document holding every one of the query's indexed terms would score, at most: the sum of their
+        IDF times (k1 + 1), the limit of BM25's saturation."""
+        n = len(self.lengths)
+        return sum(self._idf(n, len(self.postings[t][0])) * (self.k1 + 1)
+                   for t in sorted(set(terms(query))) if t in self.postings)
+
+    @staticmethod
+    def _idf(n: int, containing: int) -> float:
+        return math.log(1 + (n - containing + 0.5) / (containing + 0.5))
+
     def scores(self, query: str) -> np.ndarray:
         n = len(self.lengths)
         out = np.zeros(n, dtype=np.float64)
@@ -78,7 +89,7 @@ class Bm25Index:
             if posting is None:
                 continue
             docs, tf = posting
-            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            idf = self._idf(n, len(docs))
             out[docs] += idf * tf * (self.k1 + 1) / (tf + norm[docs])
         return out
 

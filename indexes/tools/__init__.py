@@ -6,20 +6,20 @@ from __future__ import annotations
 from .index import Selected, Selection, SelectParams, ToolIndex, Toolset
 from .records import Recorded, ToolRecord, ToolsetHead
 from .scoring import (
-    ABSTAIN_MARGIN,
     ABSTAIN_QUANTILE,
     TOOL_DENSE_WEIGHT,
     WHOLE_WEIGHT,
     Evidence,
+    Judge,
     attribute,
+    calibrate,
     calibration_asks,
     centroids,
+    fit_signals,
     fuse_tool_scores,
-    near_miss,
     nearest_evidence,
 )
 
-__all__ = ["ABSTAIN_MARGIN", "ABSTAIN_QUANTILE", "TOOL_DENSE_WEIGHT", "WHOLE_WEIGHT", "Evidence", "Recorded",
-           "attribute", "centroids", "SelectParams", "Selected",
-           "Selection", "ToolIndex", "ToolRecord", "Toolset", "ToolsetHead", "calibration_asks", "fuse_tool_scores",
-           "near_miss", "nearest_evidence"]
+__all__ = ["ABSTAIN_QUANTILE", "TOOL_DENSE_WEIGHT", "WHOLE_WEIGHT", "Evidence", "Judge", "Recorded",
+           "SelectParams", "Selected", "Selection", "ToolIndex", "ToolRecord", "Toolset", "ToolsetHead", "attribute",
+           "calibrate", "calibration_asks", "centroids", "fit_signals", "fuse_tool_scores", "nearest_evidence"]

@@ -31,15 +31,16 @@ from ..vectors import EmbeddingCache
 from .records import Recorded, ToolRecord, ToolsetHead
 from .request import focus
 from .scoring import (
-    ABSTAIN_MARGIN,
     TOOL_DENSE_WEIGHT,
     Evidence,
+    Judge,
     attribute,
+    calibrate,
     calibration_asks,
     centroids,
     digest,
+    fit_signals,
     fuse_tool_scores,
-    near_miss,
     nearest_evidence,
 )
 
@@ -102,7 +103,7 @@ class _Prepared:
     lexical: Bm25Index
     name_rank: np.ndarray  # each tool's place in name order: the tie-break after the score
     tokens_all: dict[str, int] = field(default_factory=dict)  # per format: counting thousands of tools is slow
-    fit_threshold: float | None = None  # abstention: computed the first time a request allows it
+    judge: Judge | None = None  # abstention: calibrated the first time a request allows it
 
     def nbytes(self) -> int:
         """About what it holds: the arrays and BM25, and ~1 KB a tool for its schema objects."""
@@ -209,7 +210,7 @@ class ToolIndex:
             raise InvalidRequest("name at least one toolset: a request sees only the toolsets it names")
         prepared = self._prepare(tenant, sorted(set(toolsets)))
         dense, order, fit = self._ranked(prepared, query)
-        reason = self._no_fit(prepared, order, fit) if params.abstain else None
+        reason = self._no_fit(prepared, order[0] if order else 0, fit) if params.abstain else None
         fmt = params.format
         chosen = self._choose(prepared, order, dense, params if reason is None else replace(params, k=0))
         tools = [render(prepared.owners[i][1], fmt) for i in chosen]
@@ -221,28 +222,33 @@ class ToolIndex:
                          tokens_selected=sum(self._cost(prepared, i, fmt) for i in chosen),
                          abstained=reason is not None, reason=reason)
 
-    def _no_fit(self, prepared: _Prepared, order: list[int], fit: float) -> str | None:
-        """Why no tool fits, or None when one does: the request's best cosine against these toolsets' own
-        threshold (calibrated from their tools, not one global figure: cosine scales differ by toolset)."""
+    def _no_fit(self, prepared: _Prepared, top: int, fit: np.ndarray) -> str | None:
+        """Why no tool fits, or None when one does: the request's fit signals judged against these toolsets'
+        own hits and near-misses (calibrated from their tools, not one global figure: cosine scales and how
+        much tools share words differ by toolset)."""
         if not prepared.owners:
             return "the named toolsets have no tools"
-        if prepared.fit_threshold is None:
-            prepared.fit_threshold = self._calibrate(prepared)
-        if fit >= prepared.fit_threshold:
+        if prepared.judge is None:
+            prepared.judge = self._calibrate(prepared)
+        if prepared.judge.fits(fit):
             return None
-        return (f"no tool fits: the closest, {prepared.owners[order[0]][1].name}, has cosine {fit:.3f}, below "
-                f"{prepared.fit_threshold:.3f}, the near-misses of these toolsets' own tools for each other")
+        cosine, margin, lexical = (float(x) for x in fit)
+        return (f"no tool fits: the closest, {prepared.owners[top][1].name}, has cosine {cosine:.3f}, stands "
+                f"{margin:.1f} sd above the rest and the best lexical match carries {lexical:.0%} of the request's "
+                f"words; judged {prepared.judge.score(fit):.2f}, below {prepared.judge.threshold:.2f}, the "
+                "near-misses of these toolsets' own tools for each other")
 
-    def _calibrate(self, prepared: _Prepared) -> float:
-        """Near-misses: a sample of tools' descriptions asked as requests, each with its own tool left out;
-        the best fit of each is what a request scores when the tool it needs is missing."""
+    def _calibrate(self, prepared: _Prepared) -> Judge:
+        """A sample of tools' descriptions asked as requests, each once with its own tool (a hit) and once
+        without it (a near-miss: what a request scores when the tool it needs is missing)."""
         sample, texts = calibration_asks([tool for _, tool in prepared.owners])
-        misses = []
+        hits, misses = [], []
         for i, text, vector in zip(sample, texts, self.vectors.queries(texts), strict=True):
-            dense, _ = self._scores(prepared, text, vector)
-            dense[i] = -np.inf
-            misses.append(float(dense.max()))
-        return near_miss(misses) - ABSTAIN_MARGIN
+            dense, _, lexical = self._scores(prepared, text, vector)
+            ceiling = prepared.lexical.ceiling(text)
+            hits.append(fit_signals(dense, lexical, ceiling))
+            misses.append(fit_signals(np.delete(dense, i), np.delete(lexical, i), ceiling))
+        return calibrate(np.array(hits), np.array(misses))
 
     def _cost(self, prepared: _Prepared, i: int, fmt: Format) -> int:
         return self.tokenizer.count(serialized(render(prepared.owners[i][1], fmt)))
@@ -275,9 +281,9 @@ class ToolIndex:
             picked += 1
         return chosen
 
-    def _ranked(self, prepared: _Prepared, query: str) -> tuple[np.ndarray, list[int], float]:
+    def _ranked(self, prepared: _Prepared, query: str) -> tuple[np.ndarray, list[int], np.ndarray]:
         """Every tool, best first, the cosine min_score is checked against, and how well the best tool fits
-        the whole request (its cosine, for abstention: fused scores are z-scores, relative to the toolset,
+        the whole request (`fit_signals`, for abstention: fused scores are z-scores, relative to the toolset,
         so the best tool always stands out in them, fitting or not).
 
         A request with several intents ("find the hotel, then book a taxi to it") is also scored intent by
@@ -288,25 +294,29 @@ class ToolIndex:
         query = focus(query, self.tokenizer)
         texts = [query, *split_intents(query)]
         vectors = self.vectors.query_batch(texts) if prepared.owners else None
-        rankings, best, fit = [], None, -np.inf
+        rankings, best, fit = [], None, np.zeros(0)
         for row, text in enumerate(texts):
-            dense, fused = self._scores(prepared, text, vectors[row] if vectors is not None else None)
+            dense, fused, lexical = self._scores(prepared, text, vectors[row] if vectors is not None else None)
             rankings.append(rank_order(fused, prepared.name_rank))
             best = dense if best is None else np.maximum(best, dense)
-            fit = float(dense.max()) if row == 0 and len(dense) else fit
+            if row == 0:
+                fit = fit_signals(dense, lexical, prepared.lexical.ceiling(text))
         assert best is not None
         return best, interleave(rankings, len(prepared.owners)) if len(rankings) > 1 else rankings[0], fit
 
-    def _scores(self, prepared: _Prepared, query: str, q: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """The cosine used for min_score and the fused score used for ranking (`fuse_tool_scores`)."""
+    def _scores(self, prepared: _Prepared, query: str,
+                q: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cosine used for min_score, the fused score used for ranking (`fuse_tool_scores`) and BM25."""
         if not prepared.owners or q is None:
-            return np.zeros(0), np.zeros(0)
+            return np.zeros(0), np.zeros(0), np.zeros(0)
         evidence = None
         if len(prepared.evidence_owner):
             evidence = (nearest_evidence(prepared.evidence_vectors, prepared.evidence_owner, len(prepared.owners), q,
                                          prepared.evidence_weight), prepared.centroids @ q)
-        return fuse_tool_scores((prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2,
-                                prepared.lexical.scores(query), self.dense_weight, evidence)
+        lexical = prepared.lexical.scores(query)
+        dense, fused = fuse_tool_scores((prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2, lexical,
+                                        self.dense_weight, evidence)
+        return dense, fused, lexical
 
     def _prepare(self, tenant: str, names: list[str]) -> _Prepared:
         """Built once per (definitions, recorded uses) of the named toolsets: the heads and a count of recorded

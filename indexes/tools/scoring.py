@@ -22,14 +22,15 @@ def digest(value: Any) -> str:
 
 
 MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence is judged among themselves
-# Abstention calibration: this many of a toolset's tools ask for themselves (their description as a request)
-# with themselves left out; a request whose best cosine is ABSTAIN_MARGIN below the ABSTAIN_QUANTILE of
-# those near-misses fits no tool. The margin is the smallest that keeps abstentions on ordinary requests
-# <= 5% on every pool's training queries (chosen by `python -m bench.tools_tune --abstain`; descriptions are
-# closer to tools than users' requests are, hence a margin).
+# Abstention calibration: this many of a toolset's tools ask for themselves (their description as a request),
+# once with themselves (a hit) and once left out (a near-miss: what a request scores when its tool is missing).
+# The judge weighs three signals of the best fit (`fit_signals`) by how well each tells those hits from those
+# near-misses in this toolset (`calibrate`), and abstains below the ABSTAIN_QUANTILE of the near-misses'
+# judged fit: the quantile is the largest that keeps >= 95% of ordinary requests on the other pools' training
+# queries in every leave-one-pool-out rotation (`python -m bench.tools_tune --abstain`).
 CALIBRATION_SAMPLE = 64
-ABSTAIN_QUANTILE = 0.05
-ABSTAIN_MARGIN = 0.01
+ABSTAIN_QUANTILE = 0.0
+SIGNALS = ("cosine", "margin", "lexical")
 
 
 def calibration_asks(tools: Sequence[Tool]) -> tuple[list[int], list[str]]:
@@ -39,9 +40,44 @@ def calibration_asks(tools: Sequence[Tool]) -> tuple[list[int], list[str]]:
     return sample, [tools[i].description or tools[i].name for i in sample]
 
 
-def near_miss(best_without_own: Sequence[float]) -> float:
-    """The ABSTAIN_QUANTILE of the near-misses' best cosines (-inf, never abstain, with fewer than two)."""
-    return float(np.quantile(best_without_own, ABSTAIN_QUANTILE)) if len(best_without_own) > 1 else -np.inf
+def fit_signals(dense: np.ndarray, lexical: np.ndarray, lexical_ceiling: float) -> np.ndarray:
+    """How well the best tool fits a request, three ways: its cosine (with usage evidence, when closer: the
+    recorded queries' nearest neighbour), how far it stands out of the rest (z-score: a request every tool
+    half-fits has no best), and the share of the request's words (by IDF) the best lexical match carries
+    (BM25 over its ceiling, the score of a tool holding every term: a long request is not favoured)."""
+    if not len(dense):
+        return np.zeros(len(SIGNALS))
+    best = float(dense.max())
+    spread = float(dense.std()) or 1.0
+    return np.array([best, (best - float(dense.mean())) / spread,
+                     float(lexical.max()) / lexical_ceiling if lexical_ceiling > 0 else 0.0])
+
+
+@dataclass(frozen=True)
+class Judge:
+    """A linear judge of fit, per set of toolsets: signals weighted by how far apart their hits and near-misses
+    lie over their pooled variance (a diagonal linear discriminant), and a threshold below which no tool fits."""
+
+    weights: np.ndarray
+    centre: np.ndarray
+    threshold: float
+
+    def score(self, signals: np.ndarray) -> float:
+        return float(self.weights @ (signals - self.centre))
+
+    def fits(self, signals: np.ndarray) -> bool:
+        return self.score(signals) >= self.threshold
+
+
+def calibrate(hits: np.ndarray, misses: np.ndarray, quantile: float | None = None) -> Judge:
+    """The judge from (asks, signals) of hits and near-misses; with fewer than two asks it never abstains."""
+    if len(misses) < 2:
+        return Judge(np.zeros(len(SIGNALS)), np.zeros(len(SIGNALS)), -np.inf)
+    pooled = (hits.var(axis=0) + misses.var(axis=0)) / 2
+    weights = (hits.mean(axis=0) - misses.mean(axis=0)) / np.where(pooled > 0, pooled, 1.0)
+    centre = (hits.mean(axis=0) + misses.mean(axis=0)) / 2
+    judged = (misses - centre) @ weights
+    return Judge(weights, centre, float(np.quantile(judged, ABSTAIN_QUANTILE if quantile is None else quantile)))
 
 
 TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (python -m bench.tools_tune)

@@ -3,6 +3,7 @@ tools are kept, budgets hold, recorded uses are evidence, and abstention leaves 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ctxsieve.indexes.errors import InvalidRequest, NotFound
@@ -110,3 +111,29 @@ def test_a_long_conversation_is_chosen_for_by_its_latest_turn(index: ToolIndex, 
     tail = focus(unmarked, words)
     assert unmarked.endswith(tail) and words.count(tail) <= FOCUS_TOKENS < words.count(unmarked)
     assert names(index, request, ["crm"], k=1) == ["refund_order"]
+
+
+def test_the_judge_weighs_each_signal_by_how_well_it_tells_hits_from_near_misses() -> None:
+    from ctxsieve.indexes.tools import calibrate
+
+    # cosine separates hits from near-misses, the margin does a little, the lexical share not at all
+    hits = np.array([[0.90, 3.0, 0.5], [0.88, 2.0, 0.6], [0.92, 2.5, 0.4], [0.89, 2.6, 0.5]])
+    misses = np.array([[0.80, 2.4, 0.5], [0.78, 1.9, 0.6], [0.82, 2.2, 0.4], [0.79, 2.1, 0.5]])
+    judge = calibrate(hits, misses, quantile=0.0)
+    assert judge.weights[0] > judge.weights[1] > 0 and judge.weights[2] == 0
+    assert all(judge.fits(s) for s in [*hits, *misses]), "the threshold is the lowest near-miss"
+    assert not judge.fits(np.array([0.70, 2.0, 0.5]))
+    assert calibrate(hits[:1], misses[:1]).threshold == -np.inf, "one ask cannot calibrate: never abstain"
+
+
+def test_the_lexical_signal_is_a_share_of_the_request_words() -> None:
+    from ctxsieve.indexes.lexical import Bm25Index
+    from ctxsieve.indexes.tools import fit_signals
+
+    lexical = Bm25Index.build(["refund the order", "change the shipping address", "open a ticket"])
+    request = "refund the order and open a ticket"
+    ceiling = lexical.ceiling(request)
+    scores = lexical.scores(request)
+    share = fit_signals(np.array([0.9, 0.5, 0.4]), scores, ceiling)[2]
+    assert 0 < share < 1 and scores.max() < ceiling
+    assert lexical.ceiling("zxqv wubble") == 0 and fit_signals(np.array([0.5]), np.zeros(1), 0.0)[2] == 0
