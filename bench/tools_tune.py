@@ -42,6 +42,7 @@ from ctxsieve.indexes.tools import (
     fit_signals,
     fuse_tool_scores,
     nearest_evidence,
+    without,
 )
 from ctxsieve.indexes.vectors import EmbeddingCache
 
@@ -280,7 +281,7 @@ def abstain_quantiles(label: str, tools: list[dict], train: list[Query], cache: 
         cosine, bm25, ceiling = (pool.tool_vectors @ q + pool.name_vectors @ q) / 2, lexical.scores(text), \
             lexical.ceiling(text)
         hits.append(fit_signals(cosine, bm25, ceiling))
-        misses.append(fit_signals(np.delete(cosine, i), np.delete(bm25, i), ceiling))
+        misses.append(fit_signals(without(cosine, [i]), without(bm25, [i]), ceiling))
     present, removed = [], []
     for (text, gold), features in zip(pool.queries, pool.whole, strict=True):
         cosine, ceiling = features.dense("avg"), lexical.ceiling(text)

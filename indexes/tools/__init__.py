@@ -7,6 +7,7 @@ from .index import Selected, Selection, SelectParams, ToolIndex, Toolset
 from .records import Recorded, ToolRecord, ToolsetHead
 from .scoring import (
     ABSTAIN_QUANTILE,
+    MARGIN_MIN_TOOLS,
     TOOL_DENSE_WEIGHT,
     WHOLE_WEIGHT,
     Evidence,
@@ -18,8 +19,10 @@ from .scoring import (
     fit_signals,
     fuse_tool_scores,
     nearest_evidence,
+    without,
 )
 
-__all__ = ["ABSTAIN_QUANTILE", "TOOL_DENSE_WEIGHT", "WHOLE_WEIGHT", "Evidence", "Judge", "Recorded",
+__all__ = ["ABSTAIN_QUANTILE", "MARGIN_MIN_TOOLS", "TOOL_DENSE_WEIGHT", "WHOLE_WEIGHT", "Evidence", "Judge", "Recorded",
            "SelectParams", "Selected", "Selection", "ToolIndex", "ToolRecord", "Toolset", "ToolsetHead", "attribute",
-           "calibrate", "calibration_asks", "centroids", "fit_signals", "fuse_tool_scores", "nearest_evidence"]
+           "calibrate", "calibration_asks", "centroids", "fit_signals", "fuse_tool_scores", "nearest_evidence",
+           "without"]

@@ -31,6 +31,7 @@ from ..vectors import EmbeddingCache
 from .records import Recorded, ToolRecord, ToolsetHead
 from .request import focus
 from .scoring import (
+    MARGIN_MIN_TOOLS,
     TOOL_DENSE_WEIGHT,
     Evidence,
     Judge,
@@ -42,6 +43,7 @@ from .scoring import (
     fit_signals,
     fuse_tool_scores,
     nearest_evidence,
+    without,
 )
 
 FEEDBACK_PER_TOOL = 200
@@ -233,10 +235,11 @@ class ToolIndex:
         if prepared.judge.fits(fit):
             return None
         cosine, margin, lexical = (float(x) for x in fit)
-        return (f"no tool fits: the closest, {prepared.owners[top][1].name}, has cosine {cosine:.3f}, stands "
-                f"{margin:.1f} sd above the rest and the best lexical match carries {lexical:.0%} of the request's "
-                f"words; judged {prepared.judge.score(fit):.2f}, below {prepared.judge.threshold:.2f}, the "
-                "near-misses of these toolsets' own tools for each other")
+        stands = f", stands {margin:.1f} sd above the rest" if len(prepared.owners) >= MARGIN_MIN_TOOLS else ""
+        return (f"no tool fits: the closest, {prepared.owners[top][1].name}, has cosine {cosine:.3f}{stands} and "
+                f"the best lexical match carries {lexical:.0%} of the request's words; judged "
+                f"{prepared.judge.score(fit):.2f}, below {prepared.judge.threshold:.2f}, the near-misses of these "
+                "toolsets' own tools for each other")
 
     def _calibrate(self, prepared: _Prepared) -> Judge:
         """A sample of tools' descriptions asked as requests, each once with its own tool (a hit) and once
@@ -247,7 +250,7 @@ class ToolIndex:
             dense, _, lexical = self._scores(prepared, text, vector)
             ceiling = prepared.lexical.ceiling(text)
             hits.append(fit_signals(dense, lexical, ceiling))
-            misses.append(fit_signals(np.delete(dense, i), np.delete(lexical, i), ceiling))
+            misses.append(fit_signals(without(dense, [i]), without(lexical, [i]), ceiling))
         return calibrate(np.array(hits), np.array(misses))
 
     def _cost(self, prepared: _Prepared, i: int, fmt: Format) -> int:

@@ -31,6 +31,9 @@ MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence
 CALIBRATION_SAMPLE = 64
 ABSTAIN_QUANTILE = 0.0
 SIGNALS = ("cosine", "margin", "lexical")
+# The margin is a z-score over the toolset's tools, and over a few tools it is pinned by their count (the best of
+# three can stand at most 1.41 sd out): below this many tools it is left out (0 for every request, so no weight).
+MARGIN_MIN_TOOLS = 8
 
 
 def calibration_asks(tools: Sequence[Tool]) -> tuple[list[int], list[str]]:
@@ -49,8 +52,19 @@ def fit_signals(dense: np.ndarray, lexical: np.ndarray, lexical_ceiling: float) 
         return np.zeros(len(SIGNALS))
     best = float(dense.max())
     spread = float(dense.std()) or 1.0
-    return np.array([best, (best - float(dense.mean())) / spread,
+    margin = (best - float(dense.mean())) / spread if len(dense) >= MARGIN_MIN_TOOLS else 0.0
+    return np.array([best, margin,
                      float(lexical.max()) / lexical_ceiling if lexical_ceiling > 0 else 0.0])
+
+
+def without(scores: np.ndarray, own: Sequence[int]) -> np.ndarray:
+    """A near-miss's scores: its own tools scored as an ordinary tool (the mean of the rest) rather than dropped,
+    so the toolset keeps its size: over three tools, dropping one leaves two, whose best always stands exactly
+    one sd out, and the margin would tell hits from near-misses by the count alone."""
+    out = scores.astype(np.float64)
+    rest = np.delete(out, list(own))
+    out[list(own)] = float(rest.mean()) if len(rest) else 0.0
+    return out
 
 
 @dataclass(frozen=True)

@@ -137,3 +137,13 @@ def test_the_lexical_signal_is_a_share_of_the_request_words() -> None:
     share = fit_signals(np.array([0.9, 0.5, 0.4]), scores, ceiling)[2]
     assert 0 < share < 1 and scores.max() < ceiling
     assert lexical.ceiling("zxqv wubble") == 0 and fit_signals(np.array([0.5]), np.zeros(1), 0.0)[2] == 0
+
+
+def test_a_near_miss_keeps_the_toolset_size_and_a_small_toolset_has_no_margin() -> None:
+    from ctxsieve.indexes.tools import MARGIN_MIN_TOOLS, fit_signals, without
+
+    scores = np.array([0.9, 0.5, 0.7, 0.6])
+    assert without(scores, [0]).tolist() == pytest.approx([0.6, 0.5, 0.7, 0.6]), "the own tool as an ordinary one"
+    few, many = np.array([0.9, 0.5, 0.6]), np.linspace(0.3, 0.9, MARGIN_MIN_TOOLS)
+    assert fit_signals(few, np.zeros(3), 1.0)[1] == 0, "over three tools the margin is pinned by the count"
+    assert fit_signals(many, np.zeros(len(many)), 1.0)[1] > 1
