@@ -35,7 +35,8 @@ STATIC: list[StaticEmbedder | None] = []
 def make_sieve(store: Store, chunk_tokens: int, dense_weight: float, embedder, tokenizer,  # type: ignore[no-untyped-def]
                fast_candidates: int = FAST_CANDIDATES, static: bool = True, neighbours: int = FAST_NEIGHBOURS) -> Sieve:
     if not STATIC:
-        STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models"))
+        STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models",
+                                    getattr(embedder, "backend_tokenizer", None), embedder))
     sources = SourceStore(store, tokenizer, chunk_tokens)
     return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight=dense_weight,
                  fast_candidates=fast_candidates, static=STATIC[0] if static else None, fast_neighbours=neighbours)
@@ -103,7 +104,8 @@ def main() -> None:
     parser.add_argument("--variants", default="20/0", help="other fast-mode budgets to run, as candidates/neighbours "
                                                            "(20/0: session 2's default, 20 plain candidates)")
     parser.add_argument("--store", type=Path, help="keep chunk vectors in this folder across runs (a vector depends "
-                                                   "only on the model and the text, so reuse changes no figure)")
+                                                   "only on the model, its runtime and the text: one folder per "
+                                                   "runtime, and reuse changes no figure)")
     add_runtime(parser)
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")

@@ -9,7 +9,7 @@ its tokens' vectors: ~thousands of chunks a second on a CPU, against tens for th
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,30 +44,49 @@ class StaticEmbedder:
         return out / np.where(norms == 0, 1.0, norms)
 
 
-def distil(model_folder: Path, dim: int = 256, batch: int = 4096) -> np.ndarray:
-    """Run every token through the encoder alone; PCA to `dim`; weight by log rank."""
+Encode = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> hidden states (batch, tokens, dim)
+
+
+def session_encoder(session: Any) -> Encode:
+    """The dense model's own inference (ONNX Runtime, or OpenVINO behind the same `run` call) as an encoder."""
+    def encode(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.asarray(session.run(None, {"input_ids": ids, "attention_mask": mask})[0])
+    return encode
+
+
+def _torch_encoder(model_folder: Path) -> Encode:
+    """Without an exported model (torch serving it): the model on torch, its linear layers in int8 to shorten
+    the minutes this takes; the vectors stay close to fp32's, plenty for a stage that only picks candidates."""
     import torch
     from transformers import AutoModel
 
     with quiet_loading():
         model = AutoModel.from_pretrained(str(model_folder), local_files_only=True).eval()
-        # int8 linear layers shorten the minutes this takes; the vectors stay close to fp32's, plenty for a
-        # stage that only picks candidates for the full model.
         model = torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
             model, {torch.nn.Linear}, dtype=torch.qint8)
+
+    def encode(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask)  # type: ignore
+                         ).last_hidden_state.float().numpy()
+    return encode
+
+
+def distil(model_folder: Path, encode: Encode | None = None, dim: int = 256, batch: int = 4096) -> np.ndarray:
+    """Run every token through the encoder alone (`encode`: the dense model's runtime; torch int8 without one);
+    PCA to `dim`; weight by log rank."""
     from tokenizers import Tokenizer
 
+    encode = encode or _torch_encoder(model_folder)
     tokenizer = Tokenizer.from_file(str(model_folder / "tokenizer.json"))
     vocab = tokenizer.get_vocab_size()
     frame = tokenizer.encode("").ids  # the model's own start and end tokens, e.g. <s> </s> or [CLS] [SEP]
     bos, eos = frame[0], frame[-1]
     rows = []
-    with torch.inference_mode():
-        for start in range(0, vocab, batch):
-            ids = torch.arange(start, min(start + batch, vocab)).unsqueeze(1)
-            inputs = torch.cat([torch.full_like(ids, bos), ids, torch.full_like(ids, eos)], dim=1)
-            hidden = model(input_ids=inputs, attention_mask=torch.ones_like(inputs)).last_hidden_state
-            rows.append(hidden.mean(dim=1).float().numpy())
+    for start in range(0, vocab, batch):
+        ids = np.arange(start, min(start + batch, vocab), dtype=np.int64)[:, None]
+        inputs = np.concatenate([np.full_like(ids, bos), ids, np.full_like(ids, eos)], axis=1)
+        rows.append(encode(inputs, np.ones_like(inputs)).mean(axis=1, dtype=np.float32))
     embeddings = np.concatenate(rows)
     embeddings -= embeddings.mean(axis=0)
     _, _, components = np.linalg.svd(embeddings[:: max(1, vocab // 50_000)], full_matrices=False)
@@ -76,19 +95,33 @@ def distil(model_folder: Path, dim: int = 256, batch: int = 4096) -> np.ndarray:
     return np.asarray(reduced, dtype=np.float32)
 
 
-def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None) -> StaticEmbedder:
-    """Distil once (minutes on a CPU) into cache_dir, keyed by the model's weights; then load in a second.
+def distiller(embedder: Any) -> tuple[str, Encode | None]:
+    """Which runtime distils, named (the name keys the table): the dense model's own when it runs on OpenVINO,
+    torch int8 otherwise (on this machine torch int8 distils in 105 s, ONNX Runtime fp32 in 152 s and OpenVINO
+    bf16 in 65 s: `python -m bench.speed --distil`, bench/results/distil.txt)."""
+    runtime = getattr(embedder, "runtime", "")
+    if runtime.startswith("openvino"):
+        return runtime, session_encoder(embedder.session)
+    return "torch-int8", None
+
+
+def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None, embedder: Any = None) -> StaticEmbedder:
+    """Distil once (a minute or two on a CPU) into cache_dir, keyed by the model's weights and the runtime that
+    distils it (`distiller`); then load in a second.
 
     `tokenizer`, the dense model's own `tokenizers.Tokenizer` when it is loaded, lends its vocabulary:
-    a second copy of the 250k-piece model costs ~290 MB of RSS.
+    a second copy of the 250k-piece model costs ~290 MB of RSS. `embedder`, the dense model as loaded, lends
+    its inference when that is the faster way to distil.
     """
+    name, encode = distiller(embedder)
     weights = model_folder / "model.safetensors"
-    digest = hashlib.sha256(f"{STATIC_VERSION}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode())
+    digest = hashlib.sha256(f"{STATIC_VERSION}:{name}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}"
+                            .encode())
     target = cache_dir / f"static-{model_folder.name}-{digest.hexdigest()[:12]}.npy"
     if not target.exists():
         cache_dir.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(".partial.npy")
-        np.save(partial, distil(model_folder).astype(np.float16))
+        np.save(partial, distil(model_folder, encode).astype(np.float16))
         partial.replace(target)
     own = sharing(tokenizer) if tokenizer is not None else _from_folder(model_folder)
     special = {*own.encode("").ids, *(own.token_to_id(t) for t in ("<pad>", "[PAD]", "<unk>", "[UNK]"))}

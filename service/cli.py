@@ -81,30 +81,35 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def prepare(args: argparse.Namespace) -> int:
-    from ctxsieve.ingest.embedding import resolve_model_path
+    from ctxsieve.ingest.embedding import load_embedder, resolve_model_path
+    from ctxsieve.ingest.embedding.factory import choose_runtime
     from ctxsieve.ingest.embedding.onnx_model import ensure_onnx, ensure_onnx_int8, ensure_tokenizer, mean_pooled
+    from ctxsieve.ingest.static_model import distiller
     from ctxsieve.ingest.tokens import load_tokenizer
 
     from .engine import load_static
 
     settings = _settings(args)
     tok = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
-    path = resolve_model_path(settings.embed_model, settings.model_dir)
+    path = Path(resolve_model_path(settings.embed_model, settings.model_dir))
     sys.stdout.write(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}\n")
-    if settings.runtime == "onnx":
-        if mean_pooled(Path(path)):
-            sys.stdout.write("ONNX model: exporting once if needed (about a minute)...\n")
-            sys.stdout.flush()
-            (ensure_onnx_int8 if settings.int8 else ensure_onnx)(Path(path), settings.model_dir)
-            ensure_tokenizer(Path(path), settings.model_dir)
-            sys.stdout.write("ONNX model: ready\n")
-        else:
-            sys.stdout.write("ONNX model: not exported (the model is not mean-pooled): it runs on torch\n")
-    sys.stdout.write("static first stage: distilling once if needed (about two minutes)...\n")
-    sys.stdout.flush()
-    static = load_static(settings)
+    if choose_runtime(settings.runtime, settings.int8) in ("onnx", "openvino") and mean_pooled(path):
+        _step("ONNX model: exporting once if needed (about a minute)...")
+        (ensure_onnx_int8 if settings.int8 else ensure_onnx)(path, settings.model_dir)
+        ensure_tokenizer(path, settings.model_dir)
+    embedder = load_embedder(settings.embed_model, settings.model_dir, settings.inference_threads, settings.int8,
+                             settings.runtime)
+    sys.stdout.write(f"dense model: ready on {getattr(embedder, 'runtime', 'torch')}\n")
+    _step(f"static first stage: distilling once if needed through {distiller(embedder)[0]}...")
+    static = load_static(settings, embedder)
     sys.stdout.write(f"static first stage: {'ready' if static else 'off'}\n")
     return 0
+
+
+def _step(line: str) -> None:
+    """A step that may take a while: said before it starts."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def ingest(args: argparse.Namespace) -> int:

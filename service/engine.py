@@ -11,7 +11,6 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ctxsieve.indexes.background import BackgroundEmbedder
 from ctxsieve.indexes.collections import CollectionIndex
@@ -63,16 +62,16 @@ def load_models(settings: Settings) -> Models:
                              settings.int8, settings.runtime)
     embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
     log.info("model %s loaded (%d-d), encoding %s", embedder.model_id, embedder.dim, tokenizer.name)
-    return Models(tokenizer, embedder, load_static(settings, getattr(embedder, "backend_tokenizer", None)))
+    return Models(tokenizer, embedder, load_static(settings, embedder))
 
 
-def load_static(settings: Settings, tokenizer: Any = None) -> StaticEmbedder | None:
-    """The fast mode's first stage; distilled once from the model (about two minutes on 2 cores)."""
+def load_static(settings: Settings, embedder: Embedder | None = None) -> StaticEmbedder | None:
+    """The fast mode's first stage; distilled once through the dense model's runtime, sharing its vocabulary."""
     folder = Path(resolve_model_path(settings.embed_model, settings.model_dir))
     if not settings.static_stage or not (folder / "tokenizer.json").exists():
         log.info("no static first stage: fast mode ranks candidates by BM25 alone")
         return None
-    return ensure_static(folder, settings.model_dir, tokenizer)
+    return ensure_static(folder, settings.model_dir, getattr(embedder, "backend_tokenizer", None), embedder)
 
 
 def build_engine(settings: Settings, models: Models, store: Store | None = None) -> Engine:
