@@ -164,7 +164,9 @@ class OnnxEmbedder:
     model_id: str
     dim: int
     prompts: dict[str, str]
+    runtime: str = "onnx-fp32"  # what runs `session`: it names the static stage's table distilled through it
     batch_size: int = 8
+    width_step: int = 1  # batches pad to a multiple of this many tokens (masked out): fewer shapes to compile
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -187,7 +189,8 @@ class OnnxEmbedder:
         with self._lock:  # one inference at a time: a session already uses every core
             for start in range(0, len(order), self.batch_size):
                 rows = order[start : start + self.batch_size]
-                width = max(len(encodings[i].ids) for i in rows)
+                longest = max(len(encodings[i].ids) for i in rows)
+                width = min(-(-longest // self.width_step) * self.width_step, max(longest, MAX_TOKENS))
                 ids = np.zeros((len(rows), width), dtype=np.int64)  # the pad id is 1 for e5, but masked out
                 mask = np.zeros((len(rows), width), dtype=np.int64)
                 for r, i in enumerate(rows):
@@ -212,4 +215,4 @@ def load_onnx(model_folder: Path, cache_dir: Path, model_id: str, threads: int |
     # int8 vectors differ from fp32 ones (and from torch's int8 ones), so they are another model id: they
     # never mix in a store.
     return OnnxEmbedder(_session(path, threads), tokenizer, model_id + ("-onnx-int8" if int8 else ""), dim,
-                        dict(prompts))
+                        dict(prompts), "onnx-int8" if int8 else "onnx-fp32")

@@ -1,8 +1,9 @@
 """The dense model on OpenVINO in bf16, where the CPU computes bf16 natively (AMX or AVX-512 BF16).
 
-It reads the `.onnx` file `ctxsieve prepare` exports (no second export), compiles it once with
-`INFERENCE_PRECISION_HINT` bf16 and keeps the compiled blob in OpenVINO's model cache (keyed by the model, the
-OpenVINO version and the device's properties, so another CPU or version compiles anew). Before serving, it is
+It converts the `.onnx` file `ctxsieve prepare` exports to IR with fp16 weights (`ensure_ir`: no second
+export), compiles it once with `INFERENCE_PRECISION_HINT` bf16 and keeps the compiled blob in OpenVINO's model
+cache (keyed by the model, the OpenVINO version and the device's properties, so another CPU or version compiles
+anew). Before serving, it is
 checked on the machine that serves against ONNX Runtime fp32 on the probe texts: the vectors must stay within
 cosine MIN_COSINE, so they belong to the same vector space and the same model id; otherwise it is refused and the
 caller falls back to ONNX Runtime. Replicas sharing a store should run the same runtime.
@@ -19,6 +20,12 @@ import numpy as np
 from .onnx_model import MIN_COSINE, PROBES, OnnxEmbedder, ensure_onnx, load_onnx
 
 log = logging.getLogger("ctxsieve")
+
+
+# OpenVINO's CPU plugin keeps what it builds for each input shape it meets: batches padded to a multiple of this
+# many tokens (masked out, so the vectors stay within the probe gate) meet a few dozen shapes instead of every
+# width up to 512, and serving memory stops growing with the texts seen (`make loadtest`).
+WIDTH_STEP = 32
 
 
 class RuntimeRefused(RuntimeError):
@@ -47,6 +54,26 @@ class _Compiled:
         return [np.asarray(result[self.compiled.output(0)])]
 
 
+def ensure_ir(model_folder: Path, cache_dir: Path) -> Path:
+    """The exported model as OpenVINO IR with its weights stored in fp16, converted once from the `.onnx`.
+
+    The compiled blob keeps the weights as the model file has them, and serving maps the blob whole: fp16
+    halves it (the 250k-token embedding table is most of it). Inference runs in bf16 either way, so the
+    vectors stay where the probe gate checks them."""
+    import openvino as ov
+
+    onnx = ensure_onnx(model_folder, cache_dir)
+    target = cache_dir / "openvino" / f"{onnx.stem}-f16.xml"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"partial-{target.name}")
+    ov.save_model(ov.Core().read_model(str(onnx)), str(partial), compress_to_fp16=True)
+    partial.with_suffix(".bin").replace(target.with_suffix(".bin"))
+    partial.replace(target)  # last: the .xml says the pair is whole
+    return target
+
+
 def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: int | None,
                   precision: str = "bf16") -> OnnxEmbedder:
     """The ONNX embedder's tokenizer and pooling with OpenVINO's inference, checked against ONNX Runtime fp32."""
@@ -58,9 +85,9 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"}
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
-    compiled = core.compile_model(str(ensure_onnx(model_folder, cache_dir)), "CPU", config)
+    compiled = core.compile_model(str(ensure_ir(model_folder, cache_dir)), "CPU", config)
     embedder = OnnxEmbedder(_Compiled(compiled), reference.tokenizer, model_id, reference.dim,
-                            dict(reference.prompts))
+                            dict(reference.prompts), f"openvino-{precision}", width_step=WIDTH_STEP)
     worst = _agreement(embedder, reference)
     if worst < MIN_COSINE:
         raise RuntimeRefused(f"OpenVINO {precision} vectors are at cosine {worst:.6f} of ONNX Runtime fp32 on the "

@@ -171,3 +171,13 @@ def test_the_runtime_rule_and_openvino_bf16_vectors_match_fp32(tmp_path: Path) -
     texts = ["The pump at Dogwood station moved 3294 litres.", "谁设计了埃菲尔铁塔？", "passage " * 300]
     cosine = (openvino.embed_passages(texts) * onnx.embed_passages(texts)).sum(axis=1)
     assert cosine.min() >= 0.9999
+    # Batches pad to a multiple of WIDTH_STEP tokens on OpenVINO (masked out): a text alone, in a batch with a
+    # longer one, or padded further gives the same vector within the gate; the same batch gives the same bytes.
+    from ctxsieve.ingest.embedding.onnx_model import OnnxEmbedder
+    from ctxsieve.ingest.embedding.openvino_model import WIDTH_STEP
+
+    assert isinstance(openvino, OnnxEmbedder) and isinstance(onnx, OnnxEmbedder)
+    assert openvino.width_step == WIDTH_STEP > 1 and onnx.width_step == 1
+    alone, batched = openvino.embed_passages(texts[:1]), openvino.embed_passages(texts)[:1]
+    assert float((alone * batched).sum()) >= 0.9999
+    assert openvino.embed_passages(texts).tobytes() == openvino.embed_passages(texts).tobytes()
