@@ -34,11 +34,13 @@ Order = Literal["document", "score"]
 # Prepared refs kept for re-filtering, by the bytes each holds (chunk texts, BM25, static and dense vectors): a few
 # dozen large outputs or hundreds of small ones. An evicted ref is prepared again when asked: slower, nothing lost.
 PREPARED_BYTES = 128 << 20
-# Fast mode's dense budget for a fresh output: the first stage's best 14 chunks, then the chunks either side of
-# the best 3 dense hits (indexes.ranking.neighbours); at most 20 through the full model. Chosen on dev questions
-# kept apart from the test ones (python -m bench.pool_tune, which replays these same functions; its table is in
-# bench/results/pool_tune.txt): close to every chunk embedded, where plain candidates fell behind.
-FAST_CANDIDATES = 14
+# Fast mode's dense budget for a fresh output: the first stage's best 16 chunks, then the chunks either side of
+# the best 3 dense hits (indexes.ranking.neighbours); at most 22 through the full model. The rule: the smallest
+# budget (by chunks embedded on average) that matches every chunk embedded (accurate) on both dev sets at both
+# token budgets, replayed on dev questions kept apart from the test ones by python -m bench.pool_tune (which uses
+# these same functions; bench/results/pool_tune.txt). No budget up to 24 chunks did on ONNX Runtime with the
+# static stage distilled on torch; on OpenVINO bf16, whose dense stage is about twice as fast, this one does.
+FAST_CANDIDATES = 16
 FAST_NEIGHBOURS = 3
 # fast and accurate rank chunks against the query; outline needs none: each chunk's first line (indexes.outline)
 Mode = Literal["fast", "accurate", "outline"]
