@@ -228,6 +228,11 @@ def run_set(label: str, tools: list[dict[str, Any]], queries: list[Query], index
         abstention(label, tools, test_q, index)
     index.record_many("bench", [(text, sorted(gold)) for text, gold in train_q], [label])
     report(f"ctxsieve with feedback ({len(train_q)} queries)", scores(ours(index, label), test_q))
+    seen = {tool for _, gold in train_q for tool in gold}
+    gold = [tool for _, tools_ in test_q for tool in tools_]
+    covered = sum(set(g) <= seen for _, g in test_q) / len(test_q)
+    print(f"  feedback can only teach tools it has seen: {sum(t in seen for t in gold) / len(gold):.1%} of the test "
+          f"requests' gold tools have a recorded use; every gold tool of {covered:.1%} of the requests", flush=True)
 
 
 def speed(index: ToolIndex, tools: list[dict[str, Any]], queries: list[Query], n: int = 5000) -> None:
