@@ -92,7 +92,8 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     if worst < MIN_COSINE:
         raise RuntimeRefused(f"OpenVINO {precision} vectors are at cosine {worst:.6f} of ONNX Runtime fp32 on the "
                              f"probe texts, below {MIN_COSINE}: not the same vector space on this machine")
-    log.info("dense model on OpenVINO %s %s (probe cosine to fp32 %.6f)", ov.__version__, precision, worst)
+    log.info("dense model on OpenVINO %s %s (probe cosine to fp32 %.6f)", ov.__version__.split("-")[0], precision,
+             worst)
     return embedder
 
 
