@@ -114,6 +114,8 @@ def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None, em
     its inference when that is the faster way to distil.
     """
     name, encode = distiller(embedder)
+    if encode is not None:  # the file the runtime compiled changes the table too (OpenVINO's IR, its weights' type)
+        name += f":{getattr(embedder, 'compiled_from', '')}"
     weights = model_folder / "model.safetensors"
     digest = hashlib.sha256(f"{STATIC_VERSION}:{name}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}"
                             .encode())

@@ -85,9 +85,10 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"}
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
-    compiled = core.compile_model(str(ensure_ir(model_folder, cache_dir)), "CPU", config)
+    ir = ensure_ir(model_folder, cache_dir)
+    compiled = core.compile_model(str(ir), "CPU", config)
     embedder = OnnxEmbedder(_Compiled(compiled), reference.tokenizer, model_id, reference.dim,
-                            dict(reference.prompts), f"openvino-{precision}", width_step=WIDTH_STEP)
+                            dict(reference.prompts), f"openvino-{precision}", ir.name, width_step=WIDTH_STEP)
     worst = _agreement(embedder, reference)
     if worst < MIN_COSINE:
         raise RuntimeRefused(f"OpenVINO {precision} vectors are at cosine {worst:.6f} of ONNX Runtime fp32 on the "
