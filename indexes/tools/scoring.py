@@ -23,11 +23,12 @@ def digest(value: Any) -> str:
 
 MIN_EVIDENCE_POPULATION = 8  # tools with recorded queries before their evidence is judged among themselves
 # Abstention calibration: this many of a toolset's tools ask for themselves (their description as a request),
-# once with themselves (a hit) and once left out (a near-miss: what a request scores when its tool is missing).
-# The judge weighs three signals of the best fit (`fit_signals`) by how well each tells those hits from those
-# near-misses in this toolset (`calibrate`), and abstains below the ABSTAIN_QUANTILE of the near-misses'
-# judged fit: the quantile is the largest that keeps >= 95% of ordinary requests on the other pools' training
-# queries in every leave-one-pool-out rotation (`python -m bench.tools_tune --abstain`).
+# once with themselves (a hit) and once with themselves scored as an ordinary tool (a near-miss: what a request
+# scores when its tool is missing). The judge weighs three signals of the best fit (`fit_signals`) by how well
+# each tells those hits from those near-misses in this toolset (`calibrate`), and abstains below the
+# ABSTAIN_QUANTILE of the near-misses' judged fit: the one quantile that keeps >= 95% of ordinary training
+# requests on every pool (`python -m bench.tools_tune --abstain`; two leave-one-pool-out rotations of three pick
+# it, the third 0.02).
 CALIBRATION_SAMPLE = 64
 ABSTAIN_QUANTILE = 0.0
 SIGNALS = ("cosine", "margin", "lexical")
@@ -88,7 +89,9 @@ def calibrate(hits: np.ndarray, misses: np.ndarray, quantile: float | None = Non
     if len(misses) < 2:
         return Judge(np.zeros(len(SIGNALS)), np.zeros(len(SIGNALS)), -np.inf)
     pooled = (hits.var(axis=0) + misses.var(axis=0)) / 2
-    weights = (hits.mean(axis=0) - misses.mean(axis=0)) / np.where(pooled > 0, pooled, 1.0)
+    # A better cosine, margin or word share never means a worse fit: a signal whose near-misses happen to score
+    # above its hits gets no weight rather than a negative one.
+    weights = np.maximum(hits.mean(axis=0) - misses.mean(axis=0), 0.0) / np.where(pooled > 0, pooled, 1.0)
     centre = (hits.mean(axis=0) + misses.mean(axis=0)) / 2
     judged = (misses - centre) @ weights
     return Judge(weights, centre, float(np.quantile(judged, ABSTAIN_QUANTILE if quantile is None else quantile)))

@@ -147,3 +147,11 @@ def test_a_near_miss_keeps_the_toolset_size_and_a_small_toolset_has_no_margin() 
     few, many = np.array([0.9, 0.5, 0.6]), np.linspace(0.3, 0.9, MARGIN_MIN_TOOLS)
     assert fit_signals(few, np.zeros(3), 1.0)[1] == 0, "over three tools the margin is pinned by the count"
     assert fit_signals(many, np.zeros(len(many)), 1.0)[1] > 1
+
+
+def test_a_signal_whose_near_misses_score_higher_gets_no_weight() -> None:
+    from ctxsieve.indexes.tools import calibrate
+
+    hits = np.array([[0.9, 0.1, 0.5], [0.92, 0.2, 0.6], [0.91, 0.15, 0.4]])
+    misses = np.array([[0.8, 0.3, 0.5], [0.82, 0.4, 0.6], [0.81, 0.35, 0.4]])
+    assert calibrate(hits, misses).weights[1] == 0, "a higher margin never counts against fit"
