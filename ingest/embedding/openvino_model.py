@@ -3,10 +3,10 @@
 It converts the `.onnx` file `ctxsieve prepare` exports to IR with fp16 weights (`ensure_ir`: no second
 export), compiles it once with `INFERENCE_PRECISION_HINT` bf16 and keeps the compiled blob in OpenVINO's model
 cache (keyed by the model, the OpenVINO version and the device's properties, so another CPU or version compiles
-anew). Before serving, it is
-checked on the machine that serves against ONNX Runtime fp32 on the probe texts: the vectors must stay within
-cosine MIN_COSINE, so they belong to the same vector space and the same model id; otherwise it is refused and the
-caller falls back to ONNX Runtime. Replicas sharing a store should run the same runtime.
+anew). Before serving, it is checked on the machine that serves against ONNX Runtime fp32 on the probe texts:
+the vectors must stay within cosine MIN_COSINE, so they belong to the same vector space and the same model id;
+otherwise it is refused and the caller falls back to ONNX Runtime. Replicas sharing a store should run the same
+runtime.
 """
 
 from __future__ import annotations
