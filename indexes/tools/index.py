@@ -91,6 +91,15 @@ class Selection:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class _Scored:
+    """One request text's cosines and BM25 scores over the prepared tools."""
+
+    text: str
+    dense: np.ndarray
+    lexical: np.ndarray
+
+
 @dataclass(kw_only=True)
 class _Prepared:
     """Everything a selection over a set of toolsets needs, built once per version of those toolsets."""
@@ -211,8 +220,8 @@ class ToolIndex:
         if not toolsets:
             raise InvalidRequest("name at least one toolset: a request sees only the toolsets it names")
         prepared = self._prepare(tenant, sorted(set(toolsets)))
-        dense, order, fit = self._ranked(prepared, query)
-        reason = self._no_fit(prepared, order[0] if order else 0, fit) if params.abstain else None
+        dense, order, whole = self._ranked(prepared, query)
+        reason = self._no_fit(prepared, order[0] if order else 0, whole) if params.abstain else None
         fmt = params.format
         chosen = self._choose(prepared, order, dense, params if reason is None else replace(params, k=0))
         tools = [render(prepared.owners[i][1], fmt) for i in chosen]
@@ -224,7 +233,7 @@ class ToolIndex:
                          tokens_selected=sum(self._cost(prepared, i, fmt) for i in chosen),
                          abstained=reason is not None, reason=reason)
 
-    def _no_fit(self, prepared: _Prepared, top: int, fit: np.ndarray) -> str | None:
+    def _no_fit(self, prepared: _Prepared, top: int, whole: _Scored) -> str | None:
         """Why no tool fits, or None when one does: the request's fit signals judged against these toolsets'
         own hits and near-misses (calibrated from their tools, not one global figure: cosine scales and how
         much tools share words differ by toolset)."""
@@ -232,6 +241,7 @@ class ToolIndex:
             return "the named toolsets have no tools"
         if prepared.judge is None:
             prepared.judge = self._calibrate(prepared)
+        fit = fit_signals(whole.dense, whole.lexical, prepared.lexical.ceiling(whole.text))
         if prepared.judge.fits(fit):
             return None
         cosine, margin, lexical = (float(x) for x in fit)
@@ -284,9 +294,9 @@ class ToolIndex:
             picked += 1
         return chosen
 
-    def _ranked(self, prepared: _Prepared, query: str) -> tuple[np.ndarray, list[int], np.ndarray]:
-        """Every tool, best first, the cosine min_score is checked against, and how well the best tool fits
-        the whole request (`fit_signals`, for abstention: fused scores are z-scores, relative to the toolset,
+    def _ranked(self, prepared: _Prepared, query: str) -> tuple[np.ndarray, list[int], _Scored]:
+        """Every tool, best first, the cosine min_score is checked against, and the whole request's scores
+        (abstention judges fit on them with `fit_signals`: fused scores are z-scores, relative to the toolset,
         so the best tool always stands out in them, fitting or not).
 
         A request with several intents ("find the hotel, then book a taxi to it") is also scored intent by
@@ -297,15 +307,15 @@ class ToolIndex:
         query = focus(query, self.tokenizer)
         texts = [query, *split_intents(query)]
         vectors = self.vectors.query_batch(texts) if prepared.owners else None
-        rankings, best, fit = [], None, np.zeros(0)
+        rankings, best, whole = [], None, None
         for row, text in enumerate(texts):
             dense, fused, lexical = self._scores(prepared, text, vectors[row] if vectors is not None else None)
             rankings.append(rank_order(fused, prepared.name_rank))
             best = dense if best is None else np.maximum(best, dense)
-            if row == 0:
-                fit = fit_signals(dense, lexical, prepared.lexical.ceiling(text))
-        assert best is not None
-        return best, interleave(rankings, len(prepared.owners)) if len(rankings) > 1 else rankings[0], fit
+            if whole is None:  # the first text is the whole request
+                whole = _Scored(text, dense, lexical)
+        assert best is not None and whole is not None
+        return best, interleave(rankings, len(prepared.owners)) if len(rankings) > 1 else rankings[0], whole
 
     def _scores(self, prepared: _Prepared, query: str,
                 q: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
