@@ -102,7 +102,7 @@ def compact(messages: Any, params: CompactParams, tokenizer: Tokenizer, store: S
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise InvalidInput("messages: a list of message objects (OpenAI chat or Anthropic messages)")
     fmt: Format = detect(messages) if params.format == "auto" else params.format
-    sizes = [tokenizer.count(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in messages]
+    sizes = [_size(m, tokenizer) for m in messages]
     total = sum(sizes)
     if total <= params.trigger_tokens:
         return Compaction(messages=messages, compacted=False, cleared=[], input_tokens=total, output_tokens=total,
@@ -123,10 +123,16 @@ def compact(messages: Any, params: CompactParams, tokenizer: Tokenizer, store: S
         _replace(projected, result, line, fmt)
         cleared.append(Cleared(message=result.message, block=result.block, tool=result.tool, ref=ref,
                                tokens=result.tokens, input=result.is_input))
-    output = sum(tokenizer.count(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in projected)
+    touched = {c.message for c in cleared}  # only these changed: the rest keep their counts
+    output = total + sum(_size(projected[i], tokenizer) - sizes[i] for i in touched)
     return Compaction(messages=projected if cleared else messages, compacted=bool(cleared), cleared=cleared,
                       input_tokens=total, output_tokens=output if cleared else total, format=fmt,
                       kept=params.keep_tool_results, trigger=params.trigger_tokens)
+
+
+def _size(message: Any, tokenizer: Tokenizer) -> int:
+    """A message's tokens as sent: its compact JSON."""
+    return tokenizer.count(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
 
 
 def _in_steps(candidates: list[_Result], overshoot: int, step: int) -> list[_Result]:
@@ -135,18 +141,16 @@ def _in_steps(candidates: list[_Result], overshoot: int, step: int) -> list[_Res
     at the end), and the fewest whole steps that bring the history under the trigger are cleared (all the whole
     steps there are when none do). So a longer history clears the same results until it needs one more step;
     until a step is whole the history may stay over the trigger by less than a step (the cache is worth it)."""
-    steps: list[list[_Result]] = [[]]
-    for result in candidates:
-        steps[-1].append(result)
-        if sum(r.tokens for r in steps[-1]) >= step:
-            steps.append([])
-    whole = steps[:-1]  # the last one is not a whole step yet
     chosen: list[_Result] = []
-    for block in whole:
-        if sum(r.tokens for r in chosen) >= overshoot:
+    whole = cleared = in_step = 0  # results in whole steps, their tokens, the open step's tokens
+    for result in candidates:
+        if cleared >= overshoot:
             break
-        chosen += block
-    return chosen
+        chosen.append(result)
+        in_step += result.tokens
+        if in_step >= step:  # a whole step: it stays cleared
+            whole, cleared, in_step = len(chosen), cleared + in_step, 0
+    return chosen[:whole]  # the open step, not whole yet, is not cleared
 
 
 def _placeholder(ref: str, result: _Result, style: Style) -> str:

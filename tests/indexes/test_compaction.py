@@ -51,6 +51,8 @@ def test_the_oldest_results_are_cleared_and_every_one_comes_back(words: Tokenize
     params = CompactParams(trigger_tokens=5_000, keep_tool_results=3, clear_at_least=2_000, exclude_tools=("grep",))
     result = compact(history, params, words, stored)
     assert result.compacted and result.output_tokens < result.input_tokens
+    assert result.output_tokens == sum(words.count(json.dumps(m, ensure_ascii=False, separators=(",", ":")))
+                                       for m in result.messages), "the projection's tokens, counted as sent"
     cleared = {c.message for c in result.cleared}
     tool_messages = [i for i, m in enumerate(history) if m["role"] == "tool"]
     assert not cleared & set(tool_messages[-3:]), "never the last keep_tool_results"
