@@ -23,6 +23,9 @@ from .wrap import render, render_outline
 OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by its chunk number):"
 
 
+MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
+
+
 @dataclass(frozen=True, kw_only=True)
 class CutOptions:
     passthrough_tokens: int = 1000
@@ -39,6 +42,7 @@ def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str
     """The filter call for a tool's text output, or None when it passes as it is."""
     if passes(text, options):
         return None
+    intent = intent[-MAX_INTENT_CHARS:] if intent else None
     return Requests.filter(intent, text, source={"tool": tool, "args": masked(arguments)}, k=50,
                            max_tokens=options.max_tokens, mode="fast" if intent else "outline", placeholder="tools")
 

@@ -204,8 +204,7 @@ def conversation_intent(messages: Sequence[BaseMessage]) -> str | None:
     human = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
     ai = next((m for m in reversed(messages) if isinstance(m, AIMessage) and _text(m.content)), None)
     parts = [_text(m.content) for m in (ai, human) if m is not None]
-    joined = " ".join(p for p in parts if p)
-    return joined[-4000:] or None
+    return " ".join(p for p in parts if p) or None
 
 
 def _text(content: Any) -> str:

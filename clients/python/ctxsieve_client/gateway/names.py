@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 OWN_TOOLS = ("filter_ref", "fetch_ref", "find_tools", "call_tool")
@@ -44,13 +44,16 @@ def intent_of(arguments: Mapping[str, Any], own_intent: bool) -> tuple[str | Non
     """(what the call is for, the arguments to forward): `intent` is removed unless the tool has its own."""
     forwarded = dict(arguments)
     intent = forwarded.get(INTENT) if own_intent else forwarded.pop(INTENT, None)
-    if isinstance(intent, str) and intent.strip():
-        return intent.strip(), forwarded
-    for key in QUERY_ARGUMENTS:
-        value = forwarded.get(key)
+    return first_text({INTENT: intent, **forwarded}, (INTENT, *QUERY_ARGUMENTS)), forwarded
+
+
+def first_text(arguments: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+    """The first of `keys` whose value is text that is not blank, stripped: a call's own words for its intent."""
+    for key in keys:
+        value = arguments.get(key)
         if isinstance(value, str) and value.strip():
-            return value.strip(), forwarded
-    return None, forwarded
+            return value.strip()
+    return None
 
 
 def is_secret(name: str) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..client import Client
 from ..cutting import CutOptions, cut_request, cut_text, passes
+from ..gateway.names import first_text
 
 QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the call's own words, in this order
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
@@ -67,15 +68,10 @@ def _replacing(response: dict[str, Any], key: str, inner: Rebuild) -> Rebuild:
 
 def intent_of(tool_input: Mapping[str, Any], transcript: Path | None) -> str | None:
     """The call's own query-like field, else the latest user request and assistant text of the transcript."""
-    for key in QUERY_FIELDS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    if transcript is None:
-        return None
-    user, assistant = latest_turns(transcript)
-    joined = " ".join(t for t in (user, assistant) if t)
-    return joined[-2000:] or None
+    own = first_text(tool_input, QUERY_FIELDS)
+    if own is not None or transcript is None:
+        return own
+    return " ".join(t for t in latest_turns(transcript) if t) or None
 
 
 def latest_turns(transcript: Path) -> tuple[str | None, str | None]:

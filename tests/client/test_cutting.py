@@ -1,0 +1,20 @@
+"""The one cutting rule the gateway, the hook and the middleware share, against the real app: a long intent (a
+conversation's turns) is sent as its end, within the API's query limit, rather than refused."""
+
+from __future__ import annotations
+
+from ctxsieve_client import Client
+from ctxsieve_client.cutting import MAX_INTENT_CHARS, CutOptions, cut_request, cut_text
+
+
+def test_a_conversation_longer_than_the_query_limit_is_cut_by_its_latest_words(stub_url: str) -> None:
+    options = CutOptions(passthrough_tokens=50, max_tokens=200)
+    output = "\n\n".join(f"Paragraph {i}: the parcel {i} was delivered to flat {i}." for i in range(300))
+    intent = "earlier turns about something else. " * 300 + "which parcel went to flat 42?"
+    call = cut_request(output, intent, "read_file", {"path": "log.txt", "api_key": "s3cret"}, options)
+    assert call is not None and len(intent) > MAX_INTENT_CHARS
+    assert call.body["query"] == intent[-MAX_INTENT_CHARS:] and call.body["source"]["args"]["api_key"] != "s3cret"
+    with Client(stub_url) as client:
+        shown = cut_text(client.send(call), options)
+    assert shown is not None and "[ctxsieve src_" in shown and len(shown) < len(output)
+    assert cut_request("small", intent, "read_file", {}, options) is None, "small output passes as it is"
