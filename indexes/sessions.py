@@ -106,6 +106,7 @@ class Thrash:
 COMPACT = "compact"  # the route of a compaction record (not a read: it is left out of the repeated-read rate)
 REFETCHES = ("fetch", "refilter")
 
+
 @dataclass(frozen=True, kw_only=True)
 class SessionSummary:
     session: str
@@ -135,9 +136,13 @@ class SessionLog:
         self.store.upsert(SESSIONS.name, [stored.point(event or uuid.uuid4().hex)])
         return repeated
 
-    def report(self, tenant: str, session: str) -> SessionReport:
+    def _records(self, tenant: str, session: str) -> list[SessionRead]:
+        """The session's records inside the retention, in time order."""
         found = scroll_all(self.store, SESSIONS.name, self._live(tenant, time.time()).and_(where(session=session)))
-        ordered = sorted(map(SessionRead.of, found), key=lambda r: (r.at, r.route))[-MAX_REQUESTS:]
+        return sorted(map(SessionRead.of, found), key=lambda r: (r.at, r.route))
+
+    def report(self, tenant: str, session: str) -> SessionReport:
+        ordered = self._records(tenant, session)[-MAX_REQUESTS:]
         if not ordered:
             raise NotFound(f"unknown session {session!r}")
         requests = [ReportedRead(route=r.route, ref=r.ref, refs=r.refs, input_tokens=r.input_tokens,
@@ -158,8 +163,7 @@ class SessionLog:
                              cleared_results=thrash.cleared, cleared_refetched=thrash.refetched)
 
     def thrash(self, tenant: str, session: str) -> Thrash:
-        found = scroll_all(self.store, SESSIONS.name, self._live(tenant, time.time()).and_(where(session=session)))
-        return thrash_of(sorted(map(SessionRead.of, found), key=lambda r: (r.at, r.route)))
+        return thrash_of(self._records(tenant, session))
 
     def sessions(self, tenant: str, most: int = 1000) -> list[SessionSummary]:
         """The tenant's sessions with reads inside the retention, most recently active first."""
@@ -179,18 +183,17 @@ class SessionLog:
         self.store.delete_where(SESSIONS.name, Where((Range("at", lt=cutoff),)))
 
 
-def thrash_of(ordered: list[Any]) -> Thrash:
+def thrash_of(ordered: Sequence[SessionRead]) -> Thrash:
     """From a session's records in time order: its compactions, the distinct results they cleared, and how many
     of those a later fetch or re-filter came back for."""
     cleared: dict[str, float] = {}
     refetched: set[str] = set()
     compactions = 0
     for record in ordered:
-        at = record.at if isinstance(record.at, float) else 0.0
         if record.route == COMPACT:
             compactions += bool(record.refs)
             for ref in record.refs:
-                cleared.setdefault(ref, at)
+                cleared.setdefault(ref, record.at)
         elif record.route in REFETCHES:
-            refetched.update(ref for ref in record.refs if ref in cleared and cleared[ref] <= at)
+            refetched.update(ref for ref in record.refs if ref in cleared and cleared[ref] <= record.at)
     return Thrash(compactions=compactions, cleared=len(cleared), refetched=len(refetched))
