@@ -6,19 +6,24 @@ from typing import Any
 
 from .models import Selection
 
+FORMAT_KEYS = {"openai": "function", "anthropic": "input_schema"}  # a key each format's definitions have
+
+
+def _in_format(selection: Selection, fmt: str, purpose: str) -> list[dict[str, Any]]:
+    """The selection's definitions, refused with what to do when they were selected in another format."""
+    if selection.tools and FORMAT_KEYS[fmt] not in selection.tools[0]:
+        raise ValueError(f"select with format='{fmt}' to {purpose}")
+    return list(selection.tools)
+
 
 def openai_tools(selection: Selection) -> list[dict[str, Any]]:
     """For `client.chat.completions.create(tools=...)`: a selection made with format="openai"."""
-    if selection.tools and "function" not in selection.tools[0]:
-        raise ValueError("select with format='openai' to pass these to the OpenAI SDK")
-    return list(selection.tools)
+    return _in_format(selection, "openai", "pass these to the OpenAI SDK")
 
 
 def anthropic_tools(selection: Selection) -> list[dict[str, Any]]:
     """For `client.messages.create(tools=...)`: a selection made with format="anthropic"."""
-    if selection.tools and "input_schema" not in selection.tools[0]:
-        raise ValueError("select with format='anthropic' to pass these to the Anthropic SDK")
-    return list(selection.tools)
+    return _in_format(selection, "anthropic", "pass these to the Anthropic SDK")
 
 
 # --- answering the providers' own tool search with ctxsieve's selection ---------------------------------------
@@ -57,7 +62,6 @@ def openai_deferred(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def openai_tool_search_output(selection: Selection, call_id: str) -> dict[str, Any]:
     """The `tool_search_output` input item answering a client-run `tool_search_call` (select with format="openai")."""
-    if selection.tools and "function" not in selection.tools[0]:
-        raise ValueError("select with format='openai' to answer OpenAI's tool search")
+    tools = _in_format(selection, "openai", "answer OpenAI's tool search")
     return {"type": "tool_search_output", "call_id": call_id, "execution": "client", "status": "completed",
-            "tools": [_responses_function(t) for t in selection.tools]}
+            "tools": [_responses_function(t) for t in tools]}
