@@ -86,3 +86,26 @@ def test_a_listed_tool_gets_intent_and_loses_its_output_schema() -> None:
     assert sorted(catalog.tools) == ["faults__read_text_file", "fs__read_text_file"]
     assert catalog.upstream_of("fs", "fs__read_text_file") == "read_text_file"
     assert [t["name"] for t in catalog.toolset("fs")] == ["fs__read_text_file"]
+
+
+def test_a_session_past_the_remembered_ones_takes_its_client_and_its_finds_with_it() -> None:
+    import asyncio
+
+    from ctxsieve_client import AsyncClient
+    from ctxsieve_client.gateway import server as gateway_server
+
+    async def scenario() -> tuple[list[str | None], list[str | None], int]:
+        gateway = gateway_server.Gateway(parse_config({"mcpServers": {"fs": FS}}, {}),
+                                         lambda _: AsyncClient("http://127.0.0.1:9"))
+        first = gateway.client("s0")
+        gateway.found["s0"] = {"read_file": "read the log"}
+        for i in range(1, gateway_server.SESSION_CLIENTS + 1):
+            gateway.client(f"s{i}")
+            gateway.found[f"s{i}"] = {}
+        await asyncio.sleep(0)  # the evicted client's close runs
+        closed = first._http.is_closed
+        await gateway.close()
+        return list(gateway._clients)[:1], list(gateway.found)[:1], int(closed)
+
+    kept, found, closed = asyncio.run(scenario())
+    assert kept == ["s1"] and found == ["s1"] and closed == 1

@@ -40,7 +40,7 @@ INSTRUCTIONS = ("Large tool outputs are kept whole outside your context: you see
                 "asks for (or an outline) and a placeholder naming the ref. Get more with filter_ref or fetch_ref "
                 "instead of calling the tool again.")
 RETRY_S = 30.0
-SESSION_CLIENTS = 256  # ctxsieve clients kept per client session (one each; the oldest closed past this)
+SESSION_CLIENTS = 256  # client sessions remembered (a ctxsieve client and find_tools' finds each; oldest go first)
 
 
 class Gateway:
@@ -120,7 +120,9 @@ class Gateway:
         if found is None:
             found = self._clients[session] = self._client_for(session)
             if len(self._clients) > SESSION_CLIENTS:  # the oldest session's client is closed, not leaked
-                oldest = self._clients.pop(next(iter(self._clients)))
+                evicted = next(iter(self._clients))
+                oldest = self._clients.pop(evicted)
+                self.found.pop(evicted, None)  # and what find_tools found for it: sessions come and go
                 self._closing.add(asyncio.get_running_loop().create_task(oldest.aclose()))
                 self._closing = {t for t in self._closing if not t.done()}
         return found
