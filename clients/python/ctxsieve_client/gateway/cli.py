@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
+
 from ..client import AsyncClient
 from .config import ConfigError, load_config
 
@@ -76,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(gateway: Any, args: argparse.Namespace, key: str | None) -> None:
+    gateway.serving("http" if args.http else "stdio")
     await gateway.start()
     try:
         if not args.http:
@@ -85,9 +88,21 @@ async def _serve(gateway: Any, args: argparse.Namespace, key: str | None) -> Non
 
         app = guarded(gateway.mcp.http_app(path="/mcp"), args.host, key)
         sys.stderr.write(f"ctxsieve gateway: serving http://{args.host}:{args.port}/mcp\n")
-        await uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")).serve()
+        server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+        async with anyio.create_task_group() as group:
+            group.start_soon(_close_idle_clients, gateway)
+            await server.serve()
+            group.cancel_scope.cancel()
     finally:
         await gateway.close()
+
+
+async def _close_idle_clients(gateway: Any) -> None:
+    """2026-07-28 clients over HTTP never say they have gone: their upstream sessions close after client_idle_s."""
+    every = min(60.0, gateway.options.client_idle_s / 4)
+    while True:
+        await anyio.sleep(every)
+        await gateway.close_idle()
 
 
 def guarded(app: ASGI, host: str, key: str | None) -> ASGI:

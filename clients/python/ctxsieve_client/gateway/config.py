@@ -42,6 +42,7 @@ class Options:
     always: tuple[str, ...] = ()  # tools listed even with tool search on
     timeout_s: float = 60.0  # per upstream call
     notify_list_changed: bool = False  # send tools/list_changed when find_tools found tools (breaks prompt caches)
+    client_idle_s: float = 900.0  # a 2026-07-28 client over HTTP is gone after this long without a request
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,14 +143,15 @@ def _option(key: str, value: Any, where: str) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: true or false")
         return value
-    limits = {"timeout_s": (0.1, 3600.0), "find_k": (1, 50), "tool_search_threshold": (0, 100_000),
-              "passthrough_tokens": (0, 1_000_000), "max_tokens": (50, 32_000)}
+    limits = {"timeout_s": (0.1, 3600.0), "client_idle_s": (1.0, 86_400.0), "find_k": (1, 50),
+              "tool_search_threshold": (0, 100_000), "passthrough_tokens": (0, 1_000_000), "max_tokens": (50, 32_000)}
     low, high = limits[key]
+    seconds = key.endswith("_s")
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high \
-            or (key != "timeout_s" and not isinstance(value, int)):
-        kind = "a number" if key == "timeout_s" else "a whole number"
+            or (not seconds and not isinstance(value, int)):
+        kind = "a number" if seconds else "a whole number"
         raise ConfigError(f"{where}: {kind} from {low} to {high}")
-    return float(value) if key == "timeout_s" else value
+    return float(value) if seconds else value
 
 
 def _expand(value: Any, environ: Mapping[str, str], where: str) -> Any:

@@ -29,6 +29,7 @@ from ..client import AsyncClient, CtxsieveError
 from ..wrap import render
 from . import relays
 from .catalog import Catalog, toolset_of
+from .clients import Identities, Transport
 from .config import GatewayConfig
 from .names import OWN_TOOLS, intent_of
 from .shaping import UpstreamCall, shape
@@ -54,8 +55,10 @@ class Gateway:
         self.failed: dict[str, str] = {}  # server -> why it could not be listed
         self._retried: dict[str, float] = {}  # server -> when listing it was last tried
         self.found: dict[str | None, dict[str, str]] = {}  # session -> tool found by find_tools -> its query
+        self.identities = Identities()
         logs = logs_folder()
-        self.servers = {u.name: UpstreamServer(u, logs, self._listener(u.name)) for u in config.servers}
+        self.servers = {u.name: UpstreamServer(u, logs, self.identities, self._listener(u.name))
+                        for u in config.servers}
         self.mcp: FastMCP[Any] = FastMCP("ctxsieve-gateway", instructions=INSTRUCTIONS)
         for server in self.servers.values():
             server.provider.add_transform(_Renamer(self, server.name))
@@ -133,6 +136,28 @@ class Gateway:
         for client in self._clients.values():
             await client.aclose()
 
+    # --- the clients this gateway serves ---------------------------------------------------------------
+
+    def serving(self, transport: Transport) -> None:
+        """What identifies a client depends on the transport (clients.py); say it before serving."""
+        self.identities.transport = transport
+
+    async def close_idle(self) -> int:
+        """Close the upstream sessions of 2026-07-28 HTTP clients that have gone quiet (client_idle_s)."""
+        closed = 0
+        for server in self.servers.values():
+            closed += await server.close_idle(self.options.client_idle_s)
+        if closed:
+            log.info("closed %d upstream sessions of clients idle for %g s", closed, self.options.client_idle_s)
+        return closed
+
+    def session(self, ctx: Context | None) -> str | None:
+        """The ctxsieve session of the request's client (its reads in GET /v1/sessions, its tool finds)."""
+        if ctx is None:
+            return None
+        who = self.identities.current()
+        return who.name if who is not None else None
+
     # --- tool search -----------------------------------------------------------------------------------
 
     def searching(self) -> bool:
@@ -184,7 +209,7 @@ class Gateway:
                                              "servers; call a found tool by its name or through call_tool.")
         async def find_tools(query: str, k: Annotated[int, Field(ge=1, le=50)] | None = None,
                              ctx: Context | None = None) -> str:
-            session = _session(ctx)
+            session = self.session(ctx)
             answer = await self._own(ctx, lambda _: self.find(query, k or self.options.find_k, session))
             if self.options.notify_list_changed and ctx is not None and answer["tools"]:
                 await ctx.send_notification(mt.ToolListChangedNotification())
@@ -200,7 +225,7 @@ class Gateway:
 
     async def _own(self, ctx: Context | None, call: Callable[[AsyncClient], Any]) -> Any:
         try:
-            return await call(self.client(_session(ctx)))
+            return await call(self.client(self.session(ctx)))
         except CtxsieveError as exc:
             raise ToolError(f"ctxsieve: {exc.status} {exc.type}: {exc.message}") from exc
         except (httpx.HTTPError, OSError) as exc:
@@ -247,7 +272,7 @@ class Gateway:
             await server.forget_current()  # so the next call starts it again
             log.warning("%s", _failure(known.server, exc, ""))
             return _error(_failure(known.server, exc, server.stderr_tail()))
-        session = _session(context.fastmcp_context)
+        session = self.session(context.fastmcp_context)
         call = UpstreamCall(server=known.server, tool=name, arguments=forwarded, intent=intent)
         shaped = await shape(result.content, result.structured_content, result.is_error, call, options,
                              self.client(session))
@@ -274,7 +299,7 @@ class _Sieve(Middleware):
     async def on_list_tools(self, context: MiddlewareContext[mt.ListToolsRequest],
                             call_next: CallNext[mt.ListToolsRequest, Sequence[Tool]]) -> Sequence[Tool]:
         await self.gateway.retry_failed()
-        return self.gateway.listed(await call_next(context), _session(context.fastmcp_context))
+        return self.gateway.listed(await call_next(context), self.gateway.session(context.fastmcp_context))
 
     async def on_call_tool(self, context: MiddlewareContext[mt.CallToolRequestParams],
                            call_next: CallNext[mt.CallToolRequestParams, ToolResult]) -> ToolResult:
@@ -304,15 +329,6 @@ class _Renamer(Transform):
             return None if name in self.catalog.tools else await call_next(name, version=version)
         tool = await call_next(upstream, version=version)
         return tool.model_copy(update={"name": name}) if tool is not None else None
-
-
-def _session(ctx: Context | None) -> str | None:
-    if ctx is None:
-        return None
-    try:
-        return ctx.session_id
-    except RuntimeError:
-        return None
 
 
 def _error(text: str) -> ToolResult:

@@ -1,10 +1,12 @@
-"""The user's MCP servers behind the gateway: one upstream session per server for each client connection.
+"""The user's MCP servers behind the gateway: one upstream session per server for each client (clients.py).
 
 FastMCP's proxy relays tools, resources, prompts, sampling, elicitation, roots, logging and progress; what is
-ours here is the session strategy. Each client connection gets its own upstream clients (a stdio server is
-started for it), so one client's roots, log level and subscriptions never reach another; they close with the
-connection. A client whose server died is dropped, so the next call starts the server again. A stdio server's
-stderr goes to a log file of its own, whose tail names what went wrong.
+ours here is the session strategy. Each client gets its own upstream sessions (a stdio server is started once
+for it and reused by every request it makes, in either protocol era), so one client's roots, log level and
+subscriptions never reach another; they close when the client is gone. A session speaks its client's era where
+the upstream can: a 2026-07-28 client's negotiates (`server/discover`, falling back to the handshake for an old
+server), a session-era client's shakes hands. A client whose server died is dropped, so the next call starts
+the server again. A stdio server's stderr goes to a log file of its own, whose tail names what went wrong.
 """
 
 from __future__ import annotations
@@ -12,31 +14,41 @@ from __future__ import annotations
 import contextlib
 import logging
 import tempfile
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
-from fastmcp.server.dependencies import get_context
 from fastmcp.server.providers.proxy import ProxyClient, ProxyProvider, StatefulProxyClient
 
+from .clients import Identities, Who
 from .config import Upstream
 
 log = logging.getLogger("ctxsieve.gateway")
 STDERR_TAIL = 1500  # characters of a server's stderr quoted in an error
 
 
-class UpstreamServer:
-    """One configured server: its transport recipe, its per-connection clients and its stderr log."""
+@dataclass
+class _Held:
+    client: ProxyClient[Any]
+    idles: bool  # closed after client_idle_s without use (a 2026-07-28 client over HTTP)
+    used: float  # time.monotonic() of its last request
 
-    def __init__(self, upstream: Upstream, logs: Path,
+
+class UpstreamServer:
+    """One configured server: its transport recipe, its clients' sessions and its stderr log."""
+
+    def __init__(self, upstream: Upstream, logs: Path, identities: Identities,
                  on_message: Callable[[Any, Any], Awaitable[None]] | None = None) -> None:
         self.upstream = upstream
         self.name = upstream.name
         self.log_path = logs / f"{upstream.name}.stderr.log"
+        self._identities = identities
         self._on_message = on_message
-        self._clients: dict[Any, ProxyClient[Any]] = {}
+        self._clients: dict[Hashable, _Held] = {}
         self.provider = ProxyProvider(self.client)  # a call resolves its tool from the last listing
 
     def transport(self) -> ClientTransport:
@@ -50,41 +62,56 @@ class UpstreamServer:
             return SSETransport(u.url, headers=dict(u.headers) or None)
         return StreamableHttpTransport(u.url, headers=dict(u.headers) or None)
 
-    def new_client(self) -> ProxyClient[Any]:
+    def new_client(self, *, modern: bool = False) -> ProxyClient[Any]:
         made: list[ProxyClient[Any]] = []
 
         async def on_message(message: Any) -> None:  # the handler learns which client heard the message
             if self._on_message is not None and made:
                 await self._on_message(made[0], message)
 
-        made.append(_Persistent(self.transport(), timeout=self.upstream.options.timeout_s, message_handler=on_message))
+        made.append(_Persistent(self.transport(), timeout=self.upstream.options.timeout_s, message_handler=on_message,
+                                mode="auto" if modern else "legacy"))
         return made[0]
 
     def client(self) -> ProxyClient[Any]:
-        """The client of the current connection (made on its first use, closed when the connection ends)."""
-        connection = _connection()
-        found = self._clients.get(connection)
-        if found is not None:
-            return found
-        made = self.new_client()
-        self._clients[connection] = made
-        if connection is not None:
-            connection.exit_stack.push_async_callback(self._close, connection)
+        """The session of the current request's client (made on its first request, kept while the client is)."""
+        who = self._identities.current()
+        key = who.key if who is not None else None
+        held = self._clients.get(key)
+        if held is None:
+            held = self._clients[key] = self._open(who)
+        held.used = time.monotonic()
+        return held.client
+
+    def _open(self, who: Who | None) -> _Held:
+        made = _Held(self.new_client(modern=who is not None and who.modern), idles=who is not None and who.idles,
+                     used=time.monotonic())
+        if who is not None and who.connection is not None:
+            who.connection.exit_stack.push_async_callback(self._close, who.key)
         return made
 
     async def forget_current(self) -> None:
         """After a failure: the next call makes a new client (and so starts a stdio server again)."""
-        await self._close(_connection())
+        who = self._identities.current()
+        await self._close(who.key if who is not None else None)
 
-    async def _close(self, connection: Any) -> None:
-        client = self._clients.pop(connection, None)
-        if client is not None:
+    async def close_idle(self, idle_s: float) -> int:
+        """Close the sessions of clients that have sent nothing for idle_s (those no connection's end closes)."""
+        now = time.monotonic()
+        idle = [key for key, held in self._clients.items() if held.idles and now - held.used >= idle_s]
+        for key in idle:
+            await self._close(key)
+        return len(idle)
+
+    async def _close(self, key: Hashable) -> None:
+        held = self._clients.pop(key, None)
+        if held is not None:
             with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-                await client._disconnect(force=True)
+                await held.client._disconnect(force=True)
 
     async def close(self) -> None:
-        for connection in list(self._clients):
-            await self._close(connection)
+        for key in list(self._clients):
+            await self._close(key)
 
     async def list_tool_definitions(self) -> list[dict[str, Any]]:
         """The server's tools in MCP format, from a session of its own (start-up and list changes)."""
@@ -103,16 +130,7 @@ class UpstreamServer:
 
 
 class _Persistent(StatefulProxyClient[Any]):
-    """Kept open across calls of one connection (its `async with` per call does not disconnect it)."""
-
-
-def _connection() -> Any:
-    """The client connection the current request belongs to (None outside a request)."""
-    try:
-        session = get_context().session
-    except RuntimeError:
-        return None
-    return getattr(session, "_connection", None)
+    """Kept open across the requests of one client (its `async with` per call does not disconnect it)."""
 
 
 def logs_folder() -> Path:

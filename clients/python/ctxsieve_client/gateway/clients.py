@@ -1,0 +1,65 @@
+"""Who a request comes from: the client whose upstream sessions, ctxsieve session and tool finds it uses.
+
+An upstream's session lives as long as the client it serves, not as long as one request. What "a client" is
+depends on the transport and the protocol era the client speaks:
+- stdio: the gateway serves exactly one client (the process that started it), in either era: one identity for
+  the gateway's whole life; its upstream sessions close with the gateway.
+- streamable HTTP, session era: the connection (its `Mcp-Session-Id`); its upstream sessions close when the
+  connection ends, as before.
+- streamable HTTP, 2026-07-28: there is no session, so a client is its credential (the `Authorization` header)
+  and the `clientInfo` its every request carries in `_meta`; its upstream sessions close after `client_idle_s`
+  without a request. Two processes of the same client program with the same key share upstream sessions: give
+  them different keys to keep them apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fastmcp.server.dependencies import get_context, get_http_headers
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+Transport = Literal["stdio", "http"]
+
+
+@dataclass(frozen=True)
+class Who:
+    key: Hashable  # what the upstream sessions are kept under
+    name: str  # short and stable: the ctxsieve session (`gw-<name>`) and the log lines
+    modern: bool  # speaks 2026-07-28: its upstream sessions negotiate that era too where the upstream can
+    connection: Any | None  # session era over HTTP: the connection whose end closes what it opened
+    idles: bool  # closed after client_idle_s without a request (no connection tells when it has gone)
+
+
+class Identities:
+    """The identity of each request's client, for the transport the gateway serves."""
+
+    def __init__(self) -> None:
+        self.transport: Transport = "stdio"
+        self._process = uuid.uuid4().hex[:12]  # the one stdio client of this gateway process
+
+    def current(self) -> Who | None:
+        """The client of the request being served (None outside a request: start-up, list changes)."""
+        try:
+            session = get_context().session
+        except RuntimeError:
+            return None
+        connection = getattr(session, "_connection", None)
+        if connection is None:
+            return None
+        modern = connection.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if self.transport == "stdio":
+            return Who(key="stdio", name=self._process, modern=modern, connection=None, idles=False)
+        if not modern:
+            name = connection.session_id or f"c{id(connection):x}"
+            return Who(key=connection, name=name, modern=False, connection=connection, idles=False)
+        credential = get_http_headers(include={"authorization"}).get("authorization", "")
+        params = connection.client_params
+        info = params.client_info if params is not None else None
+        described = f"{credential}\n{info.name if info else ''}\n{info.version if info else ''}"
+        digest = hashlib.sha256(described.encode("utf-8")).hexdigest()[:16]  # the credential is never kept
+        return Who(key=("modern", digest), name=f"m{digest}", modern=True, connection=None, idles=True)
