@@ -21,7 +21,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.server.transforms import GetToolNext, Transform
-from fastmcp.tools.base import Tool, ToolResult
+from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
 from fastmcp.utilities.versions import VersionSpec
 from pydantic import Field
 
@@ -272,6 +272,8 @@ class Gateway:
             await server.forget_current()  # so the next call starts it again
             log.warning("%s", _failure(known.server, exc, ""))
             return _error(_failure(known.server, exc, server.stderr_tail()))
+        if isinstance(result, InputRequiredToolResult):  # the upstream asks the client first: not an output yet
+            return result
         session = self.session(context.fastmcp_context)
         call = UpstreamCall(server=known.server, tool=name, arguments=forwarded, intent=intent)
         shaped = await shape(result.content, result.structured_content, result.is_error, call, options,

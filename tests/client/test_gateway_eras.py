@@ -1,0 +1,134 @@
+"""The gateway with clients of both protocol eras: the MCP SDK's own `Client` in modes "legacy" (the initialize
+handshake) and "auto" (the default: `server/discover`, then 2026-07-28), over stdio and streamable HTTP, in front of
+the tests' stateful server and npm's server-filesystem. Each test counts how often an upstream was started (each
+start appends a line to a log) and checks that a server keeping state between calls keeps it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import mcp_types as mt
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.client.test_gateway import BIN, filesystem_server, free_port, text
+
+STATEFUL = Path(__file__).resolve().parents[1] / "mcp" / "stateful_server.py"
+MODERN = "2026-07-28"
+
+
+def counted(command: list[str], log: Path) -> dict[str, Any]:
+    """A server entry whose every start appends a line to `log` before the server runs."""
+    return {"command": "sh", "args": ["-c", 'echo $$ >> "$0"; exec "$@"', str(log), *command]}
+
+
+def starts(log: Path) -> int:
+    return len(log.read_text().split()) if log.exists() else 0
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The gateway's config over the stateful server and server-filesystem, and each one's start log."""
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "small.txt").write_text("just a line\n", encoding="utf-8")
+    fs = filesystem_server(files)
+    stateful_log, fs_log = tmp_path / "stateful.starts", tmp_path / "fs.starts"
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "st": counted([sys.executable, str(STATEFUL)], stateful_log),
+        "fs": counted([fs["command"], *fs["args"]], fs_log)}, "ctxsieve": {"tool_search": "off", "client_idle_s": 2}}))
+    return config, stateful_log, fs_log
+
+
+@pytest.fixture
+def http_gateway(servers: tuple[Path, Path, Path], stub_url: str) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen([str(BIN / "ctxsieve-gateway"), "--config", str(servers[0]), "--url", stub_url,
+                                "--http", "--port", str(port)], stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def answer_colour(_context: Any, _params: Any) -> mt.ElicitResult:
+    return mt.ElicitResult(action="accept", content={"colour": "teal", "value": "teal"})
+
+
+@asynccontextmanager
+async def connect(target: str | Path, mode: str, url: str, name: str = "tests") -> AsyncIterator[Client]:
+    """A client of the given era: `target` is the HTTP gateway's URL, or the config to start a stdio gateway on."""
+    server: Any = target if isinstance(target, str) else StdioServerParameters(
+        command=str(BIN / "ctxsieve-gateway"), args=["--config", str(target), "--url", url])
+    async with Client(server, mode=mode, elicitation_callback=answer_colour,
+                      client_info=mt.Implementation(name=name, version="1")) as client:
+        yield client
+
+
+async def session_of_calls(client: Client, files: Path) -> tuple[list[str], list[str], str]:
+    await client.list_tools()
+    ticks = [text(await client.call_tool("tick", {})) for _ in range(5)]
+    reads = [text(await client.call_tool("read_text_file", {"path": str(files / "small.txt")})) for _ in range(5)]
+    colour = text(await client.call_tool("colour", {}))
+    return ticks, reads, colour
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_an_upstream_starts_once_per_client_and_keeps_its_state(
+        transport: str, mode: str, servers: tuple[Path, Path, Path], stub_url: str, request: pytest.FixtureRequest
+        ) -> None:
+    config, stateful_log, fs_log = servers
+    target: str | Path = request.getfixturevalue("http_gateway") if transport == "http" else config
+
+    async def main() -> tuple[str, tuple[list[str], list[str], str]]:
+        async with connect(target, mode, stub_url) as client:
+            return client.protocol_version, await session_of_calls(client, config.parent / "files")
+
+    version, (ticks, reads, colour) = asyncio.run(main())
+    assert (version == MODERN) == (mode == "auto"), version
+    pid = ticks[0].rsplit(" ", 1)[1]
+    assert ticks == [f"call {n} in pid {pid}" for n in range(1, 6)], "one upstream process kept its count"
+    assert reads == ["just a line\n"] * 5
+    era = "input-required round" if mode == "auto" else "elicitation request"
+    assert colour == f"colour teal ({era})", "the upstream's question reached the client and its answer came back"
+    assert starts(stateful_log) == 2 and starts(fs_log) == 2, "once for the gateway's own listing, once for the client"
+
+
+def test_modern_http_clients_are_told_apart_and_their_upstreams_close_when_idle(
+        http_gateway: str, servers: tuple[Path, Path, Path], stub_url: str) -> None:
+    _, stateful_log, _ = servers
+
+    async def calls(name: str, n: int) -> list[str]:
+        async with connect(http_gateway, "auto", stub_url, name=name) as client:
+            return [text(await client.call_tool("tick", {})) for _ in range(n)]
+
+    first = asyncio.run(calls("editor-a", 2))
+    again = asyncio.run(calls("editor-a", 1))  # the same client (credential and clientInfo): the same session
+    other = asyncio.run(calls("editor-b", 1))
+    assert [t.split(" in ")[0] for t in [*first, *again]] == ["call 1", "call 2", "call 3"]
+    assert other[0].startswith("call 1 ") and other[0].split()[-1] != first[0].split()[-1], "kept apart"
+    time.sleep(3.5)  # client_idle_s is 2: both clients' upstream sessions are closed
+    later = asyncio.run(calls("editor-a", 1))
+    assert later[0].startswith("call 1 "), "a new session for a client that had gone"
+    assert starts(stateful_log) == 1 + 3

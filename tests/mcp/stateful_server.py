@@ -1,0 +1,46 @@
+"""An MCP server of the tests' own that keeps state between calls, as a browser, a shell or a database connection
+would: it appends its pid to the file named by STARTS_LOG when it starts, counts its calls, and asks its client
+for input in the way the client's era has (a 2026-07-28 client: an input-required round; a session-era client: an
+elicitation request)."""
+
+from __future__ import annotations
+
+import os
+
+import mcp_types as mt
+from fastmcp import Context, FastMCP
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+if os.environ.get("STARTS_LOG"):
+    with open(os.environ["STARTS_LOG"], "a", encoding="utf-8") as log:
+        log.write(f"{os.getpid()}\n")
+
+server = FastMCP("stateful")
+calls = {"n": 0}
+
+
+@server.tool(description="Count this call among the calls this server process has answered.")
+def tick() -> str:
+    calls["n"] += 1
+    return f"call {calls['n']} in pid {os.getpid()}"
+
+
+@server.tool(description="Ask the user for a colour and answer with it.")
+async def colour(ctx: Context) -> str | mt.InputRequiredResult:
+    request = ctx.request_context
+    if request is not None and request.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        answers = ctx.input_responses
+        if not answers:
+            ask = mt.ElicitRequest(params=mt.ElicitRequestFormParams(
+                message="Which colour?", requested_schema={"type": "object", "properties": {
+                    "colour": {"type": "string"}}, "required": ["colour"]}))
+            return mt.InputRequiredResult(input_requests={"colour": ask}, request_state="asked")
+        answer = answers["colour"]
+        content = answer.content if isinstance(answer, mt.ElicitResult) else None
+        return f"colour {content['colour'] if content else 'none'} (input-required round)"
+    result = await ctx.elicit("Which colour?", response_type=str)
+    return f"colour {getattr(result, 'data', None) or 'none'} (elicitation request)"
+
+
+if __name__ == "__main__":
+    server.run(show_banner=False)
