@@ -15,7 +15,7 @@ from ctxsieve.indexes.store import Store
 from .engine import EngineHolder, Models
 from .errors import ERROR_TABLE, envelope, install_error_handlers
 from .metrics import Metrics
-from .routes import collections, context, filtering, health, sessions, tools, wrapped
+from .routes import collections, context, filtering, health, hooks, sessions, tools, wrapped
 from .schemas import ErrorResponse
 from .settings import Settings
 
@@ -115,4 +115,5 @@ def create_app(settings: Settings | None = None, models: Models | None = None, s
     app.include_router(collections.router)
     app.include_router(sessions.router)
     app.include_router(context.router)
+    app.include_router(hooks.router)
     return app

@@ -43,9 +43,13 @@ class ReadLog:
             self.metrics.repeated.inc()
 
 
+def valid_session(session: str) -> bool:
+    return _SESSION.match(session) is not None
+
+
 def read_log(request: Request, engine: EngineDep, tenant: TenantDep) -> ReadLog:
     session = request.headers.get("x-session-id")
-    if session is not None and not _SESSION.match(session):
+    if session is not None and not valid_session(session):
         raise InvalidInput("X-Session-Id: 1-128 letters, digits, '_', '-', '.' or ':'")
     return ReadLog(engine, request.app.state.metrics, tenant, session, getattr(request.state, "request_id", None))
 

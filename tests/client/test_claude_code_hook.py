@@ -95,6 +95,61 @@ def test_small_outputs_other_events_and_a_dead_service_are_left_alone(stub_url: 
     assert answer is None and "output left unchanged" in said, "never blocks or breaks the agent"
 
 
+def http_hook(sent: Any, url: str) -> dict[str, Any]:
+    response = httpx.post(f"{url}/v1/hooks/claude-code", json=sent, timeout=120)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def test_the_http_hook_answers_what_the_command_hook_prints(stub_url: str, tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "which shard failed?"}})
+                          + "\n")
+    read = {"type": "text", "file": {"filePath": "/work/sync.log", "content": LOG, "numLines": 1501,
+                                     "startLine": 1, "totalLines": 1501}}
+    payloads = [payload("Read", {"file_path": "/work/sync.log"}, read),
+                payload("Read", {"file_path": "/work/sync.log"}, read, transcript),
+                payload("Bash", {"command": "cat sync.log", "description": "find the checksum mismatch"},
+                        {"stdout": LOG, "stderr": "", "interrupted": False, "isImage": False}),
+                payload("mcp__fs__read", {"path": "x"}, [{"type": "text", "text": LOG}]),
+                payload("Bash", {"command": "true"}, {"stdout": "ok", "stderr": ""})]
+    for sent in payloads:
+        command, _ = hook(sent, stub_url)
+        assert http_hook(sent, stub_url) == (command or {}), sent["tool_name"]
+    assert "updatedToolOutput" in http_hook(payloads[0], stub_url)["hookSpecificOutput"]
+    report = httpx.get(f"{stub_url}/v1/sessions/cc-s-1").json()
+    assert report["requests"], "the payload's session is the ctxsieve session, as with the command hook"
+
+
+@pytest.mark.parametrize("sent", [None, [], "text", {"hook_event_name": "PreToolUse", "tool_name": "Read"},
+                                  {"hook_event_name": "PostToolUse", "tool_response": {"stdout": 7}},
+                                  {"hook_event_name": "PostToolUse", "tool_input": "not an object",
+                                   "tool_response": {"stdout": LOG}, "transcript_path": "/etc/passwd"}])
+def test_the_http_hook_leaves_what_it_does_not_handle_alone(stub_url: str, sent: Any) -> None:
+    response = httpx.post(f"{stub_url}/v1/hooks/claude-code", json=sent, timeout=120)
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer == {} or "updatedToolOutput" in answer["hookSpecificOutput"], "never a hook error"
+
+
+def test_install_http_writes_an_http_hook_in_place_of_the_command_hook(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}]}}))
+    for extra in ([], ["--http"], ["--http"]):
+        done = subprocess.run([str(BIN / "ctxsieve"), "hook", "claude-code", "--install", "--project", "--url",
+                               "http://127.0.0.1:8000/", *extra], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+    hooks = [h for e in json.loads(settings.read_text())["hooks"]["PostToolUse"] for h in e["hooks"]]
+    assert hooks == [{"type": "command", "command": "my-linter"},
+                     {"type": "http", "url": "http://127.0.0.1:8000/v1/hooks/claude-code", "timeout": 30,
+                      "headers": {"Authorization": "Bearer ${CTXSIEVE_API_KEY}"},
+                      "allowedEnvVars": ["CTXSIEVE_API_KEY"]}], "the command hook replaced, the user's kept"
+
+
 def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path) -> None:
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
@@ -123,9 +178,18 @@ def test_every_shape_with_text_is_read(stub_url: str, response: Any) -> None:
 CLAUDE = Path(__import__("claude_agent_sdk").__file__).parent / "_bundled" / "claude"
 
 
-def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, tmp_path: Path) -> None:
+def claude_hook(kind: str, url: str) -> dict[str, Any]:
+    if kind == "command":
+        return {"type": "command", "command": f"{BIN / 'ctxsieve'} hook claude-code --url {url}"}
+    return {"type": "http", "url": f"{url}/v1/hooks/claude-code", "timeout": 30,
+            "headers": {"Authorization": "Bearer ${CTXSIEVE_API_KEY}"}, "allowedEnvVars": ["CTXSIEVE_API_KEY"]}
+
+
+@pytest.mark.parametrize("kind", ["command", "http", "http, service stopped"])
+def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, tmp_path: Path, kind: str) -> None:
     """Claude Code itself (the CLI the Claude Agent SDK bundles), headless, against a scripted Messages API on
-    loopback: what the model is sent after Read is the hook's replacement, not the file."""
+    loopback: what the model is sent after Read is the hook's replacement, not the file; with the service stopped,
+    the file itself."""
     from tests.client.scripted_anthropic import ScriptedModel
 
     log = tmp_path / "sync.log"
@@ -133,9 +197,11 @@ def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, t
     model = ScriptedModel(str(log))
     api, server = model.serve()
     settings = tmp_path / "settings.json"
+    url = "http://127.0.0.1:9" if "stopped" in kind else stub_url
     settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "Read", "hooks": [
-        {"type": "command", "command": f"{BIN / 'ctxsieve'} hook claude-code --url {stub_url}"}]}]}}))
-    env = {"PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
+        claude_hook(kind.split(",")[0], url)]}]}}))
+    env = {"CTXSIEVE_API_KEY": "unused-without-keys",
+           "PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
            "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
     try:
@@ -150,5 +216,8 @@ def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, t
     assert results, "the scripted model was sent Read's result"
     seen = results[-1]["content"]
     seen = seen if isinstance(seen, str) else "".join(b.get("text", "") for b in seen)
+    if "stopped" in kind:
+        assert "mcp__ctxsieve__" not in seen and "shard 1499" in seen, "the tool's own output reached the model"
+        return
     assert "mcp__ctxsieve__fetch_ref(" in seen and "checksum mismatch" in seen
     assert len(seen) < len(LOG) / 4, "the model saw the cut, not the whole file"

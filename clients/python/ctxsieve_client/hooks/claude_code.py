@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from ..client import Client
+from ..client import Call
 from ..cutting import CutOptions, cut_request, cut_text, passes
 from ..gateway.names import first_text
 
@@ -25,9 +25,22 @@ QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the c
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
 TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
 Rebuild = Callable[[str], Any]
+M = TypeVar("M")
 
 
 HookOptions = CutOptions
+
+
+class Sender(Protocol):
+    """What sends the filter call: the typed client (the command hook), or the service itself (its http hook)."""
+
+    def send(self, call: Call[M]) -> M: ...
+
+
+def session_of(payload: Any) -> str | None:
+    """Claude Code's session as the ctxsieve session, so GET /v1/sessions/cc-... shows this agent's reads."""
+    session = payload.get("session_id") if isinstance(payload, dict) else None
+    return f"cc-{session}"[:128] if isinstance(session, str) and session else None
 
 
 def extract(response: Any) -> tuple[str, Rebuild] | None:
@@ -101,6 +114,11 @@ def latest_turns(transcript: Path) -> tuple[str | None, str | None]:
     return user, assistant
 
 
+def _transcript(path: Any) -> Path | None:
+    """Claude Code's transcript (a .jsonl file): nothing else named in a payload is read."""
+    return Path(path) if isinstance(path, str) and path.endswith(".jsonl") else None
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content.strip()
@@ -109,19 +127,19 @@ def _text(content: Any) -> str:
     return ""
 
 
-def handle(payload: Mapping[str, Any], client: Client, options: HookOptions) -> dict[str, Any] | None:
+def handle(payload: Any, client: Sender, options: HookOptions) -> dict[str, Any] | None:
     """The hook's answer for one PostToolUse payload, or None to leave the output alone."""
-    if payload.get("hook_event_name") != "PostToolUse":
+    if not isinstance(payload, Mapping) or payload.get("hook_event_name") != "PostToolUse":
         return None
     found = extract(payload.get("tool_response"))
     if found is None:
         return None
     text, rebuild = found
-    tool_input = payload.get("tool_input") or {}
-    transcript = payload.get("transcript_path")
+    tool_input = payload.get("tool_input")
+    tool_input = tool_input if isinstance(tool_input, Mapping) else {}
     if passes(text, options):  # before reading the transcript for an intent
         return None
-    intent = intent_of(tool_input, Path(transcript) if transcript else None)
+    intent = intent_of(tool_input, _transcript(payload.get("transcript_path")))
     request = cut_request(text, intent, str(payload.get("tool_name", "tool")), tool_input, options)
     shown = cut_text(client.send(request), options, _claude_names) if request is not None else None
     if shown is None:

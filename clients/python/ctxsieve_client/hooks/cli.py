@@ -5,7 +5,10 @@ agent: any failure, or a service slower than `--timeout`, leaves the output unch
 stderr. `--install [--project]` writes the hook into Claude Code's user (~/.claude/settings.json) or project
 (.claude/settings.json) settings, keeping what is there, and registers `ctxsieve mcp` as the MCP server
 `ctxsieve` (~/.claude.json, or the project's .mcp.json), so the model has `mcp__ctxsieve__filter_ref` and
-`mcp__ctxsieve__fetch_ref` to get back what was cut.
+`mcp__ctxsieve__fetch_ref` to get back what was cut. With `--http` the hook it writes is Claude Code's
+`type: "http"` hook (Claude Code 2.1.63 and later), posting each call to the service's `/v1/hooks/claude-code`
+instead of starting a process: the key goes in a header from `CTXSIEVE_API_KEY` (listed in `allowedEnvVars`, so
+it is never written into the settings).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import Client
-from .claude_code import HookOptions, handle
+from .claude_code import HookOptions, handle, session_of
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=int, default=1500)
     p.add_argument("--install", action="store_true", help="write the hook and the MCP server into the settings")
     p.add_argument("--project", action="store_true", help="with --install: this project's files, not the user's")
+    p.add_argument("--http", action="store_true", help="with --install: an http hook to the service's "
+                   "/v1/hooks/claude-code (no process per call; Claude Code 2.1.63+)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         payload = json.loads(sys.stdin.read() or "{}")
         key = args.api_key or os.environ.get("CTXSIEVE_API_KEY") or None
-        with Client(args.url, api_key=key, session_id=_session(payload), timeout=args.timeout) as client:
+        with Client(args.url, api_key=key, session_id=session_of(payload), timeout=args.timeout) as client:
             answer = handle(payload, client, HookOptions(passthrough_tokens=args.passthrough_tokens,
                                                          max_tokens=args.max_tokens))
     except Exception as exc:  # never break the agent: its tool's own output goes on
@@ -58,30 +63,39 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session(payload: Any) -> str | None:
-    """Claude Code's session as the ctxsieve session, so GET /v1/sessions/cc-... shows this agent's reads."""
-    session = payload.get("session_id") if isinstance(payload, dict) else None
-    return f"cc-{session}"[:128] if isinstance(session, str) and session else None
-
-
 HOOK_COMMAND = "ctxsieve-hook"  # the light entry point (both installs have it): it starts in half the time
+
+
+HOOK_PATH = "/v1/hooks/claude-code"
 
 
 def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[Path]:
     settings = (cwd / ".claude" / "settings.json") if args.project else (home / ".claude" / "settings.json")
     servers = (cwd / ".mcp.json") if args.project else (home / ".claude.json")
-    command = HOOK_COMMAND
-    hook = f"{command} claude-code --url {shlex.quote(args.url)}"
     data = _read(settings)
     entries = data.setdefault("hooks", {}).setdefault("PostToolUse", [])
-    if not any(h.get("command", "").startswith(f"{command} claude-code") for e in entries for h in e.get("hooks", [])):
-        entries.append({"matcher": "*", "hooks": [{"type": "command", "command": hook, "timeout": 30}]})
+    entries[:] = [e for e in ({**e, "hooks": [h for h in e.get("hooks", []) if not _ours(h)]} for e in entries)
+                  if e["hooks"]]  # a ctxsieve hook already there (either kind) is replaced, the others kept
+    entries.append({"matcher": "*", "hooks": [_hook(args)]})
     _write(settings, data)
     mcp = _read(servers)
     mcp.setdefault("mcpServers", {})["ctxsieve"] = {"type": "stdio", "command": "ctxsieve",
                                                     "args": ["mcp", "--url", args.url]}
     _write(servers, mcp)
     return [settings, servers]
+
+
+def _hook(args: argparse.Namespace) -> dict[str, Any]:
+    if not args.http:
+        return {"type": "command", "command": f"{HOOK_COMMAND} claude-code --url {shlex.quote(args.url)}",
+                "timeout": 30}
+    return {"type": "http", "url": args.url.rstrip("/") + HOOK_PATH, "timeout": 30,
+            "headers": {"Authorization": "Bearer ${CTXSIEVE_API_KEY}"}, "allowedEnvVars": ["CTXSIEVE_API_KEY"]}
+
+
+def _ours(hook: Any) -> bool:
+    return isinstance(hook, dict) and (str(hook.get("command", "")).startswith(f"{HOOK_COMMAND} claude-code")
+                                       or str(hook.get("url", "")).endswith(HOOK_PATH))
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -1,0 +1,66 @@
+"""POST /v1/hooks/claude-code: Claude Code's `type: "http"` hook, answering what `ctxsieve hook claude-code` prints.
+
+The command hook's own code (`ctxsieve_client.hooks.claude_code.handle`) runs here, its filter call sent to this
+service's `/v1/filter` route in-process instead of over HTTP, so both hooks give the same answer for the same
+payload, without a process started per call. A payload it does not handle (another event, no text, a small
+output), or one whose filter fails, answers `200 {}`: Claude Code then gives the model the tool's own output.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Body, Query
+from pydantic import ValidationError
+
+from ctxsieve.indexes.errors import CtxsieveError, InvalidRequest
+from ctxsieve_client.client import Call
+from ctxsieve_client.hooks.claude_code import HookOptions, handle, session_of
+from ctxsieve_client.models import Model
+
+from ..deps import EngineDep, TenantDep
+from ..engine import Engine
+from ..observe import ReadLog, ReadLogDep, valid_session
+from ..schemas import FilterRequest
+from .filtering import filter_output
+
+router = APIRouter(prefix="/v1/hooks", tags=["hooks"])
+log = logging.getLogger("ctxsieve")
+M = TypeVar("M")
+
+
+@dataclass(frozen=True)
+class _InProcess:
+    """Sends the hook's filter call to the /v1/filter route function, as the typed client would over HTTP."""
+
+    engine: Engine
+    tenant: str
+    reads: ReadLog
+
+    def send(self, call: Call[M]) -> M:
+        if (call.method, call.path) != ("POST", "/v1/filter") or call.result is None \
+                or not issubclass(call.result, Model):
+            raise InvalidRequest(f"the hook sends only POST /v1/filter, not {call.method} {call.path}")
+        answer = filter_output(FilterRequest.model_validate(call.body), self.engine, self.tenant, self.reads)
+        result: Any = call.result.from_json(answer.model_dump(mode="json"))
+        return result  # type: ignore[no-any-return]
+
+
+@router.post("/claude-code", operation_id="claude_code_hook", response_model=dict[str, Any])
+def claude_code_hook(
+    engine: EngineDep, tenant: TenantDep, reads: ReadLogDep, payload: Annotated[Any, Body()] = None,
+    passthrough_tokens: int = Query(1000, ge=0, le=1_000_000), max_tokens: int = Query(1500, ge=50, le=32_000),
+) -> dict[str, Any]:
+    """Claude Code's PostToolUse hook over HTTP: the tool's output in its own shape, cut to the step's intent."""
+    session = session_of(payload)
+    if reads.session is None and session is not None and valid_session(session):
+        reads = replace(reads, session=session)
+    try:
+        answer = handle(payload, _InProcess(engine, tenant, reads),
+                        HookOptions(passthrough_tokens=passthrough_tokens, max_tokens=max_tokens))
+    except (CtxsieveError, ValidationError) as exc:  # the tool's own output goes on; the log says why
+        log.warning("claude-code hook: output left unchanged: %s: %s", type(exc).__name__, exc)
+        return {}
+    return answer or {}
