@@ -1,6 +1,6 @@
 """A scripted Anthropic Messages API on loopback (the model is the outside service): it streams the real SSE
-events, asks for one `Read` of the file it is told, and records every request so a test can read exactly what
-the model was sent after the tool ran."""
+events, asks for the tool calls it is given one per turn (by default one `Read` of the file it is told), and
+records every request so a test can read exactly what the model was sent after each tool ran."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 
 class ScriptedModel:
-    def __init__(self, read_path: str) -> None:
-        self.read_path = read_path
+    def __init__(self, read_path: str = "", calls: list[tuple[str, dict[str, Any]]] | None = None) -> None:
+        self.calls = calls if calls is not None else [("Read", {"file_path": read_path})]
         self.requests: list[dict[str, Any]] = []
         self.app = FastAPI()
         self.app.post("/v1/messages")(self.messages)
@@ -30,18 +30,19 @@ class ScriptedModel:
         body = await request.json()
         self.requests.append(body)
         names = {t.get("name") for t in body.get("tools", [])}
-        answered = any(isinstance(b, dict) and b.get("type") == "tool_result"
+        answered = sum(isinstance(b, dict) and b.get("type") == "tool_result"
                        for m in body.get("messages", []) for b in (m.get("content") if isinstance(
                            m.get("content"), list) else []))
-        if "Read" in names and not answered:
-            block: dict[str, Any] = {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps({"file_path": self.read_path})}
+        offered = self.calls[answered][0] in names or "ToolSearch" in names if answered < len(self.calls) else False
+        if offered:  # (a deferred tool is offered by ToolSearch, after it loaded it)
+            name, arguments = self.calls[answered]
+            block: dict[str, Any] = {"type": "tool_use", "id": f"toolu_{answered:02d}", "name": name, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
             stop = "tool_use"
         else:
             block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": "Done."}, "end_turn"
         if not body.get("stream"):
-            content = [{**block, "input": {"file_path": self.read_path}} if stop == "tool_use" else
-                       {"type": "text", "text": "Done."}]
+            content = [{**block, "input": arguments} if stop == "tool_use" else {"type": "text", "text": "Done."}]
             return JSONResponse({"id": "msg_01", "type": "message", "role": "assistant", "model": body["model"],
                                  "content": content, "stop_reason": stop, "stop_sequence": None,
                                  "usage": {"input_tokens": 100, "output_tokens": 5}})

@@ -13,6 +13,7 @@ reaches the model, and says why on stderr.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -24,6 +25,7 @@ from ..gateway.names import first_text
 QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the call's own words, in this order
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
 TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
+TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
 Rebuild = Callable[[str], Any]
 M = TypeVar("M")
 
@@ -84,7 +86,12 @@ def intent_of(tool_input: Mapping[str, Any], transcript: Path | None) -> str | N
     own = first_text(tool_input, QUERY_FIELDS)
     if own is not None or transcript is None:
         return own
-    return " ".join(t for t in latest_turns(transcript) if t) or None
+    deadline = time.monotonic() + TRANSCRIPT_WAIT_S
+    turns = latest_turns(transcript)
+    while turns[0] is None and time.monotonic() < deadline:  # not written yet (seen with the real CLI)
+        time.sleep(0.025)
+        turns = latest_turns(transcript)
+    return " ".join(t for t in turns if t) or None
 
 
 def latest_turns(transcript: Path) -> tuple[str | None, str | None]:
