@@ -13,7 +13,10 @@ Usage: python -m bench.frameworks [--questions 60] [--calls 20]
   pipeline: the top 4 paragraphs. With ctxsieve: the top 8 cut by `CtxsieveCompressor` /
   `CtxsieveNodePostprocessor` to max_tokens 200 and 300. Evidence recall and tokens of what reaches the model.
 - Hook: `ctxsieve-hook claude-code` on a Read of a ~35k-token file (a fresh file each call, the process start
-  included) against `/v1/filter` on a same-size file, p50 of each.
+  included), the same payload POSTed to the http hook (`/v1/hooks/claude-code`, another fresh file), against
+  `/v1/filter` on a same-size file, p50 of each.
+
+`--parts middleware,retrievers,hook` runs only those parts.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from bench.datasets import Case, found, squad_cases
 from bench.loadtest import scratch_service
@@ -174,19 +179,25 @@ def retrievers(url: str, cases: list[Case], cuts: tuple[int, ...] = (200, 300)) 
 def hook(url: str, cases: list[Case], calls: int, root: Path) -> None:
     texts = list(dict.fromkeys(c.text for c in cases))
     client = Client(url, timeout=300)
-    hook_ms, direct_ms = [], []
+    hook_ms, http_ms, direct_ms = [], [], []
+
+    def read(content: str) -> dict[str, Any]:
+        return {"session_id": "bench", "transcript_path": "/nonexistent", "cwd": str(root),
+                "hook_event_name": "PostToolUse", "tool_name": "Read",
+                "tool_input": {"file_path": "a.txt", "description": "when did it happen"},  # one intent for all
+                "tool_response": {"type": "text", "file": {"filePath": "a.txt", "content": content}},
+                "tool_use_id": "t"}
+
     for i in range(calls):
-        big = "\n\n".join(texts[(i * 5 + j) % len(texts)] for j in range(5)) + f"\n\n(copy {i})"
-        other = "\n\n".join(texts[(i * 5 + j + 2) % len(texts)] for j in range(5)) + f"\n\n(other copy {i})"
-        payload = {"session_id": "bench", "transcript_path": "/nonexistent", "cwd": str(root),
-                   "hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {"file_path": "a.txt"},
-                   "tool_response": {"type": "text", "file": {"filePath": "a.txt", "content": big}},
-                   "tool_use_id": "t"}
-        payload["tool_input"]["description"] = "when did it happen"  # one intent for both sides
+        big, over_http, other = ("\n\n".join(texts[(i * 5 + j + shift) % len(texts)] for j in range(5))
+                                 + f"\n\n({name} copy {i})" for shift, name in ((0, "hook"), (4, "http"), (2, "other")))
         started = time.perf_counter()
-        subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--url", url], input=json.dumps(payload),
+        subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--url", url], input=json.dumps(read(big)),
                        capture_output=True, text=True, check=True)
         hook_ms.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        httpx.post(f"{url}/v1/hooks/claude-code", json=read(over_http), timeout=300).raise_for_status()
+        http_ms.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         client.filter("when did it happen", other, k=50, max_tokens=1500, placeholder="tools")
         direct_ms.append((time.perf_counter() - started) * 1000)
@@ -194,18 +205,25 @@ def hook(url: str, cases: list[Case], calls: int, root: Path) -> None:
     print(f"hook: ctxsieve-hook claude-code on a ~35k-token Read, p50 {p50(hook_ms):.0f} ms (process start "
           f"included); /v1/filter on a same-size file p50 {p50(direct_ms):.0f} ms; overhead "
           f"+{p50(hook_ms) - p50(direct_ms):.0f} ms (target <= 150), {calls} calls", flush=True)
+    print(f"hook over http: POST /v1/hooks/claude-code, the same payload, p50 {p50(http_ms):.0f} ms; overhead "
+          f"+{p50(http_ms) - p50(direct_ms):.0f} ms against /v1/filter (target <= 30), {calls} calls", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=60)
     parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--parts", default="middleware,retrievers,hook")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     cases = squad_cases(args.questions)
     with scratch_service("bench-frameworks-") as (url, root):
-        middleware(url, cases)
-        retrievers(url, cases)
-        hook(url, cases, args.calls, root)
+        if "middleware" in parts:
+            middleware(url, cases)
+        if "retrievers" in parts:
+            retrievers(url, cases)
+        if "hook" in parts:
+            hook(url, cases, args.calls, root)
 
 if __name__ == "__main__":
     main()

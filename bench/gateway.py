@@ -1,6 +1,7 @@
 """The MCP gateway on a scripted session of real calls: what the agent receives, and what it costs.
 
 Usage: python -m bench.gateway [--questions 60] [--pools metatool,seal_tools,stabletoolbench] [--calls 50]
+       [--parts reading,git,overhead,eras,tools]
 
 - server-filesystem (npm) over SQuAD articles written as files (single articles, ~7k tokens, and five-article
   files, ~35k), one call per test question with the question as `intent`: tokens the agent receives with and
@@ -10,6 +11,9 @@ Usage: python -m bench.gateway [--questions 60] [--pools metatool,seal_tools,sta
 - Overhead: a passthrough call through the gateway against the bare server, p50 of `--calls` each; a
   filtered call of a ~35k-token file against `/v1/filter` on a file of the same size (distinct texts, so neither
   finds the other's vectors), p50 of each.
+- Protocol eras: the MCP SDK's `Client` in mode "legacy" (the handshake) and "auto" (2026-07-28), over stdio and
+  streamable HTTP, one session of `--calls` passthrough `read_text_file` calls of a small file each: p50 per era
+  and how often server-filesystem was started (a line per start; one is the gateway's own listing).
 - Tool search: every shared pool served as an upstream server (bench.pool_server); `find_tools` Recall@5 on
   each pool's test queries (bench.tools' split), and the tokens of `tools/list` with and without tool search.
 Tokens are tiktoken o200k_base counts of the text the agent receives. The service runs the default model.
@@ -20,14 +24,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -140,6 +147,67 @@ async def overhead(config: Path, url: str, files: Path, calls: int, big: list[Pa
           f"<= 50), {len(filtered_ms)} pairs")
 
 
+async def era_session(target: Any, mode: str, small: Path, calls: int) -> list[float]:
+    from mcp import Client
+
+    times = []
+    async with Client(target, mode=mode) as client:
+        await client.list_tools()
+        for _ in range(calls):
+            started = time.perf_counter()
+            await client.call_tool("read_text_file", {"path": str(small)})
+            times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def eras(url: str, root: Path, calls: int) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
+    small = root / "files" / "small.txt"
+    small.write_text("just a line\n", encoding="utf-8")
+    for transport in ("stdio", "http"):
+        p50s = {}
+        for mode in ("legacy", "auto"):
+            starts = root / f"fs-{transport}-{mode}.starts"
+            config = write_config(root / f"eras-{transport}-{mode}.json", {"fs": {"command": "sh", "args": [
+                "-c", 'echo $$ >> "$0"; exec "$@"', str(starts), str(FILESYSTEM), str(small.parent)]}},
+                tool_search="off")
+            command = [str(BIN / "ctxsieve-gateway"), "--config", str(config), "--url", url]
+            if transport == "stdio":
+                times = asyncio.run(era_session(StdioServerParameters(command=command[0], args=command[1:]), mode,
+                                                small, calls))
+            else:
+                with serving_http(command) as endpoint:
+                    times = asyncio.run(era_session(endpoint, mode, small, calls))
+            p50s[mode] = statistics.median(times)
+            print(f"eras: {transport}, {mode}: passthrough read_text_file p50 {p50s[mode]:.1f} ms over {calls} calls; "
+                  f"server-filesystem started {len(starts.read_text().split())} times (one is the gateway's "
+                  f"listing)", flush=True)
+        print(f"eras: {transport}: 2026-07-28 {p50s['auto'] - p50s['legacy']:+.1f} ms p50 against the session era "
+              f"(target within 5 ms)", flush=True)
+
+
+@contextmanager
+def serving_http(command: list[str]) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([*command, "--http", "--port", str(port)], stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(endpoint, timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield endpoint
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 async def tool_search(url: str, root: Path, names: list[str], limit: int) -> None:
     servers = {name: {"command": sys.executable, "args": ["-m", "bench.pool_server", name], "ctxsieve":
                       {"timeout_s": 600}} for name in names}
@@ -174,7 +242,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--pools", default="metatool,seal_tools,stabletoolbench")
     parser.add_argument("--pool-queries", type=int, default=200)
+    parser.add_argument("--parts", default="reading,git,overhead,eras,tools")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     with scratch_service("bench-gateway-") as (url, root):
         files = root / "files"
         files.mkdir()
@@ -183,10 +253,15 @@ def main() -> None:
         config = write_config(root / "gateway.json", {
             "fs": {"command": str(FILESYSTEM), "args": [str(files)]},
             "git": {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(ROOT)]}}, tool_search="off")
-        asyncio.run(reading(config, url, cases))
-        asyncio.run(git(config, url))
-        asyncio.run(overhead(config, url, files, args.calls, big))
-        if args.pools:
+        if "reading" in parts:
+            asyncio.run(reading(config, url, cases))
+        if "git" in parts:
+            asyncio.run(git(config, url))
+        if "overhead" in parts:
+            asyncio.run(overhead(config, url, files, args.calls, big))
+        if "eras" in parts:
+            eras(url, root, args.calls)
+        if args.pools and "tools" in parts:
             asyncio.run(tool_search(url, root, args.pools.split(","), args.pool_queries))
 
 if __name__ == "__main__":
