@@ -1,7 +1,7 @@
 """The MCP gateway on a scripted session of real calls: what the agent receives, and what it costs.
 
 Usage: python -m bench.gateway [--questions 60] [--pools metatool,seal_tools,stabletoolbench] [--calls 50]
-       [--parts reading,git,overhead,eras,tools]
+       [--parts reading,git,overhead,eras,claude,tools] [--claude-pool metatool]
 
 - server-filesystem (npm) over SQuAD articles written as files (single articles, ~7k tokens, and five-article
   files, ~35k), one call per test question with the question as `intent`: tokens the agent receives with and
@@ -14,6 +14,11 @@ Usage: python -m bench.gateway [--questions 60] [--pools metatool,seal_tools,sta
 - Protocol eras: the MCP SDK's `Client` in mode "legacy" (the handshake) and "auto" (2026-07-28), over stdio and
   streamable HTTP, one session of `--calls` passthrough `read_text_file` calls of a small file each: p50 per era
   and how often server-filesystem was started (a line per start; one is the gateway's own listing).
+- Claude Code's tool search: the real Claude Code (the CLI claude-agent-sdk bundles) with the gateway as its
+  MCP server, one pool behind it (`--claude-pool`, MetaTool's 199 tools by default), against a scripted Messages
+  API; for the gateway's `tool_search` off / on / auto and Claude Code's `ENABLE_TOOL_SEARCH` unset / true /
+  false, the tokens of the first request's tool definitions and of the whole request, and how many of the
+  pool's tools the model can reach (listed, deferred by name, or found through find_tools).
 - Tool search: every shared pool served as an upstream server (bench.pool_server); `find_tools` Recall@5 on
   each pool's test queries (bench.tools' split), and the tokens of `tools/list` with and without tool search.
 Tokens are tiktoken o200k_base counts of the text the agent receives. The service runs the default model.
@@ -208,6 +213,60 @@ def serving_http(command: list[str]) -> Iterator[str]:
         process.wait(10)
 
 
+def texts_in(value: Any) -> Iterator[str]:
+    """Every string in a request body (where Claude Code lists its deferred tools by name)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from texts_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from texts_in(item)
+
+
+def claude_code_tool_search(url: str, root: Path, pool: str) -> None:
+    from tests.client.scripted_anthropic import ScriptedModel
+    from tests.client.test_claude_code_hook import CLAUDE
+
+    size = len(pools()[pool][0])
+    for gateway_search in ("off", "on", "auto"):
+        config = write_config(root / f"claude-{gateway_search}.json", {pool: {
+            "command": sys.executable, "args": ["-m", "bench.pool_server", pool], "cwd": str(ROOT),
+            "ctxsieve": {"timeout_s": 600}}}, tool_search=gateway_search)
+        mcp = root / f"claude-mcp-{gateway_search}.json"
+        mcp.write_text(json.dumps({"mcpServers": {"gw": {"type": "stdio", "command": str(BIN / "ctxsieve-gateway"),
+                                                         "args": ["--config", str(config), "--url", url]}}}))
+        for claude_search in ("unset", "true", "false"):
+            model = ScriptedModel(calls=[])
+            api, server = model.serve()
+            home = root / f"claude-home-{gateway_search}-{claude_search}"
+            env = {"PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(home), "ANTHROPIC_BASE_URL": api,
+                   "ANTHROPIC_API_KEY": "sk-bench", "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+                   "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                   "DISABLE_AUTOUPDATER": "1", "MCP_TIMEOUT": "120000"}
+            if claude_search != "unset":  # unset: Claude Code's default (auto)
+                env["ENABLE_TOOL_SEARCH"] = claude_search
+            try:
+                subprocess.run([str(CLAUDE), "-p", "Hello", "--mcp-config", str(mcp), "--strict-mcp-config"],
+                               cwd=root, env=env, capture_output=True, text=True, timeout=600, check=True)
+            finally:
+                server.should_exit = True
+            sent = next(r for r in model.requests if r.get("tools"))
+            gateway_tools = [t for t in sent["tools"] if t["name"].startswith("mcp__gw__")]
+            whole = json.dumps(sent, ensure_ascii=False)
+            lines = {line.strip() for text in texts_in([sent.get("system"), sent.get("messages")])
+                     for line in text.splitlines()}  # the deferred tools' names, in the prompt's text
+            deferred = sum(f"mcp__gw__{t['name']}" in lines for t in pools()[pool][0])
+            loaded = [t for t in gateway_tools if not t.get("defer_loading")]
+            searchable = "mcp__gw__find_tools" in lines | {t["name"] for t in sent["tools"]}  # finds every tool
+            reach = size if searchable else min(size, deferred + len(loaded))
+            print(f"claude code: gateway tool_search {gateway_search}, ENABLE_TOOL_SEARCH={claude_search}: "
+                  f"{len(loaded)} gateway tools with schemas ({TOKENS.count(json.dumps(loaded))} tokens), "
+                  f"{deferred} deferred by name; whole first request {TOKENS.count(whole)} tokens; "
+                  f"reachable {reach} of {size}", flush=True)
+
+
 async def tool_search(url: str, root: Path, names: list[str], limit: int) -> None:
     servers = {name: {"command": sys.executable, "args": ["-m", "bench.pool_server", name], "ctxsieve":
                       {"timeout_s": 600}} for name in names}
@@ -242,7 +301,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--pools", default="metatool,seal_tools,stabletoolbench")
     parser.add_argument("--pool-queries", type=int, default=200)
-    parser.add_argument("--parts", default="reading,git,overhead,eras,tools")
+    parser.add_argument("--parts", default="reading,git,overhead,eras,claude,tools")
+    parser.add_argument("--claude-pool", default="metatool")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     with scratch_service("bench-gateway-") as (url, root):
@@ -261,6 +321,8 @@ def main() -> None:
             asyncio.run(overhead(config, url, files, args.calls, big))
         if "eras" in parts:
             eras(url, root, args.calls)
+        if "claude" in parts:
+            claude_code_tool_search(url, root, args.claude_pool)
         if args.pools and "tools" in parts:
             asyncio.run(tool_search(url, root, args.pools.split(","), args.pool_queries))
 

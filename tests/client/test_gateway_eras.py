@@ -132,3 +132,19 @@ def test_modern_http_clients_are_told_apart_and_their_upstreams_close_when_idle(
     later = asyncio.run(calls("editor-a", 1))
     assert later[0].startswith("call 1 "), "a new session for a client that had gone"
     assert starts(stateful_log) == 1 + 3
+
+
+def test_auto_tool_search_leaves_claude_code_its_own(tmp_path: Path, stub_url: str) -> None:
+    """Claude Code defers MCP tools behind its ToolSearch: under `auto` it gets every tool (by clientInfo name),
+    any other client past the threshold gets find_tools and call_tool."""
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": {"st": {"command": sys.executable, "args": [str(STATEFUL)]}},
+                                  "ctxsieve": {"tool_search": "auto", "tool_search_threshold": 1}}))
+
+    async def listed(name: str) -> set[str]:
+        async with connect(config, "auto", stub_url, name=name) as client:
+            return {t.name for t in (await client.list_tools()).tools}
+
+    assert {"tick", "colour"} <= asyncio.run(listed("claude-code"))
+    other = asyncio.run(listed("some-agent"))
+    assert {"find_tools", "call_tool"} <= other and "tick" not in other

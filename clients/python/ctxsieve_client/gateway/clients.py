@@ -33,6 +33,7 @@ class Who:
     modern: bool  # speaks 2026-07-28: its upstream sessions negotiate that era too where the upstream can
     connection: Any | None  # session era over HTTP: the connection whose end closes what it opened
     idles: bool  # closed after client_idle_s without a request (no connection tells when it has gone)
+    program: str | None = None  # the client's own name (its clientInfo), e.g. "claude-code"
 
 
 class Identities:
@@ -52,14 +53,16 @@ class Identities:
         if connection is None:
             return None
         modern = connection.protocol_version in MODERN_PROTOCOL_VERSIONS
-        if self.transport == "stdio":
-            return Who(key="stdio", name=self._process, modern=modern, connection=None, idles=False)
-        if not modern:
-            name = connection.session_id or f"c{id(connection):x}"
-            return Who(key=connection, name=name, modern=False, connection=connection, idles=False)
-        credential = get_http_headers(include={"authorization"}).get("authorization", "")
         params = connection.client_params
         info = params.client_info if params is not None else None
-        described = f"{credential}\n{info.name if info else ''}\n{info.version if info else ''}"
+        program = info.name if info is not None else None
+        if self.transport == "stdio":
+            return Who(key="stdio", name=self._process, modern=modern, connection=None, idles=False, program=program)
+        if not modern:
+            name = connection.session_id or f"c{id(connection):x}"
+            return Who(key=connection, name=name, modern=False, connection=connection, idles=False, program=program)
+        credential = get_http_headers(include={"authorization"}).get("authorization", "")
+        described = f"{credential}\n{program or ''}\n{info.version if info else ''}"
         digest = hashlib.sha256(described.encode("utf-8")).hexdigest()[:16]  # the credential is never kept
-        return Who(key=("modern", digest), name=f"m{digest}", modern=True, connection=None, idles=True)
+        return Who(key=("modern", digest), name=f"m{digest}", modern=True, connection=None, idles=True,
+                   program=program)

@@ -41,6 +41,7 @@ INSTRUCTIONS = ("Large tool outputs are kept whole outside your context: you see
                 "asks for (or an outline) and a placeholder naming the ref. Get more with filter_ref or fetch_ref "
                 "instead of calling the tool again.")
 RETRY_S = 30.0
+DEFERS_TOOLS_ITSELF = frozenset({"claude-code"})  # clients (by clientInfo name) with their own MCP tool search
 SESSION_CLIENTS = 256  # client sessions remembered (a ctxsieve client and find_tools' finds each; oldest go first)
 
 
@@ -161,8 +162,17 @@ class Gateway:
     # --- tool search -----------------------------------------------------------------------------------
 
     def searching(self) -> bool:
+        """Tool search for this request's client: `on`; or `auto` past the threshold, unless the client defers
+        MCP tools behind a search of its own (Claude Code's ToolSearch lists them by name and loads a schema when
+        the model asks): a second search inside it would hide every tool's name (`python -m bench.gateway
+        --parts claude`)."""
         mode = self.options.tool_search
-        return mode == "on" or (mode == "auto" and len(self.catalog.tools) > self.options.tool_search_threshold)
+        if mode != "auto":
+            return mode == "on"
+        who = self.identities.current()
+        if who is not None and who.program in DEFERS_TOOLS_ITSELF:
+            return False
+        return len(self.catalog.tools) > self.options.tool_search_threshold
 
     async def find(self, query: str, k: int, session: str | None) -> dict[str, Any]:
         toolsets = [toolset_of(s) for s in self.catalog.listings]
