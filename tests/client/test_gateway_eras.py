@@ -75,12 +75,16 @@ async def answer_colour(_context: Any, _params: Any) -> mt.ElicitResult:
     return mt.ElicitResult(action="accept", content={"colour": "teal", "value": "teal"})
 
 
+async def answer_roots(_context: Any) -> mt.ListRootsResult:
+    return mt.ListRootsResult(roots=[mt.Root(uri="file:///work/app", name="app")])
+
+
 @asynccontextmanager
 async def connect(target: str | Path, mode: str, url: str, name: str = "tests") -> AsyncIterator[Client]:
     """A client of the given era: `target` is the HTTP gateway's URL, or the config to start a stdio gateway on."""
     server: Any = target if isinstance(target, str) else StdioServerParameters(
         command=str(BIN / "ctxsieve-gateway"), args=["--config", str(target), "--url", url])
-    async with Client(server, mode=mode, elicitation_callback=answer_colour,
+    async with Client(server, mode=mode, elicitation_callback=answer_colour, list_roots_callback=answer_roots,
                       client_info=mt.Implementation(name=name, version="1")) as client:
         yield client
 
@@ -113,6 +117,48 @@ def test_an_upstream_starts_once_per_client_and_keeps_its_state(
     era = "input-required round" if mode == "auto" else "elicitation request"
     assert colour == f"colour teal ({era})", "the upstream's question reached the client and its answer came back"
     assert starts(stateful_log) == 2 and starts(fs_log) == 2, "once for the gateway's own listing, once for the client"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_an_old_servers_questions_reach_a_2026_client_as_input_required_rounds(
+        transport: str, tmp_path: Path, stub_url: str, request: pytest.FixtureRequest) -> None:
+    """A server that speaks only the session era asks by elicitation and roots requests, which a 2026-07-28 client
+    cannot be sent: the gateway asks it in input-required rounds and takes the answers back."""
+    log = tmp_path / "old.starts"
+    config = tmp_path / "old.json"
+    config.write_text(json.dumps({"mcpServers": {"old": counted([sys.executable, str(STATEFUL), "--handshake-only"],
+                                                                log)}, "ctxsieve": {"tool_search": "off"}}))
+    target: str | Path = config
+    if transport == "http":
+        request.getfixturevalue("servers")  # (unused; the HTTP gateway below serves this config)
+        target = serve_http(config, stub_url, request)
+
+    async def main() -> tuple[str, list[str]]:
+        async with connect(target, "auto", stub_url) as client:
+            answers = [text(await client.call_tool(name, {})) for name in ("tick", "colour", "roots", "tick")]
+            return client.protocol_version, answers
+
+    version, answers = asyncio.run(main())
+    assert version == MODERN
+    assert answers[1] == "colour teal (elicitation request)" and answers[2] == "roots file:///work/app"
+    assert answers[3].startswith("call 2 "), "the same old server answered before and after its questions"
+    assert starts(log) == 2
+
+
+def serve_http(config: Path, url: str, request: pytest.FixtureRequest) -> str:
+    port = free_port()
+    process = subprocess.Popen([str(BIN / "ctxsieve-gateway"), "--config", str(config), "--url", url, "--http",
+                                "--port", str(port)], stderr=subprocess.DEVNULL)
+    request.addfinalizer(lambda: (process.terminate(), process.wait(10)))
+    endpoint = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            httpx.get(endpoint, timeout=1)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    return endpoint
 
 
 def test_modern_http_clients_are_told_apart_and_their_upstreams_close_when_idle(

@@ -1,14 +1,20 @@
 """An MCP server of the tests' own that keeps state between calls, as a browser, a shell or a database connection
 would: it appends its pid to the file named by STARTS_LOG when it starts, counts its calls, and asks its client
 for input in the way the client's era has (a 2026-07-28 client: an input-required round; a session-era client: an
-elicitation request)."""
+elicitation request). With `--handshake-only` it is an old server: it speaks only the session era, so a
+2026-07-28 client reaches it through the gateway's handshake, and it asks by elicitation request whoever calls."""
 
 from __future__ import annotations
 
 import os
+import sys
 
+import anyio
 import mcp_types as mt
 from fastmcp import Context, FastMCP
+from fastmcp.server.context import set_transport
+from mcp.server.runner import serve_loop
+from mcp.server.stdio import stdio_server
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 if os.environ.get("STARTS_LOG"):
@@ -42,5 +48,30 @@ async def colour(ctx: Context) -> str | mt.InputRequiredResult:
     return f"colour {getattr(result, 'data', None) or 'none'} (elicitation request)"
 
 
+@server.tool(description="Ask the client for its roots and answer with them.")
+async def roots(ctx: Context) -> str | mt.InputRequiredResult:
+    request = ctx.request_context
+    if request is not None and request.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        answers = ctx.input_responses
+        if not answers:
+            return mt.InputRequiredResult(input_requests={"roots": mt.ListRootsRequest()})
+        listed = answers["roots"]
+        found = listed.roots if isinstance(listed, mt.ListRootsResult) else []
+    else:
+        found = (await ctx.session.list_roots()).roots  # the session era's roots request
+    return "roots " + " ".join(str(r.uri) for r in found)
+
+
+async def handshake_only() -> None:
+    """The session era alone over stdio (the SDK's handshake loop, which refuses 2026-07-28 requests)."""
+    set_transport("stdio")
+    low = server._mcp_server
+    async with server._lifespan_manager(), low.lifespan(low) as state, stdio_server() as (read, write):
+        await serve_loop(low, read, write, lifespan_state=state, init_options=low.create_initialization_options())
+
+
 if __name__ == "__main__":
-    server.run(show_banner=False)
+    if "--handshake-only" in sys.argv:
+        anyio.run(handshake_only)
+    else:
+        server.run(show_banner=False)

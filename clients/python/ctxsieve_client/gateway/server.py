@@ -28,6 +28,7 @@ from pydantic import Field
 from ..client import AsyncClient, CtxsieveError
 from ..wrap import render
 from . import relays
+from .asking import Asking
 from .catalog import Catalog, toolset_of
 from .clients import Identities, Transport
 from .config import GatewayConfig
@@ -57,8 +58,9 @@ class Gateway:
         self._retried: dict[str, float] = {}  # server -> when listing it was last tried
         self.found: dict[str | None, dict[str, str]] = {}  # session -> tool found by find_tools -> its query
         self.identities = Identities()
+        self.asking = Asking()
         logs = logs_folder()
-        self.servers = {u.name: UpstreamServer(u, logs, self.identities, self._listener(u.name))
+        self.servers = {u.name: UpstreamServer(u, logs, self.identities, self.asking, self._listener(u.name))
                         for u in config.servers}
         self.mcp: FastMCP[Any] = FastMCP("ctxsieve-gateway", instructions=INSTRUCTIONS)
         for server in self.servers.values():
@@ -132,6 +134,7 @@ class Gateway:
         return found
 
     async def close(self) -> None:
+        await self.asking.close()
         for server in self.servers.values():
             await server.close()
         for client in self._clients.values():
@@ -272,8 +275,7 @@ class Gateway:
         message = context.message.model_copy(update={"arguments": forwarded})
         started = time.perf_counter()
         try:
-            with anyio.fail_after(options.timeout_s):
-                result = await call_next(context.copy(message=message))
+            result = await self._upstream_result(context, call_next, message, server)
         except TimeoutError:
             await server.forget_current()
             return _error(f"{known.server}: {known.upstream} did not answer within {options.timeout_s:g} s"
@@ -293,6 +295,22 @@ class Gateway:
         await self._learn(session, name, known.server)
         return ToolResult(content=shaped.content, structured_content=shaped.structured, is_error=shaped.is_error,
                           meta=result.meta)
+
+    async def _upstream_result(self, context: MiddlewareContext[mt.CallToolRequestParams],
+                               call_next: CallNext[mt.CallToolRequestParams, ToolResult],
+                               message: mt.CallToolRequestParams, server: UpstreamServer) -> ToolResult:
+        """The upstream's answer within timeout_s; for a 2026-07-28 client, a question an old server asks comes
+        back as an input-required round, and the client's retry takes the answer back to it (asking.py)."""
+        timeout = server.upstream.options.timeout_s
+        who = self.identities.current()
+        if who is None or not who.modern:
+            with anyio.fail_after(timeout):
+                return await call_next(context.copy(message=message))
+        ctx = context.fastmcp_context
+        state = ctx.request_state if ctx is not None else None
+        if state is not None and self.asking.knows(state):
+            return await self.asking.resume(state, ctx.input_responses if ctx is not None else None, timeout)
+        return await self.asking.start(server.client(), lambda: call_next(context.copy(message=message)), timeout)
 
     async def _learn(self, session: str | None, name: str, server: str) -> None:
         """A tool that find_tools returned in this session and is now called: that query led to it."""

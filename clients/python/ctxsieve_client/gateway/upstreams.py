@@ -24,6 +24,7 @@ import anyio
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
 from fastmcp.server.providers.proxy import ProxyClient, ProxyProvider, StatefulProxyClient
 
+from .asking import Asking
 from .clients import Identities, Who
 from .config import Upstream
 
@@ -41,12 +42,13 @@ class _Held:
 class UpstreamServer:
     """One configured server: its transport recipe, its clients' sessions and its stderr log."""
 
-    def __init__(self, upstream: Upstream, logs: Path, identities: Identities,
+    def __init__(self, upstream: Upstream, logs: Path, identities: Identities, asking: Asking,
                  on_message: Callable[[Any, Any], Awaitable[None]] | None = None) -> None:
         self.upstream = upstream
         self.name = upstream.name
         self.log_path = logs / f"{upstream.name}.stderr.log"
         self._identities = identities
+        self._asking = asking
         self._on_message = on_message
         self._clients: dict[Hashable, _Held] = {}
         self.provider = ProxyProvider(self.client)  # a call resolves its tool from the last listing
@@ -71,6 +73,7 @@ class UpstreamServer:
 
         made.append(_Persistent(self.transport(), timeout=self.upstream.options.timeout_s, message_handler=on_message,
                                 mode="auto" if modern else "legacy"))
+        self._asking.relay_through(made[0])  # an old server's questions to a 2026-07-28 client
         return made[0]
 
     def client(self) -> ProxyClient[Any]:
