@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import mcp_types as mt
 import pytest
@@ -143,6 +144,29 @@ def test_an_old_servers_questions_reach_a_2026_client_as_input_required_rounds(
     assert answers[1] == "colour teal (elicitation request)" and answers[2] == "roots file:///work/app"
     assert answers[3].startswith("call 2 "), "the same old server answered before and after its questions"
     assert starts(log) == 2
+
+
+def test_a_2026_client_listens_to_an_old_servers_resource_through_the_gateway(tmp_path: Path, stub_url: str) -> None:
+    """`subscriptions/listen` in place of resources/subscribe: the gateway subscribes at the owner (a session-era
+    server) and its updates reach the client's listen stream."""
+    from mcp.shared.subscriptions import ResourceUpdated
+
+    config = tmp_path / "old.json"
+    config.write_text(json.dumps({"mcpServers": {"old": {"command": sys.executable,
+                                                         "args": [str(STATEFUL), "--handshake-only"]}},
+                                  "ctxsieve": {"tool_search": "off"}}))
+
+    async def main() -> tuple[Any, str]:
+        async with connect(config, "auto", stub_url) as client, \
+                client.listen(resource_subscriptions=["state://count"]) as stream:
+            await client.call_tool("tick", {})
+            with anyio.fail_after(20):
+                event = await stream.__anext__()
+            read = await client.read_resource("state://count")
+            return event, read.contents[0].text
+
+    event, count = asyncio.run(main())
+    assert event == ResourceUpdated(uri="state://count") and count == "1"
 
 
 def serve_http(config: Path, url: str, request: pytest.FixtureRequest) -> str:

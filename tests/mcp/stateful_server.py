@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import anyio
 import mcp_types as mt
@@ -23,12 +24,35 @@ if os.environ.get("STARTS_LOG"):
 
 server = FastMCP("stateful")
 calls = {"n": 0}
+COUNT = "state://count"
+subscribed: set[str] = set()
 
 
 @server.tool(description="Count this call among the calls this server process has answered.")
-def tick() -> str:
+async def tick(ctx: Context) -> str:
     calls["n"] += 1
+    if COUNT in subscribed:  # a session-era subscriber hears of the change
+        await ctx.session.send_resource_updated(COUNT)
     return f"call {calls['n']} in pid {os.getpid()}"
+
+
+@server.resource(COUNT, name="count", description="How many calls this process has answered")
+def count() -> str:
+    return str(calls["n"])
+
+
+async def _subscribe(ctx: Any, params: mt.SubscribeRequestParams) -> mt.EmptyResult:
+    subscribed.add(str(params.uri))
+    return mt.EmptyResult()
+
+
+async def _unsubscribe(ctx: Any, params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
+    subscribed.discard(str(params.uri))
+    return mt.EmptyResult()
+
+
+server._mcp_server.add_request_handler("resources/subscribe", mt.SubscribeRequestParams, _subscribe)
+server._mcp_server.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams, _unsubscribe)
 
 
 @server.tool(description="Ask the user for a colour and answer with it.")

@@ -23,6 +23,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.server.transforms import GetToolNext, Transform
 from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
 from fastmcp.utilities.versions import VersionSpec
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from pydantic import Field
 
 from ..client import AsyncClient, CtxsieveError
@@ -59,6 +60,7 @@ class Gateway:
         self.found: dict[str | None, dict[str, str]] = {}  # session -> tool found by find_tools -> its query
         self.identities = Identities()
         self.asking = Asking()
+        self.bus = InMemorySubscriptionBus()  # what 2026-07-28 clients' listen streams carry (relays.py)
         logs = logs_folder()
         self.servers = {u.name: UpstreamServer(u, logs, self.identities, self.asking, self._listener(u.name))
                         for u in config.servers}
@@ -67,7 +69,7 @@ class Gateway:
             server.provider.add_transform(_Renamer(self, server.name))
             self.mcp.add_provider(server.provider)
         self.mcp.add_middleware(_Sieve(self))
-        relays.install(self.mcp, self.servers.values())
+        relays.install(self.mcp, self.servers.values(), self.bus)
         self._own_tools()
 
     # --- start-up and list changes ---------------------------------------------------------------------
@@ -112,11 +114,15 @@ class Gateway:
                 await self.refresh(name)
 
     def _listener(self, name: str) -> Callable[[Any, Any], Awaitable[None]]:
-        """On an upstream's tools/list_changed: read its tools again over the session that said so."""
+        """An upstream's notifications: on tools/list_changed its tools are read again over the session that said
+        so; every list change and resource update reaches the listen streams of 2026-07-28 clients."""
         async def on_message(client: Any, message: Any) -> None:
             if isinstance(message, mt.ToolListChangedNotification):
                 tools = await client.list_tools()
                 await self.learn(name, [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
+            event = relays.event_of(message)
+            if event is not None:
+                await self.bus.publish(event)
         return on_message
 
     # --- clients of the service, one per client session ------------------------------------------------
