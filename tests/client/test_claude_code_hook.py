@@ -96,10 +96,10 @@ def test_small_outputs_other_events_and_a_dead_service_are_left_alone(stub_url: 
 
 
 def http_hook(sent: Any, url: str) -> dict[str, Any]:
-    response = httpx.post(f"{url}/v1/hooks/claude-code", json=sent, timeout=120)
-    assert response.status_code == 200, response.text
-    answer: dict[str, Any] = response.json()
-    return answer
+    from ctxsieve_client import Client
+
+    with Client(url) as client:
+        return client.claude_code_hook(sent)
 
 
 def test_the_http_hook_answers_what_the_command_hook_prints(stub_url: str, tmp_path: Path) -> None:

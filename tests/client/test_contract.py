@@ -22,8 +22,9 @@ SENDERS = {
     "tools_feedback": ["tools_feedback", "import_feedback"], "put_collection": ["create_collection"],
     "add_documents": ["add_documents"], "query_collection": ["query_collection"],
     "list_documents": ["list_documents"], "get_toolset": ["toolset"], "compact_context": ["compact"],
+    "claude_code_hook": ["claude_code_hook"],
 }
-PATH_ARGUMENTS = {"ref", "name", "doc_id", "session_id"}
+PATH_ARGUMENTS = {"ref", "name", "doc_id", "session_id", "payload"}  # and a body sent as it is (the hook's payload)
 # server response model -> the client result that reads it
 READERS: dict[str, type[models.Model]] = {
     "FilterResponse": models.FilterResult, "ReadResponse": models.FilterResult, "SnippetOut": models.Snippet,
@@ -51,7 +52,7 @@ def _operations(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _server_fields(spec: dict[str, Any], op: dict[str, Any]) -> set[str]:
     fields = {p["name"] for p in op.get("parameters", []) if p["in"] == "query"}
     body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
-    if body is not None:
+    if body is not None and "$ref" in body:  # (a body of any JSON, the hook's payload, has no fields of its own)
         fields |= set(spec["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]]["properties"])
     return fields
 

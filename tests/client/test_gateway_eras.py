@@ -25,6 +25,7 @@ from mcp.client.stdio import StdioServerParameters
 from tests.client.test_gateway import BIN, filesystem_server, free_port, text
 
 STATEFUL = Path(__file__).resolve().parents[1] / "mcp" / "stateful_server.py"
+CONFORMANCE = STATEFUL.with_name("conformance_server.py")
 MODERN = "2026-07-28"
 
 
@@ -218,3 +219,24 @@ def test_auto_tool_search_leaves_claude_code_its_own(tmp_path: Path, stub_url: s
     assert {"tick", "colour"} <= asyncio.run(listed("claude-code"))
     other = asyncio.run(listed("some-agent"))
     assert {"find_tools", "call_tool"} <= other and "tick" not in other
+
+
+@pytest.mark.parametrize("level", ["debug", None])
+def test_a_2026_clients_log_level_travels_with_each_request(tmp_path: Path, stub_url: str, level: str | None) -> None:
+    """2026-07-28 makes logs a per-request opt-in (`_meta` logLevel): the gateway forwards it, and invents none."""
+    config = tmp_path / "conf.json"
+    config.write_text(json.dumps({"mcpServers": {"conf": {"command": sys.executable, "args": [str(CONFORMANCE)]}},
+                                  "ctxsieve": {"tool_search": "off"}}))
+    heard: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        heard.append(params.data)
+
+    async def main() -> str:
+        server = StdioServerParameters(command=str(BIN / "ctxsieve-gateway"),
+                                       args=["--config", str(config), "--url", stub_url])
+        async with Client(server, logging_callback=on_log, log_level=level) as client:
+            return text(await client.call_tool("test_tool_with_logging", {}))
+
+    assert asyncio.run(main()) == "Tool with logging executed successfully"
+    assert len(heard) == (3 if level else 0), heard

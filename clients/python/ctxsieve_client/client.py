@@ -183,6 +183,11 @@ class CompactOptions(TypedDict, total=False):
     placeholder: Placeholder
 
 
+class HookOptions(TypedDict, total=False):
+    passthrough_tokens: int
+    max_tokens: int
+
+
 class Requests:
     """The shape of every call; both clients send these. Keyword arguments are API.md's fields."""
 
@@ -270,6 +275,10 @@ class Requests:
     @staticmethod
     def compact(messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Call[Compaction]:
         return Call("POST", "/v1/context/compact", Compaction, body=_present(messages=list(messages), **options))
+
+    @staticmethod
+    def claude_code_hook(payload: JSON, **options: Unpack[HookOptions]) -> Call[JSON]:
+        return Call("POST", "/v1/hooks/claude-code", dict, params=_present(**options), body=payload)
 
     @staticmethod
     def session(session_id: str) -> Call[SessionReport]:
@@ -366,6 +375,10 @@ class Client:
         """The history to send: the oldest tool results replaced by placeholders (each stored: its ref gives it
         back), in steps of at least `clear_at_least` tokens so the prompt cache keeps hitting between them."""
         return self.send(Requests.compact(messages, **options))
+
+    def claude_code_hook(self, payload: JSON, **options: Unpack[HookOptions]) -> JSON:
+        """Claude Code's PostToolUse hook answered by the service: the JSON the command hook would print, or {}."""
+        return self.send(Requests.claude_code_hook(payload, **options))
 
     def session(self, session_id: str) -> SessionReport:
         """One agent session's reads, token curve and repeated-read rate."""
@@ -469,6 +482,10 @@ class AsyncClient:
     async def compact(self, messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Compaction:
         """See `Client.compact`."""
         return await self.send(Requests.compact(messages, **options))
+
+    async def claude_code_hook(self, payload: JSON, **options: Unpack[HookOptions]) -> JSON:
+        """See `Client.claude_code_hook`."""
+        return await self.send(Requests.claude_code_hook(payload, **options))
 
     async def session(self, session_id: str) -> SessionReport:
         """See `Client.session`."""
