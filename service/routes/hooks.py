@@ -60,7 +60,11 @@ def claude_code_hook(
     try:
         answer = handle(payload, _InProcess(engine, tenant, reads),
                         HookOptions(passthrough_tokens=passthrough_tokens, max_tokens=max_tokens))
-    except (CtxsieveError, ValidationError) as exc:  # the tool's own output goes on; the log says why
+    except CtxsieveError as exc:  # the tool's own output goes on; the log says why
         log.warning("claude-code hook: output left unchanged: %s: %s", type(exc).__name__, exc)
+        return {}
+    except ValidationError as exc:  # its text quotes the input: only where it failed is logged
+        log.warning("claude-code hook: output left unchanged: invalid filter request at %s",
+                    ", ".join(".".join(map(str, e["loc"])) for e in exc.errors()))
         return {}
     return answer or {}
