@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ctxsieve.ingest.chunking import Chunk, chunk_view, chunker_signature
+from ctxsieve.ingest.code import language_of, source_path
 from ctxsieve.ingest.normalize import CONTENT_TYPES, Document, Section, View, build_view
 from ctxsieve.ingest.tokens import Tokenizer
 
@@ -213,7 +214,8 @@ class SourceStore:
             return self.get(tenant, ref)
         except (NotFound, Gone):  # new, or expired: stored (again) below
             pass
-        view = build_view(inp.documents, inp.content_type)
+        path = source_path(inp.args)
+        view = build_view(inp.documents, _kind(inp.content_type, path))
         text = inp.documents[0].text if inp.from_content else view.text
         tokens = sum(self.tokenizer.count(d.text) for d in inp.documents)
         source = Source(
@@ -223,7 +225,7 @@ class SourceStore:
             tokens=tokens,
             view_tokens=tokens if inp.from_content and view.text == text else self.tokenizer.count(view.text),
             created_at=utc_stamp(), chunker=self.signature,
-            chunks=chunk_view(view, self.tokenizer, self.chunk_tokens),
+            chunks=chunk_view(view, self.tokenizer, self.chunk_tokens, path),
         )
         self.store.upsert(SOURCES.name, [source.point()])
         return self._remember(source)
@@ -290,6 +292,11 @@ class SourceStore:
             kind = source.content_type if source.content_type in CONTENT_TYPES else "auto"
             view = build_view([Document(**d) for d in docs], kind)
             source.view = view
-            source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens)
+            source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens, source_path(source.args))
             source.chunker = self.signature
         return source
+
+
+def _kind(content_type: str, path: str | None) -> str:
+    """`auto` is code when the tool call names a source file (Read of `x.py`), else detected from the content."""
+    return "code" if content_type == "auto" and language_of(path) is not None else content_type

@@ -1,7 +1,7 @@
 """Split a view into chunks of about `target_tokens` tokens with exact character offsets.
 
-Every chunk is a span `[start, end)` of the view with no leading or trailing white space, so
-`view[start:end] == chunk text` always holds. Boundaries follow the structure: documents and markdown
+Every chunk is a span `[start, end)` of the view, so `view[start:end] == chunk text` always holds: with no
+leading or trailing white space, except code, whose chunks are whole lines with their indentation (code.py). Boundaries follow the structure: documents and markdown
 sections and JSON records are never mixed in one chunk; paragraphs are packed together; oversized
 paragraphs are cut at sentence ends (English and Chinese), then at token boundaries as a last resort.
 """
@@ -12,10 +12,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .code import code_chunks, guess_language, language_of
 from .normalize import Leaf, Section, View, json_record_key
 from .tokens import Tokenizer
 
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"  # 2: code cut at definitions, whole lines (ingest/code.py)
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(
@@ -25,8 +26,6 @@ _SENTENCE_END = re.compile(
 )
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_DEFINITION = re.compile(r"^(def |class |async def |function |export |func |fn |pub |impl |struct |interface |"
-                         r"type |const |let |var |public |private |protected |@)")
 
 
 @dataclass(frozen=True)
@@ -51,11 +50,18 @@ class Block:
     split_by_lines: bool = False
 
 
-def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int) -> list[Chunk]:
+def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int, path: str | None = None) -> list[Chunk]:
+    """Chunks of every section; a code section's are whole lines cut at definitions (its language from `path`,
+    the file the tool call named, else guessed from the text)."""
     chunks: list[Chunk] = []
     for doc_index, section in enumerate(view.sections):
-        blocks = _blocks(view.text, section)
-        for start, end, tokens, context in _pack(view.text, blocks, tokenizer, target_tokens):
+        if section.content_type == "code":
+            text = view.text[section.start : section.end]
+            spans = code_chunks(text, section.start, language_of(path) or guess_language(text), tokenizer,
+                                target_tokens)
+        else:
+            spans = list(_pack(view.text, _blocks(view.text, section), tokenizer, target_tokens))
+        for start, end, tokens, context in spans:
             chunks.append(Chunk(len(chunks), start, end, tokens, doc_index, context))
     return chunks
 
@@ -72,8 +78,6 @@ def _blocks(text: str, section: Section) -> list[Block]:
         return list(_markdown_blocks(text, start, end, title))
     if kind == "json":
         return list(_json_blocks(text, section.leaves, title))
-    if kind == "code":
-        return list(_code_blocks(text, start, end, title))
     return [Block(s, e, title, False) for s, e in _paragraphs(text, start, end)]
 
 
@@ -164,23 +168,6 @@ def _json_blocks(text: str, leaves: tuple[Leaf, ...], title: str) -> Iterator[Bl
         for index, (s, e) in enumerate(_paragraphs(text, leaf.start, leaf.end)):
             yield Block(s, e, context, record != current and index == 0)
         current = record
-
-
-def _code_blocks(text: str, start: int, end: int, title: str) -> Iterator[Block]:
-    block_start: int | None = None
-    for line_start, line_end in _lines(text, start, end):
-        line = text[line_start:line_end]
-        if _DEFINITION.match(line) and block_start is not None:
-            yield from (Block(s, e, title, False, True) for s, e in _stripped(text, block_start, line_start))
-            block_start = None
-        if not line.strip():
-            if block_start is not None:
-                yield from (Block(s, e, title, False, True) for s, e in _stripped(text, block_start, line_start))
-            block_start = None
-        elif block_start is None:
-            block_start = line_start
-    if block_start is not None:
-        yield from (Block(s, e, title, False, True) for s, e in _stripped(text, block_start, end))
 
 
 # --- packing ----------------------------------------------------------------------------------------

@@ -1,0 +1,95 @@
+"""Code cut at definitions (tree-sitter): whole lines with their indentation, each chunk named by its path."""
+
+from __future__ import annotations
+
+from ctxsieve.ingest.chunking import chunk_view
+from ctxsieve.ingest.code import LineIndex, guess_language, language_of, source_path
+from ctxsieve.ingest.normalize import Document, build_view
+
+PYTHON = '''import re
+
+from .exceptions import ValidationError
+
+EMPTY_VALUES = (None, "", [], (), {})
+
+
+class RegexValidator:
+    regex = ""
+    message = "Enter a valid value."
+
+    def __init__(self, regex=None, message=None):
+        if regex is not None:
+            self.regex = regex
+        if message is not None:
+            self.message = message
+
+    def __call__(self, value):
+        if not self.regex.search(str(value)):
+            raise ValidationError(self.message)
+
+
+@decorated
+def validate_slug(value):
+    # a comment inside
+    return RegexValidator(r"^[-a-zA-Z0-9_]+$")(value)
+'''
+GO = '''package main
+
+import "fmt"
+
+type Server struct {
+	name string
+}
+
+func (s *Server) Start() error {
+	fmt.Println("starting", s.name)
+	return nil
+}
+
+func main() {
+	s := &Server{name: "a"}
+	s.Start()
+}
+'''
+
+
+def chunks(text: str, path: str | None, tokenizer, target: int = 60):  # type: ignore[no-untyped-def]
+    view = build_view([Document(text)], "code")
+    return view, chunk_view(view, tokenizer, target, path)
+
+
+def test_python_definitions_are_whole_line_chunks_named_by_their_path(tokenizer) -> None:
+    view, found = chunks(PYTHON, "django/core/validators.py", tokenizer)
+    by_context = {c.context: c.text(view.text) for c in found}
+    assert by_context["class RegexValidator > def __call__"].startswith("    def __call__(self, value):\n")
+    assert by_context["class RegexValidator > def __call__"].endswith("raise ValidationError(self.message)")
+    assert by_context["class RegexValidator"].startswith("class RegexValidator:\n    regex = ")
+    assert by_context["def validate_slug"].startswith("@decorated\ndef validate_slug(value):")
+    for chunk in found:  # whole lines of the view, indentation included
+        assert chunk.start == 0 or view.text[chunk.start - 1] == "\n"
+        assert chunk.end == len(view.text) or view.text[chunk.end] == "\n"
+
+
+def test_a_long_definition_is_cut_between_statements(tokenizer) -> None:
+    body = "".join(f"    total_{i} = compute_value({i}, factor={i * 3})\n" for i in range(60))
+    view, found = chunks(f"def long_one():\n{body}    return total_59\n", "x.py", tokenizer, target=80)
+    assert len(found) > 2 and all(c.context == "def long_one" and c.tokens <= 80 for c in found)
+    assert all(c.text(view.text).startswith("    ") or c.text(view.text).startswith("def ") for c in found)
+
+
+def test_other_languages_and_no_grammar(tokenizer) -> None:
+    view, found = chunks(GO, "cmd/main.go", tokenizer, target=40)
+    contexts = [c.context for c in found]
+    assert "method Start" in contexts and "function main" in contexts
+    text = "line one\nline two\n\nline three\n"  # no grammar: blank-line blocks, joined while they fit
+    view, found = chunks(text, "notes.unknown", tokenizer)
+    assert [c.text(view.text) for c in found] == ["line one\nline two\n\nline three"]
+
+
+def test_paths_languages_and_line_numbers() -> None:
+    assert source_path({"file_path": "/a/b.py", "limit": 5}) == "/a/b.py" and source_path({"q": "x"}) is None
+    assert language_of("src/App.tsx") == "tsx" and language_of("README.md") is None
+    assert guess_language(PYTHON) == "python" and guess_language("just prose, nothing else") is None
+    index = LineIndex("a\nbb\n\nccc")
+    assert [index.line_of(o) for o in (0, 1, 2, 4, 5, 6)] == [1, 1, 2, 2, 3, 4]
+    assert index.span(2, 3, 9) == (2, 5) and index.span(4, 9, 9) == (6, 9)
