@@ -1,7 +1,8 @@
 """Split a view into chunks of about `target_tokens` tokens with exact character offsets.
 
 Every chunk is a span `[start, end)` of the view, so `view[start:end] == chunk text` always holds: with no
-leading or trailing white space, except code, whose chunks are whole lines with their indentation (code.py). Boundaries follow the structure: documents and markdown
+leading or trailing white space, except code, whose chunks are whole lines with their indentation (code.py).
+Boundaries follow the structure: documents and markdown
 sections and JSON records are never mixed in one chunk; paragraphs are packed together; oversized
 paragraphs are cut at sentence ends (English and Chinese), then at token boundaries as a last resort.
 """
