@@ -1,7 +1,9 @@
 """BM25 over CJK-aware terms: words for alphabetic scripts, character bigrams for Chinese/Japanese/Korean.
 
 Whitespace splitting finds no words in Chinese; character bigrams are the standard CJK unit (Lucene's
-CJKAnalyzer) and need no dictionary. A CJK run of one character is kept as a unigram.
+CJKAnalyzer) and need no dictionary. A CJK run of one character is kept as a unigram. Code has its own
+analyzer (`code_terms`): an identifier is a term whole and split at underscores and case changes, so
+`get_vars`, `getVars` and "get the vars" all meet.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,6 +40,26 @@ def terms(text: str) -> list[str]:
     return out
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CASE_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def code_terms(text: str) -> list[str]:
+    """Terms of code or of a request about code: the prose terms, plus each compound identifier whole and
+    its parts at case changes (`URLValidator`: urlvalidator, url, validator; `get_vars`: get_vars)."""
+    out = terms(text)
+    for identifier in _IDENTIFIER.findall(text):
+        core = identifier.strip("_")
+        parts = [p.lower() for piece in core.split("_") for p in _CASE_PART.findall(piece)]
+        if len(parts) > 1:
+            out.append(identifier.lower())
+            out.extend(p for p in parts if p not in _STOPWORDS and any(c.isupper() for c in core))
+    return out
+
+
+Analyzer = Callable[[str], list[str]]
+
+
 @dataclass(frozen=True)
 class Bm25Index:
     """Okapi BM25 with an inverted index: scoring touches only the postings of the query's terms."""
@@ -46,20 +68,21 @@ class Bm25Index:
     lengths: np.ndarray
     k1: float = 1.2
     b: float = 0.75
+    analyzer: Analyzer = field(default=terms)
 
     @classmethod
-    def build(cls, texts: Sequence[str]) -> Bm25Index:
+    def build(cls, texts: Sequence[str], analyzer: Analyzer = terms) -> Bm25Index:
         ids: dict[str, list[int]] = {}
         freqs: dict[str, list[int]] = {}
         lengths = np.zeros(len(texts), dtype=np.float64)
         for doc, text in enumerate(texts):
-            counts = Counter(terms(text))
+            counts = Counter(analyzer(text))
             lengths[doc] = sum(counts.values())
             for term, tf in counts.items():
                 ids.setdefault(term, []).append(doc)
                 freqs.setdefault(term, []).append(tf)
         postings = {t: (np.array(ids[t], dtype=np.int64), np.array(freqs[t], dtype=np.float64)) for t in ids}
-        return cls(postings, lengths)
+        return cls(postings, lengths, analyzer=analyzer)
 
     @property
     def nbytes(self) -> int:
@@ -71,7 +94,7 @@ class Bm25Index:
         IDF times (k1 + 1), the limit of BM25's saturation."""
         n = len(self.lengths)
         return sum(self._idf(n, len(self.postings[t][0])) * (self.k1 + 1)
-                   for t in sorted(set(terms(query))) if t in self.postings)
+                   for t in sorted(set(self.analyzer(query))) if t in self.postings)
 
     @staticmethod
     def _idf(n: int, containing: int) -> float:
@@ -84,7 +107,7 @@ class Bm25Index:
             return out
         avg = float(self.lengths.mean()) or 1.0
         norm = self.k1 * (1 - self.b + self.b * self.lengths / avg)
-        for term in sorted(set(terms(query))):  # sorted: the same float sums in the same order every time
+        for term in sorted(set(self.analyzer(query))):  # sorted: the same float sums in the same order every time
             posting = self.postings.get(term)
             if posting is None:
                 continue

@@ -101,9 +101,13 @@ def pack_to_budget(candidates: Sequence[Candidate], fused: np.ndarray, k: int, m
 
 
 def select(candidates: Sequence[Candidate], dense: np.ndarray, lexical: np.ndarray, dense_weight: float, k: int,
-           max_tokens: int | None, min_score: float | None = None) -> list[int]:
-    """Fuse, then pack: only chunks with a dense score (NaN = not scored) that reach min_score compete."""
-    eligible = np.isfinite(dense)
+           max_tokens: int | None, min_score: float | None = None, boost: np.ndarray | None = None,
+           unscored_compete: bool = False) -> list[int]:
+    """Fuse, then pack: only chunks with a dense score (NaN = not scored) that reach min_score compete, or, with
+    `unscored_compete` (code, whose budget spans many definitions), every chunk, an unscored one on its lexical
+    score alone; a `boost` (what the request names) is added to the fused score, so a boosted chunk goes first."""
+    eligible = np.ones(len(dense), dtype=bool) if unscored_compete else np.isfinite(dense)
     if min_score is not None:
         eligible &= np.nan_to_num(dense, nan=-2.0) >= min_score
-    return pack_to_budget(candidates, fuse(dense, lexical, dense_weight), k, max_tokens, eligible)
+    fused = fuse(dense, lexical, dense_weight)
+    return pack_to_budget(candidates, fused if boost is None else fused + boost, k, max_tokens, eligible)

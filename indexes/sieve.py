@@ -9,22 +9,24 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
 
 from ctxsieve.ingest.chunking import Chunk
+from ctxsieve.ingest.code import LineIndex, source_path
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
 
 from .background import BackgroundEmbedder
-from .lexical import Bm25Index
+from .lexical import Bm25Index, code_terms, terms
 from .lru import Lru
 from .more import More, Rerun, more_of
 from .outline import outline
 from .ranking import Candidate, interleave, neighbours, rank_order, select
+from .reading import read_request
 from .sources import Source, SourceInput, SourceStore
 from .usage import Usage, make_usage
 from .vectors import EmbeddingCache
@@ -42,9 +44,20 @@ PREPARED_BYTES = 128 << 20
 # static stage distilled on torch; on OpenVINO bf16, whose dense stage is about twice as fast, this one does.
 FAST_CANDIDATES = 16
 FAST_NEIGHBOURS = 3
+# Code's chunks are whole definitions of ~256 tokens (the code_chunk_tokens setting), prose's ~96: about the same
+# dense budget in tokens is 6 of them and the neighbours of the best one (python -m bench.code measures place shown
+# and latency).
+CODE_FAST_CANDIDATES = 10
 # fast and accurate rank chunks against the query; outline needs none: each chunk's first line (indexes.outline)
 Mode = Literal["fast", "accurate", "outline"]
 OUTLINE_TOKENS = 800  # an outline's budget when the request sets no max_tokens
+# Source code's budget when the request sets none: a third of the file, at least CODE_MIN_TOKENS, at most
+# CODE_MAX_TOKENS (chosen on the dev set's curve of place shown against tokens: python -m bench.code).
+CODE_SHARE, CODE_MIN_TOKENS, CODE_MAX_TOKENS = 3, 1500, 6000
+
+
+def code_budget(file_tokens: int) -> int:
+    return max(CODE_MIN_TOKENS, min(file_tokens // CODE_SHARE, CODE_MAX_TOKENS))
 
 
 @dataclass(frozen=True)
@@ -85,11 +98,12 @@ class Sieve:
     def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer, *,
                  dense_weight: float = 0.6, fast_candidates: int = FAST_CANDIDATES,
                  static: StaticEmbedder | None = None, background: BackgroundEmbedder | None = None,
-                 fast_neighbours: int = FAST_NEIGHBOURS) -> None:
+                 fast_neighbours: int = FAST_NEIGHBOURS, code_candidates: int = CODE_FAST_CANDIDATES) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
+        self.code_candidates = code_candidates
         self.fast_candidates = fast_candidates
         self.fast_neighbours = fast_neighbours
         self.static = static
@@ -150,6 +164,8 @@ class Sieve:
     # --- projections --------------------------------------------------------------------------------
 
     def _project(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
+        if params.max_tokens is None and source.content_type == "code" and params.mode != "outline":
+            params = replace(params, max_tokens=code_budget(source.view_tokens))
         if self._fits(source, params):
             return self._whole(source, rerun)
         if params.mode == "outline":
@@ -190,13 +206,17 @@ class Sieve:
         prep = self._prepared_of(sources)
         lexical = prep.lexical.scores(query)
         query_vector = self.vectors.query(query)
-        first = self._first_stage(prep, query, lexical, params.mode)
-        pool = list(range(len(lexical))) if first is None else sorted(first[: self.fast_candidates])
+        heads, around = (self.code_candidates, 1) if prep.code else (self.fast_candidates, self.fast_neighbours)
+        first = self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
+        pool = list(range(len(lexical))) if first is None else sorted(first[:heads])
+        named = _named(sources, prep, query) if prep.code else None
+        if named is not None:  # what the request names is always scored, whatever the first stage thought
+            pool = sorted(set(pool) | set(np.flatnonzero(named).tolist()))
         dense = np.full(len(prep.passages), np.nan)
         dense[pool] = self._passage_vectors(prep, pool) @ query_vector
         if len(pool) < len(prep.passages):  # fast mode: then the neighbours of its best hits
-            around = neighbours(pool, dense, prep.documents, self.fast_neighbours)
-            dense[around] = self._passage_vectors(prep, around) @ query_vector
+            beside = neighbours(pool, dense, prep.documents, around)
+            dense[beside] = self._passage_vectors(prep, beside) @ query_vector
         if self.background is not None and first is not None and not prep.completing \
                 and len(prep.vectors) < len(prep.passages):
             prep.completing = True  # once per ref: re-queueing would make the worker re-check every chunk
@@ -204,8 +224,10 @@ class Sieve:
             # is usually about the same things, so its candidates tend to be embedded first.
             self.background.submit(prep.key, [prep.passages[i] for i in first if i not in prep.vectors])
         chosen = select(prep.candidates, dense, lexical, self.dense_weight, params.k, params.max_tokens,
-                        params.min_score)
-        return [Pick(prep.units[i][0], prep.units[i][1], float(dense[i])) for i in chosen]
+                        params.min_score, named, unscored_compete=prep.code)
+        if prep.code:
+            chosen = _whole_definitions(chosen, prep, params.k, params.max_tokens)
+        return [Pick(prep.units[i][0], prep.units[i][1], float(np.nan_to_num(dense[i], nan=0.0))) for i in chosen]
 
     def _prepared_of(self, sources: Sequence[Source]) -> Prepared:
         """What does not depend on the query (chunks, BM25, static vectors), kept for re-filtering."""
@@ -217,8 +239,10 @@ class Sieve:
             candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
             static = self.static.embed(passages) if self.static is not None else None
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
-            prep = self._prepared.put(key, Prepared(key, units, passages, candidates, Bm25Index.build(passages),
-                                                    static, documents))
+            code = all(s.content_type == "code" for s in sources)
+            lexical = Bm25Index.build(passages, code_terms if code else terms)
+            prep = self._prepared.put(key, Prepared(key, units, passages, candidates, lexical, static, documents,
+                                                    code=code))
         return prep
 
     def _weigh(self, prep: Prepared) -> int:
@@ -235,7 +259,8 @@ class Sieve:
             return np.zeros((0, self.vectors.embedder.dim), dtype=np.float32)
         return np.stack([prep.vectors[i] for i in pool])
 
-    def _first_stage(self, stage: Prepared, query: str, lexical: np.ndarray, mode: Mode) -> list[int] | None:
+    def _first_stage(self, stage: Prepared, query: str, lexical: np.ndarray, mode: Mode, most: int
+                     ) -> list[int] | None:
         """Fast mode's ranking of every chunk by the cheap stage, best first, whose head the dense model
         embeds; None when every chunk gets a dense score (accurate, or no more than fast mode's most).
 
@@ -243,7 +268,7 @@ class Sieve:
         paraphrase, or a rare exact term) still reaches the dense model.
         """
         n = len(lexical)
-        if mode == "accurate" or n <= self.fast_candidates + 2 * self.fast_neighbours:
+        if mode == "accurate" or n <= most:
             return None
         rankings = [rank_order(lexical)]
         if stage.static is not None and self.static is not None:
@@ -314,6 +339,7 @@ class Prepared:
     lexical: Bm25Index
     static: np.ndarray | None
     documents: np.ndarray  # per chunk, which (source, document) it belongs to: neighbours never cross one
+    code: bool = False  # source code: read the request for names, show whole definitions
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
     completing: bool = False  # handed to the background worker
 
@@ -323,6 +349,57 @@ class Prepared:
         texts = sum(sys.getsizeof(p) for p in self.passages) + sum(sys.getsizeof(c.text) for c in self.candidates)
         static = 0 if self.static is None else int(self.static.nbytes)
         return texts + static + self.lexical.nbytes + 200 * len(self.units)
+
+
+def _named(sources: Sequence[Source], prep: Prepared, query: str) -> np.ndarray | None:
+    """1 for each chunk of a definition the request names as code (or a traceback frame of this file points
+    into), else 0; None when it names none."""
+    request = read_request(query)
+    boost = np.zeros(len(prep.units))
+    for i, (_, chunk) in enumerate(prep.units):
+        names = [label.rsplit(" ", 1)[-1] for label in chunk.context.split(" > ") if label]
+        if names and names[-1] in request.names:
+            boost[i] = 1.0
+    for si, source in enumerate(sources):
+        frames = request.frames_in(source_path(source.args))
+        if not frames:
+            continue
+        lines = LineIndex(source.view.text)
+        for i, (owner, chunk) in enumerate(prep.units):
+            first, last = lines.line_of(chunk.start), lines.line_of(max(chunk.start, chunk.end - 1))
+            if owner == si and any(f.line is not None and first <= f.line <= last for f in frames):
+                boost[i] = 1.0
+    return boost if boost.any() else None
+
+
+def _whole_definitions(chosen: list[int], prep: Prepared, k: int, max_tokens: int | None) -> list[int]:
+    """The chosen chunks with the rest of each one's definition (the chunks either side with the same path),
+    best first, as far as k and the budget allow: an edit needs the whole function, not a piece of it."""
+    picked = list(chosen)
+    used = sum(prep.candidates[i].tokens for i in picked)
+    for i in chosen:
+        for j in _siblings(i, prep):
+            if j in picked or len(picked) >= k:
+                continue
+            tokens = prep.candidates[j].tokens
+            if max_tokens is not None and used + tokens > max_tokens:
+                break
+            picked.append(j)
+            used += tokens
+    return picked
+
+
+def _siblings(i: int, prep: Prepared) -> list[int]:
+    """The other chunks of chunk i's definition (the run of neighbours with its path), nearest first."""
+    source, chunk = prep.units[i]
+    out = []
+    for step in (-1, 1):
+        j = i + step
+        while chunk.context and 0 <= j < len(prep.units) and prep.units[j][0] == source \
+                and prep.units[j][1].context == chunk.context and prep.documents[j] == prep.documents[i]:
+            out.append(j)
+            j += step
+    return sorted(out, key=lambda j: (abs(j - i), j))
 
 
 def _rerun(tool: str | None, args: dict[str, Any]) -> Rerun | None:

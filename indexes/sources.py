@@ -166,12 +166,14 @@ class SourceStore:
     written once, and forgetting it overwrites or deletes its point.
     """
 
-    def __init__(self, store: Store, tokenizer: Tokenizer, chunk_tokens: int, retention_days: float = 30.0) -> None:
+    def __init__(self, store: Store, tokenizer: Tokenizer, chunk_tokens: int, retention_days: float = 30.0,
+                 code_chunk_tokens: int | None = None) -> None:
         self.store = store
         self.tokenizer = tokenizer
         self.chunk_tokens = chunk_tokens
+        self.code_chunk_tokens = code_chunk_tokens
         self.retention = retention_days * 86400  # 0: kept forever
-        self.signature = chunker_signature(tokenizer, chunk_tokens)
+        self.signature = chunker_signature(tokenizer, chunk_tokens, code_chunk_tokens)
         store.ensure(SOURCES)
         # Sources never change once stored, so recent ones are kept as objects: a re-filter then skips
         # reading and decoding a large payload from the store.
@@ -225,7 +227,7 @@ class SourceStore:
             tokens=tokens,
             view_tokens=tokens if inp.from_content and view.text == text else self.tokenizer.count(view.text),
             created_at=utc_stamp(), chunker=self.signature,
-            chunks=chunk_view(view, self.tokenizer, self.chunk_tokens, path),
+            chunks=chunk_view(view, self.tokenizer, self.chunk_tokens, path, self.code_chunk_tokens),
         )
         self.store.upsert(SOURCES.name, [source.point()])
         return self._remember(source)
@@ -292,7 +294,8 @@ class SourceStore:
             kind = source.content_type if source.content_type in CONTENT_TYPES else "auto"
             view = build_view([Document(**d) for d in docs], kind)
             source.view = view
-            source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens, source_path(source.args))
+            source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens, source_path(source.args),
+                                       self.code_chunk_tokens)
             source.chunker = self.signature
         return source
 

@@ -51,15 +51,16 @@ class Block:
     split_by_lines: bool = False
 
 
-def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int, path: str | None = None) -> list[Chunk]:
-    """Chunks of every section; a code section's are whole lines cut at definitions (its language from `path`,
-    the file the tool call named, else guessed from the text)."""
+def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int, path: str | None = None,
+               code_tokens: int | None = None) -> list[Chunk]:
+    """Chunks of every section; a code section's are whole lines cut at definitions, of about `code_tokens`
+    (its language from `path`, the file the tool call named, else guessed from the text)."""
     chunks: list[Chunk] = []
     for doc_index, section in enumerate(view.sections):
         if section.content_type == "code":
             text = view.text[section.start : section.end]
             spans = code_chunks(text, section.start, language_of(path) or guess_language(text), tokenizer,
-                                target_tokens)
+                                code_tokens or target_tokens)
         else:
             spans = list(_pack(view.text, _blocks(view.text, section), tokenizer, target_tokens))
         for start, end, tokens, context in spans:
@@ -67,8 +68,8 @@ def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int, path: str |
     return chunks
 
 
-def chunker_signature(tokenizer: Tokenizer, target_tokens: int) -> str:
-    return f"v{CHUNKER_VERSION}-{tokenizer.name}-{target_tokens}"
+def chunker_signature(tokenizer: Tokenizer, target_tokens: int, code_tokens: int | None = None) -> str:
+    return f"v{CHUNKER_VERSION}-{tokenizer.name}-{target_tokens}" + (f"-code{code_tokens}" if code_tokens else "")
 
 
 # --- blocks by content type -------------------------------------------------------------------------

@@ -99,7 +99,8 @@ def old_layout(settings: Settings) -> str | None:
 
 def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     tokenizer, embedder = models.tokenizer, models.embedder
-    sources = SourceStore(store, tokenizer, settings.chunk_tokens, settings.source_retention_days)
+    sources = SourceStore(store, tokenizer, settings.chunk_tokens, settings.source_retention_days,
+                          settings.code_chunk_tokens)
     cache = EmbeddingCache(store, embedder)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
     background = BackgroundEmbedder(cache, lambda: gate.depth == 0) if settings.background_embedding else None
