@@ -83,6 +83,8 @@ class Snippet:
     title: str | None
     url: str | None
     context: str
+    line_start: int  # 1-based lines of the view the snippet covers
+    line_end: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,9 +189,11 @@ class Sieve:
         for entry in entries:
             text = source.view.text[entry.start : entry.end]
             section = source.section(entry.chunk)
+            first, last = source.line_span(entry.start, entry.end)
             snippets.append(Snippet(id=f"{source.ref}#{entry.chunk.index}", text=text, score=None, start=entry.start,
                                     end=entry.end, tokens=self.tokenizer.count(text), document=entry.chunk.document,
-                                    title=section.title, url=section.url, context=entry.chunk.context))
+                                    title=section.title, url=section.url, context=entry.chunk.context,
+                                    line_start=first, line_end=last))
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(e.tokens for e in entries),
                            chunks_total=len(source.chunks), chunks_returned=len(snippets))
         return FilterResult(ref=source.ref, snippets=snippets, more=more_of(source.ref, usage, rerun, shown="outline"),
@@ -277,11 +281,12 @@ class Sieve:
 
     def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:
         section = source.section(chunk)
+        first, last = source.line_span(chunk.start, chunk.end)
         return Snippet(
             id=f"{source.ref}#{chunk.index}", text=source.chunk_text(chunk),
             score=None if score is None else round(score, 4), start=chunk.start, end=chunk.end,
             tokens=chunk.tokens, document=chunk.document, title=section.title, url=section.url,
-            context=chunk.context,
+            context=chunk.context, line_start=first, line_end=last,
         )
 
     def _whole(self, source: Source, rerun: Rerun | None) -> FilterResult:
@@ -297,7 +302,8 @@ class Sieve:
                       ) -> FilterResult:
         snippets = [Snippet(id=f"{source.ref}#doc{i}", text=text, score=None, start=section.start, end=section.end,
                             tokens=self.tokenizer.count(text), document=i, title=section.title, url=section.url,
-                            context="")
+                            context="", line_start=source.line_span(section.start, section.end)[0],
+                            line_end=source.line_span(section.start, section.end)[1])
                     for i, (text, section) in enumerate(zip(texts, source.view.sections, strict=True))]
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(s.tokens for s in snippets),
                            chunks_total=len(source.chunks), chunks_returned=len(source.chunks))

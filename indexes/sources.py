@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ctxsieve.ingest.chunking import Chunk, chunk_view, chunker_signature
-from ctxsieve.ingest.code import language_of, source_path
+from ctxsieve.ingest.code import LineIndex, language_of, source_path
 from ctxsieve.ingest.normalize import CONTENT_TYPES, Document, Section, View, build_view
 from ctxsieve.ingest.tokens import Tokenizer
 
@@ -54,9 +54,26 @@ class Source:
     created_at: str
     chunker: str
     chunks: list[Chunk]
+    _lines: LineIndex | None = field(default=None, repr=False, compare=False)
 
     def chunk_text(self, chunk: Chunk) -> str:
         return chunk.text(self.view.text)
+
+    def line_span(self, start: int, end: int) -> tuple[int, int]:
+        """The 1-based lines of the view that the character span [start, end) covers."""
+        if self._lines is None:
+            self._lines = LineIndex(self.view.text)
+        return self._lines.line_of(start), self._lines.line_of(max(start, end - 1))
+
+    def lines_part(self, lines: str) -> tuple[int, int]:
+        """The character span of `A-B` (or `A`), 1-based lines of the view, clamped to its length."""
+        first, _, last = lines.partition("-")
+        a, b = int(first), int(last or first)
+        if a < 1 or b < a:
+            raise InvalidInput(f"lines {lines!r}: give A-B with 1 <= A <= B")
+        if self._lines is None:
+            self._lines = LineIndex(self.view.text)
+        return self._lines.span(a, b, len(self.view.text))
 
     def nbytes(self) -> int:
         """About what it holds in memory: its texts, and ~200 bytes a chunk."""

@@ -75,13 +75,17 @@ def get_ref(
     ref: str, engine: EngineDep, tenant: TenantDep, log: ReadLogDep,
     start: int | None = Query(None, ge=0), end: int | None = Query(None, ge=0),
     chunk: int | None = Query(None, ge=0), window: int = Query(0, ge=0, le=50),
+    lines: str | None = Query(None, pattern=r"^[0-9]{1,9}(-[0-9]{1,9})?$", description="A-B: lines of the view"),
 ) -> RefResponse:
-    """The whole source as sent, or a character range / a chunk and its neighbours of its view."""
+    """The whole source as sent, or a character range, a chunk and its neighbours, or lines A-B of its view."""
     source = engine.sieve.sources.get(tenant, ref)
     out = _whole(source)
-    if chunk is not None or start is not None or end is not None:
-        out.start, out.end = source.part(start, end, chunk, window)
+    if lines is not None and (chunk is not None or start is not None or end is not None):
+        raise InvalidRequest("use one of start/end, chunk/window or lines")
+    if chunk is not None or start is not None or end is not None or lines is not None:
+        out.start, out.end = source.lines_part(lines) if lines is not None else source.part(start, end, chunk, window)
         out.text = source.view.text[out.start : out.end]
+        out.line_start, out.line_end = source.line_span(out.start, out.end)
     tokens = engine.tokenizer.count(out.text) if out.start is not None else source.tokens
     span = (source.ref, out.start or 0, len(source.view.text) if out.end is None else out.end)
     log("fetch", [source.ref], source.tokens, tokens, [span])

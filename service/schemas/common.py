@@ -72,6 +72,9 @@ class SnippetOut(BaseModel):
     title: str | None = None
     url: str | None = None
     context: str = ""
+    line_start: int | None = Field(None, description="the first 1-based line of the view the snippet covers "
+                                                     "(null for collection snippets)")
+    line_end: int | None = Field(None, description="its last line")
 
 
 class UsageOut(BaseModel):

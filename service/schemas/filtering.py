@@ -73,6 +73,8 @@ class RefResponse(BaseModel):
     view: str | None = Field(None, description="the text chunk offsets point into, when it differs from text")
     start: int | None = None
     end: int | None = None
+    line_start: int | None = Field(None, description="with a part asked for: its first 1-based line of the view")
+    line_end: int | None = None
 
 
 # --- wrapped tools ----------------------------------------------------------------------------------

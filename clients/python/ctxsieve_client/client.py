@@ -130,6 +130,7 @@ class RefPart(TypedDict, total=False):
     end: int | None
     chunk: int | None
     window: int | None
+    lines: str | None  # "A-B": those 1-based lines of the view
 
 
 class SearchOptions(TypedDict, total=False):
@@ -307,7 +308,8 @@ class Client:
         return self.send(Requests.refilter(ref, query, **options))
 
     def fetch_ref(self, ref: str, **part: Unpack[RefPart]) -> RefContent:
-        """The stored source whole, or `start`/`end` (characters of its view), or `chunk` and `window`."""
+        """The stored source whole, or `start`/`end` (characters of its view), `chunk` and `window`, or `lines`
+        ("A-B", 1-based lines of its view)."""
         return self.send(Requests.fetch_ref(ref, **part))
 
     def delete_ref(self, ref: str) -> None:

@@ -66,6 +66,8 @@ class Snippet(Model):
     title: str | None = None
     url: str | None = None
     context: str = ""
+    line_start: int | None = None  # 1-based lines of the view (real file lines for a file)
+    line_end: int | None = None
     document_id: str | None = None  # collection snippets
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -137,6 +139,8 @@ class RefContent(Model):
     view: str | None = None
     start: int | None = None
     end: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
 
 
 @dataclass(kw_only=True)
