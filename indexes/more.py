@@ -43,6 +43,7 @@ class More:
     min_score: float | None = None  # with shown "none": the threshold nothing reached
     pages: int | None = None  # a search: how many pages were stored
     collection: str | None = None  # a collection query: its name
+    lines: int | None = None  # source code: the file's lines (a part is asked for by line range)
 
     def placeholder(self, style: Style) -> str:
         if self.collection is not None:
@@ -53,11 +54,12 @@ class More:
 
 
 def more_of(ref: str | None, usage: Usage, rerun: Rerun | None, *, shown: Shown = "some",
-            min_score: float | None = None, pages: int | None = None, collection: str | None = None) -> More:
+            min_score: float | None = None, pages: int | None = None, collection: str | None = None,
+            lines: int | None = None) -> More:
     """The facts of a response's usage, as every route that holds something back reports them."""
     return More(ref=ref, chunks_shown=usage.chunks_returned, chunks_total=usage.chunks_total,
                 input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, rerun=rerun, shown=shown,
-                min_score=min_score if shown == "none" else None, pages=pages, collection=collection)
+                min_score=min_score if shown == "none" else None, pages=pages, collection=collection, lines=lines)
 
 
 def format_call(tool: str, args: dict[str, Any]) -> str:
@@ -89,6 +91,9 @@ def _ref_line(more: More, style: Style) -> str:
         part = f"a part: GET /v1/refs/{ref}?chunk=N&window=1"
     if more.shown == "outline":  # the outline's entries are numbered #N: the agent asks for the parts it wants
         ways.insert(0, part)
+    if more.lines is not None and more.shown == "some":  # code: another definition or any lines, by number
+        ways.insert(1, f"lines A-B of {more.lines}: " + (f"fetch_ref(ref={json.dumps(ref)}, lines=\"A-B\")"
+                                                        if style == "tools" else f"GET /v1/refs/{ref}?lines=A-B"))
     parts = [f"[ctxsieve {ref}: {head}", *ways]
     if more.rerun is not None:
         parts.append(f"re-run: {format_call(more.rerun.tool, more.rerun.args)}")

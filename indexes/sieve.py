@@ -94,6 +94,7 @@ class FilterResult:
     more: More  # what was held back and how to get it; each surface renders it as its placeholder
     usage: Usage
     passthrough: bool
+    content_type: str | None = None  # the view's kind
 
 
 class Sieve:
@@ -179,9 +180,11 @@ class Sieve:
         out = sum(s.tokens for s in snippets)
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
+        lines = source.line_span(0, len(source.view.text))[1] if source.content_type == "code" else None
         more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
-                       min_score=params.min_score)
-        return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False)
+                       min_score=params.min_score, lines=lines)
+        return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
+                            content_type=source.content_type)
 
     def _outline(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
         entries = outline(source.view.text, source.chunks, self.tokenizer, params.max_tokens or OUTLINE_TOKENS)
@@ -197,7 +200,7 @@ class Sieve:
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(e.tokens for e in entries),
                            chunks_total=len(source.chunks), chunks_returned=len(snippets))
         return FilterResult(ref=source.ref, snippets=snippets, more=more_of(source.ref, usage, rerun, shown="outline"),
-                            usage=usage, passthrough=False)
+                            usage=usage, passthrough=False, content_type=source.content_type)
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:
@@ -308,7 +311,7 @@ class Sieve:
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(s.tokens for s in snippets),
                            chunks_total=len(source.chunks), chunks_returned=len(source.chunks))
         return FilterResult(ref=source.ref, snippets=snippets, usage=usage, passthrough=True,
-                            more=more_of(source.ref, usage, rerun, shown="whole"))
+                            more=more_of(source.ref, usage, rerun, shown="whole"), content_type=source.content_type)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -104,6 +104,7 @@ class MoreOut(BaseModel):
     min_score: float | None = None
     pages: int | None = None
     collection: str | None = None
+    lines: int | None = Field(None, description="source code: the file's lines (ask for a part by line range)")
 
 
 class Health(BaseModel):

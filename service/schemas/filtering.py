@@ -54,6 +54,7 @@ class FilterResponse(BaseModel):
     more: MoreOut
     usage: UsageOut
     passthrough: bool
+    content_type: str | None = Field(None, description="the kind the service read the output as (code, json, ...)")
 
 
 class SourceOut(BaseModel):

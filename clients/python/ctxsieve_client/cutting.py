@@ -56,4 +56,4 @@ def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[st
     placeholder = name_tools(result.placeholder)
     if result.more is not None and result.more.shown == "outline":
         return render_outline(result.snippets, placeholder, OUTLINE_HEADING)
-    return render(result.snippets, placeholder)
+    return render(result.snippets, placeholder, code=result.content_type == "code")

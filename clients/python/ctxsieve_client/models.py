@@ -101,6 +101,7 @@ class More(Model):
     min_score: float | None = None
     pages: int | None = None
     collection: str | None = None
+    lines: int | None = None  # source code: the file's lines
 
 
 @dataclass(kw_only=True)
@@ -113,6 +114,7 @@ class FilterResult(Model):
     usage: Usage
     more: More | None = None  # None from a service older than the `more` field
     passthrough: bool = False
+    content_type: str | None = None  # the kind the service read it as (code: snippets are whole numbered lines)
     path: str | None = None  # /v1/read
     size: int | None = None
     mtime: float | None = None

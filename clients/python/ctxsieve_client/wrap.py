@@ -15,9 +15,17 @@ from .models import FilterResult, Snippet
 SEPARATOR = "\n\n---\n\n"
 
 
-def render(snippets: list[Snippet], placeholder: str) -> str:
-    """Snippets then the placeholder, as one text an agent can read (the MCP server renders the same way)."""
-    return SEPARATOR.join([*(s.text for s in snippets), placeholder])
+def render(snippets: list[Snippet], placeholder: str, code: bool = False) -> str:
+    """Snippets then the placeholder, as one text an agent can read (the MCP server renders the same way). Code's
+    snippets are whole lines of the file, each headed by its true line range and the definition it is part of,
+    so an agent can edit by the text and navigate by the numbers."""
+    return SEPARATOR.join([*(heading(s) + s.text if code else s.text for s in snippets), placeholder])
+
+
+def heading(snippet: Snippet) -> str:
+    """`── lines 100-131 · class URLValidator > def __call__ ──`, then the lines (a form no file line takes)."""
+    where = f" · {snippet.context}" if snippet.context else ""
+    return f"── lines {snippet.line_start}-{snippet.line_end}{where} ──\n" if snippet.line_start else ""
 
 
 def render_outline(snippets: list[Snippet], placeholder: str, heading: str) -> str:
