@@ -37,6 +37,7 @@ class Frame:
 class CodeRequest:
     names: frozenset[str]  # identifiers the request writes as code
     frames: tuple[Frame, ...]
+    pairs: frozenset[tuple[str, str]] = frozenset()  # `Outer.inner` as written (dotted paths, qualified calls)
 
     def frames_in(self, path: str | None) -> list[Frame]:
         """The frames that point into this file (matched by its name, then by as much of its path as given)."""
@@ -48,13 +49,16 @@ class CodeRequest:
 
 def read_request(text: str) -> CodeRequest:
     names: set[str] = set()
+    pairs: set[tuple[str, str]] = set()
     for quoted in _BACKTICKED.findall(text):
         names.update(_IDENTIFIER.findall(quoted))
     names.update(_CALLED.findall(text))
     for dotted in _DOTTED.findall(text):
         if not re.fullmatch(r"[\w.]+\.(py|js|ts|go|rs|java|rb|php|txt|md|json|yml|yaml|cfg|toml|html|com|org)",
                             dotted):
-            names.update(dotted.split("."))
+            parts = dotted.split(".")
+            names.update(parts)
+            pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
     frames = [Frame(p, int(n), f) for p, n, f in _PY_FRAME.findall(text)]
     frames += [Frame(p, int(n), f or None) for f, p, n in _AT_FRAME.findall(text)]
@@ -62,7 +66,7 @@ def read_request(text: str) -> CodeRequest:
     frames += [Frame(p, int(n), None) for p, n in _PATH_LINE.findall(text) if (p, int(n)) not in known]
     names.update(f.function for f in frames if f.function)
     return CodeRequest(frozenset(n for n in names if len(n.strip("_")) >= 3 and n.lower() not in _COMMON),
-                       tuple(frames))
+                       tuple(frames), frozenset(pairs))
 
 
 def _same_file(frame: tuple[str, ...], own: tuple[str, ...]) -> bool:

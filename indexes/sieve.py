@@ -361,14 +361,14 @@ class Prepared:
 
 
 def _named(sources: Sequence[Source], prep: Prepared, query: str) -> np.ndarray | None:
-    """1 for each chunk of a definition the request names as code (or a traceback frame of this file points
-    into), else 0; None when it names none."""
+    """1 for each chunk of a definition the request names as code, 2 where it names its path (`Class.method`) or
+    a traceback frame of this file points into it, else 0; None when it names none."""
     request = read_request(query)
     boost = np.zeros(len(prep.units))
     for i, (_, chunk) in enumerate(prep.units):
         names = [label.rsplit(" ", 1)[-1] for label in chunk.context.split(" > ") if label]
         if names and names[-1] in request.names:
-            boost[i] = 1.0
+            boost[i] = 2.0 if len(names) > 1 and (names[-2], names[-1]) in request.pairs else 1.0
     for si, source in enumerate(sources):
         frames = request.frames_in(source_path(source.args))
         if not frames:
@@ -377,7 +377,7 @@ def _named(sources: Sequence[Source], prep: Prepared, query: str) -> np.ndarray 
         for i, (owner, chunk) in enumerate(prep.units):
             first, last = lines.line_of(chunk.start), lines.line_of(max(chunk.start, chunk.end - 1))
             if owner == si and any(f.line is not None and first <= f.line <= last for f in frames):
-                boost[i] = 1.0
+                boost[i] = 2.0
     return boost if boost.any() else None
 
 

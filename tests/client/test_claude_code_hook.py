@@ -5,6 +5,7 @@ declared PostToolUse input type), answers checked against its declared output ty
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import typing
@@ -221,3 +222,69 @@ def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, t
         return
     assert "mcp__ctxsieve__fetch_ref(" in seen and "checksum mismatch" in seen
     assert len(seen) < len(LOG) / 4, "the model saw the cut, not the whole file"
+
+
+MODULE = "import logging\n\nlog = logging.getLogger(__name__)\n" + "".join(
+    f'''
+
+class Handler{i}:
+    """Handles the requests of kind {i}."""
+
+    retries = {i}
+
+    def prepare(self, payload):
+        cleaned = dict(payload)
+        cleaned["kind"] = {i}
+        return cleaned
+
+    def dispatch(self, payload, timeout=30):
+        for attempt in range(self.retries):
+            result = self.send(payload, attempt=attempt, timeout=timeout)
+            if result.ok:
+                return result
+        raise RuntimeError("handler {i} gave up after retries")
+''' for i in range(60))
+
+
+def test_real_claude_code_sees_the_files_own_line_numbers_in_a_cut_read(stub_url: str, tmp_path: Path) -> None:
+    """A source file read through the http hook: each file line the model is sent carries its true number
+    (Claude Code's own numbering where the cut is one run, the number before │ where it is several)."""
+    from tests.client.scripted_anthropic import ScriptedModel
+
+    source = tmp_path / "handlers.py"
+    source.write_text(MODULE)
+    model = ScriptedModel(str(source))
+    api, server = model.serve()
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "Read", "hooks": [
+        claude_hook("http", stub_url)]}]}}))
+    env = {"CTXSIEVE_API_KEY": "unused-without-keys", "PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(tmp_path),
+           "ANTHROPIC_BASE_URL": api, "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
+           "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+    try:
+        done = subprocess.run([str(CLAUDE), "-p", f"Handler17.dispatch gives up too early; read {source}",
+                               "--allowedTools", "Read", "--settings", str(settings), "--output-format", "json"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    sent = model.requests[-1]
+    results = [b for m in sent["messages"] if isinstance(m.get("content"), list) for b in m["content"]
+               if isinstance(b, dict) and b.get("type") == "tool_result"]
+    seen = results[-1]["content"]
+    seen = seen if isinstance(seen, str) else "".join(b.get("text", "") for b in seen)
+    file_lines = MODULE.split("\n")
+    checked = 0
+    for row in seen.split("\n"):
+        match = re.match(r"^\s*(\d+)\t(.*)$", row)
+        assert match, f"a line Claude Code did not number: {row!r}"
+        own, rest = int(match.group(1)), match.group(2)
+        marked = re.match(r"^\s*(\d+)│(.*)$", rest)
+        if rest.strip() == "⋮":
+            continue
+        number, text = (int(marked.group(1)), marked.group(2)) if marked else (own, rest)
+        assert file_lines[number - 1] == text, f"line {number} is not {text!r}"
+        checked += 1
+    assert 20 <= checked < len(file_lines) / 2, "a cut of the file, every line with its true number"
+    assert 'raise RuntimeError("handler 17 gave up after retries")' in seen, "the named method is shown"
+    assert "mcp__ctxsieve__fetch_ref(" in json.dumps(sent), "the placeholder beside the output"

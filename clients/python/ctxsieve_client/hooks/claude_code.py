@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 from ..client import Call
 from ..cutting import CutOptions, cut_request, cut_text, passes
 from ..gateway.names import first_text
+from ..models import FilterResult, Snippet
 
 QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the call's own words, in this order
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
@@ -148,7 +149,54 @@ def handle(payload: Any, client: Sender, options: HookOptions) -> dict[str, Any]
         return None
     intent = intent_of(tool_input, _transcript(payload.get("transcript_path")))
     request = cut_request(text, intent, str(payload.get("tool_name", "tool")), tool_input, options)
-    shown = cut_text(client.send(request), options, _claude_names) if request is not None else None
+    if request is None:
+        return None
+    result = client.send(request)
+    file = payload.get("tool_response", {}).get("file") if isinstance(payload.get("tool_response"), dict) else None
+    if payload.get("tool_name") == "Read" and result.content_type == "code" and isinstance(file, dict) \
+            and cut_text(result, options) is not None:
+        return _numbered_read(payload["tool_response"], file, result)
+    shown = cut_text(result, options, _claude_names)
     if shown is None:
         return None
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": rebuild(shown)}}
+
+
+def _numbered_read(response: dict[str, Any], file: dict[str, Any], result: FilterResult) -> dict[str, Any]:
+    """A code file's cut as Read's own output, with the file's line numbers. Claude Code numbers Read's content
+    from `startLine` on: one contiguous run of lines goes as it is, from its first line, so Claude Code's numbers
+    are the file's; several runs carry each line's number before a `│` (Claude Code's own numbering of such a cut
+    is not the file's, and the note says so). The placeholder goes beside the output, never among its lines."""
+    runs = _runs(result.snippets)
+    if len(runs) == 1:
+        first, text = runs[0]
+        content, start, note = text, first, ""
+    else:
+        blocks = ["\n".join(f"{first + i:>6}│{line}" for i, line in enumerate(text.split("\n")))
+                  for first, text in runs]
+        content, start = "\n     ⋮\n".join(blocks), 1
+        note = ("The number before │ on each line is its line in the file (Read's own numbering of this cut is "
+                "not); edit by the text after │. ")
+    lines = content.count("\n") + 1
+    shown = ", ".join(f"{first}-{first + text.count(chr(10))}" for first, text in runs)
+    context = f"ctxsieve cut this Read to lines {shown} of {file.get('totalLines', '?')}. {note}" + \
+        _claude_names(result.placeholder)
+    replaced = {**response, "file": {**file, "content": content, "startLine": start, "numLines": lines}}
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": replaced,
+                                   "additionalContext": context}}
+
+
+def _runs(snippets: list[Snippet]) -> list[tuple[int, str]]:
+    """Snippets joined into runs of the file's lines: (first line, text). Consecutive chunks (their ids' numbers)
+    are separated only by blank lines, which are put back."""
+    ordered = sorted(snippets, key=lambda s: s.line_start or 0)
+    runs: list[tuple[int, str, int, int]] = []  # first line, text, last line, last chunk number
+    for snippet in ordered:
+        number = int(snippet.id.rsplit("#", 1)[-1]) if snippet.id.rsplit("#", 1)[-1].isdigit() else -2
+        first, last = snippet.line_start or 1, snippet.line_end or 1
+        if runs and number == runs[-1][3] + 1:
+            start, text, end, _ = runs[-1]
+            runs[-1] = (start, text + "\n" * (first - end) + snippet.text, last, number)
+        else:
+            runs.append((first, snippet.text, last, number))
+    return [(first, text) for first, text, _, _ in runs]
