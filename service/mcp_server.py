@@ -60,14 +60,16 @@ def build_server(client: Client) -> Any:
     @tool(description="Filter a stored output (by ref) again with a new query.", structured_output=False)
     def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
         result = answered(lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens, placeholder="tools"))
-        return render(result.snippets, result.placeholder)
+        return render(result.snippets, result.placeholder, code=result.content_type == "code")
 
-    @tool(description="Fetch a stored output whole, a character range, or chunk N with W neighbours.",
+    @tool(description="Fetch a stored output whole, a character range, chunk N with W neighbours, or lines \"A-B\" "
+                      "(a file's own line numbers).",
           structured_output=False)
     def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
-                  window: int = 0) -> str:
+                  window: int = 0, lines: str | None = None) -> str:
         window_of = window if chunk is not None else None
-        return answered(lambda: client.fetch_ref(ref, start=start, end=end, chunk=chunk, window=window_of)).text
+        return answered(lambda: client.fetch_ref(ref, start=start, end=end, chunk=chunk, window=window_of,
+                                                 lines=lines)).text
 
     @tool(description="The few tool definitions relevant to a request, from the named toolsets (JSON). With "
                       "abstain, an empty list and a reason when no tool fits.", structured_output=False)

@@ -18,3 +18,25 @@ def test_a_conversation_longer_than_the_query_limit_is_cut_by_its_latest_words(s
         shown = cut_text(client.send(call), options)
     assert shown is not None and "[ctxsieve src_" in shown and len(shown) < len(output)
     assert cut_request("small", intent, "read_file", {}, options) is None, "small output passes as it is"
+
+
+def test_the_clients_source_files_are_the_services() -> None:
+    """The light client tells a source file as the service does (it cannot import the service's core)."""
+    from ctxsieve.ingest import code
+    from ctxsieve_client import cutting
+
+    assert cutting.SOURCE_SUFFIXES == frozenset(code.LANGUAGES)
+    assert cutting.PATH_ARGUMENTS == code.PATH_ARGUMENTS
+
+
+def test_a_source_file_leaves_its_budget_to_the_service() -> None:
+    from ctxsieve_client.cutting import PROSE_TOKENS, CutOptions, cut_request
+
+    big = "x = 1\n" * 2000
+    code = cut_request(big, "why", "Read", {"file_path": "/repo/app.py"}, CutOptions())
+    prose = cut_request(big, "why", "Read", {"file_path": "/repo/notes.md"}, CutOptions())
+    mine = cut_request(big, "why", "Read", {"file_path": "/repo/app.py"}, CutOptions(max_tokens=700))
+    assert code is not None and prose is not None and mine is not None
+    assert code.body is not None and "max_tokens" not in code.body, "the service's rule for code"
+    assert prose.body is not None and prose.body["max_tokens"] == PROSE_TOKENS
+    assert mine.body is not None and mine.body["max_tokens"] == 700, "a budget the user set holds for code too"

@@ -24,7 +24,7 @@ def test_the_config_clients_already_have_is_read_with_overrides() -> None:
     fs, git, api = config.servers
     assert (fs.transport, fs.command, fs.args) == ("stdio", "npx", tuple(FS["args"]))
     assert git.env == {"GIT": "/home/ada"} and git.options.max_tokens == 600 and git.options.timeout_s == 5
-    assert fs.options.max_tokens == Options().max_tokens == 1500
+    assert fs.options.max_tokens is None and Options().max_tokens is None, "by kind: code by the service's rule"
     assert (api.transport, api.headers) == ("http", {"Authorization": "Bearer t0k"})
     assert config.options.tool_search == "on" and config.options.always == ("read_file",)
 

@@ -5,7 +5,9 @@ sees. Sans-IO like `Requests`: each surface sends the call its own way (sync or 
 - Text of no more bytes than `passthrough_tokens` passes as it is, uncounted (each token is at least one byte).
 - Larger text is sent to `/v1/filter` whole (stored under its ref), with the tool as called and its arguments with
   credentials masked, cut to `max_tokens` for the intent, or answered with an outline when there is none; the
-  placeholder speaks the `tools` style.
+  placeholder speaks the `tools` style. Without a `max_tokens` of the user's, a call that names a source file
+  leaves the budget to the service's rule for code (a third of the file, 1,500 to 6,000 tokens); anything else
+  gets PROSE_TOKENS.
 - What the service counts as within `passthrough_tokens` (or lets through whole) passes as it is too.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from .client import Call, Requests
@@ -24,12 +27,24 @@ OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by it
 
 
 MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
+PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
+# A source file, as the service tells one (ctxsieve.ingest.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
+PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
+SOURCE_SUFFIXES = frozenset({
+    ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cc", ".cpp",
+    ".cxx", ".hpp", ".hh", ".cs", ".rb", ".php", ".sh", ".bash", ".kt", ".kts", ".swift", ".scala", ".lua"})
 
 
 @dataclass(frozen=True, kw_only=True)
 class CutOptions:
     passthrough_tokens: int = 1000
-    max_tokens: int = 1500
+    max_tokens: int | None = None  # None: the service's rule for a source file, PROSE_TOKENS for anything else
+
+
+def names_source_file(arguments: Mapping[str, Any]) -> bool:
+    """The call names a source file (Read's `file_path`, read_text_file's `path`, ...): the service reads it as code."""
+    path = next((v for k in PATH_ARGUMENTS if isinstance(v := arguments.get(k), str) and v.strip()), None)
+    return path is not None and PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES
 
 
 def passes(text: str, options: CutOptions) -> bool:
@@ -43,8 +58,9 @@ def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str
     if passes(text, options):
         return None
     intent = intent[-MAX_INTENT_CHARS:] if intent else None
+    budget = options.max_tokens or (None if names_source_file(arguments) else PROSE_TOKENS)
     return Requests.filter(intent, text, source={"tool": tool, "args": masked(arguments)}, k=50,
-                           max_tokens=options.max_tokens, mode="fast" if intent else "outline", placeholder="tools")
+                           max_tokens=budget, mode="fast" if intent else "outline", placeholder="tools")
 
 
 def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[str], str] = lambda line: line

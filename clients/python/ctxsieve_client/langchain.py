@@ -35,7 +35,7 @@ OWN_TOOLS = ("filter_ref", "fetch_ref")
 
 class CtxsieveMiddleware(AgentMiddleware):
     def __init__(self, client: Client | AsyncClient, *, select_tools: bool = True, k: int = 5,
-                 always_include: Sequence[str] = (), max_tokens: int = 1500, passthrough_tokens: int = 1000,
+                 always_include: Sequence[str] = (), max_tokens: int | None = None, passthrough_tokens: int = 1000,
                  toolset: str | None = None, compact: bool | CompactOptions = False) -> None:
         super().__init__()
         self.client = client

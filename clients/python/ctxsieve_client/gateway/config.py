@@ -35,7 +35,7 @@ class Options:
     """The gateway's settings (API.md, "MCP surfaces"); each server may override any of them."""
 
     passthrough_tokens: int = 1000  # text up to this many tokens passes through byte for byte
-    max_tokens: int = 1500  # the budget of what the agent sees of a larger output
+    max_tokens: int | None = None  # what the agent sees of a large output (None: code by the service's rule, else 1500)
     tool_search: ToolSearch = "auto"  # auto: on when the servers have more than tool_search_threshold tools
     tool_search_threshold: int = 30
     find_k: int = 5

@@ -214,13 +214,14 @@ class Gateway:
                              ctx: Context | None = None) -> str:
             result = await self._own(ctx, lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens,
                                                                placeholder="tools"))
-            return render(result.snippets, result.placeholder)
+            return render(result.snippets, result.placeholder, code=result.content_type == "code")
 
-        @tool(name="fetch_ref", description="Fetch a stored output whole, a character range (start, end), or "
-                                            "chunk N with `window` neighbours each side.")
+        @tool(name="fetch_ref", description="Fetch a stored output whole, a character range (start, end), "
+                                            "chunk N with `window` neighbours each side, or lines \"A-B\" (a file's "
+                                            "own line numbers).")
         async def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
-                            window: int = 0, ctx: Context | None = None) -> str:
-            part = await self._own(ctx, lambda c: c.fetch_ref(ref, start=start, end=end, chunk=chunk,
+                            window: int = 0, lines: str | None = None, ctx: Context | None = None) -> str:
+            part = await self._own(ctx, lambda c: c.fetch_ref(ref, start=start, end=end, chunk=chunk, lines=lines,
                                                               window=window if chunk is not None else None))
             return str(part.text)
 

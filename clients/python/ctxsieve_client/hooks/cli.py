@@ -31,7 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-key", default=None, help="default: CTXSIEVE_API_KEY")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for the service (default 20)")
     p.add_argument("--passthrough-tokens", type=int, default=1000)
-    p.add_argument("--max-tokens", type=int, default=1500)
+    p.add_argument("--max-tokens", type=int, default=None, help="the budget of what the model sees of a large output "
+                   "(default: a source file's share by the service's rule, 1500 for anything else)")
     p.add_argument("--install", action="store_true", help="write the hook and the MCP server into the settings")
     p.add_argument("--project", action="store_true", help="with --install: this project's files, not the user's")
     p.add_argument("--http", action="store_true", help="with --install: an http hook to the service's "
