@@ -16,7 +16,8 @@ import numpy as np
 
 from ctxsieve.ingest.chunking import Chunk
 from ctxsieve.ingest.code import LineIndex, source_path
-from ctxsieve.ingest.normalize import Document
+from ctxsieve.ingest.normalize import LINE_KINDS, Document
+from ctxsieve.ingest.outputs import FAILURE, SUMMARY, TAIL
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
 
@@ -167,7 +168,7 @@ class Sieve:
     # --- projections --------------------------------------------------------------------------------
 
     def _project(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
-        if params.max_tokens is None and source.content_type == "code" and params.mode != "outline":
+        if params.max_tokens is None and source.content_type in LINE_KINDS and params.mode != "outline":
             params = replace(params, max_tokens=code_budget(source.view_tokens))
         if self._fits(source, params):
             return self._whole(source, rerun)
@@ -180,7 +181,7 @@ class Sieve:
         out = sum(s.tokens for s in snippets)
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
-        lines = source.line_span(0, len(source.view.text))[1] if source.content_type == "code" else None
+        lines = source.line_span(0, len(source.view.text))[1] if source.content_type in LINE_KINDS else None
         more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
                        min_score=params.min_score, lines=lines)
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
@@ -213,10 +214,12 @@ class Sieve:
         prep = self._prepared_of(sources)
         lexical = prep.lexical.scores(query)
         query_vector = self.vectors.query(query)
-        heads, around = (self.code_candidates, 1) if prep.code else (self.fast_candidates, self.fast_neighbours)
+        lined = prep.kind in LINE_KINDS
+        heads, around = (self.code_candidates, 1) if lined else (self.fast_candidates, self.fast_neighbours)
         first = self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
         pool = list(range(len(lexical))) if first is None else sorted(first[:heads])
-        named = _named(sources, prep, query) if prep.code else None
+        named = _named(sources, prep, query) if prep.kind == "code" else _first_in_logs(prep) if prep.kind == "log" \
+            else None
         if named is not None:  # what the request names is always scored, whatever the first stage thought
             pool = sorted(set(pool) | set(np.flatnonzero(named).tolist()))
         dense = np.full(len(prep.passages), np.nan)
@@ -231,8 +234,8 @@ class Sieve:
             # is usually about the same things, so its candidates tend to be embedded first.
             self.background.submit(prep.key, [prep.passages[i] for i in first if i not in prep.vectors])
         chosen = select(prep.candidates, dense, lexical, self.dense_weight, params.k, params.max_tokens,
-                        params.min_score, named, unscored_compete=prep.code)
-        if prep.code:
+                        params.min_score, named, unscored_compete=lined)
+        if lined:
             chosen = _whole_definitions(chosen, prep, params.k, params.max_tokens)
         return [Pick(prep.units[i][0], prep.units[i][1], float(np.nan_to_num(dense[i], nan=0.0))) for i in chosen]
 
@@ -246,10 +249,11 @@ class Sieve:
             candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
             static = self.static.embed(passages) if self.static is not None else None
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
-            code = all(s.content_type == "code" for s in sources)
-            lexical = Bm25Index.build(passages, code_terms if code else terms)
+            kinds = {s.content_type for s in sources}
+            kind = kinds.pop() if len(kinds) == 1 else "mixed"
+            lexical = Bm25Index.build(passages, code_terms if kind in LINE_KINDS else terms)
             prep = self._prepared.put(key, Prepared(key, units, passages, candidates, lexical, static, documents,
-                                                    code=code))
+                                                    kind=kind))
         return prep
 
     def _weigh(self, prep: Prepared) -> int:
@@ -348,7 +352,7 @@ class Prepared:
     lexical: Bm25Index
     static: np.ndarray | None
     documents: np.ndarray  # per chunk, which (source, document) it belongs to: neighbours never cross one
-    code: bool = False  # source code: read the request for names, show whole definitions
+    kind: str = "text"  # the sources' content type: code, log and diff are cut and shown by whole lines
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
     completing: bool = False  # handed to the background worker
 
@@ -379,6 +383,13 @@ def _named(sources: Sequence[Source], prep: Prepared, query: str) -> np.ndarray 
             if owner == si and any(f.line is not None and first <= f.line <= last for f in frames):
                 boost[i] = 2.0
     return boost if boost.any() else None
+
+
+def _first_in_logs(prep: Prepared) -> np.ndarray:
+    """A log's failures first, then its summary, then its last lines, whatever the request asks: a failure is
+    never cut away for a passing test that happens to match the request better."""
+    order = {FAILURE: 3.0, SUMMARY: 2.5, TAIL: 2.0}
+    return np.array([order.get(chunk.context.split(":", 1)[0], 0.0) for _, chunk in prep.units])
 
 
 def _whole_definitions(chosen: list[int], prep: Prepared, k: int, max_tokens: int | None) -> list[int]:

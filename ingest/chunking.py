@@ -13,11 +13,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .code import code_chunks, guess_language, language_of
+from .code import code_chunks, guess_language, language_of, line_chunks
 from .normalize import Leaf, Section, View, json_record_key
+from .outputs import diff_spans, log_spans
 from .tokens import Tokenizer
 
-CHUNKER_VERSION = "2"  # 2: code cut at definitions, whole lines (ingest/code.py)
+CHUNKER_VERSION = "3"  # 2: code cut at definitions, whole lines (ingest/code.py); 3: logs and diffs (outputs.py)
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(
@@ -57,10 +58,13 @@ def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int, path: str |
     (its language from `path`, the file the tool call named, else guessed from the text)."""
     chunks: list[Chunk] = []
     for doc_index, section in enumerate(view.sections):
+        text = view.text[section.start : section.end]
         if section.content_type == "code":
-            text = view.text[section.start : section.end]
             spans = code_chunks(text, section.start, language_of(path) or guess_language(text), tokenizer,
                                 code_tokens or target_tokens)
+        elif section.content_type in ("log", "diff"):
+            found = log_spans(text) if section.content_type == "log" else diff_spans(text)
+            spans = line_chunks(text, section.start, found, tokenizer, code_tokens or target_tokens)
         else:
             spans = list(_pack(view.text, _blocks(view.text, section), tokenizer, target_tokens))
         for start, end, tokens, context in spans:

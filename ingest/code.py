@@ -200,12 +200,19 @@ def code_chunks(text: str, offset: int, language: str | None, tokenizer: Tokeniz
                 ) -> list[tuple[int, int, int, str]]:
     """(start, end, tokens, context) chunks of a code section starting at `offset` of the view: whole lines,
     a unit per chunk; small neighbouring blocks between definitions joined, a long unit cut at statements."""
+    return line_chunks(text, offset, code_spans(text, language), tokenizer, target)
+
+
+def line_chunks(text: str, offset: int, spans: list[LineSpan], tokenizer: Tokenizer, target: int
+                ) -> list[tuple[int, int, int, str]]:
+    """Whole-line chunks of line spans (code's units, a log's failures, a diff's hunks): loose neighbours joined
+    while they fit, a long span cut at its statements or lines."""
     lines = text.split("\n")
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
     out: list[tuple[int, int, int, str]] = []
-    for span in _joined(code_spans(text, language), lines, tokenizer, target):
+    for span in _joined(spans, lines, tokenizer, target):
         for first, last in _cut(span, lines, tokenizer, target):
             while last > first and not lines[last].strip():  # no trailing blank lines
                 last -= 1

@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
-ContentType = Literal["text", "markdown", "html", "json", "code"]
-CONTENT_TYPES: tuple[str, ...] = ("text", "markdown", "html", "json", "code")
+from .outputs import looks_like_diff, looks_like_log
+
+ContentType = Literal["text", "markdown", "html", "json", "code", "log", "diff"]
+CONTENT_TYPES: tuple[str, ...] = ("text", "markdown", "html", "json", "code", "log", "diff")
+LINE_KINDS = ("code", "log", "diff")  # cut into whole lines, shown with their line numbers
 DOCUMENT_SEPARATOR = "\n\n"
 
 _HTML_HINT = re.compile(r"<(!doctype html|html|head|body|div|p|article|span|table|ul|a\s)[\s>]", re.I)
@@ -67,6 +70,10 @@ def detect_content_type(text: str) -> str:
         return "json"
     if _HTML_HINT.search(head):
         return "html"
+    if looks_like_diff(text):
+        return "diff"
+    if looks_like_log(text):
+        return "log"
     if len(_MD_HINT.findall(text[:20000])) >= 2:
         return "markdown"
     lines = [ln for ln in text[:20000].splitlines() if ln.strip()]

@@ -25,7 +25,7 @@ def test_the_clients_source_files_are_the_services() -> None:
     from ctxsieve.ingest import code
     from ctxsieve_client import cutting
 
-    assert cutting.SOURCE_SUFFIXES == frozenset(code.LANGUAGES)
+    assert frozenset(code.LANGUAGES) == cutting.SOURCE_SUFFIXES
     assert cutting.PATH_ARGUMENTS == code.PATH_ARGUMENTS
 
 

@@ -28,6 +28,7 @@ OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by it
 
 MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
 PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
+LINE_KINDS = ("code", "log", "diff")  # shown by whole lines, each snippet headed by its line range
 # A source file, as the service tells one (ctxsieve.ingest.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
 PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
 SOURCE_SUFFIXES = frozenset({
@@ -72,4 +73,4 @@ def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[st
     placeholder = name_tools(result.placeholder)
     if result.more is not None and result.more.shown == "outline":
         return render_outline(result.snippets, placeholder, OUTLINE_HEADING)
-    return render(result.snippets, placeholder, code=result.content_type == "code")
+    return render(result.snippets, placeholder, code=result.content_type in LINE_KINDS)

@@ -1,0 +1,74 @@
+"""Command output coding agents read, through the API (the real model and store): a real `pytest -v` run with
+failing tests and a real `git diff`, each read as its own kind and cut by its own rule."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+FAILING = (7, 23, 31)
+
+
+@pytest.fixture(scope="module")
+def pytest_log(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("suite")
+    cases = "".join(
+        f"def test_pump_{i}():\n    reading = {i} * 3\n    assert reading == {i * 3 + (1 if i in FAILING else 0)}, "
+        f"'pump {i} drifted'\n\n" for i in range(60))
+    (root / "test_pumps.py").write_text("import pytest\n\n" + cases)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_pumps.py"],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout[-500:]
+    return done.stdout
+
+
+def post(client: TestClient, **body: object) -> dict:  # type: ignore[type-arg]
+    response = client.post("/v1/filter", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_a_test_log_keeps_every_failure_and_the_summary(client: TestClient, pytest_log: str) -> None:
+    out = post(client, query="list the files in the project", content=pytest_log, max_tokens=1500,
+               source={"tool": "Bash", "args": {"command": "pytest -v"}})
+    shown = "\n".join(s["text"] for s in out["snippets"])
+    assert out["content_type"] == "log"
+    for i in FAILING:
+        assert f"FAILED test_pumps.py::test_pump_{i}" in shown, "every failing test is named"
+        assert f"AssertionError: pump {i} drifted" in shown, "and its assertion is shown"
+    assert "3 failed, 57 passed" in shown, "the summary line"
+    assert shown.count("PASSED") < 10, "passing noise is cut"
+    lines = pytest_log.split("\n")
+    for s in out["snippets"]:
+        assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]]), "whole lines, true numbers"
+
+
+@pytest.fixture(scope="module")
+def git_diff(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("repo")
+    git = ["git", "-C", str(root), "-c", "user.name=Ada", "-c", "user.email=ada@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    for name in ("pumps.py", "valves.py", "gauges.py"):
+        (root / name).write_text("".join(f"def {name[:-4]}_{i}(x):\n    return x * {i}\n\n\n" for i in range(80)))
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "start"], check=True)
+    for name in ("pumps.py", "valves.py", "gauges.py"):
+        text = (root / name).read_text()
+        for i in (5, 40, 70):
+            text = text.replace(f"    return x * {i}\n", f"    return x * {i} + OFFSET_{i}  # calibrated\n")
+        (root / name).write_text(text)
+    return subprocess.run([*git, "diff"], capture_output=True, text=True, check=True).stdout
+
+
+def test_a_diff_keeps_whole_hunks_with_their_file(client: TestClient, git_diff: str) -> None:
+    out = post(client, query="what changed in valves_40", content=git_diff, max_tokens=400)
+    assert out["content_type"] == "diff"
+    first = out["snippets"][0]
+    assert first["context"] == "file valves.py" or any(s["context"] == "file valves.py" for s in out["snippets"])
+    hunk = next(s["text"] for s in out["snippets"] if "OFFSET_40" in s["text"] and s["context"] == "file valves.py")
+    assert hunk.lstrip().startswith(("@@", "diff --git")), "a hunk starts at its header"
+    assert "-    return x * 40\n+    return x * 40 + OFFSET_40  # calibrated" in hunk, "whole"
