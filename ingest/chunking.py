@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from .code import code_chunks, guess_language, language_of, line_chunks
 from .normalize import Leaf, Section, View, json_record_key
-from .outputs import diff_spans, log_spans
+from .outputs import diff_spans, grep_spans, log_spans
 from .tokens import Tokenizer
 
-CHUNKER_VERSION = "3"  # 2: code cut at definitions, whole lines (ingest/code.py); 3: logs and diffs (outputs.py)
+CHUNKER_VERSION = "3"  # 2: code cut at definitions, whole lines (ingest/code.py); 3: logs, diffs, grep (outputs.py)
+OUTPUT_SPANS = {"log": log_spans, "diff": diff_spans, "grep": grep_spans}
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(
@@ -62,8 +63,8 @@ def chunk_view(view: View, tokenizer: Tokenizer, target_tokens: int, path: str |
         if section.content_type == "code":
             spans = code_chunks(text, section.start, language_of(path) or guess_language(text), tokenizer,
                                 code_tokens or target_tokens)
-        elif section.content_type in ("log", "diff"):
-            found = log_spans(text) if section.content_type == "log" else diff_spans(text)
+        elif section.content_type in OUTPUT_SPANS:
+            found = OUTPUT_SPANS[section.content_type](text)
             spans = line_chunks(text, section.start, found, tokenizer, code_tokens or target_tokens)
         else:
             spans = list(_pack(view.text, _blocks(view.text, section), tokenizer, target_tokens))

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
-from .outputs import looks_like_diff, looks_like_log
+from .outputs import looks_like_diff, looks_like_grep, looks_like_log
 
-ContentType = Literal["text", "markdown", "html", "json", "code", "log", "diff"]
-CONTENT_TYPES: tuple[str, ...] = ("text", "markdown", "html", "json", "code", "log", "diff")
-LINE_KINDS = ("code", "log", "diff")  # cut into whole lines, shown with their line numbers
+ContentType = Literal["text", "markdown", "html", "json", "code", "log", "diff", "grep"]
+CONTENT_TYPES: tuple[str, ...] = ("text", "markdown", "html", "json", "code", "log", "diff", "grep")
+LINE_KINDS = ("code", "log", "diff", "grep")  # cut into whole lines, shown with their line numbers
 DOCUMENT_SEPARATOR = "\n\n"
 
 _HTML_HINT = re.compile(r"<(!doctype html|html|head|body|div|p|article|span|table|ul|a\s)[\s>]", re.I)
@@ -72,6 +72,8 @@ def detect_content_type(text: str) -> str:
         return "html"
     if looks_like_diff(text):
         return "diff"
+    if looks_like_grep(text):
+        return "grep"
     if looks_like_log(text):
         return "log"
     if len(_MD_HINT.findall(text[:20000])) >= 2:

@@ -1,11 +1,14 @@
-"""Command output coding agents read, each a kind with its own cut: test and build logs, and unified diffs.
+"""Command output coding agents read, each a kind with its own cut: test and build logs, unified diffs, and
+grep/ripgrep results.
 
 - `log`: every failure is kept together and named (a pytest failure section, a Python traceback down to its
   exception line, an `error:`/`FAILED`/`--- FAIL` line), as is the run's summary and its last lines; the rest
   (passing tests, progress) is ordinary text the request may still ask for. The sieve shows failures, summary and
   tail first, whole, whatever the request (indexes/sieve.py).
 - `diff`: one chunk per hunk, the file's header lines going with its first hunk, each named by its file.
-Both are cut into whole lines (code.line_chunks), so every snippet carries the output's true line numbers.
+- `grep`: `path:line:text` lines (grep -n, git grep -n, rg with or without --heading) grouped by file: a file's
+  run of matches is one chunk named by its file, so the files and lines that best fit the request come first.
+All are cut into whole lines (code.line_chunks), so every snippet carries the output's true line numbers.
 """
 
 from __future__ import annotations
@@ -29,6 +32,32 @@ _LOG_HINTS = re.compile(r"^(=+ (FAILURES|ERRORS|short test summary info) =+|.* P
                         r"|test result: )", re.M)
 _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+
+
+_GREP_LINE = re.compile(r"^([^\s:][^:\n]*?)[:-](\d+)[:-]")
+
+
+def looks_like_grep(text: str) -> bool:
+    """Most lines are `path:line:text` (or a context line `path-line-text`)."""
+    lines = [line for line in text[:100_000].split("\n") if line.strip() and line != "--"]
+    return len(lines) >= 5 and sum(bool(_GREP_LINE.match(line)) for line in lines) >= 0.8 * len(lines)
+
+
+def grep_spans(text: str) -> list[LineSpan]:
+    """A span per file's consecutive matches, named by the file."""
+    lines = text.split("\n")
+    spans: list[LineSpan] = []
+    path, start = None, 0
+    for i, line in enumerate(lines):
+        match = _GREP_LINE.match(line)
+        here = match.group(1) if match else path
+        if here != path:
+            if path is not None and any(lines[j].strip() for j in range(start, i)):
+                spans.append(LineSpan(start, i - 1, f"file {path}"))
+            path, start = here, i
+    if path is not None and any(lines[j].strip() for j in range(start, len(lines))):
+        spans.append(LineSpan(start, len(lines) - 1, f"file {path}"))
+    return spans
 
 
 def looks_like_diff(text: str) -> bool:

@@ -27,7 +27,7 @@ def valid_unicode(value: str) -> str:
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(valid_unicode)]
 ShortText = Annotated[str, Field(max_length=2_000), AfterValidator(valid_unicode)]
 Query = Annotated[str, Field(min_length=1, max_length=4_000), AfterValidator(valid_unicode)]
-ContentTypeIn = Literal["auto", "text", "markdown", "html", "json", "code", "log", "diff"]
+ContentTypeIn = Literal["auto", "text", "markdown", "html", "json", "code", "log", "diff", "grep"]
 
 
 class Strict(BaseModel):

@@ -72,3 +72,18 @@ def test_a_diff_keeps_whole_hunks_with_their_file(client: TestClient, git_diff: 
     hunk = next(s["text"] for s in out["snippets"] if "OFFSET_40" in s["text"] and s["context"] == "file valves.py")
     assert hunk.lstrip().startswith(("@@", "diff --git")), "a hunk starts at its header"
     assert "-    return x * 40\n+    return x * 40 + OFFSET_40  # calibrated" in hunk, "whole"
+
+
+def test_grep_results_are_grouped_by_file_best_first(client: TestClient) -> None:
+    root = Path(__file__).resolve().parents[2]
+    found = subprocess.run(["git", "-C", str(root), "grep", "-n", "content_type", "--", "*.py"],
+                           capture_output=True, text=True, check=True).stdout
+    out = post(client, query="where does the sieve choose the budget for code", content=found, max_tokens=600,
+               source={"tool": "Bash", "args": {"command": "git grep -n content_type"}})
+    assert out["content_type"] == "grep"
+    lines = found.split("\n")
+    for s in out["snippets"]:
+        path = s["context"].removeprefix("file ")
+        assert all(line.startswith(f"{path}:") for line in s["text"].split("\n")), "a chunk is one file's matches"
+        assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]])
+    assert any(s["context"] == "file indexes/sieve.py" for s in out["snippets"]), "the file the request is about"

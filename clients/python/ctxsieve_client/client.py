@@ -35,7 +35,7 @@ from .models import (
 JSON = dict[str, Any]
 FEEDBACK_BATCH = 1000  # uses per request: the service's limit for one bulk feedback request
 M = TypeVar("M")
-ContentType = Literal["auto", "text", "markdown", "html", "json", "code", "log", "diff"]
+ContentType = Literal["auto", "text", "markdown", "html", "json", "code", "log", "diff", "grep"]
 Order = Literal["document", "score"]
 Mode = Literal["fast", "accurate", "outline"]  # outline: filter and refilter only
 ToolFormat = Literal["openai", "anthropic", "mcp"]
