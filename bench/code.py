@@ -11,7 +11,9 @@ service chooses the kind and the view. Per case and budget:
 - tokens shown (tiktoken o200k_base of the snippets), and the p50 latency of the call.
 Peers in the same run, at the same budgets: the whole file, its head (the first lines within the budget), and
 BM25 over fixed 20-line windows (the issue's terms, best windows first, within the budget). `--default` also
-runs the service's own budget for code (max_tokens unset). Results per repository and pooled.
+runs the service's own budget for code (max_tokens unset). Results per repository and pooled. Each file is read
+fresh at the first budget run only (later budgets re-filter the stored ref): that run's p50 is a fresh read's,
+also given for the files of 8-12k tokens.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class Outcome:
     every: bool
     tokens: int
     ms: float
+    file_tokens: int = 0
 
 
 def cases(limit: int | None, repos: set[str] | None) -> list[Case]:
@@ -68,7 +71,7 @@ def cases(limit: int | None, repos: set[str] | None) -> list[Case]:
 
 def judged(case: Case, shown: set[int], tokens: int, ms: float) -> Outcome:
     place = any(line in shown and (line - 1 in shown or line + 1 in shown) for line in case.gold)
-    return Outcome(place, all(line in shown for line in case.gold), tokens, ms)
+    return Outcome(place, all(line in shown for line in case.gold), tokens, ms, TOKENS.count(case.text))
 
 
 def lines_of(spans: Iterable[tuple[int, int]], index: LineIndex) -> set[int]:
@@ -127,10 +130,13 @@ def report(name: str, rows: dict[str, list[Outcome]], files: dict[str, list[int]
         tokens = statistics.median(o.tokens for o in outcomes)
         of_file = statistics.median(files.get(repo, every_file))
         latency = statistics.median(o.ms for o in outcomes) if any(o.ms for o in outcomes) else None
+        tenk = [o.ms for o in outcomes if 8000 <= o.file_tokens <= 12000]
+        near = f" (files of 8-12k tokens: {statistics.median(tenk):.0f} ms, n={len(tenk)})" \
+            if repo == "pooled" and tenk and latency is not None else ""
         yield (f"{name:<28} {repo:<30} n={n:<4} place {sum(o.place for o in outcomes) / n:.3f}  every line "
                f"{sum(o.every for o in outcomes) / n:.3f}  tokens median {tokens:>6.0f} "
                f"({tokens / of_file:.2f} of the file's {of_file:.0f})"
-               + (f"  p50 {latency:.0f} ms" if latency is not None else ""))
+               + (f"  p50 {latency:.0f} ms{near}" if latency is not None else ""))
 
 
 def main() -> None:

@@ -323,7 +323,7 @@ def test_placeholder_speaks_each_surfaces_words_with_the_same_facts(stub_client:
         "ref": ref, "chunks_shown": 2, "chunks_total": http["usage"]["chunks_total"],
         "input_tokens": http["usage"]["input_tokens"], "output_tokens": http["usage"]["output_tokens"],
         "rerun": {"tool": "tail", "args": {"n": 120}}, "shown": "some", "min_score": None, "pages": None,
-        "collection": None}
+        "collection": None, "lines": None}
     assert f"POST /v1/refs/{ref}/filter" in http["placeholder"]
     assert f'filter_ref(ref="{ref}", query="...")' in tools["placeholder"] and "/v1/" not in tools["placeholder"]
     facts = [{k: v for k, v in answer.items() if k != "placeholder"} for answer in (http, tools)]
