@@ -45,10 +45,10 @@ PREPARED_BYTES = 128 << 20
 # static stage distilled on torch; on OpenVINO bf16, whose dense stage is about twice as fast, this one does.
 FAST_CANDIDATES = 16
 FAST_NEIGHBOURS = 3
-# Code's chunks are whole definitions of ~256 tokens (the code_chunk_tokens setting), prose's ~96: about the same
-# dense budget in tokens is 6 of them and the neighbours of the best one (python -m bench.code measures place shown
-# and latency).
-CODE_FAST_CANDIDATES = 10
+# Code's chunks are whole definitions of ~256 tokens (the code_chunk_tokens setting), prose's ~96: its dense stage
+# embeds 5 of them and the neighbours of the best one, which keeps a fresh 10k-token file within 250 ms at the same
+# place shown as 6 or 10 (python -m bench.code); every other chunk competes on its lexical score.
+CODE_FAST_CANDIDATES = 5
 # fast and accurate rank chunks against the query; outline needs none: each chunk's first line (indexes.outline)
 Mode = Literal["fast", "accurate", "outline"]
 OUTLINE_TOKENS = 800  # an outline's budget when the request sets no max_tokens
@@ -218,10 +218,9 @@ class Sieve:
         heads, around = (self.code_candidates, 1) if lined else (self.fast_candidates, self.fast_neighbours)
         first = self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
         pool = list(range(len(lexical))) if first is None else sorted(first[:heads])
+        # what the request names goes first (it competes unscored, as every chunk of a line kind does)
         named = _named(sources, prep, query) if prep.kind == "code" else _first_in_logs(prep) if prep.kind == "log" \
             else None
-        if named is not None:  # what the request names is always scored, whatever the first stage thought
-            pool = sorted(set(pool) | set(np.flatnonzero(named).tolist()))
         dense = np.full(len(prep.passages), np.nan)
         dense[pool] = self._passage_vectors(prep, pool) @ query_vector
         if len(pool) < len(prep.passages):  # fast mode: then the neighbours of its best hits
