@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ctxsieve.ingest.chunking import Chunk
-from ctxsieve.ingest.code import LineIndex, source_path
+from ctxsieve.ingest.code import LineIndex, guess_language, header_lines, language_of, source_path
 from ctxsieve.ingest.normalize import LINE_KINDS, Document
 from ctxsieve.ingest.outputs import FAILURE, SUMMARY, TAIL
 from ctxsieve.ingest.static_model import StaticEmbedder
@@ -55,6 +55,7 @@ OUTLINE_TOKENS = 800  # an outline's budget when the request sets no max_tokens
 # Source code's budget when the request sets none: a third of the file, at least CODE_MIN_TOKENS, at most
 # CODE_MAX_TOKENS (chosen on the dev set's curve of place shown against tokens: python -m bench.code).
 CODE_SHARE, CODE_MIN_TOKENS, CODE_MAX_TOKENS = 3, 1500, 6000
+MAP_SHARE = 10  # a code view's map of the file (each definition's line and number) takes at most a tenth
 
 
 def code_budget(file_tokens: int) -> int:
@@ -88,6 +89,12 @@ class Snippet:
     line_end: int
 
 
+@dataclass(frozen=True)
+class MapLine:
+    line: int  # 1-based
+    text: str  # the line as it is in the file (a definition's `def`/`class` line)
+
+
 @dataclass(frozen=True, kw_only=True)
 class FilterResult:
     ref: str
@@ -96,6 +103,7 @@ class FilterResult:
     usage: Usage
     passthrough: bool
     content_type: str | None = None  # the view's kind
+    map: list[MapLine] | None = None  # code: the file's definitions around what is shown, with their lines
 
 
 class Sieve:
@@ -174,18 +182,40 @@ class Sieve:
             return self._whole(source, rerun)
         if params.mode == "outline":
             return self._outline(source, params, rerun)
-        picks = self._rank([source], params)
+        budget = params.max_tokens
+        share = budget // MAP_SHARE if source.content_type == "code" and budget else 0
+        picks = self._rank([source], replace(params, max_tokens=budget - share) if budget and share else params)
         if params.order == "document":
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
-        out = sum(s.tokens for s in snippets)
+        lines_map = self._map(source, snippets, share) if share else None
+        out = sum(s.tokens for s in snippets) + sum(self.tokenizer.count(m.text) + 2 for m in lines_map or [])
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
         lines = source.line_span(0, len(source.view.text))[1] if source.content_type in LINE_KINDS else None
         more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
                        min_score=params.min_score, lines=lines)
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
-                            content_type=source.content_type)
+                            content_type=source.content_type, map=lines_map)
+
+    def _map(self, source: Source, snippets: list[Snippet], budget: int) -> list[MapLine]:
+        """The file's definition lines not already shown, nearest to the shown snippets first, within `budget`
+        tokens (each line and ~2 for its number), in file order."""
+        text = source.view.text
+        lines = text.split("\n")
+        path = source_path(source.args)
+        shown = [(s.line_start, s.line_end) for s in snippets]
+        candidates = [n for n in header_lines(text, language_of(path) or guess_language(text))
+                      if not any(a <= n <= b for a, b in shown)]
+        distance = {n: min((min(abs(n - a), abs(n - b)) for a, b in shown), default=n) for n in candidates}
+        chosen, used = [], 0
+        for n in sorted(candidates, key=lambda n: (distance[n], n)):
+            cost = self.tokenizer.count(lines[n - 1]) + 2
+            if used + cost > budget:
+                continue
+            chosen.append(n)
+            used += cost
+        return [MapLine(n, lines[n - 1]) for n in sorted(chosen)]
 
     def _outline(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
         entries = outline(source.view.text, source.chunks, self.tokenizer, params.max_tokens or OUTLINE_TOKENS)

@@ -79,6 +79,7 @@ class Definition:
     container: bool
     children: tuple[Definition, ...]
     statements: tuple[int, ...] = ()  # 0-based first lines of its body's statements: where a long one is cut
+    header: int = 0  # 0-based line of its `def`/`class` line (after decorators and comments)
 
 
 def definitions(text: str, language: str | None) -> list[Definition] | None:
@@ -121,7 +122,7 @@ def _definitions(node: Any, lines: list[str]) -> Iterator[Definition]:
         inner = tuple(_definitions(body if body is not None else target, lines)) if container or body else ()
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
-                         statements)
+                         statements, target.start_point[0])
 
 
 def _first_name(node: Any, lines: list[str]) -> str:
@@ -144,6 +145,20 @@ def _with_comments_above(line: int, lines: list[str]) -> int:
             and lines[line - 1].strip():
         line -= 1
     return line
+
+
+def header_lines(text: str, language: str | None) -> list[int]:
+    """The 1-based line of every definition's `def`/`class` line, in order: a map of the file."""
+    found = definitions(text, language) or []
+    out: list[int] = []
+
+    def walk(items: tuple[Definition, ...] | list[Definition]) -> None:
+        for d in items:
+            out.append(d.header + 1)
+            walk(d.children)
+
+    walk(found)
+    return sorted(set(out))
 
 
 # --- chunks: line ranges of the view ------------------------------------------------------------------

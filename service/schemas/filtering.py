@@ -47,6 +47,11 @@ class RefilterRequest(FilterOptions):
     pass
 
 
+class MapLineOut(BaseModel):
+    line: int = Field(description="1-based line of the file")
+    text: str = Field(description="that line as it is (a definition's def/class line)")
+
+
 class FilterResponse(BaseModel):
     ref: str
     snippets: list[SnippetOut]
@@ -55,6 +60,7 @@ class FilterResponse(BaseModel):
     usage: UsageOut
     passthrough: bool
     content_type: str | None = Field(None, description="the kind the service read the output as (code, json, ...)")
+    map: list[MapLineOut] | None = Field(None, description="code: the file's definition lines around what is shown")
 
 
 class SourceOut(BaseModel):

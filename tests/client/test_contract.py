@@ -36,7 +36,7 @@ READERS: dict[str, type[models.Model]] = {
     "DocumentList": models.DocumentPage, "CollectionQueryResponse": models.CollectionResult,
     "SessionResponse": models.SessionReport, "SessionRequest": models.SessionRead,
     "ToolsetDetail": models.ToolsetDetail, "CompactResponse": models.Compaction, "ClearedOut": models.Cleared,
-    "CompactUsage": models.CompactUsage, "Tuned": models.Tuned,
+    "CompactUsage": models.CompactUsage, "Tuned": models.Tuned, "MapLineOut": models.MapLine,
 }
 
 

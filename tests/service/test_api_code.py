@@ -44,6 +44,11 @@ def test_a_source_file_is_cut_at_definitions_with_true_line_numbers(client: Test
         assert snippet["text"] == shown, "whole lines of the file, indentation included"
     assert out["snippets"][0]["context"].startswith("class Handler")
     assert any(s["context"] == "class Handler17 > def dispatch" for s in out["snippets"]), "the named one is shown"
+    shown = {n for s in out["snippets"] for n in range(s["line_start"], s["line_end"] + 1)}
+    assert out["map"], "a map of the file's other definitions"
+    for entry in out["map"]:
+        assert entry["text"] == lines[entry["line"] - 1] and entry["line"] not in shown
+        assert entry["text"].lstrip().startswith(("class ", "def "))
     ref = out["ref"]
     assert client.get(f"/v1/refs/{ref}").json()["content_type"] == "code"
     part = client.get(f"/v1/refs/{ref}", params={"lines": "5-9"}).json()

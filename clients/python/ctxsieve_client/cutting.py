@@ -73,4 +73,4 @@ def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[st
     placeholder = name_tools(result.placeholder)
     if result.more is not None and result.more.shown == "outline":
         return render_outline(result.snippets, placeholder, OUTLINE_HEADING)
-    return render(result.snippets, placeholder, code=result.content_type in LINE_KINDS)
+    return render(result.snippets, placeholder, code=result.content_type in LINE_KINDS, lines_map=result.map)

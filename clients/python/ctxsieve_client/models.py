@@ -39,6 +39,9 @@ def _convert(hint: Any, value: Any) -> Any:
         return None
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
+        lists = [a for a in typing.get_args(hint) if typing.get_origin(a) is list]
+        if lists and isinstance(value, list):  # an optional list of models
+            return _convert(lists[0], value)
         models = [a for a in typing.get_args(hint) if isinstance(a, type) and issubclass(a, Model)]
         return models[0].from_json(value) if models and isinstance(value, dict) else value
     if origin is list and isinstance(value, list):
@@ -105,6 +108,14 @@ class More(Model):
 
 
 @dataclass(kw_only=True)
+class MapLine(Model):
+    """A line of a code file's map: a definition's `def`/`class` line and its number."""
+
+    line: int
+    text: str
+
+
+@dataclass(kw_only=True)
 class FilterResult(Model):
     """What `/v1/filter`, a re-filter and `/v1/read` answer: snippets, the ref and the one-line placeholder."""
 
@@ -115,6 +126,7 @@ class FilterResult(Model):
     more: More | None = None  # None from a service older than the `more` field
     passthrough: bool = False
     content_type: str | None = None  # the kind the service read it as (code: snippets are whole numbered lines)
+    map: list[MapLine] | None = None  # code: the file's definition lines around what is shown
     path: str | None = None  # /v1/read
     size: int | None = None
     mtime: float | None = None

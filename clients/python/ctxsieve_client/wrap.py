@@ -10,16 +10,24 @@ from collections.abc import Callable
 from typing import Any
 
 from .client import JSON, AsyncClient, Call, Client, FilterOptions, Requests
-from .models import FilterResult, Snippet
+from .models import FilterResult, MapLine, Snippet
 
 SEPARATOR = "\n\n---\n\n"
 
 
-def render(snippets: list[Snippet], placeholder: str, code: bool = False) -> str:
+def render(snippets: list[Snippet], placeholder: str, code: bool = False, lines_map: list[MapLine] | None = None
+           ) -> str:
     """Snippets then the placeholder, as one text an agent can read (the MCP server renders the same way). Code's
     snippets are whole lines of the file, each headed by its true line range and the definition it is part of,
-    so an agent can edit by the text and navigate by the numbers."""
-    return SEPARATOR.join([*(heading(s) + s.text if code else s.text for s in snippets), placeholder])
+    so an agent can edit by the text and navigate by the numbers; a map of the file's other definitions first."""
+    parts = [render_map(lines_map)] if lines_map else []
+    return SEPARATOR.join([*parts, *(heading(s) + s.text if code else s.text for s in snippets), placeholder])
+
+
+def render_map(lines_map: list[MapLine]) -> str:
+    """`Map of the file:` and each definition line as `   100│    def __call__(self, value):`."""
+    return "\n".join(["Map of the file (its other definitions, by line):",
+                      *(f"{m.line:>6}│{m.text}" for m in lines_map)])
 
 
 def heading(snippet: Snippet) -> str:

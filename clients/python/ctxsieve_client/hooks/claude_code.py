@@ -22,6 +22,7 @@ from ..client import Call
 from ..cutting import CutOptions, cut_request, cut_text, passes
 from ..gateway.names import first_text
 from ..models import FilterResult, Snippet
+from ..wrap import render_map
 
 QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the call's own words, in this order
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
@@ -180,7 +181,7 @@ def _numbered_read(response: dict[str, Any], file: dict[str, Any], result: Filte
     lines = content.count("\n") + 1
     shown = ", ".join(f"{first}-{first + text.count(chr(10))}" for first, text in runs)
     context = f"ctxsieve cut this Read to lines {shown} of {file.get('totalLines', '?')}. {note}" + \
-        _claude_names(result.placeholder)
+        _claude_names(result.placeholder) + (f"\n{render_map(result.map)}" if result.map else "")
     replaced = {**response, "file": {**file, "content": content, "startLine": start, "numLines": lines}}
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": replaced,
                                    "additionalContext": context}}
