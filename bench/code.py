@@ -8,7 +8,7 @@ is the intent (its end, within the API's 4,000-character query), the call names 
 service chooses the kind and the view. Per case and budget:
 - place shown: at least one edited line visible together with a line next to it;
 - every edited line shown;
-- tokens shown (tiktoken o200k_base of the snippets), and the p50 latency of the call.
+- tokens shown (tiktoken o200k_base of the snippets and the map of the file), and the p50 latency of the call.
 Peers in the same run, at the same budgets: the whole file, its head (the first lines within the budget), and
 BM25 over fixed 20-line windows (the issue's terms, best windows first, within the budget). `--default` also
 runs the service's own budget for code (max_tokens unset). Results per repository and pooled. Each file is read
@@ -85,8 +85,8 @@ def ctxsieve(client: Client, case: Case, budget: int | None) -> Outcome:
         "file_path": case.path}}, k=50, max_tokens=budget, placeholder="tools")
     ms = (time.perf_counter() - started) * 1000
     index = LineIndex(case.text)
-    shown = lines_of(((s.start, s.end) for s in result.snippets), index)
-    return judged(case, shown, sum(s.tokens for s in result.snippets), ms)
+    shown = lines_of(((s.start, s.end) for s in result.snippets), index) | {m.line for m in result.map or []}
+    return judged(case, shown, result.usage.output_tokens, ms)  # the map's lines are file lines the agent sees
 
 
 def head(case: Case, budget: int) -> Outcome:
