@@ -14,6 +14,7 @@ import bisect
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -84,12 +85,17 @@ class Definition:
 
 def definitions(text: str, language: str | None) -> list[Definition] | None:
     """The top-level definitions with their nested ones; None when no grammar parses this language."""
+    found = _parsed(text, language)
+    return None if found is None else list(found)
+
+
+@lru_cache(maxsize=8)  # a fresh read parses once for its chunks and its map (a re-filter, for its map)
+def _parsed(text: str, language: str | None) -> tuple[Definition, ...] | None:
     parser = _parser(language)
     if parser is None:
         return None
     tree = parser.parse(text.encode("utf-8"))
-    lines = text.split("\n")
-    return list(_definitions(tree.root_node, lines))
+    return tuple(_definitions(tree.root_node, text.split("\n")))
 
 
 def _parser(language: str | None) -> Any:
