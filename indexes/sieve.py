@@ -55,7 +55,7 @@ OUTLINE_TOKENS = 800  # an outline's budget when the request sets no max_tokens
 # Source code's budget when the request sets none: a third of the file, at least CODE_MIN_TOKENS, at most
 # CODE_MAX_TOKENS (chosen on the dev set's curve of place shown against tokens: python -m bench.code).
 CODE_SHARE, CODE_MIN_TOKENS, CODE_MAX_TOKENS = 3, 1500, 6000
-MAP_SHARE = 10  # a code view's map of the file (each definition's line and number) takes at most a tenth
+MAP_SHARE = 20  # a code view's map of the file (each definition's line and number) takes at most a twentieth
 
 
 def code_budget(file_tokens: int) -> int:
