@@ -65,8 +65,13 @@ class ScriptedModel:
             yield f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
     def serve(self) -> tuple[str, uvicorn.Server]:
-        server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning"))
-        threading.Thread(target=server.run, daemon=True).start()
-        while not server.started:
-            time.sleep(0.05)
-        return f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}", server
+        return serve_on_loopback(self.app)
+
+
+def serve_on_loopback(app: FastAPI) -> tuple[str, uvicorn.Server]:
+    """A scripted API served in a thread on a free loopback port: its base URL and the server (to stop it)."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    return f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}", server

@@ -6,7 +6,6 @@ and records every request so a test can read exactly what the model was sent aft
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,8 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
+
+from tests.client.scripted_anthropic import serve_on_loopback
 
 Call = tuple[str, "dict[str, Any] | str"]
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
@@ -83,8 +84,5 @@ class ScriptedResponses:
             yield f"event: {event['type']}\ndata: {json.dumps({**event, 'sequence_number': number})}\n\n"
 
     def serve(self) -> tuple[str, uvicorn.Server]:
-        server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning"))
-        threading.Thread(target=server.run, daemon=True).start()
-        while not server.started:
-            time.sleep(0.05)
-        return f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}/v1", server
+        url, server = serve_on_loopback(self.app)
+        return f"{url}/v1", server

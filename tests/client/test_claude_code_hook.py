@@ -224,32 +224,11 @@ def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, t
     assert len(seen) < len(LOG) / 4, "the model saw the cut, not the whole file"
 
 
-MODULE = "import logging\n\nlog = logging.getLogger(__name__)\n" + "".join(
-    f'''
-
-class Handler{i}:
-    """Handles the requests of kind {i}."""
-
-    retries = {i}
-
-    def prepare(self, payload):
-        cleaned = dict(payload)
-        cleaned["kind"] = {i}
-        return cleaned
-
-    def dispatch(self, payload, timeout=30):
-        for attempt in range(self.retries):
-            result = self.send(payload, attempt=attempt, timeout=timeout)
-            if result.ok:
-                return result
-        raise RuntimeError("handler {i} gave up after retries")
-''' for i in range(60))
-
-
 def test_real_claude_code_sees_the_files_own_line_numbers_in_a_cut_read(stub_url: str, tmp_path: Path) -> None:
     """A source file read through the http hook: each file line the model is sent carries its true number
     (Claude Code's own numbering where the cut is one run, the number before │ where it is several)."""
     from tests.client.scripted_anthropic import ScriptedModel
+    from tests.service.test_api_code import TEXT as MODULE
 
     source = tmp_path / "handlers.py"
     source.write_text(MODULE)

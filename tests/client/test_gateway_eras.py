@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -54,23 +54,8 @@ def servers(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 @pytest.fixture
-def http_gateway(servers: tuple[Path, Path, Path], stub_url: str) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen([str(BIN / "ctxsieve-gateway"), "--config", str(servers[0]), "--url", stub_url,
-                                "--http", "--port", str(port)], stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                httpx.get(url, timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(10)
+def http_gateway(servers: tuple[Path, Path, Path], stub_url: str, request: pytest.FixtureRequest) -> str:
+    return serve_http(servers[0], stub_url, request)
 
 
 async def answer_colour(_context: Any, _params: Any) -> mt.ElicitResult:
@@ -130,10 +115,7 @@ def test_an_old_servers_questions_reach_a_2026_client_as_input_required_rounds(
     config = tmp_path / "old.json"
     config.write_text(json.dumps({"mcpServers": {"old": counted([sys.executable, str(STATEFUL), "--handshake-only"],
                                                                 log)}, "ctxsieve": {"tool_search": "off"}}))
-    target: str | Path = config
-    if transport == "http":
-        request.getfixturevalue("servers")  # (unused; the HTTP gateway below serves this config)
-        target = serve_http(config, stub_url, request)
+    target: str | Path = serve_http(config, stub_url, request) if transport == "http" else config
 
     async def main() -> tuple[str, list[str]]:
         async with connect(target, "auto", stub_url) as client:
@@ -171,6 +153,7 @@ def test_a_2026_client_listens_to_an_old_servers_resource_through_the_gateway(tm
 
 
 def serve_http(config: Path, url: str, request: pytest.FixtureRequest) -> str:
+    """`ctxsieve-gateway --http` on a free port for this test (stopped after it); its /mcp URL."""
     port = free_port()
     process = subprocess.Popen([str(BIN / "ctxsieve-gateway"), "--config", str(config), "--url", url, "--http",
                                 "--port", str(port)], stderr=subprocess.DEVNULL)
