@@ -63,6 +63,8 @@ bench: prepare node
 	HF_HUB_OFFLINE=1 $(PY) -m bench.gateway 2>/dev/null | tee bench/results/gateway.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.frameworks 2>/dev/null | tee bench/results/frameworks.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.compact 2>/dev/null | tee bench/results/compact.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.code --budgets 1000,1500,2000,3000 --default --peers 2>/dev/null \
+		| tee bench/results/code.txt
 
 # 32 clients on loopback for 5 minutes (filter, refs, re-filter, tools, collections), then 20 s of deliberate
 # overload; latency and the server's RSS per 30 s window. About 8 minutes with setup.
