@@ -106,7 +106,7 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     background = BackgroundEmbedder(cache, lambda: gate.depth == 0) if settings.background_embedding else None
     sieve = Sieve(sources, cache, tokenizer, dense_weight=settings.dense_weight,
                   fast_candidates=settings.fast_candidates, static=models.static, background=background,
-                  fast_neighbours=settings.fast_neighbours)
+                  fast_neighbours=settings.fast_neighbours, code_candidates=settings.code_candidates)
     tools = ToolIndex(store, cache, tokenizer, settings.tool_dense_weight)
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
