@@ -29,17 +29,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -168,6 +166,8 @@ async def era_session(target: Any, mode: str, small: Path, calls: int) -> list[f
 def eras(url: str, root: Path, calls: int) -> None:
     from mcp.client.stdio import StdioServerParameters
 
+    from tests.client.test_gateway import gateway_over_http
+
     small = root / "files" / "small.txt"
     small.write_text("just a line\n", encoding="utf-8")
     for transport in ("stdio", "http"):
@@ -182,7 +182,7 @@ def eras(url: str, root: Path, calls: int) -> None:
                 times = asyncio.run(era_session(StdioServerParameters(command=command[0], args=command[1:]), mode,
                                                 small, calls))
             else:
-                with serving_http(command) as endpoint:
+                with gateway_over_http(command) as endpoint:
                     times = asyncio.run(era_session(endpoint, mode, small, calls))
             p50s[mode] = statistics.median(times)
             print(f"eras: {transport}, {mode}: passthrough read_text_file p50 {p50s[mode]:.1f} ms over {calls} calls; "
@@ -190,27 +190,6 @@ def eras(url: str, root: Path, calls: int) -> None:
                   f"listing)", flush=True)
         print(f"eras: {transport}: 2026-07-28 {p50s['auto'] - p50s['legacy']:+.1f} ms p50 against the session era "
               f"(target within 5 ms)", flush=True)
-
-
-@contextmanager
-def serving_http(command: list[str]) -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([*command, "--http", "--port", str(port)], stderr=subprocess.DEVNULL)
-    endpoint = f"http://127.0.0.1:{port}/mcp"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(endpoint, timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        yield endpoint
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def texts_in(value: Any) -> Iterator[str]:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -260,26 +260,34 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def http_gateway(tmp_path: Path, files: Path, stub_url: str) -> Iterator[tuple[str, str]]:
-    """`ctxsieve gateway --http` with a key, on loopback; yields its URL and the key."""
-    port, key = free_port(), "gw-key-1"
-    config = write_config(tmp_path / "http.json", {"fs": filesystem_server(files)})
-    process = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url,
-                                "--http", "--port", str(port), "--api-key", key], stderr=subprocess.PIPE, text=True)
+@contextmanager
+def gateway_over_http(command: list[str]) -> Iterator[str]:
+    """A gateway command served with `--http` on a free loopback port: its /mcp URL while the block runs."""
+    port = free_port()
+    process = subprocess.Popen([*command, "--http", "--port", str(port)], stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and process.poll() is None:
             try:
                 httpx.get(url, timeout=1)
                 break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        yield url, key
+        yield url
     finally:
         process.terminate()
         process.wait(10)
+
+
+@pytest.fixture
+def http_gateway(tmp_path: Path, files: Path, stub_url: str) -> Iterator[tuple[str, str]]:
+    """`ctxsieve gateway --http` with a key, on loopback; yields its URL and the key."""
+    key = "gw-key-1"
+    config = write_config(tmp_path / "http.json", {"fs": filesystem_server(files)})
+    with gateway_over_http([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url,
+                            "--api-key", key]) as url:
+        yield url, key
 
 
 def test_streamable_http_serves_mcp_and_refuses_strangers(http_gateway: tuple[str, str], files: Path) -> None:

@@ -7,22 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import mcp_types as mt
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.client.test_gateway import BIN, filesystem_server, free_port, text
+from tests.client.test_gateway import BIN, filesystem_server, gateway_over_http, text
 
 STATEFUL = Path(__file__).resolve().parents[1] / "mcp" / "stateful_server.py"
 CONFORMANCE = STATEFUL.with_name("conformance_server.py")
@@ -154,19 +152,10 @@ def test_a_2026_client_listens_to_an_old_servers_resource_through_the_gateway(tm
 
 def serve_http(config: Path, url: str, request: pytest.FixtureRequest) -> str:
     """`ctxsieve-gateway --http` on a free port for this test (stopped after it); its /mcp URL."""
-    port = free_port()
-    process = subprocess.Popen([str(BIN / "ctxsieve-gateway"), "--config", str(config), "--url", url, "--http",
-                                "--port", str(port)], stderr=subprocess.DEVNULL)
-    request.addfinalizer(lambda: (process.terminate(), process.wait(10)))
-    endpoint = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            httpx.get(endpoint, timeout=1)
-            break
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    return endpoint
+    held = ExitStack()
+    request.addfinalizer(held.close)
+    return held.enter_context(gateway_over_http([str(BIN / "ctxsieve-gateway"), "--config", str(config), "--url",
+                                                 url]))
 
 
 def test_modern_http_clients_are_told_apart_and_their_upstreams_close_when_idle(
