@@ -94,6 +94,10 @@ class MapLine:
     line: int  # 1-based
     text: str  # the line as it is in the file (a definition's `def`/`class` line)
 
+    def shown(self) -> str:
+        """As the surfaces print it (ctxsieve_client.wrap.render_map), which is what its tokens are counted on."""
+        return f"{self.line:>6}│{self.text}"
+
 
 @dataclass(frozen=True, kw_only=True)
 class FilterResult:
@@ -189,7 +193,7 @@ class Sieve:
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         lines_map = self._map(source, snippets, share) if share else None
-        out = sum(s.tokens for s in snippets) + sum(self.tokenizer.count(m.text) + 2 for m in lines_map or [])
+        out = sum(s.tokens for s in snippets) + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
         lines = source.line_span(0, len(source.view.text))[1] if source.content_type in LINE_KINDS else None
@@ -200,7 +204,7 @@ class Sieve:
 
     def _map(self, source: Source, snippets: list[Snippet], budget: int) -> list[MapLine]:
         """The file's definition lines not already shown, nearest to the shown snippets first, within `budget`
-        tokens (each line and ~2 for its number), in file order."""
+        tokens (each counted as printed, with its number), in file order."""
         text = source.view.text
         lines = text.split("\n")
         path = source_path(source.args)
@@ -210,7 +214,7 @@ class Sieve:
         distance = {n: min((min(abs(n - a), abs(n - b)) for a, b in shown), default=n) for n in candidates}
         chosen, used = [], 0
         for n in sorted(candidates, key=lambda n: (distance[n], n)):
-            cost = self.tokenizer.count(lines[n - 1]) + 2
+            cost = self.tokenizer.count(MapLine(n, lines[n - 1]).shown())
             if used + cost > budget:
                 continue
             chosen.append(n)

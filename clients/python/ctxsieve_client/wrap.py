@@ -25,7 +25,8 @@ def render(snippets: list[Snippet], placeholder: str, code: bool = False, lines_
 
 
 def render_map(lines_map: list[MapLine]) -> str:
-    """`Map of the file:` and each definition line as `   100│    def __call__(self, value):`."""
+    """`Map of the file:` and each definition line as `   100│    def __call__(self, value):` (the form the service
+    counts a map line's tokens on: ctxsieve.indexes.sieve.MapLine.shown)."""
     return "\n".join(["Map of the file (its other definitions, by line):",
                       *(f"{m.line:>6}│{m.text}" for m in lines_map)])
 
