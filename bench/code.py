@@ -46,6 +46,7 @@ class Case:
     issue: str
     text: str
     gold: tuple[int, ...]
+    tokens: int  # of the file
 
 
 @dataclass(frozen=True)
@@ -65,13 +66,13 @@ def cases(limit: int | None, repos: set[str] | None) -> list[Case]:
             if repos and row["repo"] not in repos:
                 continue
             out.append(Case(row["repo"], row["path"], row["problem_statement"], row["file_text"],
-                            tuple(row["gold_lines"])))
+                            tuple(row["gold_lines"]), TOKENS.count(row["file_text"])))
     return out[:limit] if limit else out
 
 
 def judged(case: Case, shown: set[int], tokens: int, ms: float) -> Outcome:
     place = any(line in shown and (line - 1 in shown or line + 1 in shown) for line in case.gold)
-    return Outcome(place, all(line in shown for line in case.gold), tokens, ms, TOKENS.count(case.text))
+    return Outcome(place, all(line in shown for line in case.gold), tokens, ms, case.tokens)
 
 
 def lines_of(spans: Iterable[tuple[int, int]], index: LineIndex) -> set[int]:
@@ -117,7 +118,7 @@ def windows(case: Case, budget: int) -> Outcome:
 
 
 def whole(case: Case) -> Outcome:
-    return judged(case, set(range(1, case.text.count("\n") + 2)), TOKENS.count(case.text), 0.0)
+    return judged(case, set(range(1, case.text.count("\n") + 2)), case.tokens, 0.0)
 
 
 def report(name: str, rows: dict[str, list[Outcome]], files: dict[str, list[int]]) -> Iterator[str]:
@@ -153,7 +154,7 @@ def main() -> None:
         budgets.insert(0, None)
     files: dict[str, list[int]] = defaultdict(list)
     for case in chosen:
-        files[case.repo].append(TOKENS.count(case.text))
+        files[case.repo].append(case.tokens)
     print(f"{len(chosen)} cases from {DATA.parent.name}; file tokens median "
           f"{statistics.median(t for ts in files.values() for t in ts):.0f}", flush=True)
     with scratch_service("bench-code-") as (url, _):

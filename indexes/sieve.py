@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ctxsieve.ingest.chunking import Chunk
-from ctxsieve.ingest.code import LineIndex, guess_language, header_lines, language_of, source_path
+from ctxsieve.ingest.code import guess_language, header_lines, language_of, source_path
 from ctxsieve.ingest.normalize import LINE_KINDS, Document
 from ctxsieve.ingest.outputs import FAILURE, SUMMARY, TAIL
 from ctxsieve.ingest.static_model import StaticEmbedder
@@ -342,9 +342,9 @@ class Sieve:
                       ) -> FilterResult:
         snippets = [Snippet(id=f"{source.ref}#doc{i}", text=text, score=None, start=section.start, end=section.end,
                             tokens=self.tokenizer.count(text), document=i, title=section.title, url=section.url,
-                            context="", line_start=source.line_span(section.start, section.end)[0],
-                            line_end=source.line_span(section.start, section.end)[1])
-                    for i, (text, section) in enumerate(zip(texts, source.view.sections, strict=True))]
+                            context="", line_start=first, line_end=last)
+                    for i, (text, section) in enumerate(zip(texts, source.view.sections, strict=True))
+                    for first, last in [source.line_span(section.start, section.end)]]
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(s.tokens for s in snippets),
                            chunks_total=len(source.chunks), chunks_returned=len(source.chunks))
         return FilterResult(ref=source.ref, snippets=snippets, usage=usage, passthrough=True,
@@ -410,9 +410,8 @@ def _named(sources: Sequence[Source], prep: Prepared, query: str) -> np.ndarray 
         frames = request.frames_in(source_path(source.args))
         if not frames:
             continue
-        lines = LineIndex(source.view.text)
         for i, (owner, chunk) in enumerate(prep.units):
-            first, last = lines.line_of(chunk.start), lines.line_of(max(chunk.start, chunk.end - 1))
+            first, last = source.line_span(chunk.start, chunk.end)
             if owner == si and any(f.line is not None and first <= f.line <= last for f in frames):
                 boost[i] = 2.0
     return boost if boost.any() else None

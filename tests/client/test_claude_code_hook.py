@@ -124,14 +124,19 @@ def test_the_http_hook_answers_what_the_command_hook_prints(stub_url: str, tmp_p
 
 
 @pytest.mark.parametrize("sent", [None, [], "text", {"hook_event_name": "PreToolUse", "tool_name": "Read"},
-                                  {"hook_event_name": "PostToolUse", "tool_response": {"stdout": 7}},
-                                  {"hook_event_name": "PostToolUse", "tool_input": "not an object",
-                                   "tool_response": {"stdout": LOG}, "transcript_path": "/etc/passwd"}])
+                                  {"hook_event_name": "PostToolUse", "tool_response": {"stdout": 7}}])
 def test_the_http_hook_leaves_what_it_does_not_handle_alone(stub_url: str, sent: Any) -> None:
     response = httpx.post(f"{stub_url}/v1/hooks/claude-code", json=sent, timeout=120)
-    assert response.status_code == 200
-    answer = response.json()
-    assert answer == {} or "updatedToolOutput" in answer["hookSpecificOutput"], "never a hook error"
+    assert response.status_code == 200 and response.json() == {}, "never a hook error"
+
+
+def test_the_http_hook_reads_no_file_but_a_transcript(stub_url: str) -> None:
+    """An odd tool_input and a transcript_path naming another file: the output is still cut (an outline: no
+    intent), and /etc/passwd is never read as a transcript."""
+    sent = {"hook_event_name": "PostToolUse", "tool_input": "not an object", "tool_response": {"stdout": LOG},
+            "transcript_path": "/etc/passwd"}
+    answer = httpx.post(f"{stub_url}/v1/hooks/claude-code", json=sent, timeout=120).json()
+    assert answer["hookSpecificOutput"]["updatedToolOutput"]["stdout"].startswith("Outline")
 
 
 def test_install_http_writes_an_http_hook_in_place_of_the_command_hook(tmp_path: Path) -> None:

@@ -55,10 +55,14 @@ server._mcp_server.add_request_handler("resources/subscribe", mt.SubscribeReques
 server._mcp_server.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams, _unsubscribe)
 
 
+def asks_by_round(ctx: Context) -> bool:
+    """A 2026-07-28 client is asked by input-required rounds; a session-era one by requests."""
+    return ctx.request_context is not None and ctx.request_context.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
 @server.tool(description="Ask the user for a colour and answer with it.")
 async def colour(ctx: Context) -> str | mt.InputRequiredResult:
-    request = ctx.request_context
-    if request is not None and request.protocol_version in MODERN_PROTOCOL_VERSIONS:
+    if asks_by_round(ctx):
         answers = ctx.input_responses
         if not answers:
             ask = mt.ElicitRequest(params=mt.ElicitRequestFormParams(
@@ -74,8 +78,7 @@ async def colour(ctx: Context) -> str | mt.InputRequiredResult:
 
 @server.tool(description="Ask the client for its roots and answer with them.")
 async def roots(ctx: Context) -> str | mt.InputRequiredResult:
-    request = ctx.request_context
-    if request is not None and request.protocol_version in MODERN_PROTOCOL_VERSIONS:
+    if asks_by_round(ctx):
         answers = ctx.input_responses
         if not answers:
             return mt.InputRequiredResult(input_requests={"roots": mt.ListRootsRequest()})

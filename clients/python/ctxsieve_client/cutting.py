@@ -64,11 +64,16 @@ def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str
                            max_tokens=budget, mode="fast" if intent else "outline", placeholder="tools")
 
 
+def was_cut(result: FilterResult, options: CutOptions) -> bool:
+    """The service cut the output (it did not come back whole, and was over passthrough_tokens)."""
+    return not result.passthrough and result.usage.input_tokens > options.passthrough_tokens
+
+
 def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[str], str] = lambda line: line
              ) -> str | None:
     """What the agent sees instead of the output (snippets or an outline, then the placeholder, whose tool names
     `name_tools` may spell as the runtime knows them), or None when the output passes as it is."""
-    if result.passthrough or result.usage.input_tokens <= options.passthrough_tokens:
+    if not was_cut(result, options):
         return None
     placeholder = name_tools(result.placeholder)
     if result.more is not None and result.more.shown == "outline":

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..client import Call
-from ..cutting import CutOptions, cut_request, cut_text, passes
+from ..cutting import CutOptions, cut_request, cut_text, passes, was_cut
 from ..gateway.names import first_text
 from ..models import FilterResult, Snippet
 from ..wrap import render_map
@@ -155,7 +155,7 @@ def handle(payload: Any, client: Sender, options: HookOptions) -> dict[str, Any]
     result = client.send(request)
     file = payload.get("tool_response", {}).get("file") if isinstance(payload.get("tool_response"), dict) else None
     if payload.get("tool_name") == "Read" and result.content_type == "code" and isinstance(file, dict) \
-            and cut_text(result, options) is not None:
+            and was_cut(result, options):
         return _numbered_read(payload["tool_response"], file, result)
     shown = cut_text(result, options, _claude_names)
     if shown is None:
