@@ -12,8 +12,10 @@ The client keeps its whole history (storage) and asks before each model call for
   has no whole step left to clear).
 - Each cleared result is stored as a source first (the same content gets the same ref as `/v1/filter` gives it),
   so its ref gives it back byte for byte.
-Errors are never cleared: an Anthropic `tool_result` with `is_error`, or an OpenAI tool message whose text begins
-like an error (ERROR_STARTS).
+Errors are never cleared: an Anthropic `tool_result` with `is_error`, or an OpenAI tool message (or Responses API
+call output) whose text begins like an error (ERROR_STARTS).
+Three formats: OpenAI chat messages, Anthropic messages, and the OpenAI Responses API's input items
+(`function_call` / `custom_tool_call` and their `*_output` items).
 """
 
 from __future__ import annotations
@@ -29,14 +31,16 @@ from ctxsieve.ingest.tokens import Tokenizer
 from .errors import InvalidInput
 from .more import More, Rerun, Style
 
-Format = Literal["openai", "anthropic"]
+Format = Literal["openai", "anthropic", "responses"]
 ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
 MARK = "[ctxsieve "  # a cleared result begins so: it is never cleared again
+RESPONSES_CALLS = ("function_call", "custom_tool_call")
+RESPONSES_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
 @dataclass(frozen=True, kw_only=True)
 class CompactParams:
-    format: Literal["auto", "openai", "anthropic"] = "auto"
+    format: Literal["auto", "openai", "anthropic", "responses"] = "auto"
     trigger_tokens: int = 100_000
     keep_tool_results: int = 3
     clear_at_least: int = 20_000
@@ -89,6 +93,8 @@ def detect(messages: Sequence[Any]) -> Format:
     for message in messages:
         if not isinstance(message, dict):
             continue
+        if message.get("type") in RESPONSES_CALLS + RESPONSES_OUTPUTS:
+            return "responses"
         if message.get("role") == "tool" or "tool_calls" in message:
             return "openai"
         content = message.get("content")
@@ -162,6 +168,8 @@ def _placeholder(ref: str, result: _Result, style: Style) -> str:
 
 def _results(messages: list[dict[str, Any]], fmt: Format, tokenizer: Tokenizer, params: CompactParams
              ) -> list[_Result]:
+    if fmt == "responses":
+        return _responses(messages, tokenizer)
     return _anthropic(messages, tokenizer, params) if fmt == "anthropic" else _openai(messages, tokenizer, params)
 
 
@@ -216,11 +224,29 @@ def _anthropic(messages: list[dict[str, Any]], tokenizer: Tokenizer, params: Com
     return sorted(out, key=lambda r: (r.message, r.block or 0))
 
 
-def _text(content: Any) -> str | None:
+def _responses(items: list[dict[str, Any]], tokenizer: Tokenizer) -> list[_Result]:
+    """The Responses API's call outputs (tool inputs are not cleared in this format)."""
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    out = []
+    for i, item in enumerate(items):
+        if item.get("type") in RESPONSES_CALLS:
+            raw = item.get("arguments") if item.get("type") == "function_call" else item.get("input")
+            calls[str(item.get("call_id"))] = (str(item.get("name") or ""), _arguments(raw))
+        elif item.get("type") in RESPONSES_OUTPUTS:
+            text = _text(item.get("output"), ("input_text", "output_text"))
+            if text is None:
+                continue
+            tool, args = calls.get(str(item.get("call_id")), ("", {}))
+            out.append(_Result(message=i, block=None, text=text, tool=tool or None, args=args,
+                               tokens=tokenizer.count(text), is_error=text.lstrip().startswith(ERROR_STARTS)))
+    return out
+
+
+def _text(content: Any, types: tuple[str, ...] = ("text",)) -> str | None:
     """A result's text when it is text only (a string, or text blocks); None when it holds anything else."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") == "text"
+    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") in types
                                                      for b in content):
         return "\n".join(str(b.get("text", "")) for b in content)
     return None
@@ -251,5 +277,7 @@ def _replace(messages: list[dict[str, Any]], result: _Result, line: str, fmt: Fo
     if fmt == "anthropic":
         assert result.block is not None
         message["content"][result.block]["content"] = line
+    elif fmt == "responses":
+        message["output"] = line
     else:
         message["content"] = line

@@ -12,6 +12,7 @@ Rendering is a pure function of the facts and the style: the same request gives 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,6 +22,14 @@ Style = Literal["http", "tools"]
 STYLES: tuple[Style, ...] = ("http", "tools")
 # none: no chunk reached min_score; outline: first lines; cleared: a compacted history's tool result
 Shown = Literal["some", "whole", "none", "outline", "cleared"]
+_LAST_PLACEHOLDER = re.compile(r"\[ctxsieve (src_[0-9a-f]{8,56}): [^\n]*\]\s*\Z")
+
+
+def cut_from(text: str) -> str | None:
+    """The ref a surface's cut names when the text is one (snippets, then a placeholder as its last line): the
+    output the cut was taken from, stored whole under that ref."""
+    found = _LAST_PLACEHOLDER.search(text[-4000:])
+    return found.group(1) if found else None
 
 
 @dataclass(frozen=True, kw_only=True)

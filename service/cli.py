@@ -12,6 +12,7 @@ from typing import Any
 
 from ctxsieve_client.gateway.cli import add_arguments as gateway_arguments
 from ctxsieve_client.hooks.cli import add_arguments as hook_arguments
+from ctxsieve_client.proxy.cli import add_arguments as proxy_arguments
 
 from .settings import Settings
 
@@ -213,6 +214,12 @@ def hook(args: argparse.Namespace) -> int:
     return run_hook(args)
 
 
+def proxy(args: argparse.Namespace) -> int:
+    from ctxsieve_client.proxy.cli import run as run_proxy
+
+    return run_proxy(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -253,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     cmd = sub.add_parser("gateway", help="one MCP server in front of your MCP servers (their mcpServers config)")
     gateway_arguments(cmd)
     cmd.set_defaults(fn=gateway)
+    cmd = sub.add_parser("proxy", help="ctxsieve in front of the model API (point your agent's base URL here)")
+    proxy_arguments(cmd)
+    cmd.set_defaults(fn=proxy)
     args = parser.parse_args(argv)
     return int(args.fn(args))
 

@@ -8,6 +8,8 @@ from typing import Any
 from fastapi import APIRouter
 
 from ctxsieve.indexes.compaction import CompactParams, compact
+from ctxsieve.indexes.errors import Gone, NotFound
+from ctxsieve.indexes.more import cut_from
 from ctxsieve.indexes.sessions import COMPACT, REPEAT_WARNING, Read
 from ctxsieve.indexes.sources import SourceInput
 from ctxsieve.indexes.usage import saved_ratio
@@ -39,6 +41,9 @@ def compact_context(body: CompactRequest, engine: EngineDep, tenant: TenantDep, 
             params = replace(params, keep_tool_results=tuned.keep_tool_results, trigger_tokens=tuned.trigger_tokens)
 
     def store(text: str, tool: str | None, args: dict[str, Any]) -> str:
+        cut = cut_from(text)  # a surface's cut: cleared, it names the whole output it was taken from
+        if cut is not None and _held(engine, tenant, cut):
+            return cut
         source = engine.sieve.sources.put(tenant, SourceInput((Document(text),), True, "auto", tool, args))
         return source.ref
 
@@ -54,3 +59,12 @@ def compact_context(body: CompactRequest, engine: EngineDep, tenant: TenantDep, 
                            usage=CompactUsage(input_tokens=result.input_tokens, output_tokens=result.output_tokens,
                                               saved_ratio=saved_ratio(result.input_tokens, result.output_tokens)),
                            tuned=tuned, format=result.format)
+
+
+def _held(engine: EngineDep, tenant: str, ref: str) -> bool:
+    """The ref is this tenant's and still held (another tenant's, or one past retention, is not named)."""
+    try:
+        engine.sieve.sources.get(tenant, ref)
+    except (NotFound, Gone):
+        return False
+    return True

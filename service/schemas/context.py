@@ -14,7 +14,7 @@ MAX_MESSAGES = 20_000
 class CompactRequest(Strict):
     messages: Annotated[list[dict[str, Any]], Field(max_length=MAX_MESSAGES, description=(
         "OpenAI chat messages, or Anthropic messages with tool_use / tool_result blocks, as about to be sent"))]
-    format: Literal["auto", "openai", "anthropic"] = "auto"
+    format: Literal["auto", "openai", "anthropic", "responses"] = "auto"
     trigger_tokens: int = Field(100_000, ge=0, le=100_000_000)
     keep_tool_results: int = Field(3, ge=0, le=10_000)
     clear_at_least: int = Field(20_000, ge=1, le=100_000_000)
@@ -50,4 +50,4 @@ class CompactResponse(BaseModel):
     cleared: list[ClearedOut]
     usage: CompactUsage
     tuned: Tuned | None
-    format: Literal["openai", "anthropic"]
+    format: Literal["openai", "anthropic", "responses"]

@@ -19,6 +19,7 @@ class ScriptedModel:
     def __init__(self, read_path: str = "", calls: list[tuple[str, dict[str, Any]]] | None = None) -> None:
         self.calls = calls if calls is not None else [("Read", {"file_path": read_path})]
         self.requests: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []  # each request's body as it arrived
         self.app = FastAPI()
         self.app.post("/v1/messages")(self.messages)
         self.app.post("/v1/messages/count_tokens")(self.count_tokens)
@@ -29,6 +30,7 @@ class ScriptedModel:
     async def messages(self, request: Request) -> Any:
         body = await request.json()
         self.requests.append(body)
+        self.raw.append(await request.body())
         names = {t.get("name") for t in body.get("tools", [])}
         answered = sum(isinstance(b, dict) and b.get("type") == "tool_result"
                        for m in body.get("messages", []) for b in (m.get("content") if isinstance(
@@ -68,8 +70,9 @@ class ScriptedModel:
         return serve_on_loopback(self.app)
 
 
-def serve_on_loopback(app: FastAPI) -> tuple[str, uvicorn.Server]:
-    """A scripted API served in a thread on a free loopback port: its base URL and the server (to stop it)."""
+def serve_on_loopback(app: Any) -> tuple[str, uvicorn.Server]:
+    """An ASGI app (a scripted API, a proxy) served in a thread on a free loopback port: its base URL and the server
+    (to stop it)."""
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:

@@ -12,7 +12,7 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from tests.client.scripted_anthropic import serve_on_loopback
 
@@ -50,7 +50,7 @@ class ScriptedResponses:
         """The name the client gave the wanted tool (Codex prefixes an MCP tool with its server's name)."""
         return next((n for n in sorted(self.tool_names(body)) if n == wanted or n.endswith(wanted)), None)
 
-    async def responses(self, request: Request) -> StreamingResponse:
+    async def responses(self, request: Request) -> Any:
         body = await request.json()
         self.requests.append(body)
         done = len(self.outputs(body))
@@ -65,23 +65,61 @@ class ScriptedResponses:
         else:
             item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}
+        if not body.get("stream"):
+            return JSONResponse(self._completed(body.get("model", "m"), item, done))
         return StreamingResponse(self._events(body.get("model", "m"), item, done), media_type="text/event-stream")
+
+    @staticmethod
+    def _completed(model: str, item: dict[str, Any], turn: int) -> dict[str, Any]:
+        return {"id": f"resp_{turn}", "object": "response", "created_at": int(time.time()), "model": model,
+                "status": "completed", "output": [item],
+                "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+                          "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 105}}
 
     @staticmethod
     def _events(model: str, item: dict[str, Any], turn: int) -> Iterator[str]:
         response = {"id": f"resp_{turn}", "object": "response", "created_at": int(time.time()), "model": model,
                     "status": "in_progress", "output": []}
-        usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 105}
         events = [
             {"type": "response.created", "response": response},
             {"type": "response.output_item.added", "output_index": 0, "item": {**item, "status": "in_progress"}},
             {"type": "response.output_item.done", "output_index": 0, "item": item},
-            {"type": "response.completed", "response": {**response, "status": "completed", "output": [item],
-                                                        "usage": usage}},
+            {"type": "response.completed", "response": ScriptedResponses._completed(model, item, turn)},
         ]
         for number, event in enumerate(events):
             yield f"event: {event['type']}\ndata: {json.dumps({**event, 'sequence_number': number})}\n\n"
+
+    def serve(self) -> tuple[str, uvicorn.Server]:
+        url, server = serve_on_loopback(self.app)
+        return f"{url}/v1", server
+
+
+class ScriptedChat:
+    """A scripted Chat Completions API: it answers "Done." (streamed as the real chunks when asked) and records each
+    request, parsed and as its bytes arrived."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []
+        self.app = FastAPI()
+        self.app.post("/v1/chat/completions")(self.completions)
+
+    async def completions(self, request: Request) -> Any:
+        body = await request.json()
+        self.requests.append(body)
+        self.raw.append(await request.body())
+        message = {"role": "assistant", "content": "Done."}
+        head = {"id": "chatcmpl-1", "created": int(time.time()), "model": body.get("model", "m")}
+        usage = {"prompt_tokens": 100, "completion_tokens": 2, "total_tokens": 102}
+        if not body.get("stream"):
+            return JSONResponse({**head, "object": "chat.completion", "usage": usage, "choices": [
+                {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}]})
+        chunks = [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None},
+                  {"index": 0, "delta": {"content": "Done."}, "finish_reason": None},
+                  {"index": 0, "delta": {}, "finish_reason": "stop"}]
+        events = [f"data: {json.dumps({**head, 'object': 'chat.completion.chunk', 'choices': [c]})}\n\n"
+                  for c in chunks]
+        return StreamingResponse(iter([*events, "data: [DONE]\n\n"]), media_type="text/event-stream")
 
     def serve(self) -> tuple[str, uvicorn.Server]:
         url, server = serve_on_loopback(self.app)

@@ -64,6 +64,7 @@ class Call(Generic[M]):
     result: type[M] | None
     params: JSON | None = None
     body: JSON | None = None
+    session: str | None = None  # this call's X-Session-Id, over the client's own (one client serving many sessions)
 
 
 def _present(**values: Any) -> JSON:
@@ -78,6 +79,10 @@ def _headers(api_key: str | None, session_id: str | None) -> dict[str, str]:
     if session_id:
         headers["X-Session-Id"] = session_id
     return headers
+
+
+def _session_header(call: Call[Any]) -> dict[str, str] | None:
+    return {"X-Session-Id": call.session} if call.session else None
 
 
 def _tls(base_url: str) -> bool:
@@ -175,7 +180,7 @@ class QueryOptions(TypedDict, total=False):
 
 
 class CompactOptions(TypedDict, total=False):
-    format: Literal["auto", "openai", "anthropic"]
+    format: Literal["auto", "openai", "anthropic", "responses"]
     trigger_tokens: int
     keep_tool_results: int
     clear_at_least: int
@@ -296,7 +301,8 @@ class Client:
 
     def send(self, call: Call[M]) -> M:
         """Send one request built by `Requests`; raises `CtxsieveError` on a non-2xx answer."""
-        return _read(self._http.request(call.method, call.path, params=call.params, json=call.body), call)
+        return _read(self._http.request(call.method, call.path, params=call.params, json=call.body,
+                                        headers=_session_header(call)), call)
 
     def filter(self, query: str | None, content: str | None = None, **options: Unpack[FilterOptions]
                ) -> FilterResult:
@@ -406,7 +412,8 @@ class AsyncClient:
 
     async def send(self, call: Call[M]) -> M:
         """Send one request built by `Requests`; raises `CtxsieveError` on a non-2xx answer."""
-        return _read(await self._http.request(call.method, call.path, params=call.params, json=call.body), call)
+        return _read(await self._http.request(call.method, call.path, params=call.params, json=call.body,
+                                              headers=_session_header(call)), call)
 
     async def filter(self, query: str | None, content: str | None = None, **options: Unpack[FilterOptions]
                      ) -> FilterResult:

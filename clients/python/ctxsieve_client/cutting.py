@@ -13,12 +13,13 @@ sees. Sans-IO like `Requests`: each surface sends the call its own way (sync or 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from .client import Call, Requests
+from .client import Call, ContentType, FilterOptions, Requests
 from .gateway.names import masked
 from .models import FilterResult
 from .wrap import render, render_outline
@@ -48,20 +49,39 @@ def names_source_file(arguments: Mapping[str, Any]) -> bool:
     return path is not None and PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES
 
 
+# a shell command (or a script that runs one) printing a file: cat, nl, head, tail, sed -n 'A,Bp', bat, less
+_PRINTS = re.compile(r"(?:^|[\s;&|(`\"'])(?:cat|nl|bat|less|head|tail|sed\s+-n\s+['\"]?\d+(?:,\d+)?p['\"]?)"
+                     r"(?:\s+-[\w-]+(?:\s+\+?\d+)?)*\s+['\"]?([\w./~-]+)")
+
+
+def prints_source_file(arguments: Mapping[str, Any]) -> bool:
+    """The call runs a command that prints a source file (`cat src/app.py`, `sed -n '1,200p' x.go`): its output is
+    that file's text, read as code."""
+    commands = [v for v in arguments.values() if isinstance(v, str)] + \
+        [" ".join(v) for v in arguments.values() if isinstance(v, list) and all(isinstance(w, str) for w in v)]
+    return any(PurePosixPath(m.group(1)).suffix.lower() in SOURCE_SUFFIXES
+               for command in commands for m in _PRINTS.finditer(command))
+
+
 def passes(text: str, options: CutOptions) -> bool:
     """Small enough to pass as it is, without counting: no more bytes than the budget has tokens."""
     return not text or len(text.encode("utf-8")) <= options.passthrough_tokens
 
 
-def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str, Any], options: CutOptions
-                ) -> Call[FilterResult] | None:
-    """The filter call for a tool's text output, or None when it passes as it is."""
+def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str, Any], options: CutOptions,
+                kind: ContentType = "auto") -> Call[FilterResult] | None:
+    """The filter call for a tool's text output, or None when it passes as it is. `kind` is what the caller knows
+    of the output beyond the call's arguments (a shell command that printed a source file: code)."""
     if passes(text, options):
         return None
     intent = intent[-MAX_INTENT_CHARS:] if intent else None
-    budget = options.max_tokens or (None if names_source_file(arguments) else PROSE_TOKENS)
-    return Requests.filter(intent, text, source={"tool": tool, "args": masked(arguments)}, k=50,
-                           max_tokens=budget, mode="fast" if intent else "outline", placeholder="tools")
+    code = names_source_file(arguments) or kind == "code"
+    budget = options.max_tokens or (None if code else PROSE_TOKENS)
+    fields: FilterOptions = {"source": {"tool": tool, "args": masked(arguments)}, "k": 50, "max_tokens": budget,
+                               "mode": "fast" if intent else "outline", "placeholder": "tools"}
+    if kind != "auto":
+        fields["content_type"] = kind
+    return Requests.filter(intent, text, **fields)
 
 
 def was_cut(result: FilterResult, options: CutOptions) -> bool:

@@ -1,0 +1,226 @@
+"""The three model APIs' request bodies as the proxy reads them: where the tool results are, the call that asked
+for each, the words around it, and how to put other text back. Sans-IO and pure: the same body gives the same
+results in the same order.
+
+- Anthropic Messages (`/v1/messages`): `tool_result` blocks of user messages, their `tool_use` in the assistant
+  message before; `is_error: true` marks an error.
+- OpenAI Chat Completions (`/v1/chat/completions`): `tool` messages, their `tool_calls` entry.
+- OpenAI Responses (`/v1/responses`): `function_call_output` / `custom_tool_call_output` items, their
+  `function_call` / `custom_tool_call` item.
+
+A result is cut text part by text part: a string result is one part, a list result's text parts are each one (an
+image or any other part is never touched, nor the keys beside a part's text, such as `cache_control`). A text part
+that is a command's JSON result (an object with `exit_code` and a string `output`, Codex's `exec_command`) has
+only its `output` cut, and is an error when its exit code is not 0. In the OpenAI formats, which have no error
+flag, a part that begins like an error (ERROR_STARTS, as `/v1/context/compact` reads them) is one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Format = Literal["anthropic", "chat", "responses"]
+ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
+_EXIT_LINE = re.compile(r"^(?:Exit code:?|Process exited with code) ([1-9]\d*)\s*$", re.M)
+_WRAPPED = re.compile(r"^\s*<([A-Za-z_][\w-]*)[^>]*>.*</\1>\s*$", re.S)  # harness context (<system-reminder>...)
+QUERY_ARGUMENTS = ("pattern", "query", "prompt", "description", "command", "cmd")  # a call's own words
+
+
+@dataclass(frozen=True, kw_only=True)
+class Part:
+    """One text part of one tool result: what was asked for it, and how to put other text in its place."""
+
+    text: str
+    tool: str
+    arguments: dict[str, Any]
+    intent: str | None  # the latest user request, the assistant's words before the call, the call's own words
+    is_error: bool
+    put: Callable[[str], None]  # writes the replacement into the body it was read from
+    position: tuple[int, int]  # (message or item, part): a stable name for the part within the body
+
+
+@dataclass(frozen=True)
+class _Call:
+    tool: str
+    arguments: dict[str, Any]
+    said: str  # the assistant's text before the call
+    request: str  # the latest user request before it
+
+
+def parts(fmt: Format, body: dict[str, Any]) -> list[Part]:
+    """Every text part of every tool result in the body, oldest first."""
+    if fmt == "anthropic":
+        return list(_anthropic(body.get("messages")))
+    if fmt == "chat":
+        return list(_chat(body.get("messages")))
+    return list(_responses(body.get("input")))
+
+
+def history(fmt: Format, body: dict[str, Any]) -> list[Any] | None:
+    """The list of turns compaction works on (messages, or the Responses API's input items)."""
+    value = body.get("input" if fmt == "responses" else "messages")
+    return value if isinstance(value, list) else None
+
+
+def _intent(call: _Call) -> str | None:
+    own = next((v for k in QUERY_ARGUMENTS if isinstance(v := call.arguments.get(k), str) and v.strip()), None)
+    words = [call.request, call.said, own or ""]
+    return " ".join(w.strip() for w in words if w and w.strip()) or None
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _words(content: Any, text_types: tuple[str, ...]) -> str:
+    """A message's own text: a string, or its text parts, leaving out harness context wrapped in one tag."""
+    if isinstance(content, str):
+        return "" if _WRAPPED.match(content) else content.strip()
+    if not isinstance(content, list):
+        return ""
+    texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") in text_types]
+    return " ".join(t.strip() for t in texts if isinstance(t, str) and t.strip() and not _WRAPPED.match(t))
+
+
+def _text_parts(content: Any, text_types: tuple[str, ...], holder: dict[str, Any], key: str
+                ) -> Iterator[tuple[int, str, Callable[[str], None]]]:
+    """(index, text, put) for each text part of a result's content: the content itself when it is a string."""
+    if isinstance(content, str):
+        yield 0, content, lambda shown: holder.__setitem__(key, shown)
+        return
+    if not isinstance(content, list):
+        return
+    for i, part in enumerate(content):
+        if isinstance(part, dict) and part.get("type") in text_types and isinstance(part.get("text"), str):
+            yield i, part["text"], (lambda p: lambda shown: p.__setitem__("text", shown))(part)
+
+
+def _command_output(text: str) -> tuple[str, int, Callable[[str], str]] | None:
+    """A command's JSON result (`{"exit_code": 0, "output": "..."}`): its output, exit code, and how to put other
+    output back in the same object."""
+    if not text.startswith("{") or '"exit_code"' not in text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("output"), str) \
+            or not isinstance(value.get("exit_code"), int):
+        return None
+    return value["output"], value["exit_code"], lambda shown: json.dumps({**value, "output": shown},
+                                                                        ensure_ascii=False)
+
+
+def _emit(call: _Call, position: tuple[int, int], text: str, put: Callable[[str], None], flagged: bool,
+          read_errors: bool) -> Part:
+    """One part, a command's JSON result opened to its output; `read_errors`: the format has no error flag."""
+    command = _command_output(text)
+    if command is not None:
+        output, code, rebuild = command
+        return Part(text=output, tool=call.tool, arguments=call.arguments, intent=_intent(call),
+                    is_error=flagged or code != 0, put=lambda shown: put(rebuild(shown)), position=position)
+    is_error = flagged or (read_errors and (text.lstrip().startswith(ERROR_STARTS)
+                                            or _EXIT_LINE.search(text[:500]) is not None))
+    return Part(text=text, tool=call.tool, arguments=call.arguments, intent=_intent(call), is_error=is_error,
+                put=put, position=position)
+
+
+def _anthropic(messages: Any) -> Iterator[Part]:
+    calls: dict[str, _Call] = {}
+    request = ""
+    for m, message in enumerate(messages if isinstance(messages, list) else []):
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if message.get("role") == "assistant":
+            said = _words(content, ("text",))
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    calls[str(block.get("id"))] = _Call(str(block.get("name") or "tool"),
+                                                        _arguments(block.get("input")), said, request)
+            continue
+        words = _words(content, ("text",))
+        request = words or request
+        for block in content if isinstance(content, list) else []:
+            if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+                continue
+            call = calls.get(str(block.get("tool_use_id")), _Call("tool", {}, "", request))
+            for p, text, put in _text_parts(block.get("content"), ("text",), block, "content"):
+                yield _emit(call, (m, p), text, put, block.get("is_error") is True, read_errors=False)
+
+
+def _chat(messages: Any) -> Iterator[Part]:
+    calls: dict[str, _Call] = {}
+    request = ""
+    for m, message in enumerate(messages if isinstance(messages, list) else []):
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "assistant":
+            said = _words(message.get("content"), ("text",))
+            for entry in message.get("tool_calls") or []:
+                function = entry.get("function") if isinstance(entry, dict) else None
+                if isinstance(function, dict):
+                    calls[str(entry.get("id"))] = _Call(str(function.get("name") or "tool"),
+                                                        _arguments(function.get("arguments")), said, request)
+        elif role == "user":
+            request = _words(message.get("content"), ("text",)) or request
+        elif role == "tool":
+            call = calls.get(str(message.get("tool_call_id")), _Call("tool", {}, "", request))
+            for p, text, put in _text_parts(message.get("content"), ("text",), message, "content"):
+                yield _emit(call, (m, p), text, put, False, read_errors=True)
+
+
+_CALLS = ("function_call", "custom_tool_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def _responses(items: Any) -> Iterator[Part]:
+    calls: dict[str, _Call] = {}
+    request = said = ""
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type", "message")
+        if kind == "message" and item.get("role") == "user":
+            request, said = _words(item.get("content"), ("input_text",)) or request, ""
+        elif kind == "message" and item.get("role") == "assistant":
+            said = " ".join(filter(None, [said, _words(item.get("content"), ("output_text",))]))
+        elif kind in _CALLS:
+            raw = item.get("arguments") if kind == "function_call" else item.get("input")
+            arguments = _arguments(raw) or ({"input": raw} if isinstance(raw, str) else {})
+            calls[str(item.get("call_id"))] = _Call(str(item.get("name") or "tool"), arguments, said, request)
+        elif kind in _OUTPUTS:
+            call = calls.get(str(item.get("call_id")), _Call("tool", {}, "", request))
+            for p, text, put in _text_parts(item.get("output"), ("input_text", "output_text"), item, "output"):
+                yield _emit(call, (i, p), text, put, False, read_errors=True)
+
+
+def first_turn(fmt: Format, body: Mapping[str, Any]) -> str:
+    """What names a conversation without any state the client sends: its system prompt and first turn (a later
+    request of the same conversation repeats both; another conversation differs in one)."""
+    turns = history(fmt, dict(body)) or [body.get("input")]
+    system = body.get("system") if fmt == "anthropic" else body.get("instructions")
+    first = next((t for t in turns if not (isinstance(t, dict) and t.get("role") in ("system", "developer"))),
+                 None)
+    preamble = [t for t in turns if isinstance(t, dict) and t.get("role") in ("system", "developer")][:1]
+    return json.dumps(_unmarked([system, preamble, first]), ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _unmarked(value: Any) -> Any:
+    """The value without `cache_control` markers: clients move them along the conversation as it grows."""
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value

@@ -1,0 +1,166 @@
+"""What the proxy sends upstream in place of a request: the same body with large tool results cut and old ones
+cleared, or the body untouched.
+
+- Each text part of a tool result over `passthrough_tokens` that is not an error goes through the one cutting rule
+  (`ctxsieve_client.cutting`): its intent is the latest user request, the assistant's words and the call that
+  asked for it, all of which precede it, so its cut depends only on the conversation's prefix. A cut is a pure
+  function of the part and that prefix, so it is kept by that key: a later request of the conversation reuses it
+  without asking the service (and a restarted proxy gets the same bytes from the service).
+- Then the history goes to `/v1/context/compact` (the `tools` placeholder style) when it may be over the trigger:
+  its steps are prefix-stable, so between steps the projection of the earlier turns keeps its bytes. A cleared
+  cut names the ref of the whole output it was taken from.
+- Each conversation is one ctxsieve session (`px-` and a hash of its system prompt and first turn), so its
+  requests show in `GET /v1/sessions/{id}` and its thrash signal tunes its compaction.
+- Fails open, part by part: a cut not ready within the request's budget leaves that part whole for this request
+  (the cut goes on, for the next request to use), and a failed compaction leaves the history uncleared; each says
+  why in one log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, TypeVar
+
+from ..client import Call, ContentType
+from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_file
+from ..models import Compaction, FilterResult
+from .formats import Format, Part, first_turn, history, parts
+
+log = logging.getLogger("ctxsieve.proxy")
+M = TypeVar("M")
+Send = Callable[[Call[M]], Awaitable[M]]
+MEMO_SIZE = 4096  # cuts kept in memory (a conversation of 40 turns holds tens)
+COMPACT_FORMATS: dict[Format, Literal["openai", "anthropic", "responses"]] = {
+    "anthropic": "anthropic", "chat": "openai", "responses": "responses"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProxyOptions:
+    passthrough_tokens: int = 1000
+    max_tokens: int | None = None  # None: the cutting rule's (a source file's share, else 1,500)
+    trigger_tokens: int = 100_000  # compaction: /v1/context/compact's defaults
+    keep_tool_results: int = 3
+    clear_at_least: int = 20_000
+    budget_s: float = 10.0  # the service's time per request before a part goes upstream whole
+
+    @property
+    def cut(self) -> CutOptions:
+        return CutOptions(passthrough_tokens=self.passthrough_tokens, max_tokens=self.max_tokens)
+
+
+@dataclass(kw_only=True)
+class Projection:
+    body: dict[str, Any] | None  # None: send the request as the client sent it
+    session: str
+    cut: int = 0
+    cleared: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+def session_of(fmt: Format, body: dict[str, Any]) -> str:
+    return "px-" + hashlib.sha256(first_turn(fmt, body).encode()).hexdigest()[:24]
+
+
+class Projector:
+    """Projects request bodies through the service, remembering cuts by their part and prefix."""
+
+    def __init__(self, send: Send[Any], options: ProxyOptions) -> None:
+        self._send = send
+        self.options = options
+        self._cuts: OrderedDict[str, str | None] = OrderedDict()  # key -> the cut (None: the part passes whole)
+        self._pending: dict[str, asyncio.Task[str | None]] = {}
+
+    async def project(self, fmt: Format, body: dict[str, Any]) -> Projection:
+        session = session_of(fmt, body)
+        projected = copy.deepcopy(body)
+        out = Projection(body=None, session=session)
+        wanted = [(p, self._key(p)) for p in parts(fmt, projected) if not p.is_error
+                  and not passes(p.text, self.options.cut)]
+        tasks = {key: self._cutting(key, part, session) for part, key in wanted}
+        if tasks:
+            await asyncio.wait(set(tasks.values()), timeout=self.options.budget_s)
+        for part, key in wanted:
+            task = tasks[key]
+            if not task.done():
+                out.failures.append(f"a {part.tool} result's cut was not ready in {self.options.budget_s:g} s")
+            elif task.exception() is not None:
+                out.failures.append(f"a {part.tool} result was not cut: {_reason(task.exception())}")
+            elif (shown := task.result()) is not None:
+                part.put(shown)
+                out.cut += 1
+        await self._compact(fmt, projected, out)
+        out.body = projected if out.cut or out.cleared else None
+        return out
+
+    def _key(self, part: Part) -> str:
+        facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
+                 self.options.max_tokens]
+        return hashlib.sha256(json.dumps(facts, ensure_ascii=False, sort_keys=True, default=str).encode()
+                              ).hexdigest()
+
+    def _cutting(self, key: str, part: Part, session: str) -> asyncio.Task[str | None]:
+        """The cut's task: done at once when it is remembered, shared while it runs."""
+        if key in self._cuts:
+            self._cuts.move_to_end(key)
+            task: asyncio.Task[str | None] = asyncio.ensure_future(_value(self._cuts[key]))
+            return task
+        if key not in self._pending:
+            task = asyncio.ensure_future(self._cut(key, part, session))
+            task.add_done_callback(_retrieved)  # a cut that failed after its request moved on is not an alarm
+            self._pending[key] = task
+        return self._pending[key]
+
+    async def _cut(self, key: str, part: Part, session: str) -> str | None:
+        try:
+            kind: ContentType = "code" if prints_source_file(part.arguments) else "auto"
+            request = cut_request(part.text, part.intent, part.tool, part.arguments, self.options.cut, kind)
+            shown = None
+            if request is not None:
+                result: FilterResult = await self._send(replace(request, session=session))
+                shown = cut_text(result, self.options.cut)
+            self._cuts[key] = shown
+            while len(self._cuts) > MEMO_SIZE:
+                self._cuts.popitem(last=False)
+            return shown
+        finally:
+            self._pending.pop(key, None)
+
+    async def _compact(self, fmt: Format, body: dict[str, Any], out: Projection) -> None:
+        turns = history(fmt, body)
+        # each token is at least one byte: a history of fewer bytes than the trigger cannot be over it
+        if not turns or len(json.dumps(turns, ensure_ascii=False).encode()) <= self.options.trigger_tokens:
+            return
+        call = Call("POST", "/v1/context/compact", Compaction, body={
+            "messages": turns, "format": COMPACT_FORMATS[fmt], "placeholder": "tools",
+            "trigger_tokens": self.options.trigger_tokens, "keep_tool_results": self.options.keep_tool_results,
+            "clear_at_least": self.options.clear_at_least}, session=out.session)
+        try:
+            done: Compaction = await asyncio.wait_for(self._send(call), self.options.budget_s)
+        except Exception as exc:  # noqa: BLE001 - fails open: the history goes uncleared, and says why
+            out.failures.append(f"old tool results were not cleared: {_reason(exc)}")
+            return
+        if done.compacted:
+            body["input" if fmt == "responses" else "messages"] = done.messages
+            out.cleared = len(done.cleared)
+
+
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+async def _value(value: str | None) -> str | None:
+    return value
+
+
+def _reason(exc: BaseException | None) -> str:
+    if isinstance(exc, TimeoutError):
+        return "the service did not answer in time"
+    return f"{type(exc).__name__}: {exc}"[:300]

@@ -1,0 +1,297 @@
+"""`ctxsieve proxy` between the real Anthropic and OpenAI SDKs and a scripted provider on loopback (the model is
+the one outside service): what the provider receives is the request with its large tool results cut (each naming
+its ref), everything else as sent, and the same cut in every later request of the conversation."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx
+import openai
+import pytest
+import uvicorn
+
+from ctxsieve_client import Client
+from ctxsieve_client.proxy.projection import ProxyOptions
+from ctxsieve_client.proxy.server import ProxyApp, Upstreams
+from tests.client.scripted_anthropic import ScriptedModel, serve_on_loopback
+from tests.client.scripted_openai import ScriptedChat, ScriptedResponses
+from tests.service.test_api_code import TEXT as SOURCE
+
+REQUEST = "Handler17.dispatch gives up too early; fix it"
+LOG = "\n".join(f"2026-11-30 10:{i // 60:02d}:{i % 60:02d} INFO worker {i % 7} synced shard {i}" if i != 431 else
+                "2026-11-30 10:07:11 ERROR shard 431 checksum mismatch, archive rejected" for i in range(900))
+TRACE = "Traceback (most recent call last):\n" + "\n".join(f'  File "/app/m{i}.py", line {i}, in f{i}\n    g{i}()'
+                                                           for i in range(300)) + "\nValueError: bad shard"
+TOOLS = [{"name": "Read", "description": "Read a file", "input_schema": {"type": "object", "properties": {
+    "file_path": {"type": "string"}}}, "cache_control": {"type": "ephemeral"}}]
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    servers: list[uvicorn.Server] = []
+
+    def start(app: Any) -> str:
+        url, server = serve_on_loopback(app)
+        servers.append(server)
+        return url
+
+    yield start
+    for server in servers:
+        server.should_exit = True
+
+
+def proxy(serve: Any, service: str, anthropic_api: str = "http://127.0.0.1:9", openai_api: str = "http://127.0.0.1:9",
+          **options: Any) -> str:
+    serve_tools = options.pop("serve_tools", False)
+    return str(serve(ProxyApp(service, None, Upstreams(anthropic=anthropic_api, openai=openai_api),
+                              ProxyOptions(**options), serve_tools=serve_tools)))
+
+
+def anthropic_history(reads: int, final_user: str | None = None) -> list[dict[str, Any]]:
+    """A coding conversation: the request, then `reads` turns of thinking, words and a Read of a source file."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [
+        {"type": "text", "text": "<system-reminder>\nToday is Tuesday.\n</system-reminder>"},
+        {"type": "text", "text": REQUEST}]}]
+    for t in range(reads):
+        messages.append({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": f"I should read file {t}.", "signature": f"c2ln{t}=="},
+            {"type": "text", "text": "Let me read the handlers."},
+            {"type": "tool_use", "id": f"toolu_{t}", "name": "Read", "input": {"file_path": f"/repo/app/h{t}.py"}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{t}", "content": SOURCE.replace("Handler", f"H{t}x")
+             if t else SOURCE, "cache_control": {"type": "ephemeral"}}]})
+    if final_user:
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": "Read it."}]})
+        messages.append({"role": "user", "content": final_user})
+    return messages
+
+
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for m in body["messages"] if isinstance(m.get("content"), list) for b in m["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def without_results(body: dict[str, Any]) -> dict[str, Any]:
+    """The body with every tool result's content blanked: what must reach the provider as sent."""
+    out = copy.deepcopy(body)
+    for block in tool_results(out):
+        block["content"] = None
+    return out
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_anthropic_sdk_a_large_read_is_cut_and_everything_else_arrives_as_sent(stub_url: str, serve: Any,
+                                                                                stream: bool) -> None:
+    model = ScriptedModel(calls=[])
+    url = proxy(serve, stub_url, anthropic_api=serve(model.app))
+    sdk = anthropic.Anthropic(base_url=url, api_key="sk-test", max_retries=0)
+    sent = {"model": "claude-test", "max_tokens": 100, "system": [{"type": "text", "text": "You code.",
+                                                                   "cache_control": {"type": "ephemeral"}}],
+            "tools": TOOLS, "messages": anthropic_history(1),
+            "thinking": {"type": "enabled", "budget_tokens": 1024}}
+    extra = {"ctxsieve_unknown_field": {"kept": [1, 2.5, "三"]}}
+    if stream:
+        with sdk.messages.stream(**sent, extra_body=extra) as events:  # type: ignore[arg-type]
+            answer = events.get_final_message()
+    else:
+        answer = sdk.messages.create(**sent, extra_body=extra)  # type: ignore[arg-type]
+    assert answer.content[0].type == "text" and answer.content[0].text == "Done."  # the answer as the model gave it
+    received = model.requests[-1]
+    (cut,) = tool_results(received)
+    assert 'fetch_ref(ref="src_' in cut["content"] and "lines" in cut["content"]
+    assert 'raise RuntimeError("handler 17 gave up after retries")' in cut["content"], "the named method is shown"
+    assert len(cut["content"]) < len(SOURCE) / 2
+    assert cut["cache_control"] == {"type": "ephemeral"}
+    expected = without_results({**sent, **extra, "stream": True} if stream else {**sent, **extra})
+    assert without_results(received) == expected, "system, tools, thinking and its signature, unknown fields"
+
+    # the next turn: the first cut is byte-identical, the new read is cut too
+    later = {**sent, "messages": anthropic_history(2, final_user="Now the second file.")}
+    sdk.messages.create(**later)  # type: ignore[arg-type]
+    again = tool_results(model.requests[-1])
+    assert again[0]["content"] == cut["content"]
+    assert 'fetch_ref(ref="src_' in again[1]["content"]
+
+
+def test_small_results_errors_and_images_pass_and_an_unchanged_request_keeps_its_bytes(stub_url: str,
+                                                                                       serve: Any) -> None:
+    model = ScriptedModel(calls=[])
+    url = proxy(serve, stub_url, anthropic_api=serve(model.app))
+    messages = anthropic_history(0)
+    messages.append({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest"}},
+        {"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "/a.png"}},
+        {"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "ls"}}]})
+    messages.append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": TRACE, "is_error": True},
+        {"type": "tool_result", "tool_use_id": "t2", "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo" * 400}}]},
+        {"type": "tool_result", "tool_use_id": "t3", "content": "a.py\nb.py\n"}]})
+    body = json.dumps({"model": "m", "max_tokens": 10, "messages": messages}, indent=1).encode()
+    answer = httpx.post(f"{url}/v1/messages", content=body, headers={"x-api-key": "sk-test",
+                                                                      "anthropic-version": "2023-06-01"})
+    assert answer.status_code == 200 and answer.headers["x-ctxsieve-session"].startswith("px-")
+    assert model.raw[-1] == body, "nothing to cut: the very bytes the client sent"
+
+
+def test_openai_chat_sdk_cuts_a_tool_message_and_leaves_an_error_text(stub_url: str, serve: Any) -> None:
+    chat = ScriptedChat()
+    api, server = chat.serve()
+    try:
+        url = proxy(serve, stub_url, openai_api=api)
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", max_retries=0)
+        messages: list[Any] = [
+            {"role": "system", "content": "You operate a fleet."},
+            {"role": "user", "content": "Which shard failed to sync, 431?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "cat sync.log"}'}},
+                {"id": "c2", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "run"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": LOG},
+            {"role": "tool", "tool_call_id": "c2", "content": TRACE}]
+        for stream in (False, True):
+            answer = sdk.chat.completions.create(model="gpt-test", messages=messages, stream=stream)
+            text = "".join(c.choices[0].delta.content or "" for c in answer) if stream else \
+                answer.choices[0].message.content  # type: ignore[union-attr]
+            assert text == "Done."
+            received = chat.requests[-1]["messages"]
+            assert "ERROR shard 431 checksum mismatch" in received[3]["content"] and 'fetch_ref(ref="src_' in received[3]["content"]
+            assert len(received[3]["content"]) < len(LOG) / 3
+            assert received[4]["content"] == TRACE, "an error text passes whole"
+            assert received[:3] == messages[:3]
+        assert chat.requests[0]["messages"][3] == chat.requests[1]["messages"][3]
+    finally:
+        server.should_exit = True
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_openai_responses_sdk_cuts_a_function_call_output(stub_url: str, serve: Any, stream: bool) -> None:
+    model = ScriptedResponses(calls=[])
+    api, server = model.serve()
+    try:
+        url = proxy(serve, stub_url, openai_api=api)
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", max_retries=0)
+        items: list[Any] = [
+            {"role": "user", "content": "Which shard failed to sync, 431?"},
+            {"type": "function_call", "call_id": "c1", "name": "exec_command", "arguments": '{"cmd": "cat sync.log"}'},
+            {"type": "function_call_output", "call_id": "c1",
+             "output": LOG}]
+        if stream:
+            with sdk.responses.stream(model="gpt-test", input=items) as events:
+                answer = events.get_final_response()
+        else:
+            answer = sdk.responses.create(model="gpt-test", input=items)
+        assert answer.output_text == "Done."
+        received = model.requests[-1]["input"]
+        assert received[:2] == items[:2]
+        assert "ERROR shard 431 checksum mismatch" in received[2]["output"] and 'fetch_ref(ref="src_' in received[2]["output"]
+    finally:
+        server.should_exit = True
+
+
+def test_codex_command_json_has_only_its_output_cut_and_a_failed_command_passes(stub_url: str, serve: Any) -> None:
+    model = ScriptedResponses(calls=[])
+    api, server = model.serve()
+    try:
+        url = proxy(serve, stub_url, openai_api=api)
+        ran = {"chunk_id": "c5a4b9", "wall_time_seconds": 0.1, "exit_code": 0, "original_token_count": 9000,
+               "output": LOG}
+        failed = {**ran, "exit_code": 1}
+        items: list[Any] = [{"role": "user", "content": "Which shard failed to sync, 431?"}]
+        for n, result in enumerate((ran, failed)):
+            items += [{"type": "custom_tool_call", "call_id": f"c{n}", "name": "exec",
+                       "input": 'const r = await tools.exec_command({cmd: "cat sync.log"});\ntext(r);'},
+                      {"type": "custom_tool_call_output", "call_id": f"c{n}", "output": [
+                          {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+                          {"type": "input_text", "text": json.dumps(result)}]}]
+        assert httpx.post(f"{url}/v1/responses", json={"model": "m", "input": items, "stream": False},
+                          headers={"authorization": "Bearer sk-test"}).status_code == 200
+        received = model.requests[-1]["input"]
+        shown = json.loads(received[2]["output"][1]["text"])
+        assert {k: v for k, v in shown.items() if k != "output"} == {k: v for k, v in ran.items() if k != "output"}
+        assert "ERROR shard 431 checksum mismatch" in shown["output"] and 'fetch_ref(ref="src_' in shown["output"]
+        assert received[2]["output"][0] == items[2]["output"][0]
+        assert received[4] == items[4], "a command that failed reaches the model whole"
+    finally:
+        server.should_exit = True
+
+
+def test_the_service_down_sends_the_request_as_it_came_and_says_why(serve: Any, caplog: Any) -> None:
+    model = ScriptedModel(calls=[])
+    url = proxy(serve, "http://127.0.0.1:9", anthropic_api=serve(model.app), budget_s=5.0)
+    body = json.dumps({"model": "m", "max_tokens": 10, "messages": anthropic_history(1)}).encode()
+    with caplog.at_level(logging.WARNING, logger="ctxsieve.proxy"):
+        answer = httpx.post(f"{url}/v1/messages", content=body, headers={"x-api-key": "sk-test"})
+    assert answer.status_code == 200
+    assert model.raw[-1] == body
+    assert any("Read result was not cut" in r.getMessage() and "sent upstream whole" in r.getMessage()
+               for r in caplog.records)
+    assert "sk-test" not in caplog.text
+
+
+def test_an_upstream_error_reaches_the_client_as_the_upstream_sent_it(stub_url: str, serve: Any) -> None:
+    from fastapi import FastAPI
+    from fastapi.responses import Response
+
+    api = FastAPI()
+    error = b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+
+    @api.post("/v1/messages")
+    async def overloaded() -> Response:
+        return Response(error, status_code=529, headers={"retry-after": "7", "request-id": "req_1"},
+                        media_type="application/json")
+
+    url = proxy(serve, stub_url, anthropic_api=serve(api))
+    answer = httpx.post(f"{url}/v1/messages", json={"model": "m", "max_tokens": 1, "messages": anthropic_history(1)})
+    assert (answer.status_code, answer.content, answer.headers["retry-after"]) == (529, error, "7")
+    unreachable = httpx.post(f"{proxy(serve, stub_url)}/v1/messages", json={"model": "m", "messages": []})
+    assert unreachable.status_code == 502 and unreachable.json()["error"]["type"] == "api_error"
+
+
+def test_old_results_are_cleared_in_steps_and_a_cleared_cut_names_the_whole_output(stub_url: str,
+                                                                                    serve: Any) -> None:
+    model = ScriptedModel(calls=[])
+    url = proxy(serve, stub_url, anthropic_api=serve(model.app), trigger_tokens=4000, keep_tool_results=1,
+                clear_at_least=1000)
+    sdk = anthropic.Anthropic(base_url=url, api_key="sk-test", max_retries=0)
+    bodies = []
+    for reads in (1, 5, 6):
+        sdk.messages.create(model="m", max_tokens=10, messages=anthropic_history(reads))  # type: ignore[arg-type]
+        bodies.append(model.requests[-1])
+    first_cut = tool_results(bodies[0])[0]["content"]
+    ref = first_cut.split('fetch_ref(ref="')[1].split('"')[0]
+    cleared = tool_results(bodies[1])[0]["content"]
+    assert cleared.startswith(f"[ctxsieve {ref}: tool output cleared"), "it names the file, not the cut"
+    assert 'fetch_ref(ref="' in cleared and "re-run: Read(" in cleared
+    assert tool_results(bodies[1])[-1]["content"] != SOURCE and "fetch_ref(" in tool_results(bodies[1])[-1]["content"]
+    shared = [r["content"] for r in tool_results(bodies[1])[:4]]
+    assert [r["content"] for r in tool_results(bodies[2])[:4]] == shared, "the prefix keeps its bytes"
+    whole = Client(stub_url).fetch_ref(ref)
+    assert whole.text == SOURCE
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_serve_tools_answers_the_models_fetch_and_the_client_sees_one_answer(stub_url: str, serve: Any,
+                                                                              stream: bool) -> None:
+    ref = Client(stub_url).filter(REQUEST, SOURCE, source={"tool": "Read", "args": {"file_path": "/repo/app/h0.py"}},
+                                  k=50, placeholder="tools").ref
+    model = ScriptedModel(calls=[("Read", {}), ("fetch_ref", {"ref": ref, "lines": "1-3"})])
+    url = proxy(serve, stub_url, anthropic_api=serve(model.app), serve_tools=True)
+    sdk = anthropic.Anthropic(base_url=url, api_key="sk-test", max_retries=0)
+    sent = {"model": "m", "max_tokens": 10, "tools": TOOLS, "messages": anthropic_history(1)}
+    if stream:
+        with sdk.messages.stream(**sent) as events:  # type: ignore[arg-type]
+            answer = events.get_final_message()
+    else:
+        answer = sdk.messages.create(**sent)  # type: ignore[arg-type]
+    assert [b.type for b in answer.content] == ["text"] and answer.stop_reason == "end_turn"
+    first, second = model.requests[-2:]
+    assert [t["name"] for t in first["tools"]] == ["Read", "filter_ref", "fetch_ref"]
+    fetched = tool_results(second)[-1]
+    assert fetched["content"] == "\n".join(SOURCE.split("\n")[:3])
+    assert second["messages"][:-2] == first["messages"], "the model's call and its result after the conversation"
