@@ -160,7 +160,8 @@ def test_openai_chat_sdk_cuts_a_tool_message_and_leaves_an_error_text(stub_url: 
                 answer.choices[0].message.content  # type: ignore[union-attr]
             assert text == "Done."
             received = chat.requests[-1]["messages"]
-            assert "ERROR shard 431 checksum mismatch" in received[3]["content"] and 'fetch_ref(ref="src_' in received[3]["content"]
+            shown = received[3]["content"]
+            assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
             assert len(received[3]["content"]) < len(LOG) / 3
             assert received[4]["content"] == TRACE, "an error text passes whole"
             assert received[:3] == messages[:3]
@@ -189,7 +190,8 @@ def test_openai_responses_sdk_cuts_a_function_call_output(stub_url: str, serve: 
         assert answer.output_text == "Done."
         received = model.requests[-1]["input"]
         assert received[:2] == items[:2]
-        assert "ERROR shard 431 checksum mismatch" in received[2]["output"] and 'fetch_ref(ref="src_' in received[2]["output"]
+        shown = received[2]["output"]
+        assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
     finally:
         server.should_exit = True
 
