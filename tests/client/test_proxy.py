@@ -7,7 +7,10 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import re
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -21,6 +24,7 @@ from ctxsieve_client.proxy.projection import ProxyOptions
 from ctxsieve_client.proxy.server import ProxyApp, Upstreams
 from tests.client.scripted_anthropic import ScriptedModel, serve_on_loopback
 from tests.client.scripted_openai import ScriptedChat, ScriptedResponses
+from tests.client.test_claude_code_hook import BIN, CLAUDE
 from tests.service.test_api_code import TEXT as SOURCE
 
 REQUEST = "Handler17.dispatch gives up too early; fix it"
@@ -297,3 +301,73 @@ def test_serve_tools_answers_the_models_fetch_and_the_client_sees_one_answer(stu
     fetched = tool_results(second)[-1]
     assert fetched["content"] == "\n".join(SOURCE.split("\n")[:3])
     assert second["messages"][:-2] == first["messages"], "the model's call and its result after the conversation"
+
+
+def test_real_claude_code_through_the_proxy_sees_a_cut_read_with_the_files_line_numbers(stub_url: str, serve: Any,
+                                                                                          tmp_path: Path) -> None:
+    """Claude Code itself (the CLI the Claude Agent SDK bundles) with ANTHROPIC_BASE_URL at the proxy and no hook,
+    `ctxsieve mcp` as its MCP server: the scripted model reads a source file twice (two turns); what the model is
+    sent is the cut with every shown line after its true number in Read's own form, the placeholder naming the
+    MCP server's tools as Claude Code knows them, and the first cut unchanged in the later request."""
+    source = tmp_path / "handlers.py"
+    source.write_text(SOURCE)
+    model = ScriptedModel(calls=[("Read", {"file_path": str(source)}), ("Read", {"file_path": str(source),
+                                                                                  "offset": 30, "limit": 20})])
+    url = proxy(serve, stub_url, anthropic_api=serve(model.app))
+    mcp = {"mcpServers": {"ctxsieve": {"command": str(BIN / "ctxsieve"), "args": ["mcp", "--url", stub_url]}}}
+    env = {"PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": url,
+           "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+    done = subprocess.run([str(CLAUDE), "-p", f"Handler17.dispatch gives up too early; read {source}",
+                           "--allowedTools", "Read", "--mcp-config", json.dumps(mcp), "--output-format", "json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["result"] == "Done."
+    reads = [tool_results(r) for r in model.requests if tool_results(r)]
+    first = reads[0][0]["content"]
+    assert reads[-1][0]["content"] == first, "the first cut is the same in the later request"
+    assert 'mcp__ctxsieve__fetch_ref(ref="src_' in first
+    file_lines = SOURCE.split("\n")
+    numbered = [re.match(r"^(\d+)\t(.*)$", row) for row in first.split("\n")]
+    shown = [(int(m.group(1)), m.group(2)) for m in numbered if m]
+    assert 20 <= len(shown) < len(file_lines) / 2, "a cut of the file"
+    assert all(file_lines[n - 1] == text for n, text in shown), "every shown line after its true number"
+    assert any('raise RuntimeError("handler 17 gave up after retries")' in text for _, text in shown)
+    second = reads[-1][1]["content"]
+    assert second.startswith("30\t") and "fetch_ref" not in second, "a small read (20 lines) passes as it is"
+
+
+def test_real_codex_through_the_proxy_has_a_large_shell_output_cut(stub_url: str, serve: Any, tmp_path: Path) -> None:
+    """The Codex CLI (`codex exec`, 0.169) with a model provider whose base_url is the proxy: the scripted model
+    runs `cat` on a large log and then on a small file through Codex's shell; the model is sent the log's cut
+    (inside the command's JSON result, its other fields as they were), the small output whole, and the same cut
+    in the later request."""
+    from tests.client.test_codex_gateway import CODEX
+
+    log = "\n".join(LOG.split("\n")[:600])  # under Codex's own 10,000-token limit on a command's result
+    (tmp_path / "sync.log").write_text(log)
+    (tmp_path / "small.txt").write_text("just a few words\n")
+    run = 'const r = await tools.exec_command({{cmd: "cat {}"}});\ntext(r);'
+    model = ScriptedResponses(calls=[("exec", run.format("sync.log")), ("exec", run.format("small.txt"))])
+    api, server = model.serve()
+    url = proxy(serve, stub_url, openai_api=api)
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text("\n".join([
+        'model = "gpt-6.1-sol"', 'model_provider = "sieved"', 'approval_policy = "never"',
+        'sandbox_mode = "read-only"', "", "[model_providers.sieved]", 'name = "OpenAI through ctxsieve"',
+        f'base_url = "{url}/v1"', 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ""]))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"), "OPENAI_API_KEY": "sk-test"}
+    try:
+        done = subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", "Which shard failed to sync, 431?"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    outputs = [model.outputs(r) for r in model.requests]
+    assert [len(o) for o in outputs] == [0, 1, 2]
+    log_result = json.loads(outputs[1][0]["output"][-1]["text"])
+    assert log_result["exit_code"] == 0 and "ERROR shard 431 checksum mismatch" in log_result["output"]
+    assert 'fetch_ref(ref="src_' in log_result["output"] and len(log_result["output"]) < len(log) / 3
+    assert outputs[2][0] == outputs[1][0], "the same cut in the later request"
+    assert "just a few words" in json.dumps(outputs[2][1])

@@ -42,6 +42,34 @@ def test_compaction_over_http_is_reversible_and_byte_identical(stub_client: Test
     assert "fetch_ref(ref=" in line and "/v1/" not in line
 
 
+def test_responses_items_are_compacted_and_a_cleared_cut_names_the_output_it_was_cut_from(
+        stub_client: TestClient) -> None:
+    chat = openai_history(8)
+    items: list[dict[str, Any]] = []
+    for message in chat:  # the same history as the Responses API's input items
+        if message["role"] == "tool":
+            items.append({"type": "function_call_output", "call_id": message["tool_call_id"],
+                          "output": message["content"]})
+        elif message.get("tool_calls"):
+            items += [{"type": "function_call", "call_id": c["id"], "name": c["function"]["name"],
+                       "arguments": c["function"]["arguments"]} for c in message["tool_calls"]]
+        else:
+            items.append({"role": message["role"], "content": message["content"]})
+    out = compact(stub_client, items)
+    assert out["compacted"] and out["format"] == "responses"
+    for cleared in out["cleared"]:
+        assert out["messages"][cleared["message"]]["output"].startswith(f"[ctxsieve {cleared['ref']}: ")
+        assert stub_client.get(f"/v1/refs/{cleared['ref']}").json()["text"] == items[cleared["message"]]["output"]
+
+    original = items[2]["output"]  # a surface's cut of it, as the proxy or the hook puts it in a history
+    cut = stub_client.post("/v1/filter", json={"query": "x", "content": original, "max_tokens": 100,
+                                               "placeholder": "tools"}).json()
+    shown = "\n\n".join([*(s["text"] for s in cut["snippets"]), cut["placeholder"]])
+    again = compact(stub_client, [*items[:2], {**items[2], "output": shown}, *items[3:]])
+    assert again["cleared"][0]["message"] == 2 and again["cleared"][0]["ref"] == cut["ref"]
+    assert stub_client.get(f"/v1/refs/{cut['ref']}").json()["text"] == original, "the whole output, not the cut"
+
+
 def test_a_session_that_keeps_fetching_what_was_cleared_gets_more_kept(stub_client: TestClient) -> None:
     session = f"thrash-{time.time_ns()}"
     history = openai_history(10)

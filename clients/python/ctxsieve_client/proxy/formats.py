@@ -106,19 +106,41 @@ def _text_parts(content: Any, text_types: tuple[str, ...], holder: dict[str, Any
 
 
 def _command_output(text: str) -> tuple[str, int, Callable[[str], str]] | None:
-    """A command's JSON result (`{"exit_code": 0, "output": "..."}`): its output, exit code, and how to put other
-    output back in the same object."""
-    if not text.startswith("{") or '"exit_code"' not in text:
+    """A command's JSON result (`{"exit_code": 0, "output": "..."}`, Codex's `exec_command`, maybe under Codex's
+    own warning that it shortened the output): its output, exit code, and how to put other output back in the same
+    place. With `output` the last field (Codex's order), everything around it is kept as it came, byte for byte;
+    otherwise the object is written again with the cut output."""
+    start = text.find('{"')
+    if start < 0 or start > 300 or '"exit_code"' not in text[start:start + 400]:
         return None
+    spliced = _last_field_output(text, start)
+    if spliced is not None:
+        return spliced
     try:
-        value = json.loads(text)
+        value = json.loads(text[start:])
     except ValueError:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("output"), str) \
             or not isinstance(value.get("exit_code"), int):
         return None
-    return value["output"], value["exit_code"], lambda shown: json.dumps({**value, "output": shown},
-                                                                        ensure_ascii=False)
+    prefix = text[:start]
+    return value["output"], value["exit_code"], lambda shown: prefix + json.dumps({**value, "output": shown},
+                                                                                 ensure_ascii=False)
+
+
+_LAST_OUTPUT = re.compile(r'(\{[^\n]*?"exit_code":(-?\d+)[^\n]*?"output":")(.*)"\}\s*\Z', re.S)
+
+
+def _last_field_output(text: str, start: int) -> tuple[str, int, Callable[[str], str]] | None:
+    found = _LAST_OUTPUT.match(text, start)
+    if found is None:
+        return None
+    try:
+        output = json.loads(f'"{found.group(3)}"')
+    except ValueError:
+        return None
+    head = text[:start] + found.group(1)
+    return output, int(found.group(2)), lambda shown: head + json.dumps(shown, ensure_ascii=False)[1:-1] + '"}'
 
 
 def _emit(call: _Call, position: tuple[int, int], text: str, put: Callable[[str], None], flagged: bool,
@@ -149,8 +171,8 @@ def _anthropic(messages: Any) -> Iterator[Part]:
                     calls[str(block.get("id"))] = _Call(str(block.get("name") or "tool"),
                                                         _arguments(block.get("input")), said, request)
             continue
-        words = _words(content, ("text",))
-        request = words or request
+        if message.get("role") == "user":  # (not a system message among the turns)
+            request = _words(content, ("text",)) or request
         for block in content if isinstance(content, list) else []:
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 continue
@@ -204,6 +226,30 @@ def _responses(items: Any) -> Iterator[Part]:
             call = calls.get(str(item.get("call_id")), _Call("tool", {}, "", request))
             for p, text, put in _text_parts(item.get("output"), ("input_text", "output_text"), item, "output"):
                 yield _emit(call, (i, p), text, put, False, read_errors=True)
+
+
+_REF_TOOL = re.compile(r"(mcp__[A-Za-z0-9_-]+?__)(?:filter_ref|fetch_ref)\b")
+
+
+def ref_tool_prefix(fmt: Format, body: Mapping[str, Any]) -> str:
+    """How the client names ctxsieve's `fetch_ref` / `filter_ref` to its model (`mcp__ctxsieve__` when it runs
+    `ctxsieve mcp` as its server `ctxsieve`), from the start of the request: its tools, system prompt and first
+    turns, where clients list their tools, deferred ones included. "" when it offers them by their own names or
+    not at all."""
+    turns = history(fmt, dict(body)) or []
+    start = json.dumps([body.get("tools"), body.get("system"), body.get("instructions"), turns[:4]],
+                       ensure_ascii=False, default=str)
+    prefixes = sorted(set(_REF_TOOL.findall(start)))
+    return prefixes[0] if prefixes else ""
+
+
+def named(cut: str, prefix: str) -> str:
+    """The cut with its placeholder's calls (its last line) in the client's names."""
+    if not prefix:
+        return cut
+    head, _, last = cut.rpartition("\n")
+    last = last.replace("filter_ref(", f"{prefix}filter_ref(").replace("fetch_ref(", f"{prefix}fetch_ref(")
+    return f"{head}\n{last}" if head else last
 
 
 def first_turn(fmt: Format, body: Mapping[str, Any]) -> str:

@@ -31,7 +31,8 @@ from typing import Any, Literal, TypeVar
 from ..client import Call, ContentType
 from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_file
 from ..models import Compaction, FilterResult
-from .formats import Format, Part, first_turn, history, parts
+from .formats import Format, Part, first_turn, history, named, parts, ref_tool_prefix
+from .numbering import renumbered, unnumbered
 
 log = logging.getLogger("ctxsieve.proxy")
 M = TypeVar("M")
@@ -86,6 +87,7 @@ class Projector:
         tasks = {key: self._cutting(key, part, session) for part, key in wanted}
         if tasks:
             await asyncio.wait(set(tasks.values()), timeout=self.options.budget_s)
+        prefix = ref_tool_prefix(fmt, body) if wanted else ""
         for part, key in wanted:
             task = tasks[key]
             if not task.done():
@@ -93,7 +95,7 @@ class Projector:
             elif task.exception() is not None:
                 out.failures.append(f"a {part.tool} result was not cut: {_reason(task.exception())}")
             elif (shown := task.result()) is not None:
-                part.put(shown)
+                part.put(named(shown, prefix))
                 out.cut += 1
         await self._compact(fmt, projected, out)
         out.body = projected if out.cut or out.cleared else None
@@ -119,12 +121,14 @@ class Projector:
 
     async def _cut(self, key: str, part: Part, session: str) -> str | None:
         try:
+            numbered = unnumbered(part.text)
+            text = numbered[0] if numbered else part.text
             kind: ContentType = "code" if prints_source_file(part.arguments) else "auto"
-            request = cut_request(part.text, part.intent, part.tool, part.arguments, self.options.cut, kind)
+            request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind)
             shown = None
             if request is not None:
                 result: FilterResult = await self._send(replace(request, session=session))
-                shown = cut_text(result, self.options.cut)
+                shown = cut_text(renumbered(result, numbered[1]) if numbered else result, self.options.cut)
             self._cuts[key] = shown
             while len(self._cuts) > MEMO_SIZE:
                 self._cuts.popitem(last=False)

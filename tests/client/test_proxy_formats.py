@@ -1,0 +1,80 @@
+"""The proxy's reading of request bodies (no service): which parts are tool results, what was asked for each, and
+how a replacement lands."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ctxsieve_client.models import FilterResult
+from ctxsieve_client.proxy.formats import named, parts, ref_tool_prefix
+from ctxsieve_client.proxy.numbering import renumbered, unnumbered
+
+
+def test_the_intent_is_the_latest_request_the_assistants_words_and_the_calls_own_words() -> None:
+    body: dict[str, Any] = {"messages": [
+        {"role": "user", "content": [{"type": "text", "text": "<system-reminder>\nnoise\n</system-reminder>\n"},
+                                     {"type": "text", "text": "Why does the sync fail?"}]},
+        {"role": "system", "content": "# Environment: not the user's words"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Searching the log."},
+                                          {"type": "tool_use", "id": "t1", "name": "Grep",
+                                           "input": {"pattern": "checksum", "path": "/var/log"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x" * 5000}]}]}
+    (part,) = parts("anthropic", body)
+    assert part.intent == "Why does the sync fail? Searching the log. checksum"
+    assert (part.tool, part.arguments, part.is_error) == ("Grep", {"pattern": "checksum", "path": "/var/log"}, False)
+    part.put("cut")
+    assert body["messages"][3]["content"][0]["content"] == "cut"
+
+
+def test_a_codex_command_result_is_opened_to_its_output_keeping_the_rest_byte_for_byte() -> None:
+    shortened = ('Warning: truncated output (original token count: 11705)\nTotal output lines: 1\n\n'
+                 '{"chunk_id":"7b5394","wall_time_seconds":0.000013467,"exit_code":0,"original_token_count":11453,'
+                 '"output":"line one\\nline two …1705 tokens truncated… line \\"nine\\"\\n"}')
+    failed = '{"chunk_id":"9a","wall_time_seconds":0.1,"exit_code":2,"output":"ls: cannot access"}'
+    item = {"type": "custom_tool_call_output", "call_id": "c1", "output": [
+        {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+        {"type": "input_text", "text": shortened}, {"type": "input_text", "text": failed}]}
+    body = {"input": [{"role": "user", "content": "go"},
+                      {"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": "tools.exec_command()"},
+                      item]}
+    header, output, error = parts("responses", body)
+    assert output.text == 'line one\nline two …1705 tokens truncated… line "nine"\n' and not output.is_error
+    assert error.is_error and error.text == "ls: cannot access"
+    assert not header.is_error
+    output.put('shown "part"')
+    assert item["output"][1]["text"] == shortened.split('"output":"')[0] + '"output":"shown \\"part\\""}'
+
+
+def test_openai_error_texts_and_exit_codes_are_errors() -> None:
+    body = {"messages": [
+        {"role": "assistant", "tool_calls": [{"id": f"c{i}", "type": "function",
+                                              "function": {"name": "shell", "arguments": "{}"}} for i in range(3)]},
+        {"role": "tool", "tool_call_id": "c0", "content": "Traceback (most recent call last):\n  boom"},
+        {"role": "tool", "tool_call_id": "c1", "content": "Exit code: 1\nWall time: 2 s\nOutput:\nFAILED"},
+        {"role": "tool", "tool_call_id": "c2", "content": "Exit code: 0\nOutput:\nok"}]}
+    assert [p.is_error for p in parts("chat", body)] == [True, True, False]
+
+
+def test_a_numbered_read_is_the_files_text_and_its_shown_lines_get_their_numbers_back() -> None:
+    file = "import os\n\ndef f():\n    return 1\n"
+    shown = "".join(f"{n}\t{line}\n" for n, line in enumerate(file.split("\n")[:-1], start=1)) + "5\t"
+    assert unnumbered(shown) == (file, "\t")
+    assert unnumbered("3\tfrom the middle\n4\tof a file") is None, "only a read from the first line"
+    result = FilterResult.from_json({"ref": "src_1", "placeholder": "[ctxsieve src_1: ...]", "usage": {
+        "input_tokens": 1, "output_tokens": 1, "saved_ratio": 0, "chunks_total": 1, "chunks_returned": 1},
+        "snippets": [{"id": "src_1#1", "text": "def f():\n    return 1", "score": 1, "start": 11, "end": 33,
+                      "tokens": 5, "line_start": 3, "line_end": 4}]})
+    assert renumbered(result, "\t").snippets[0].text == "3\tdef f():\n4\t    return 1"
+
+
+def test_the_placeholder_names_the_tools_as_the_client_offers_them() -> None:
+    deferred = {"messages": [{"role": "user", "content": [{"type": "text", "text": json.dumps(
+        "Deferred tools:\nmcp__ctxsieve__fetch_ref\nmcp__ctxsieve__filter_ref")}]}], "tools": []}
+    prefix = ref_tool_prefix("anthropic", deferred)
+    assert prefix == "mcp__ctxsieve__"
+    cut = ('fetch_ref(ref="x") in the text\n'
+           '[ctxsieve src_1: more: filter_ref(ref="src_1"); whole: fetch_ref(ref="src_1")]')
+    assert named(cut, prefix) == ('fetch_ref(ref="x") in the text\n[ctxsieve src_1: more: mcp__ctxsieve__filter_ref('
+                                  'ref="src_1"); whole: mcp__ctxsieve__fetch_ref(ref="src_1")]')
+    assert ref_tool_prefix("anthropic", {"messages": [], "tools": [{"name": "fetch_ref"}]}) == ""
