@@ -77,6 +77,8 @@ class Projector:
         self.options = options
         self._cuts: OrderedDict[str, str | None] = OrderedDict()  # key -> the cut (None: the part passes whole)
         self._pending: dict[str, asyncio.Task[str | None]] = {}
+        # per conversation: (turns, their tokens, a hash of them) as the service last counted its history
+        self._counted: OrderedDict[str, tuple[int, int, str]] = OrderedDict()
 
     async def project(self, fmt: Format, body: dict[str, Any]) -> Projection:
         session = session_of(fmt, body)
@@ -138,8 +140,16 @@ class Projector:
 
     async def _compact(self, fmt: Format, body: dict[str, Any], out: Projection) -> None:
         turns = history(fmt, body)
-        # each token is at least one byte: a history of fewer bytes than the trigger cannot be over it
-        if not turns or len(json.dumps(turns, ensure_ascii=False).encode()) <= self.options.trigger_tokens:
+        if not turns:
+            return
+        sent = [json.dumps(t, ensure_ascii=False, separators=(",", ":")).encode() for t in turns]
+        turns_counted, known, digest = self._counted.get(out.session, (0, 0, ""))
+        if known and _prefix_hash(sent[:turns_counted]) != digest:  # not the same earlier turns: count them all
+            turns_counted = known = 0
+        fresh = sent[turns_counted:]
+        # the service counts a history as the sum of its turns' tokens (each turn's compact JSON), and a token is
+        # at least one byte: the counted prefix's tokens and the new turns' bytes bound it from above
+        if known + sum(len(t) for t in fresh) <= self.options.trigger_tokens:
             return
         call = Call("POST", "/v1/context/compact", Compaction, body={
             "messages": turns, "format": COMPACT_FORMATS[fmt], "placeholder": "tools",
@@ -153,6 +163,17 @@ class Projector:
         if done.compacted:
             body["input" if fmt == "responses" else "messages"] = done.messages
             out.cleared = len(done.cleared)
+        else:  # under the trigger: the next request of the conversation counts only its new turns
+            self._counted[out.session] = (len(sent), done.usage.input_tokens, _prefix_hash(sent))
+            while len(self._counted) > MEMO_SIZE:
+                self._counted.popitem(last=False)
+
+
+def _prefix_hash(turns: list[bytes]) -> str:
+    digest = hashlib.sha256()
+    for turn in turns:
+        digest.update(len(turn).to_bytes(8, "little") + turn)
+    return digest.hexdigest()
 
 
 def _retrieved(task: asyncio.Task[Any]) -> None:
