@@ -15,10 +15,11 @@ are timed, so a cut's own cost can be told from the proxy's).
 
 Figures: tokens (tiktoken o200k_base of the messages as sent) upstream with and without the proxy, in all and at
 the last request; the share of requests whose earlier messages reach the upstream exactly as in the request before
-(prefix-stable); for the case's file, the gold lines in what the model saw right after the Read and at the last
-request (place shown: a gold line with a neighbour; every gold line); latency the proxy adds per request (p50/p95):
-requests with no new result to cut, and requests with one, less its service calls. `--peer-url`: the same sessions
-through another proxy already listening there (e.g. Headroom's), tokens and gold lines only.
+(prefix-stable, `cache_control` markers aside); for the case's file, the gold lines in what the model saw right
+after the Read and at the last request (place shown: a gold line with a neighbour; every gold line); latency the
+proxy adds per request (p50/p95): requests with no new result to cut, and requests with one, less its service
+calls. `--peer-url`: the same sessions through another proxy already listening there (e.g. Headroom's, started
+with the sink as its upstream: `--peer-sink-port`), tokens and gold lines only.
 """
 
 from __future__ import annotations
@@ -219,6 +220,16 @@ def gold_seen(body: dict[str, Any], case: Case) -> tuple[bool, bool]:
     return place, all(g in seen for g in gold)
 
 
+def unmarked(value: Any) -> Any:
+    """Messages without `cache_control` markers: a proxy may move the breakpoints along a growing conversation
+    (Headroom does) without changing what the provider caches."""
+    if isinstance(value, dict):
+        return {k: unmarked(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [unmarked(v) for v in value]
+    return value
+
+
 def count(body: dict[str, Any]) -> int:
     return TOKENS.count(json.dumps(body["messages"], ensure_ascii=False, separators=(",", ":")))
 
@@ -245,9 +256,10 @@ def run(sessions: list[tuple[Case, list[dict[str, Any]]]], url: str, sink: Sink,
                 received = json.loads(sink.last)
                 figures.tokens_without.append(count(body))
                 figures.tokens_with.append(count(received))
+                shown = unmarked(received["messages"])
                 if before is not None:
-                    figures.stable.append(received["messages"][:len(before)] == before)
-                before = received["messages"]
+                    figures.stable.append(shown[:len(before)] == before)
+                before = shown
                 added = (through - direct) * 1000
                 last = body["messages"][-1]["content"][0]
                 new_cut = len(str(last.get("content", ""))) > 1000 and not last.get("is_error")
@@ -299,6 +311,7 @@ def report(name: str, f: Figures) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.proxy")
     parser.add_argument("--sessions", type=int, default=12)
+    parser.add_argument("--trigger-tokens", type=int, default=100_000, help="the proxy's compaction trigger")
     parser.add_argument("--peer-url", help="another proxy already listening (its upstream: --peer-sink's URL)")
     parser.add_argument("--peer-name", default="peer")
     parser.add_argument("--peer-sink-port", type=int, default=0,
@@ -312,16 +325,18 @@ def main(argv: list[str] | None = None) -> int:
         others = [c for c in everything if c.repo == case.repo and c.path != case.path]
         distinct = list({c.path: c for c in others}.values())
         built.append((case, session(case, distinct[:: max(1, len(distinct) // 8)][:8])))
-    lines = [f"# python -m bench.proxy --sessions {args.sessions}",
+    lines = [f"# python -m bench.proxy --sessions {args.sessions} --trigger-tokens {args.trigger_tokens}",
              f"{len(built)} sessions of 28 requests, cases {', '.join(c.id for c, _ in built)}"]
     with scratch_service("bench-proxy-") as (service, _):
         sink = Sink()
         _SINK_URLS[id(sink)], sink_server = serve(sink, args.peer_sink_port)
-        app = ProxyApp(service, None, Upstreams(anthropic=_SINK_URLS[id(sink)]), ProxyOptions())
+        app = ProxyApp(service, None, Upstreams(anthropic=_SINK_URLS[id(sink)]),
+                       ProxyOptions(trigger_tokens=args.trigger_tokens))
         spent = timed_service(app)
         url, proxy_server = serve(app)
         try:
-            lines += report("ctxsieve proxy (defaults)", run(built, url, sink, spent))
+            lines += report(f"ctxsieve proxy (compaction trigger {args.trigger_tokens:,} tokens)",
+                            run(built, url, sink, spent))
             if args.peer_url:
                 lines += report(args.peer_name, run(built, args.peer_url, sink, None))
         finally:

@@ -371,3 +371,37 @@ def test_real_codex_through_the_proxy_has_a_large_shell_output_cut(stub_url: str
     assert 'fetch_ref(ref="src_' in log_result["output"] and len(log_result["output"]) < len(log) / 3
     assert outputs[2][0] == outputs[1][0], "the same cut in the later request"
     assert "just a few words" in json.dumps(outputs[2][1])
+
+
+def test_real_codex_with_serve_tools_gets_the_fetch_answered_by_the_proxy(stub_url: str, serve: Any,
+                                                                          tmp_path: Path) -> None:
+    """Codex 0.169 offers a custom provider's model no MCP tools: with --serve-tools the proxy offers fetch_ref
+    itself and answers the model's call of it, and Codex sees the model's last answer only."""
+    from tests.client.test_codex_gateway import CODEX
+
+    log = "\n".join(LOG.split("\n")[:600])
+    (tmp_path / "sync.log").write_text(log)
+    ref = Client(stub_url).filter("x", log, placeholder="tools").ref  # the ref the proxy's cut will name
+    run = 'const r = await tools.exec_command({cmd: "cat sync.log"});\ntext(r);'
+    model = ScriptedResponses(calls=[("exec", run), ("fetch_ref", {"ref": ref, "lines": "431-433"})])
+    api, server = model.serve()
+    url = proxy(serve, stub_url, openai_api=api, serve_tools=True)
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text("\n".join([
+        'model = "gpt-6.1-sol"', 'model_provider = "sieved"', 'approval_policy = "never"',
+        'sandbox_mode = "read-only"', "", "[model_providers.sieved]", 'name = "OpenAI through ctxsieve"',
+        f'base_url = "{url}/v1"', 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ""]))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"), "OPENAI_API_KEY": "sk-test"}
+    try:
+        done = subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", "Which shard failed to sync, 431?"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Done." in done.stdout
+    last = model.requests[-1]
+    assert [t["name"] for t in last["tools"]] == ["filter_ref", "fetch_ref"]
+    fetched = model.outputs(last)[-1]
+    assert fetched["type"] == "function_call_output" and fetched["output"] == "\n".join(log.split("\n")[430:433])
+    assert len(model.requests) == 3, "the first turn, then the log's turn asked twice (the fetch answered between)"

@@ -1,7 +1,8 @@
 """`--serve-tools`: the proxy offers the model `filter_ref` and `fetch_ref` itself, for a client without MCP.
 
 The two definitions are added at the end of a request's tools (only a request that offers tools: an agent that
-can take a tool's answer), the same bytes on every request so the prompt cache keeps hitting. When the model's
+can take a tool's answer; a Responses request offering them in an `additional_tools` item, as Codex does, gets
+them as its top-level tools), the same bytes on every request so the prompt cache keeps hitting. When the model's
 answer calls only these two, the proxy runs the calls against the service, appends the answer and the results to
 the request, and asks the upstream again (up to MAX_ROUNDS), so the client sees one answer: the last. An answer
 that also calls one of the client's tools goes to the client as it is (the client answers its own tools; it
@@ -69,9 +70,15 @@ def definitions(fmt: Format) -> list[dict[str, Any]]:
 
 
 def offered(fmt: Format, body: dict[str, Any]) -> dict[str, Any]:
-    """The request with the two tools at the end of its tools (when it offers tools and not already these)."""
+    """The request with the two tools at the end of its tools (when it offers tools and not already these). A
+    Responses request may offer its tools in an `additional_tools` input item instead (Codex does): then the two
+    are its top-level tools."""
     tools = body.get("tools")
     if not isinstance(tools, list) or not tools:
+        items = body.get("input") if fmt == "responses" else None
+        if isinstance(items, list) and any(isinstance(i, dict) and i.get("type") == "additional_tools"
+                                           for i in items):
+            return {**body, "tools": [*(tools or []), *definitions(fmt)]}
         return body
     names = {t.get("name") or (t.get("function") or {}).get("name") for t in tools if isinstance(t, dict)}
     return {**body, "tools": [*tools, *(d for d in definitions(fmt) if _name(d) not in names)]}
