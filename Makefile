@@ -65,6 +65,7 @@ bench: prepare node
 	HF_HUB_OFFLINE=1 $(PY) -m bench.compact 2>/dev/null | tee bench/results/compact.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.code --budgets 1000,1500,2000,3000 --default --peers 2>/dev/null \
 		| tee bench/results/code.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.proxy --sessions 12 2>/dev/null | tee bench/results/proxy-own.txt
 
 # 32 clients on loopback for 5 minutes (filter, refs, re-filter, tools, collections), then 20 s of deliberate
 # overload; latency and the server's RSS per 30 s window. About 8 minutes with setup.

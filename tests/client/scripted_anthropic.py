@@ -20,11 +20,13 @@ class ScriptedModel:
         self.calls = calls if calls is not None else [("Read", {"file_path": read_path})]
         self.requests: list[dict[str, Any]] = []
         self.raw: list[bytes] = []  # each request's body as it arrived
+        self.counted: list[dict[str, Any]] = []  # each count_tokens request
         self.app = FastAPI()
         self.app.post("/v1/messages")(self.messages)
         self.app.post("/v1/messages/count_tokens")(self.count_tokens)
 
     async def count_tokens(self, request: Request) -> JSONResponse:
+        self.counted.append(await request.json())
         return JSONResponse({"input_tokens": 100})
 
     async def messages(self, request: Request) -> Any:

@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -405,3 +406,31 @@ def test_real_codex_with_serve_tools_gets_the_fetch_answered_by_the_proxy(stub_u
     fetched = model.outputs(last)[-1]
     assert fetched["type"] == "function_call_output" and fetched["output"] == "\n".join(log.split("\n")[430:433])
     assert len(model.requests) == 3, "the first turn, then the log's turn asked twice (the fetch answered between)"
+
+
+def test_the_ctxsieve_proxy_command_serves_count_tokens_projected(stub_url: str, serve: Any) -> None:
+    """`ctxsieve-proxy` as a user starts it: one line on stderr saying where it forwards, and
+    /v1/messages/count_tokens counts the request the model would be sent (the cut)."""
+    from tests.client.test_gateway import free_port
+
+    model = ScriptedModel(calls=[])
+    api = serve(model.app)
+    port = free_port()
+    process = subprocess.Popen([str(BIN / "ctxsieve-proxy"), "--port", str(port), "--url", stub_url,
+                                "--anthropic-upstream", api], stderr=subprocess.PIPE, text=True)
+    try:
+        started = process.stderr.readline() if process.stderr else ""
+        assert started.startswith(f"ctxsieve proxy: http://127.0.0.1:{port} -> {api}")
+        body = {"model": "m", "messages": anthropic_history(1)}
+        for _ in range(100):
+            try:
+                answer = httpx.post(f"http://127.0.0.1:{port}/v1/messages/count_tokens", json=body,
+                                    headers={"x-api-key": "sk-test"})
+                break
+            except httpx.ConnectError:
+                time.sleep(0.1)
+        assert answer.json() == {"input_tokens": 100}
+        assert 'fetch_ref(ref="src_' in tool_results(model.counted[-1])[0]["content"]
+    finally:
+        process.terminate()
+        process.wait(10)
