@@ -21,7 +21,10 @@ Three formats: OpenAI chat messages, Anthropic messages, and the OpenAI Response
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -34,6 +37,9 @@ from .more import More, Rerun, Style
 Format = Literal["openai", "anthropic", "responses"]
 ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
 MARK = "[ctxsieve "  # a cleared result begins so: it is never cleared again
+SIZES_KEPT = 65_536  # messages whose token counts are remembered (about 6 MB)
+_SIZES: OrderedDict[bytes, int] = OrderedDict()
+_SIZES_LOCK = threading.Lock()
 RESPONSES_CALLS = ("function_call", "custom_tool_call")
 RESPONSES_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
@@ -138,7 +144,24 @@ def compact(messages: Any, params: CompactParams, tokenizer: Tokenizer, store: S
 
 def _size(message: Any, tokenizer: Tokenizer) -> int:
     """A message's tokens as sent: its compact JSON."""
-    return tokenizer.count(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+    return _count(json.dumps(message, ensure_ascii=False, separators=(",", ":")), tokenizer)
+
+
+def _count(text: str, tokenizer: Tokenizer) -> int:
+    """tiktoken's count, remembered by the text's hash: a growing history is sent again with every model call, so
+    a call counts only the messages and results it has not seen."""
+    key = hashlib.sha256(f"{tokenizer.name}\0{text}".encode()).digest()
+    with _SIZES_LOCK:
+        known = _SIZES.get(key)
+        if known is not None:
+            _SIZES.move_to_end(key)
+            return known
+    counted = tokenizer.count(text)
+    with _SIZES_LOCK:
+        _SIZES[key] = counted
+        while len(_SIZES) > SIZES_KEPT:
+            _SIZES.popitem(last=False)
+    return counted
 
 
 def _in_steps(candidates: list[_Result], overshoot: int, step: int) -> list[_Result]:
@@ -184,7 +207,7 @@ def _openai(messages: list[dict[str, Any]], tokenizer: Tokenizer, params: Compac
             raw = function.get("arguments")
             if params.clear_tool_inputs and isinstance(raw, str) and not raw.startswith('{"ctxsieve_cleared"'):
                 out.append(_Result(message=i, block=None, text=raw, tool=function.get("name"), args={},
-                                   tokens=tokenizer.count(raw), is_error=False, is_input=True,
+                                   tokens=_count(raw, tokenizer), is_error=False, is_input=True,
                                    extra={"call": call.get("id")}))
         if message.get("role") == "tool":
             text = _text(message.get("content"))
@@ -192,7 +215,7 @@ def _openai(messages: list[dict[str, Any]], tokenizer: Tokenizer, params: Compac
                 continue
             tool, args = calls.get(str(message.get("tool_call_id")), (message.get("name"), {}))
             out.append(_Result(message=i, block=None, text=text, tool=tool or None, args=args,
-                               tokens=tokenizer.count(text), is_error=text.lstrip().startswith(ERROR_STARTS)))
+                               tokens=_count(text, tokenizer), is_error=text.lstrip().startswith(ERROR_STARTS)))
     return sorted(out, key=lambda r: (r.message, r.is_input))
 
 
@@ -213,14 +236,14 @@ def _anthropic(messages: list[dict[str, Any]], tokenizer: Tokenizer, params: Com
                 raw = json.dumps(args, ensure_ascii=False)
                 if params.clear_tool_inputs and "ctxsieve_cleared" not in args:
                     out.append(_Result(message=i, block=b, text=raw, tool=block.get("name"), args={},
-                                       tokens=tokenizer.count(raw), is_error=False, is_input=True))
+                                       tokens=_count(raw, tokenizer), is_error=False, is_input=True))
             elif block.get("type") == "tool_result":
                 text = _text(block.get("content"))
                 if text is None:  # images or other blocks in the result: kept as they are
                     continue
                 tool, args = calls.get(str(block.get("tool_use_id")), (None, {}))
                 out.append(_Result(message=i, block=b, text=text, tool=tool or None, args=args,
-                                   tokens=tokenizer.count(text), is_error=block.get("is_error") is True))
+                                   tokens=_count(text, tokenizer), is_error=block.get("is_error") is True))
     return sorted(out, key=lambda r: (r.message, r.block or 0))
 
 
@@ -238,7 +261,7 @@ def _responses(items: list[dict[str, Any]], tokenizer: Tokenizer) -> list[_Resul
                 continue
             tool, args = calls.get(str(item.get("call_id")), ("", {}))
             out.append(_Result(message=i, block=None, text=text, tool=tool or None, args=args,
-                               tokens=tokenizer.count(text), is_error=text.lstrip().startswith(ERROR_STARTS)))
+                               tokens=_count(text, tokenizer), is_error=text.lstrip().startswith(ERROR_STARTS)))
     return out
 
 
