@@ -31,6 +31,7 @@ from ctxsieve.indexes.lexical import Bm25Index
 from ctxsieve.indexes.ranking import normalise
 from ctxsieve.indexes.store import open_store
 from ctxsieve.indexes.tools import SelectParams, ToolIndex
+from ctxsieve.indexes.tools.feedback import RULES
 from ctxsieve.indexes.vectors import EmbeddingCache
 from ctxsieve.ingest.tokens import load_tokenizer
 
@@ -214,7 +215,7 @@ def report(name: str, result: dict[str, float]) -> None:
 
 
 def run_set(label: str, tools: list[dict[str, Any]], queries: list[Query], index: ToolIndex,
-            cache: EmbeddingCache, with_abstention: bool = True) -> None:
+            cache: EmbeddingCache, with_abstention: bool = True, fixed_rules: bool = True) -> None:
     train_q, test_q = pool_split(label, queries)
     print(f"{label}: {len(tools)} tools, {len(test_q)} test queries, {len(train_q)} feedback queries", flush=True)
     started = time.perf_counter()
@@ -228,11 +229,37 @@ def run_set(label: str, tools: list[dict[str, Any]], queries: list[Query], index
         abstention(label, tools, test_q, index)
     index.record_many("bench", [(text, sorted(gold)) for text, gold in train_q], [label])
     report(f"ctxsieve with feedback ({len(train_q)} queries)", scores(ours(index, label), test_q))
+    rule, uses = index.feedback_rule("bench", label)
+    print(f"  the rule this toolset's {uses} recorded requests chose: {rule}", flush=True)
+    if fixed_rules:
+        for fixed in RULES:
+            other = ToolIndex(index.store, index.vectors, index.tokenizer, feedback_rule=fixed)
+            print(f"    fixed rule {str(fixed):<32} R@5 {scores(ours(other, label), test_q)['R@5']:.3f}", flush=True)
     seen = {tool for _, gold in train_q for tool in gold}
     gold = [tool for _, tools_ in test_q for tool in tools_]
     covered = sum(set(g) <= seen for _, g in test_q) / len(test_q)
     print(f"  feedback can only teach tools it has seen: {sum(t in seen for t in gold) / len(gold):.1%} of the test "
           f"requests' gold tools have a recorded use; every gold tool of {covered:.1%} of the requests", flush=True)
+
+
+def one_gateway(index: ToolIndex, sets: dict[str, tuple[list[dict[str, Any]], list[Query]]]) -> None:
+    """The pools behind one gateway: each pool's test requests selected from every pool's tools at once
+    (`select` naming all the toolsets), zero-shot, against the same requests selected from their own pool."""
+    labels = list(sets)
+    for label in labels:
+        index.put("bench", f"gw-{label}", sets[label][0])
+    for label in labels:
+        test_q = pool_split(label, sets[label][1])[1]
+        alone = scores(ours(index, f"gw-{label}"), test_q)["R@5"]
+
+        def together(query: str) -> list[str]:
+            return [s.name for s in index.select("bench", query, [f"gw-{name}" for name in labels],
+                                                 SelectParams(k=10)).selected]
+        both = scores(together, test_q)["R@5"]
+        print(f"one gateway, {len(labels)} toolsets, {sum(len(sets[n][0]) for n in labels)} tools: {label} R@5 "
+              f"{both:.3f} (alone {alone:.3f}, {both - alone:+.3f})", flush=True)
+    for label in labels:
+        index.delete("bench", f"gw-{label}")
 
 
 def speed(index: ToolIndex, tools: list[dict[str, Any]], queries: list[Query], n: int = 5000) -> None:
@@ -258,6 +285,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--only-speed", action="store_true", help="just the 5,000-tool selection latency")
     parser.add_argument("--no-abstention", action="store_true", help="skip the (slow) abstention measurement")
     parser.add_argument("--pools", default="metatool,seal_tools,stabletoolbench")
+    parser.add_argument("--no-fixed-rules", action="store_true", help="skip each fixed feedback rule's figure")
     add_runtime(parser)
     args = parser.parse_args(argv)
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
@@ -268,8 +296,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         store = open_store(Path(folder))  # toolsets and feedback: fresh every run, removed after it
         cache = EmbeddingCache(open_store(CACHE / "bench" / "tools"), embedder)  # vectors: kept between runs
         index = ToolIndex(store, cache, tokenizer)
+        if not args.only_speed:
+            one_gateway(index, {label: sets[label] for label in args.pools.split(",")})
         for label in [] if args.only_speed else args.pools.split(","):
-            run_set(label, *sets[label], index, cache, not args.no_abstention)
+            run_set(label, *sets[label], index, cache, not args.no_abstention, not args.no_fixed_rules)
         speed(index, [*seal, *meta_tools], seal_queries)
         store.close()
         cache.store.close()

@@ -35,6 +35,7 @@ from ctxsieve.indexes.toolformats import Tool, index_text, name_text, parse_tool
 from ctxsieve.indexes.tools import (
     TOOL_DENSE_WEIGHT,
     Evidence,
+    Judge,
     attribute,
     calibrate,
     calibration_asks,
@@ -56,6 +57,7 @@ class Features:
     tool: np.ndarray  # dense, tool text (name words, description, parameters)
     name: np.ndarray  # dense, "name: description"
     bm25: np.ndarray  # BM25 over the tool text
+    peer_bm25: np.ndarray | None = None  # BM25 over names, descriptions and argument names (the plain fusion's)
 
     def dense(self, which: str) -> np.ndarray:
         """"avg" is what ToolIndex uses: the mean of both texts' cosines."""
@@ -111,9 +113,12 @@ def merged(fuse: Fusion, merge: str, whole: Features, parts: list[Features]) -> 
     scored = [standardise(fuse(p)) for p in parts]
     if merge == "max":  # each tool by its best showing, whole or any one intent
         return list(np.argsort(-np.maximum(standardise(base), np.max(scored, axis=0)), kind="stable")[:K])
-    # "interleave": the whole request's best first, then each intent's best in turn
     rankings = [np.argsort(-s, kind="stable")[:K] for s in [base, *scored]]
     chosen: dict[int, None] = {}
+    if merge.startswith("lead"):  # the whole request's best `lead` first, then each intent's best in turn
+        for i in rankings[0][:int(merge[4:])]:
+            chosen.setdefault(int(i))
+    # "interleave": the whole request's best first, then each intent's best in turn
     for position in range(K):
         for ranking in rankings:
             chosen.setdefault(int(ranking[position]))
@@ -136,6 +141,8 @@ def load(label: str, tools: list[dict], queries: list[Query], cache: EmbeddingCa
     tool_m = cache.passages([index_text(t) for t in parsed])
     name_m = cache.passages([name_text(t) for t in parsed])
     lexical = Bm25Index.build([index_text(t) for t in parsed])
+    peer = Bm25Index.build([" ".join([t["name"], t["description"], *((t.get("parameters") or {}).get("properties")
+                                                                         or {})]) for t in tools])
     texts = [q for q, _ in queries]
     all_parts = [split_intents(q) for q in texts]
     flat = list(dict.fromkeys([*texts, *itertools.chain.from_iterable(all_parts)]))
@@ -143,10 +150,70 @@ def load(label: str, tools: list[dict], queries: list[Query], cache: EmbeddingCa
 
     def features(text: str) -> Features:
         q = vectors[text]
-        return Features(tool_m @ q, name_m @ q, lexical.scores(text))
+        return Features(tool_m @ q, name_m @ q, lexical.scores(text), peer.scores(text))
 
     return Pool(label, parsed, tool_m, name_m, queries, [features(q) for q in texts],
                 [[features(p) for p in parts] for parts in all_parts])
+
+
+def plain_fusion(f: Features) -> np.ndarray:
+    """The peer every stage must beat: "name: description" dense and BM25 over names, descriptions and argument
+    names, each min-max normalised, averaged (bench.tools' `fusion_peer`)."""
+    assert f.peer_bm25 is not None
+    return normalise(f.name) + normalise(f.peer_bm25)
+
+
+ABLATION_WEIGHTS = (0.5, 0.6, 0.7, 0.74, 0.8, 0.9)
+
+
+def _weighted(dense: str, peer_text: bool) -> Callable[[float], Fusion]:
+    def rule(w: float) -> Fusion:
+        def fuse(f: Features) -> np.ndarray:
+            lexical = f.peer_bm25 if peer_text and f.peer_bm25 is not None else f.bm25
+            return w * standardise(f.dense(dense)) + (1 - w) * standardise(lexical)
+        return fuse
+    return rule
+
+
+def ablation(loaded: list[Pool]) -> None:
+    """Each stage of ToolIndex's ranking added alone to the plain fusion, and all together, leave-one-pool-out: a
+    stage with a setting (the fusion weight) has it chosen on the other two pools' training queries, then is
+    scored on the held-out pool's. Request focusing only changes a request over LONG_REQUEST characters."""
+    from ctxsieve.indexes.tools.request import LONG_REQUEST
+
+    def fields(f: Features) -> np.ndarray:
+        return normalise(f.dense("avg")) + normalise(f.bm25)
+
+    stages: dict[str, tuple[Callable[[float], Fusion], str, bool]] = {  # (rule by weight, merge, weighted)
+        "plain fusion": (lambda _: plain_fusion, "none", False),
+        "+ tool text fields (dense: tool text and name; BM25: tool text)": (lambda _: fields, "none", False),
+        "+ fusion weights (z-scores, weight chosen on the other two)": (_weighted("name", True), "none", True),
+        "+ intent splitting (interleaved)": (lambda _: plain_fusion, "interleave", False),
+        "all together (ToolIndex's rule)": (_weighted("avg", False), "interleave", True),
+        "all but intent splitting": (_weighted("avg", False), "none", True),
+        "all, intents after the whole request's best 2": (_weighted("avg", False), "lead2", True),
+        "all, intents after the whole request's best 3": (_weighted("avg", False), "lead3", True),
+        "all, each tool's best of whole and intents (max)": (_weighted("avg", False), "max", True),
+        "all but fusion weights (min-max, equal)": (lambda _: fields, "interleave", False),
+        "all but tool text fields": (_weighted("name", True), "interleave", True),
+    }
+    long = {p.label: sum(len(q) > LONG_REQUEST for q, _ in p.queries) for p in loaded}
+    print("requests over LONG_REQUEST characters (the only ones request focusing changes): "
+          + ", ".join(f"{label} {n}" for label, n in long.items()))
+    header = f"{'stage':<66}" + "".join(f"{p.label[:15]:>22}" for p in loaded)
+    print(header)
+    plain = [evaluate(p, plain_fusion, "none")[0] for p in loaded]
+    for name, (rule, merge, weighted) in stages.items():
+        cells = []
+        for held, pool in enumerate(loaded):
+            w = 0.5
+            if weighted:
+                w = max(ABLATION_WEIGHTS, key=lambda x: (np.mean([evaluate(p, rule(x), merge)[0]
+                                                                  for i, p in enumerate(loaded) if i != held]), x))
+            r = evaluate(pool, rule(w), merge)[0]
+            tag = f" w{w:g}" if weighted else ""
+            cells.append(f"{r:.3f} ({r - plain[held]:+.3f}){tag}")
+        print(f"{name:<66}" + "".join(f"{c:>22}" for c in cells), flush=True)
 
 
 def candidates() -> dict[str, tuple[Fusion, str]]:
@@ -345,16 +412,162 @@ def abstain_curve(label: str, tools: list[dict], train: list[Query], cache: Embe
         print(f"  {name:<16}" + "  ".join(cells), flush=True)
 
 
+SMALL_TOOLSET = 8  # tools a small per-request toolset holds: the request's gold tools and others of its pool
+KEEP_FITTING = 0.95
+
+
+@dataclass
+class SmallRun:
+    """Per request of one pool, on its small toolset with the gold tools present and removed: the best cosine
+    (what a plain e5 threshold judges) and whether ToolIndex's judge says a tool fits."""
+
+    label: str
+    cosine_present: np.ndarray
+    cosine_removed: np.ndarray
+    judge_present: np.ndarray
+    judge_removed: np.ndarray
+
+
+def small_toolsets(label: str, tools: list[dict], queries: list[Query], cache: EmbeddingCache, seed: int = 7
+                   ) -> SmallRun:
+    """Per request, a small toolset: its gold tools and others of its pool drawn at random (a fixed seed) up to
+    SMALL_TOOLSET, judged with the gold present and with it removed; ToolIndex's judge is calibrated on each
+    small toolset's own descriptions, as `select(abstain=True)` does."""
+    pool = load(label, tools, queries, cache)
+    index = pool.index
+    texts = [index_text(t) for t in pool.tools]
+    asks = [t.description or t.name for t in pool.tools]
+    distinct = list(dict.fromkeys(asks))
+    ask_vectors = dict(zip(distinct, cache.queries(distinct), strict=True))
+    rng = np.random.default_rng(seed)
+    cosines: dict[bool, list[float]] = {True: [], False: []}
+    fits: dict[bool, list[bool]] = {True: [], False: []}
+    for (text, gold), features in zip(pool.queries, pool.whole, strict=True):
+        own = sorted(index[g] for g in gold)[:SMALL_TOOLSET - 1]
+        others = [int(i) for i in rng.permutation(len(pool.tools)) if int(i) not in own]
+        for has_gold, members in ((True, sorted(own + others[:SMALL_TOOLSET - len(own)])),
+                                  (False, sorted(others[:SMALL_TOOLSET]))):
+            lexical = Bm25Index.build([texts[i] for i in members])
+            hits, misses = [], []
+            for j, i in enumerate(members):
+                q = ask_vectors[asks[i]]
+                cos = (pool.tool_vectors[members] @ q + pool.name_vectors[members] @ q) / 2
+                bm = lexical.scores(asks[i])
+                hits.append(fit_signals(cos, bm, lexical.ceiling(asks[i])))
+                misses.append(fit_signals(without(cos, [j]), without(bm, [j]), lexical.ceiling(asks[i])))
+            judge = calibrate(np.array(hits), np.array(misses))
+            cos = features.dense("avg")[members]
+            cosines[has_gold].append(float(cos.max()))
+            fits[has_gold].append(judge.fits(fit_signals(cos, lexical.scores(text), lexical.ceiling(text))))
+    return SmallRun(label, np.array(cosines[True]), np.array(cosines[False]), np.array(fits[True]),
+                    np.array(fits[False]))
+
+
+def abstain_small(runs: list[SmallRun], tests: list[SmallRun]) -> None:
+    """ToolIndex's judge against a plain e5 cosine threshold set to keep KEEP_FITTING of fitting training requests:
+    of the other two pools (leave-one-pool-out) and of the pool's own (what a user with that pool's history could
+    set); all scored on the held-out pool's test requests."""
+    for held, test in enumerate(tests):
+        others = np.concatenate([r.cosine_present for i, r in enumerate(runs) if i != held])
+        threshold = float(np.quantile(others, 1 - KEEP_FITTING))
+        kept = float(np.mean(test.cosine_present >= threshold))
+        abstained = float(np.mean(test.cosine_removed < threshold))
+        own = float(np.quantile(runs[held].cosine_present, 1 - KEEP_FITTING))
+        print(f"{test.label}: e5 cosine threshold {threshold:.3f} (set on the other two): kept {kept:.1%}, "
+              f"abstained {abstained:.1%} | set on its own training requests {own:.3f}: kept "
+              f"{np.mean(test.cosine_present >= own):.1%}, abstained {np.mean(test.cosine_removed < own):.1%} | "
+              f"ToolIndex's judge: kept {np.mean(test.judge_present):.1%}, "
+              f"abstained {np.mean(~test.judge_removed):.1%}", flush=True)
+
+
+GATEWAY_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
+
+
+def _toolset_judges(loaded: list[Pool], cache: EmbeddingCache
+                    ) -> list[tuple[Judge, float, float, Bm25Index]]:
+    """Per pool: ToolIndex's judge calibrated on its own tools, the mean and spread of its near-misses' judged
+    fit, and its own BM25."""
+    out = []
+    for pool in loaded:
+        lexical = Bm25Index.build([index_text(t) for t in pool.tools])
+        sample, texts = calibration_asks(pool.tools)
+        hits, misses = [], []
+        for i, text, q in zip(sample, texts, cache.queries(texts), strict=True):
+            cos, bm = (pool.tool_vectors @ q + pool.name_vectors @ q) / 2, lexical.scores(text)
+            hits.append(fit_signals(cos, bm, lexical.ceiling(text)))
+            misses.append(fit_signals(without(cos, [i]), without(bm, [i]), lexical.ceiling(text)))
+        judge = calibrate(np.array(hits), np.array(misses))
+        judged = np.array([judge.score(m) for m in misses])
+        out.append((judge, float(judged.mean()), float(judged.std()) or 1.0, lexical))
+    return out
+
+
+def gateway(loaded: list[Pool], cache: EmbeddingCache) -> None:
+    """The three pools searched together, as one gateway in front of three servers: each pool's requests ranked
+    over every tool (ToolIndex's fused z-scores over the union), plus, for each toolset, a weight times how far
+    the request's judged fit in that toolset stands above the toolset's own near-misses (its judge, in its own
+    near-misses' sd). Recall@5 of each pool's gold alone and together; the weight chosen leave-one-pool-out to
+    keep the other two pools' worst loss smallest."""
+    judges = _toolset_judges(loaded, cache)
+    offsets = np.cumsum([0] + [len(p.tools) for p in loaded])
+    group = np.concatenate([np.full(len(p.tools), g) for g, p in enumerate(loaded)])
+    tool_m = np.vstack([p.tool_vectors for p in loaded])
+    name_m = np.vstack([p.name_vectors for p in loaded])
+    union = Bm25Index.build([index_text(t) for p in loaded for t in p.tools])
+    together = {w: [] for w in GATEWAY_WEIGHTS}  # type: dict[float, list[float]]
+    alone = []
+    for g, pool in enumerate(loaded):
+        vectors = cache.queries([q for q, _ in pool.queries])
+        recall = dict.fromkeys(GATEWAY_WEIGHTS, 0.0)
+        for (text, gold), q in zip(pool.queries, vectors, strict=True):
+            cos = (tool_m @ q + name_m @ q) / 2
+            base = TOOL_DENSE_WEIGHT * standardise(cos) + (1 - TOOL_DENSE_WEIGHT) * standardise(union.scores(text))
+            fit = []
+            for h, (judge, mean, spread, lexical) in enumerate(judges):
+                rows = slice(offsets[h], offsets[h + 1])
+                signals = fit_signals(cos[rows], lexical.scores(text), lexical.ceiling(text))
+                fit.append((judge.score(signals) - mean) / spread)
+            gold_rows = {offsets[g] + pool.index[t] for t in gold}
+            for w in GATEWAY_WEIGHTS:
+                top = set(np.argsort(-(base + w * np.array(fit)[group]), kind="stable")[:K].tolist())
+                recall[w] += len(gold_rows & top) / len(gold_rows)
+        for w in GATEWAY_WEIGHTS:
+            together[w].append(recall[w] / len(pool.queries))
+        alone.append(evaluate(pool, _weighted("avg", False)(TOOL_DENSE_WEIGHT), "interleave")[0])
+    print(f"{'toolset fit weight':<20}" + "".join(f"{p.label[:15]:>26}" for p in loaded))
+    print(f"{'alone':<20}" + "".join(f"{a:>26.3f}" for a in alone))
+    for w in GATEWAY_WEIGHTS:
+        print(f"{w:<20g}" + "".join(f"{r:>17.3f} ({r - a:+.3f})" for r, a in zip(together[w], alone, strict=True)))
+    for held, pool in enumerate(loaded):
+        w = max(GATEWAY_WEIGHTS, key=lambda x: (min(together[x][i] - alone[i] for i in range(len(loaded))
+                                                    if i != held), -x))
+        print(f"held out {pool.label}: chosen on the other two: weight {w:g}; {pool.label} together "
+              f"{together[w][held]:.3f}, alone {alone[held]:.3f} ({together[w][held] - alone[held]:+.3f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--feedback", action="store_true", help="the lexical-evidence rules for recorded queries")
     parser.add_argument("--abstain", action="store_true", help="the abstention margin")
     parser.add_argument("--abstain-curve", action="store_true", help="abstained vs kept for each signal")
     parser.add_argument("--uses", action="store_true", help="evidence weighted by each tool's number of uses")
+    parser.add_argument("--ablation", action="store_true", help="each ranking stage against the plain fusion")
+    parser.add_argument("--gateway", action="store_true", help="the three pools behind one gateway")
+    parser.add_argument("--test", action="store_true", help="--gateway on the test queries (reporting)")
+    parser.add_argument("--abstain-small", action="store_true",
+                        help="abstention on small per-request toolsets: the judge against a plain e5 threshold")
     args = parser.parse_args()
     embedder = dense_model()
     store = open_store(CACHE / "bench" / "tools")
     cache = EmbeddingCache(store, embedder)
+    if args.abstain_small:
+        splits = {label: pool_split(label, queries) for label, (_, queries) in pools().items()}
+        sets = pools()
+        runs = [small_toolsets(label, sets[label][0], splits[label][0], cache) for label in sets]
+        tests = [small_toolsets(label, sets[label][0], splits[label][1], cache) for label in sets]
+        abstain_small(runs, tests)
+        store.close()
+        return
     if args.abstain:
         choose_quantile([abstain_quantiles(label, tools, pool_split(label, queries)[0], cache)
                          for label, (tools, queries) in pools().items()])
@@ -368,10 +581,17 @@ def main() -> None:
         return
     loaded = []
     for label, (tools, queries) in pools().items():
-        train, _ = pool_split(label, queries)
-        loaded.append(load(label, tools, train, cache))
+        train, test = pool_split(label, queries)
+        loaded.append(load(label, tools, test if args.test else train, cache))
         print(f"{label}: {len(tools)} tools, {len(train)} training queries", flush=True)
+    if args.gateway:
+        gateway(loaded, cache)
+        store.close()
+        return
     store.close()
+    if args.ablation:
+        ablation(loaded)
+        return
     rules = candidates()
     table = {name: [evaluate(p, fuse, merge) for p in loaded] for name, (fuse, merge) in rules.items()}
     print(f"{'rule':<40}" + "".join(f"{p.label[:14] + ' R@5/C@5':>26}" for p in loaded))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,11 +28,13 @@ from ..ranking import interleave, rank_order
 from ..store import MatchAny, SpaceSpec, Store, layout, scroll_all, where
 from ..toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
 from ..vectors import EmbeddingCache
+from .feedback import DEFAULT_RULE, FeedbackRule, ToolsetView, choose_rule, history_bucket, uses_for_choice
 from .records import Recorded, ToolRecord, ToolsetHead
 from .request import focus
 from .scoring import (
     MARGIN_MIN_TOOLS,
     TOOL_DENSE_WEIGHT,
+    TOOLSET_FIT_WEIGHT,
     Evidence,
     Judge,
     attribute,
@@ -92,6 +94,22 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class ToolsetFit:
+    """How well a request fits one of several toolsets searched together: its judge (calibrated on its own tools,
+    as abstention's), the judged fit of its own near-misses (mean, sd), and its own BM25."""
+
+    judge: Judge
+    mean: float
+    spread: float
+    lexical: Bm25Index
+
+    def standing(self, dense: np.ndarray, text: str) -> float:
+        """The request's judged fit in this toolset, in sd of its near-misses above their mean."""
+        signals = fit_signals(dense, self.lexical.scores(text), self.lexical.ceiling(text))
+        return (self.judge.score(signals) - self.mean) / self.spread
+
+
+@dataclass(frozen=True)
 class _Scored:
     """One request text's cosines and BM25 scores over the prepared tools."""
 
@@ -113,8 +131,14 @@ class _Prepared:
     centroids: np.ndarray  # per tool: the normalised mean of its evidence (zero when it has none)
     lexical: Bm25Index
     name_rank: np.ndarray  # each tool's place in name order: the tie-break after the score
+    lift: np.ndarray = field(default_factory=lambda: np.ones(0))  # per tool: its toolset's rule's lift
+    rules: dict[str, FeedbackRule] = field(default_factory=dict)  # per toolset: the rule its history chose
+    uses: dict[str, int] = field(default_factory=dict)  # per toolset: recorded requests
     tokens_all: dict[str, int] = field(default_factory=dict)  # per format: counting thousands of tools is slow
     judge: Judge | None = None  # abstention: calibrated the first time a request allows it
+    groups: list[slice] = field(default_factory=list)  # each named toolset's rows, in owners' order
+    group_of: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per tool: its toolset's number
+    fits: list[ToolsetFit] | None = None  # several toolsets: each one's judge of fit, calibrated on first use
 
     def nbytes(self) -> int:
         """About what it holds: the arrays and BM25, and ~1 KB a tool for its schema objects."""
@@ -126,8 +150,9 @@ class _Prepared:
 
 class ToolIndex:
     def __init__(self, store: Store, vectors: EmbeddingCache, tokenizer: Tokenizer,
-                 dense_weight: float = TOOL_DENSE_WEIGHT) -> None:
+                 dense_weight: float = TOOL_DENSE_WEIGHT, feedback_rule: FeedbackRule | None = None) -> None:
         self.store = store
+        self.fixed_rule = feedback_rule  # None: each toolset's history chooses (the bench fixes one to compare)
         self.vectors = vectors
         self.tokenizer = tokenizer
         self.dense_weight = dense_weight
@@ -138,6 +163,8 @@ class ToolIndex:
         self._prepared: Lru[str, _Prepared] = Lru(64, PREPARED_BYTES, _Prepared.nbytes)
         # Parsed definitions by (tenant, toolset, version): a version's tools never change.
         self._parsed: Lru[tuple[str, str, str], list[Tool]] = Lru(256)
+        # The feedback rule each toolset's history chose, by (tenant, toolset, version, generation, history bucket).
+        self._rules: Lru[tuple[str, str, str, str, int], FeedbackRule] = Lru(1024)
 
     # --- registry -----------------------------------------------------------------------------------
 
@@ -254,14 +281,38 @@ class ToolIndex:
     def _calibrate(self, prepared: _Prepared) -> Judge:
         """A sample of tools' descriptions asked as requests, each once with its own tool (a hit) and once
         without it (a near-miss: what a request scores when the tool it needs is missing)."""
-        sample, texts = calibration_asks([tool for _, tool in prepared.owners])
+        hits, misses = self._asks(prepared, slice(0, len(prepared.owners)), prepared.lexical,
+                                  lambda text, v: self._scores(prepared, text, v)[0])
+        return calibrate(hits, misses)
+
+    def _asks(self, prepared: _Prepared, rows: slice, lexical: Bm25Index,
+              dense: Callable[[str, np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The fit signals of the calibration asks of these rows' tools: with their own tool, and without it."""
+        sample, texts = calibration_asks([tool for _, tool in prepared.owners[rows]])
         hits, misses = [], []
         for i, text, vector in zip(sample, texts, self.vectors.queries(texts), strict=True):
-            dense, _, lexical = self._scores(prepared, text, vector)
-            ceiling = prepared.lexical.ceiling(text)
-            hits.append(fit_signals(dense, lexical, ceiling))
-            misses.append(fit_signals(without(dense, [i]), without(lexical, [i]), ceiling))
-        return calibrate(np.array(hits), np.array(misses))
+            cosines, scores = dense(text, vector), lexical.scores(text)
+            ceiling = lexical.ceiling(text)
+            hits.append(fit_signals(cosines, scores, ceiling))
+            misses.append(fit_signals(without(cosines, [i]), without(scores, [i]), ceiling))
+        return np.array(hits), np.array(misses)
+
+    def _standing(self, prepared: _Prepared, dense: np.ndarray, text: str) -> np.ndarray:
+        """Per named toolset, how well the request fits it (`ToolsetFit.standing`): several toolsets searched
+        together are weighed by it, so a large toolset of look-alike tools does not crowd out a small one that
+        fits (`python -m bench.tools_tune --gateway`)."""
+        if prepared.fits is None:
+            prepared.fits = [self._toolset_fit(prepared, rows) for rows in prepared.groups]
+        return np.array([fit.standing(dense[rows], text) for fit, rows in zip(prepared.fits, prepared.groups,
+                                                                             strict=True)])
+
+    def _toolset_fit(self, prepared: _Prepared, rows: slice) -> ToolsetFit:
+        lexical = Bm25Index.build([index_text(tool) for _, tool in prepared.owners[rows]])
+        hits, misses = self._asks(prepared, rows, lexical, lambda _, v: (
+            prepared.tool_vectors[rows] @ v + prepared.name_vectors[rows] @ v) / 2)
+        judge = calibrate(hits, misses)
+        judged = np.array([judge.score(m) for m in misses]) if len(misses) else np.zeros(1)
+        return ToolsetFit(judge, float(judged.mean()), float(judged.std()) or 1.0, lexical)
 
     def _cost(self, prepared: _Prepared, i: int, fmt: Format) -> int:
         return self.tokenizer.count(serialized(render(prepared.owners[i][1], fmt)))
@@ -310,6 +361,8 @@ class ToolIndex:
         rankings, best, whole = [], None, None
         for row, text in enumerate(texts):
             dense, fused, lexical = self._scores(prepared, text, vectors[row] if vectors is not None else None)
+            if len(prepared.groups) > 1 and len(fused):
+                fused = fused + TOOLSET_FIT_WEIGHT * self._standing(prepared, dense, text)[prepared.group_of]
             rankings.append(rank_order(fused, prepared.name_rank))
             best = dense if best is None else np.maximum(best, dense)
             if whole is None:  # the first text is the whole request
@@ -328,7 +381,7 @@ class ToolIndex:
                                          prepared.evidence_weight), prepared.centroids @ q)
         lexical = prepared.lexical.scores(query)
         dense, fused = fuse_tool_scores((prepared.tool_vectors @ q + prepared.name_vectors @ q) / 2, lexical,
-                                        self.dense_weight, evidence)
+                                        self.dense_weight, evidence, prepared.lift)
         return dense, fused, lexical
 
     def _prepare(self, tenant: str, names: list[str]) -> _Prepared:
@@ -345,35 +398,77 @@ class ToolIndex:
             return prepared
         sets = [self._from_head(tenant, heads[n], with_feedback=True) for n in names]
         owners = [(s.name, t) for s in sets for t in s.tools]
+        bounds = np.cumsum([0, *(len(s.tools) for s in sets)])
+        groups = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         tool_vectors = self.vectors.passages([index_text(t) for _, t in owners])
         name_vectors = self.vectors.passages([name_text(t) for _, t in owners])
-        evidence = self._evidence(sets, owners, tool_vectors, name_vectors)
+        evidence, lift, rules = self._evidence(tenant, sets, owners, tool_vectors, name_vectors)
         lexical_texts = ["\n".join([index_text(tool), *evidence.words.get(i, [])])
                          for i, (_, tool) in enumerate(owners)]
         prepared = _Prepared(
             owners=owners, tool_vectors=tool_vectors, name_vectors=name_vectors, evidence_vectors=evidence.vectors,
             evidence_owner=evidence.owner, evidence_weight=evidence.weight,
             centroids=centroids(evidence, len(owners)), lexical=Bm25Index.build(lexical_texts),
-            name_rank=np.argsort(np.argsort([t.name for _, t in owners], kind="stable")))
+            name_rank=np.argsort(np.argsort([t.name for _, t in owners], kind="stable")), lift=lift,
+            rules=rules, groups=groups,
+            group_of=np.concatenate([np.full(len(s.tools), g, np.int64) for g, s in enumerate(sets)])
+            if sets else np.zeros(0, np.int64),
+            uses={s.name: len({r.query for r in s.feedback}) for s in sets})
         return self._prepared.put(key, prepared)
 
-    def _evidence(self, sets: Sequence[Toolset], owners: Sequence[tuple[str, Tool]], tool_vectors: np.ndarray,
-                  name_vectors: np.ndarray) -> Evidence:
-        """A tool's examples and the recorded uses of these toolsets, as rows (`attribute`: a use of several
-        tools lends each part of the request to the tool it fits)."""
-        position = {(set_name, tool.name): i for i, (set_name, tool) in enumerate(owners)}
-        grouped: dict[tuple[str, str], tuple[list[int], np.ndarray]] = {}
-        for toolset in sets:
-            for r in toolset.feedback:
-                grouped.setdefault((toolset.name, r.query), ([], r.vector))[0].append(position[toolset.name, r.tool])
-        examples = [(tool.examples, i) for i, (_, tool) in enumerate(owners) if tool.examples]
-        uses = [(example, [i]) for texts, i in examples for example in texts]
-        example_vectors = [self.vectors.queries(texts) for texts, _ in examples]
-        uses += [(query, tools) for (_, query), (tools, _) in grouped.items()]
-        vectors = [*(v for block in example_vectors for v in block), *(vector for _, vector in grouped.values())]
+    def _evidence(self, tenant: str, sets: Sequence[Toolset], owners: Sequence[tuple[str, Tool]],
+                  tool_vectors: np.ndarray, name_vectors: np.ndarray
+                  ) -> tuple[Evidence, np.ndarray, dict[str, FeedbackRule]]:
+        """A tool's examples and the recorded uses of these toolsets, as rows, each toolset's uses by the rule its
+        own history chose (`feedback.choose_rule`); and each tool's lift by that rule."""
         dim = self.vectors.embedder.dim
-        return attribute(uses, np.stack(vectors) if vectors else np.zeros((0, dim), np.float32), self.vectors.queries,
-                         lambda v: (tool_vectors @ v + name_vectors @ v) / 2, dim)
+        lift = np.ones(len(owners))
+        rules: dict[str, FeedbackRule] = {}
+        parts: list[Evidence] = []
+        start = 0
+        for toolset in sets:
+            rows = slice(start, start + len(toolset.tools))
+            start += len(toolset.tools)
+            position = {tool.name: i for i, tool in enumerate(toolset.tools)}
+            grouped: dict[str, tuple[list[int], np.ndarray]] = {}
+            for r in toolset.feedback:
+                grouped.setdefault(r.query, ([], r.vector))[0].append(position[r.tool])
+            uses = [(query, tools) for query, (tools, _) in grouped.items()]
+            vectors = np.stack([v for _, v in grouped.values()]) if grouped else np.zeros((0, dim), np.float32)
+            tv, nv = tool_vectors[rows], name_vectors[rows]
+            rule = rules[toolset.name] = self._rule(tenant, toolset, uses, vectors, tv, nv)
+            lift[rows] = rule.lift
+            examples = [(tool.examples, i) for i, tool in enumerate(toolset.tools) if tool.examples]
+            example_uses = [(example, [i]) for texts, i in examples for example in texts]
+            example_vectors = [self.vectors.queries(texts) for texts, _ in examples]
+            uses, vectors = ((example_uses + uses, np.concatenate([*example_vectors, vectors]))
+                             if rule.use else (example_uses, np.concatenate([*example_vectors, vectors[:0]])))
+            local = attribute(uses, vectors, self.vectors.queries, _cosines(tv, nv), dim, lend=rule.lend)
+            parts.append(Evidence(vectors=local.vectors, owner=local.owner + rows.start, weight=local.weight,
+                                  words={t + rows.start: w for t, w in local.words.items()}))
+        return _joined(parts, dim), lift, rules
+
+    def _rule(self, tenant: str, toolset: Toolset, uses: list[tuple[str, list[int]]], vectors: np.ndarray,
+              tool_vectors: np.ndarray, name_vectors: np.ndarray) -> FeedbackRule:
+        """The rule this toolset's own recorded uses choose, chosen again each time they double."""
+        if self.fixed_rule is not None:
+            return self.fixed_rule
+        bucket = history_bucket(len(uses))
+        if bucket < 0:
+            return DEFAULT_RULE
+        key = (tenant, toolset.name, toolset.version, toolset.generation, bucket)
+        chosen = self._rules.get(key)
+        if chosen is None:
+            n = uses_for_choice(bucket)
+            view = ToolsetView(cosines=_cosines(tool_vectors, name_vectors),
+                               texts=[index_text(t) for t in toolset.tools], dense_weight=self.dense_weight)
+            chosen = self._rules.put(key, choose_rule(uses[:n], vectors[:n], self.vectors.queries, view)[0])
+        return chosen
+
+    def feedback_rule(self, tenant: str, name: str) -> tuple[FeedbackRule, int]:
+        """The rule a toolset's recorded uses are applied by, and how many recorded requests it has."""
+        prepared = self._prepare(tenant, [name])
+        return prepared.rules.get(name, DEFAULT_RULE), prepared.uses.get(name, 0)
 
     # --- learning from use --------------------------------------------------------------------------
 
@@ -396,3 +491,17 @@ class ToolIndex:
                   for s in sets for name in dict.fromkeys(used) if name in {t.name for t in s.tools}]
         self.store.upsert(self.space, points)
         return len(points)
+
+
+def _cosines(tool_vectors: np.ndarray, name_vectors: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """A request vector's cosine with each tool: the mean of its tool text's and its "name: description"'s."""
+    return lambda v: (tool_vectors @ v + name_vectors @ v) / 2
+
+
+def _joined(parts: Sequence[Evidence], dim: int) -> Evidence:
+    if not parts:
+        return Evidence(vectors=np.zeros((0, dim), np.float32), owner=np.zeros(0, np.int64), weight=np.zeros(0),
+                        words={})
+    return Evidence(vectors=np.concatenate([p.vectors for p in parts]), owner=np.concatenate([p.owner for p in parts]),
+                    weight=np.concatenate([p.weight for p in parts]),
+                    words={t: w for p in parts for t, w in p.words.items()})

@@ -8,7 +8,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -98,6 +98,12 @@ def calibrate(hits: np.ndarray, misses: np.ndarray, quantile: float | None = Non
 
 
 TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (python -m bench.tools_tune)
+# Several toolsets searched together (one gateway in front of several servers): each tool's fused score gains this
+# times how far the request's judged fit in its toolset stands above that toolset's own near-misses (in their sd).
+# The leave-one-pool-out rotations of `python -m bench.tools_tune --gateway` chose 0.25, 1.5 and 2 (each keeping
+# the other two pools' worst loss smallest): no weight holds every pool within 5 points of its figure alone; this
+# is the middle of their choices.
+TOOLSET_FIT_WEIGHT = 1.0
 
 
 def nearest_evidence(vectors: np.ndarray, owner: np.ndarray, tools: int, q: np.ndarray,
@@ -118,7 +124,8 @@ def centroids(evidence: Evidence, tools: int) -> np.ndarray:
 
 
 def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: float,
-                     evidence: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     evidence: tuple[np.ndarray, np.ndarray] | None = None,
+                     lift: float | np.ndarray = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Dense: the tool's own text, or usage evidence when it stands out more; fused with BM25 as z-scores.
 
     `evidence` is (nearest recorded query, centroid of them all) per tool, as cosines; they are averaged
@@ -127,6 +134,8 @@ def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: floa
     a z-score among the tools that have evidence, against the tool text's z-score among all tools: compared
     raw, every tool with any evidence outranked the right tool without it (`python -m bench.tools_tune
     --feedback` compares the two).
+    `lift` (per tool, or one for all): how far toward the evidence's z-score a tool is lifted when that is higher
+    (1: all the way; a toolset's history chooses: `feedback.choose_rule`).
     Returns the cosine (the one min_score and abstention judge) and the fused score used for ranking.
     """
     dense = cosine
@@ -141,7 +150,7 @@ def fuse_tool_scores(cosine: np.ndarray, lexical: np.ndarray, dense_weight: floa
         else:  # too few tools with evidence for a z-score: put the cosine on the tool text's scale
             std = float(cosine.std())
             evidence_z = (scored - float(cosine.mean())) / (std if std > 0 else 1.0)
-        dense_z = np.where(has, np.maximum(dense_z, evidence_z), dense_z)
+        dense_z = np.where(has, dense_z + lift * (np.maximum(dense_z, evidence_z) - dense_z), dense_z)
         dense = np.where(has, np.maximum(cosine, scored), cosine)
     return dense, dense_weight * dense_z + (1.0 - dense_weight) * standardise(lexical)
 
@@ -169,20 +178,27 @@ class Evidence:
 
 def attribute(uses: Sequence[tuple[str, Sequence[int]]], query_vectors: np.ndarray,
               part_vectors: Callable[[list[str]], np.ndarray], fit: Callable[[np.ndarray], np.ndarray],
-              dim: int, *, whole_weight: float | None = None, part_words: bool | None = None) -> Evidence:
+              dim: int, *, whole_weight: float | None = None, part_words: bool | None = None,
+              lend: Literal["attributed", "whole", "none"] = "attributed") -> Evidence:
     """Each recorded use as evidence. A use of one tool lends that tool its words and its vector. A use of several
     tools ("book a hotel and then a taxi to it") is split into its intents: each part lends its vector (and, with
     PART_WORDS, its words) to the used tool it fits best (`fit`: a part's vector -> its cosine with every tool),
     so the hotel tool learns about hotels and the taxi tool about taxis; the whole request's vector counts for
     each of them at WHOLE_WEIGHT. A multi-tool request's own words are lent to none (they would describe the
-    other tools too)."""
+    other tools too). That is `lend="attributed"`; `lend="whole"` lends a multi-tool request's whole vector and
+    words to each of its tools, undivided, and `lend="none"` lends it to none (a toolset's history chooses:
+    `feedback.choose_rule`)."""
     whole_weight = WHOLE_WEIGHT if whole_weight is None else whole_weight  # the tuning bench varies these
     part_words = PART_WORDS if part_words is None else part_words
+    if lend == "none":
+        uses, query_vectors = _single_tool(uses, query_vectors)
+    elif lend == "whole":
+        whole_weight, part_words = 1.0, False
     rows: list[np.ndarray] = []
     owners: list[int] = []
     weights: list[float] = []
     words: dict[int, list[str]] = {}
-    splits = [split_intents(text) if len(set(tools)) > 1 else [] for text, tools in uses]
+    splits = [split_intents(text) if len(set(tools)) > 1 and lend == "attributed" else [] for text, tools in uses]
     flat = [part for parts in splits for part in parts]
     embedded = iter(part_vectors(flat) if flat else np.zeros((0, dim), np.float32))
     for (text, tools), vector, parts in zip(uses, query_vectors, splits, strict=True):
@@ -192,8 +208,9 @@ def attribute(uses: Sequence[tuple[str, Sequence[int]]], query_vectors: np.ndarr
             rows.append(vector)
             owners.append(tool)
             weights.append(whole)
-        if len(used) == 1:
-            words.setdefault(used[0], []).append(text)
+        if len(used) == 1 or lend == "whole":
+            for tool in used:
+                words.setdefault(tool, []).append(text)
         for part in parts:
             part_vector = next(embedded)
             cosines = fit(part_vector)
@@ -205,3 +222,9 @@ def attribute(uses: Sequence[tuple[str, Sequence[int]]], query_vectors: np.ndarr
                 words.setdefault(best, []).append(part)
     return Evidence(vectors=np.stack(rows) if rows else np.zeros((0, dim), np.float32),
                     owner=np.array(owners, dtype=np.int64), weight=np.array(weights, dtype=np.float64), words=words)
+
+
+def _single_tool(uses: Sequence[tuple[str, Sequence[int]]], vectors: np.ndarray
+                 ) -> tuple[list[tuple[str, Sequence[int]]], np.ndarray]:
+    keep = [i for i, (_, tools) in enumerate(uses) if len(set(tools)) == 1]
+    return [uses[i] for i in keep], vectors[keep] if len(keep) else vectors[:0]
