@@ -111,6 +111,11 @@ def merged(fuse: Fusion, merge: str, whole: Features, parts: list[Features]) -> 
     if merge == "none" or not parts:
         return list(np.argsort(-base, kind="stable")[:K])
     scored = [standardise(fuse(p)) for p in parts]
+    if merge.startswith("sure"):  # only intents whose best tool stands out by at least this many sd
+        scored = [z for z in scored if float(z.max()) >= float(merge[4:])]
+        if not scored:
+            return list(np.argsort(-base, kind="stable")[:K])
+        merge = "interleave"
     if merge == "max":  # each tool by its best showing, whole or any one intent
         return list(np.argsort(-np.maximum(standardise(base), np.max(scored, axis=0)), kind="stable")[:K])
     rankings = [np.argsort(-s, kind="stable")[:K] for s in [base, *scored]]
@@ -189,10 +194,14 @@ def ablation(loaded: list[Pool]) -> None:
         "+ tool text fields (dense: tool text and name; BM25: tool text)": (lambda _: fields, "none", False),
         "+ fusion weights (z-scores, weight chosen on the other two)": (_weighted("name", True), "none", True),
         "+ intent splitting (interleaved)": (lambda _: plain_fusion, "interleave", False),
+        "+ intent splitting, intents whose best stands 4 sd out": (lambda _: plain_fusion, "sure4", False),
+        "+ intent splitting, intents whose best stands 5 sd out": (lambda _: plain_fusion, "sure5", False),
+        "+ intent splitting, intents whose best stands 6 sd out": (lambda _: plain_fusion, "sure6", False),
         "all together (ToolIndex's rule)": (_weighted("avg", False), "interleave", True),
         "all but intent splitting": (_weighted("avg", False), "none", True),
-        "all, intents after the whole request's best 2": (_weighted("avg", False), "lead2", True),
-        "all, intents after the whole request's best 3": (_weighted("avg", False), "lead3", True),
+        "all, intents whose best stands 4 sd out": (_weighted("avg", False), "sure4", True),
+        "all, intents whose best stands 5 sd out": (_weighted("avg", False), "sure5", True),
+        "all, intents whose best stands 6 sd out": (_weighted("avg", False), "sure6", True),
         "all, each tool's best of whole and intents (max)": (_weighted("avg", False), "max", True),
         "all but fusion weights (min-max, equal)": (lambda _: fields, "interleave", False),
         "all but tool text fields": (_weighted("name", True), "interleave", True),

@@ -24,7 +24,7 @@ from ..errors import InvalidRequest, NotFound
 from ..intents import split_intents
 from ..lexical import Bm25Index
 from ..lru import Lru
-from ..ranking import interleave, rank_order
+from ..ranking import interleave, rank_order, standardise
 from ..store import MatchAny, SpaceSpec, Store, layout, scroll_all, where
 from ..toolformats import Format, Tool, index_text, name_text, parse_toolset, render, serialized
 from ..vectors import EmbeddingCache
@@ -32,6 +32,7 @@ from .feedback import DEFAULT_RULE, FeedbackRule, ToolsetView, choose_rule, hist
 from .records import Recorded, ToolRecord, ToolsetHead
 from .request import focus
 from .scoring import (
+    INTENT_SURE_SD,
     MARGIN_MIN_TOOLS,
     TOOL_DENSE_WEIGHT,
     TOOLSET_FIT_WEIGHT,
@@ -353,7 +354,10 @@ class ToolIndex:
         A request with several intents ("find the hotel, then book a taxi to it") is also scored intent by
         intent, and the rankings take turns: the whole request's best tool, then each intent's best, and so
         on, so every step's tool reaches the top k (chosen leave-one-pool-out on the training queries by
-        `python -m bench.tools_tune`). A tool's cosine is its best with the request or any one intent.
+        `python -m bench.tools_tune`). Only an intent whose best tool stands INTENT_SURE_SD out of the rest
+        takes a turn: a part that is context ("I'm planning a trip with friends") points at no tool, and its
+        turns cost multi-tool pools recall (`python -m bench.tools_tune --ablation`). A tool's cosine is its
+        best with the request or any one intent.
         """
         query = focus(query, self.tokenizer)
         texts = [query, *split_intents(query)]
@@ -361,6 +365,8 @@ class ToolIndex:
         rankings, best, whole = [], None, None
         for row, text in enumerate(texts):
             dense, fused, lexical = self._scores(prepared, text, vectors[row] if vectors is not None else None)
+            if row and len(fused) and float(standardise(fused).max()) < INTENT_SURE_SD:
+                continue  # an intent that points at no tool in particular adds noise, not a step's tool
             if len(prepared.groups) > 1 and len(fused):
                 fused = fused + TOOLSET_FIT_WEIGHT * self._standing(prepared, dense, text)[prepared.group_of]
             rankings.append(rank_order(fused, prepared.name_rank))

@@ -155,3 +155,17 @@ def test_a_signal_whose_near_misses_score_higher_gets_no_weight() -> None:
     hits = np.array([[0.9, 0.1, 0.5], [0.92, 0.2, 0.6], [0.91, 0.15, 0.4]])
     misses = np.array([[0.8, 0.3, 0.5], [0.82, 0.4, 0.6], [0.81, 0.35, 0.4]])
     assert calibrate(hits, misses).weights[1] == 0, "a higher margin never counts against fit"
+
+
+def test_a_toolsets_history_chooses_its_feedback_rule_once_it_has_enough(index: ToolIndex) -> None:
+    from ctxsieve.indexes.tools.feedback import DEFAULT_RULE, MIN_USES, RULES
+
+    asks = [("refund_order", "give me my money back for order {}"), ("update_address", "ship order {} elsewhere"),
+            ("create_ticket", "I have a complaint about order {}")]
+    uses = [(text.format(n), [name]) for n in range(MIN_USES // len(asks) + 1) for name, text in asks]
+    index.record_many("t", uses[:MIN_USES - 1], ["crm"])
+    assert index.feedback_rule("t", "crm") == (DEFAULT_RULE, MIN_USES - 1), "too few uses: the default"
+    index.record_many("t", uses[MIN_USES - 1:], ["crm"])
+    rule, count = index.feedback_rule("t", "crm")
+    assert count == len(uses) >= MIN_USES and rule in RULES
+    assert names(index, "give me my money back for order 7", ["crm"], k=1) == ["refund_order"]
