@@ -45,6 +45,7 @@ from ctxsieve.indexes.tools import (
     nearest_evidence,
     without,
 )
+from ctxsieve.indexes.tools.scoring import INTENT_GATE_MIN_TOOLS
 from ctxsieve.indexes.vectors import EmbeddingCache
 
 K = 5
@@ -112,7 +113,7 @@ def merged(fuse: Fusion, merge: str, whole: Features, parts: list[Features]) -> 
         return list(np.argsort(-base, kind="stable")[:K])
     scored = [standardise(fuse(p)) for p in parts]
     if merge.startswith("sure"):  # only intents whose best tool stands out by at least this many sd
-        scored = [z for z in scored if float(z.max()) >= float(merge[4:])]
+        scored = [z for z in scored if len(z) < INTENT_GATE_MIN_TOOLS or float(z.max()) >= float(merge[4:])]
         if not scored:
             return list(np.argsort(-base, kind="stable")[:K])
         merge = "interleave"

@@ -32,6 +32,7 @@ from .feedback import DEFAULT_RULE, FeedbackRule, ToolsetView, choose_rule, hist
 from .records import Recorded, ToolRecord, ToolsetHead
 from .request import focus
 from .scoring import (
+    INTENT_GATE_MIN_TOOLS,
     INTENT_SURE_SD,
     MARGIN_MIN_TOOLS,
     TOOL_DENSE_WEIGHT,
@@ -356,7 +357,9 @@ class ToolIndex:
         on, so every step's tool reaches the top k (chosen leave-one-pool-out on the training queries by
         `python -m bench.tools_tune`). Only an intent whose best tool stands INTENT_SURE_SD out of the rest
         takes a turn: a part that is context ("I'm planning a trip with friends") points at no tool, and its
-        turns cost multi-tool pools recall (`python -m bench.tools_tune --ablation`). A tool's cosine is its
+        turns cost multi-tool pools recall (`python -m bench.tools_tune --ablation`). Over fewer than
+        INTENT_GATE_MIN_TOOLS tools no score can stand that far out (at most sqrt(n - 1) sd), so there every
+        intent takes its turn. A tool's cosine is its
         best with the request or any one intent.
         """
         query = focus(query, self.tokenizer)
@@ -365,7 +368,7 @@ class ToolIndex:
         rankings, best, whole = [], None, None
         for row, text in enumerate(texts):
             dense, fused, lexical = self._scores(prepared, text, vectors[row] if vectors is not None else None)
-            if row and len(fused) and float(standardise(fused).max()) < INTENT_SURE_SD:
+            if row and len(fused) >= INTENT_GATE_MIN_TOOLS and float(standardise(fused).max()) < INTENT_SURE_SD:
                 continue  # an intent that points at no tool in particular adds noise, not a step's tool
             if len(prepared.groups) > 1 and len(fused):
                 fused = fused + TOOLSET_FIT_WEIGHT * self._standing(prepared, dense, text)[prepared.group_of]

@@ -101,6 +101,7 @@ TOOL_DENSE_WEIGHT = 0.74  # chosen leave-one-pool-out on training queries (pytho
 # An intent of a multi-intent request takes turns in the ranking only when its best tool's fused score stands this
 # many sd out of the rest (`python -m bench.tools_tune --ablation`: rotations pick 6, 5 and 6 of 4, 5 and 6).
 INTENT_SURE_SD = 6.0
+INTENT_GATE_MIN_TOOLS = 100  # a score can stand at most sqrt(n - 1) sd out of n: below this the gate is not applied
 # Several toolsets searched together (one gateway in front of several servers): each tool's fused score gains this
 # times how far the request's judged fit in its toolset stands above that toolset's own near-misses (in their sd).
 # The leave-one-pool-out rotations of `python -m bench.tools_tune --gateway` chose 0.25, 1.5 and 2 (each keeping
