@@ -338,20 +338,10 @@ def test_real_claude_code_through_the_proxy_sees_a_cut_read_with_the_files_line_
     assert second.startswith("30\t") and "fetch_ref" not in second, "a small read (20 lines) passes as it is"
 
 
-def test_real_codex_through_the_proxy_has_a_large_shell_output_cut(stub_url: str, serve: Any, tmp_path: Path) -> None:
-    """The Codex CLI (`codex exec`, 0.169) with a model provider whose base_url is the proxy: the scripted model
-    runs `cat` on a large log and then on a small file through Codex's shell; the model is sent the log's cut
-    (inside the command's JSON result, its other fields as they were), the small output whole, and the same cut
-    in the later request."""
+def run_codex(url: str, tmp_path: Path, prompt: str) -> subprocess.CompletedProcess[str]:
+    """`codex exec` (0.169) with a model provider whose base_url is the proxy, as the README's setup writes it."""
     from tests.client.test_codex_gateway import CODEX
 
-    log = "\n".join(LOG.split("\n")[:600])  # under Codex's own 10,000-token limit on a command's result
-    (tmp_path / "sync.log").write_text(log)
-    (tmp_path / "small.txt").write_text("just a few words\n")
-    run = 'const r = await tools.exec_command({{cmd: "cat {}"}});\ntext(r);'
-    model = ScriptedResponses(calls=[("exec", run.format("sync.log")), ("exec", run.format("small.txt"))])
-    api, server = model.serve()
-    url = proxy(serve, stub_url, openai_api=api)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     (home / ".codex" / "config.toml").write_text("\n".join([
@@ -359,9 +349,24 @@ def test_real_codex_through_the_proxy_has_a_large_shell_output_cut(stub_url: str
         'sandbox_mode = "read-only"', "", "[model_providers.sieved]", 'name = "OpenAI through ctxsieve"',
         f'base_url = "{url}/v1"', 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ""]))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"), "OPENAI_API_KEY": "sk-test"}
+    return subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", prompt], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_real_codex_through_the_proxy_has_a_large_shell_output_cut(stub_url: str, serve: Any, tmp_path: Path) -> None:
+    """The Codex CLI (`codex exec`, 0.169) with a model provider whose base_url is the proxy: the scripted model
+    runs `cat` on a large log and then on a small file through Codex's shell; the model is sent the log's cut
+    (inside the command's JSON result, its other fields as they were), the small output whole, and the same cut
+    in the later request."""
+    log = "\n".join(LOG.split("\n")[:600])  # under Codex's own 10,000-token limit on a command's result
+    (tmp_path / "sync.log").write_text(log)
+    (tmp_path / "small.txt").write_text("just a few words\n")
+    run = 'const r = await tools.exec_command({{cmd: "cat {}"}});\ntext(r);'
+    model = ScriptedResponses(calls=[("exec", run.format("sync.log")), ("exec", run.format("small.txt"))])
+    api, server = model.serve()
+    url = proxy(serve, stub_url, openai_api=api)
     try:
-        done = subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", "Which shard failed to sync, 431?"],
-                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        done = run_codex(url, tmp_path, "Which shard failed to sync, 431?")
     finally:
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
@@ -378,8 +383,6 @@ def test_real_codex_with_serve_tools_gets_the_fetch_answered_by_the_proxy(stub_u
                                                                           tmp_path: Path) -> None:
     """Codex 0.169 offers a custom provider's model no MCP tools: with --serve-tools the proxy offers fetch_ref
     itself and answers the model's call of it, and Codex sees the model's last answer only."""
-    from tests.client.test_codex_gateway import CODEX
-
     log = "\n".join(LOG.split("\n")[:600])
     (tmp_path / "sync.log").write_text(log)
     ref = Client(stub_url).filter("x", log, placeholder="tools").ref  # the ref the proxy's cut will name
@@ -387,16 +390,8 @@ def test_real_codex_with_serve_tools_gets_the_fetch_answered_by_the_proxy(stub_u
     model = ScriptedResponses(calls=[("exec", run), ("fetch_ref", {"ref": ref, "lines": "431-433"})])
     api, server = model.serve()
     url = proxy(serve, stub_url, openai_api=api, serve_tools=True)
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    (home / ".codex" / "config.toml").write_text("\n".join([
-        'model = "gpt-6.1-sol"', 'model_provider = "sieved"', 'approval_policy = "never"',
-        'sandbox_mode = "read-only"', "", "[model_providers.sieved]", 'name = "OpenAI through ctxsieve"',
-        f'base_url = "{url}/v1"', 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ""]))
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"), "OPENAI_API_KEY": "sk-test"}
     try:
-        done = subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", "Which shard failed to sync, 431?"],
-                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        done = run_codex(url, tmp_path, "Which shard failed to sync, 431?")
     finally:
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
