@@ -147,58 +147,52 @@ def test_small_results_errors_and_images_pass_and_an_unchanged_request_keeps_its
 
 def test_openai_chat_sdk_cuts_a_tool_message_and_leaves_an_error_text(stub_url: str, serve: Any) -> None:
     chat = ScriptedChat()
-    api, server = chat.serve()
-    try:
-        url = proxy(serve, stub_url, openai_api=api)
-        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", max_retries=0)
-        messages: list[Any] = [
-            {"role": "system", "content": "You operate a fleet."},
-            {"role": "user", "content": "Which shard failed to sync, 431?"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "cat sync.log"}'}},
-                {"id": "c2", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "run"}'}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": LOG},
-            {"role": "tool", "tool_call_id": "c2", "content": TRACE}]
-        for stream in (False, True):
-            answer = sdk.chat.completions.create(model="gpt-test", messages=messages, stream=stream)
-            text = "".join(c.choices[0].delta.content or "" for c in answer) if stream else \
-                answer.choices[0].message.content  # type: ignore[union-attr]
-            assert text == "Done."
-            received = chat.requests[-1]["messages"]
-            shown = received[3]["content"]
-            assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
-            assert len(received[3]["content"]) < len(LOG) / 3
-            assert received[4]["content"] == TRACE, "an error text passes whole"
-            assert received[:3] == messages[:3]
-        assert chat.requests[0]["messages"][3] == chat.requests[1]["messages"][3]
-    finally:
-        server.should_exit = True
+    api = f"{serve(chat.app)}/v1"
+    url = proxy(serve, stub_url, openai_api=api)
+    sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", max_retries=0)
+    messages: list[Any] = [
+        {"role": "system", "content": "You operate a fleet."},
+        {"role": "user", "content": "Which shard failed to sync, 431?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "cat sync.log"}'}},
+            {"id": "c2", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "run"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": LOG},
+        {"role": "tool", "tool_call_id": "c2", "content": TRACE}]
+    for stream in (False, True):
+        answer = sdk.chat.completions.create(model="gpt-test", messages=messages, stream=stream)
+        text = "".join(c.choices[0].delta.content or "" for c in answer) if stream else \
+            answer.choices[0].message.content  # type: ignore[union-attr]
+        assert text == "Done."
+        received = chat.requests[-1]["messages"]
+        shown = received[3]["content"]
+        assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
+        assert len(received[3]["content"]) < len(LOG) / 3
+        assert received[4]["content"] == TRACE, "an error text passes whole"
+        assert received[:3] == messages[:3]
+    assert chat.requests[0]["messages"][3] == chat.requests[1]["messages"][3]
 
 
 @pytest.mark.parametrize("stream", [False, True])
 def test_openai_responses_sdk_cuts_a_function_call_output(stub_url: str, serve: Any, stream: bool) -> None:
     model = ScriptedResponses(calls=[])
-    api, server = model.serve()
-    try:
-        url = proxy(serve, stub_url, openai_api=api)
-        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", max_retries=0)
-        items: list[Any] = [
-            {"role": "user", "content": "Which shard failed to sync, 431?"},
-            {"type": "function_call", "call_id": "c1", "name": "exec_command", "arguments": '{"cmd": "cat sync.log"}'},
-            {"type": "function_call_output", "call_id": "c1",
-             "output": LOG}]
-        if stream:
-            with sdk.responses.stream(model="gpt-test", input=items) as events:
-                answer = events.get_final_response()
-        else:
-            answer = sdk.responses.create(model="gpt-test", input=items)
-        assert answer.output_text == "Done."
-        received = model.requests[-1]["input"]
-        assert received[:2] == items[:2]
-        shown = received[2]["output"]
-        assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
-    finally:
-        server.should_exit = True
+    api = f"{serve(model.app)}/v1"
+    url = proxy(serve, stub_url, openai_api=api)
+    sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", max_retries=0)
+    items: list[Any] = [
+        {"role": "user", "content": "Which shard failed to sync, 431?"},
+        {"type": "function_call", "call_id": "c1", "name": "exec_command", "arguments": '{"cmd": "cat sync.log"}'},
+        {"type": "function_call_output", "call_id": "c1",
+         "output": LOG}]
+    if stream:
+        with sdk.responses.stream(model="gpt-test", input=items) as events:
+            answer = events.get_final_response()
+    else:
+        answer = sdk.responses.create(model="gpt-test", input=items)
+    assert answer.output_text == "Done."
+    received = model.requests[-1]["input"]
+    assert received[:2] == items[:2]
+    shown = received[2]["output"]
+    assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
 
 
 def test_codex_command_json_has_only_its_output_cut_and_a_failed_command_passes(stub_url: str, serve: Any) -> None:
