@@ -29,6 +29,8 @@ OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by it
 
 MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
 PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
+# A call's own words for what its output is wanted for, in this order (Codex's shell takes `cmd`)
+CALL_WORDS = ("pattern", "query", "prompt", "description", "command", "cmd")
 LINE_KINDS = ("code", "log", "diff", "grep")  # shown by whole lines, each snippet headed by its line range
 # A source file, as the service tells one (ctxsieve.ingest.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
 PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")

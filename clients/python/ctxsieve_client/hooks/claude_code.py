@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..client import Call
-from ..cutting import CutOptions, cut_request, cut_text, passes, was_cut
+from ..cutting import CALL_WORDS, CutOptions, cut_request, cut_text, passes, was_cut
 from ..gateway.names import first_text
 from ..models import FilterResult, Snippet
 from ..wrap import render_map
 
-QUERY_FIELDS = ("pattern", "query", "prompt", "description", "command")  # the call's own words, in this order
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
 TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
 TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
@@ -85,7 +84,7 @@ def _replacing(response: dict[str, Any], key: str, inner: Rebuild) -> Rebuild:
 
 def intent_of(tool_input: Mapping[str, Any], transcript: Path | None) -> str | None:
     """The call's own query-like field, else the latest user request and assistant text of the transcript."""
-    own = first_text(tool_input, QUERY_FIELDS)
+    own = first_text(tool_input, CALL_WORDS)
     if own is not None or transcript is None:
         return own
     deadline = time.monotonic() + TRANSCRIPT_WAIT_S

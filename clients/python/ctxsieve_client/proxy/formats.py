@@ -23,11 +23,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..cutting import CALL_WORDS
+from ..gateway.names import first_text
+
 Format = Literal["anthropic", "chat", "responses"]
 ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
 _EXIT_LINE = re.compile(r"^(?:Exit code:?|Process exited with code) ([1-9]\d*)\s*$", re.M)
 _WRAPPED = re.compile(r"^\s*<([A-Za-z_][\w-]*)[^>]*>.*</\1>\s*$", re.S)  # harness context (<system-reminder>...)
-QUERY_ARGUMENTS = ("pattern", "query", "prompt", "description", "command", "cmd")  # a call's own words
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,7 +42,6 @@ class Part:
     intent: str | None  # the latest user request, the assistant's words before the call, the call's own words
     is_error: bool
     put: Callable[[str], None]  # writes the replacement into the body it was read from
-    position: tuple[int, int]  # (message or item, part): a stable name for the part within the body
 
 
 @dataclass(frozen=True)
@@ -60,15 +61,14 @@ def parts(fmt: Format, body: dict[str, Any]) -> list[Part]:
     return list(_responses(body.get("input")))
 
 
-def history(fmt: Format, body: dict[str, Any]) -> list[Any] | None:
+def history(fmt: Format, body: Mapping[str, Any]) -> list[Any] | None:
     """The list of turns compaction works on (messages, or the Responses API's input items)."""
     value = body.get("input" if fmt == "responses" else "messages")
     return value if isinstance(value, list) else None
 
 
 def _intent(call: _Call) -> str | None:
-    own = next((v for k in QUERY_ARGUMENTS if isinstance(v := call.arguments.get(k), str) and v.strip()), None)
-    words = [call.request, call.said, own or ""]
+    words = [call.request, call.said, first_text(call.arguments, CALL_WORDS) or ""]
     return " ".join(w.strip() for w in words if w and w.strip()) or None
 
 
@@ -93,16 +93,16 @@ def _words(content: Any, text_types: tuple[str, ...]) -> str:
 
 
 def _text_parts(content: Any, text_types: tuple[str, ...], holder: dict[str, Any], key: str
-                ) -> Iterator[tuple[int, str, Callable[[str], None]]]:
-    """(index, text, put) for each text part of a result's content: the content itself when it is a string."""
+                ) -> Iterator[tuple[str, Callable[[str], None]]]:
+    """(text, put) for each text part of a result's content: the content itself when it is a string."""
     if isinstance(content, str):
-        yield 0, content, lambda shown: holder.__setitem__(key, shown)
+        yield content, lambda shown: holder.__setitem__(key, shown)
         return
     if not isinstance(content, list):
         return
-    for i, part in enumerate(content):
+    for part in content:
         if isinstance(part, dict) and part.get("type") in text_types and isinstance(part.get("text"), str):
-            yield i, part["text"], (lambda p: lambda shown: p.__setitem__("text", shown))(part)
+            yield part["text"], (lambda p: lambda shown: p.__setitem__("text", shown))(part)
 
 
 def _command_output(text: str) -> tuple[str, int, Callable[[str], str]] | None:
@@ -143,24 +143,24 @@ def _last_field_output(text: str, start: int) -> tuple[str, int, Callable[[str],
     return output, int(found.group(2)), lambda shown: head + json.dumps(shown, ensure_ascii=False)[1:-1] + '"}'
 
 
-def _emit(call: _Call, position: tuple[int, int], text: str, put: Callable[[str], None], flagged: bool,
+def _emit(call: _Call, text: str, put: Callable[[str], None], flagged: bool,
           read_errors: bool) -> Part:
     """One part, a command's JSON result opened to its output; `read_errors`: the format has no error flag."""
     command = _command_output(text)
     if command is not None:
         output, code, rebuild = command
         return Part(text=output, tool=call.tool, arguments=call.arguments, intent=_intent(call),
-                    is_error=flagged or code != 0, put=lambda shown: put(rebuild(shown)), position=position)
+                    is_error=flagged or code != 0, put=lambda shown: put(rebuild(shown)))
     is_error = flagged or (read_errors and (text.lstrip().startswith(ERROR_STARTS)
                                             or _EXIT_LINE.search(text[:500]) is not None))
     return Part(text=text, tool=call.tool, arguments=call.arguments, intent=_intent(call), is_error=is_error,
-                put=put, position=position)
+                put=put)
 
 
 def _anthropic(messages: Any) -> Iterator[Part]:
     calls: dict[str, _Call] = {}
     request = ""
-    for m, message in enumerate(messages if isinstance(messages, list) else []):
+    for message in messages if isinstance(messages, list) else []:
         if not isinstance(message, dict):
             continue
         content = message.get("content")
@@ -177,14 +177,14 @@ def _anthropic(messages: Any) -> Iterator[Part]:
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 continue
             call = calls.get(str(block.get("tool_use_id")), _Call("tool", {}, "", request))
-            for p, text, put in _text_parts(block.get("content"), ("text",), block, "content"):
-                yield _emit(call, (m, p), text, put, block.get("is_error") is True, read_errors=False)
+            for text, put in _text_parts(block.get("content"), ("text",), block, "content"):
+                yield _emit(call, text, put, block.get("is_error") is True, read_errors=False)
 
 
 def _chat(messages: Any) -> Iterator[Part]:
     calls: dict[str, _Call] = {}
     request = ""
-    for m, message in enumerate(messages if isinstance(messages, list) else []):
+    for message in messages if isinstance(messages, list) else []:
         if not isinstance(message, dict):
             continue
         role = message.get("role")
@@ -199,8 +199,8 @@ def _chat(messages: Any) -> Iterator[Part]:
             request = _words(message.get("content"), ("text",)) or request
         elif role == "tool":
             call = calls.get(str(message.get("tool_call_id")), _Call("tool", {}, "", request))
-            for p, text, put in _text_parts(message.get("content"), ("text",), message, "content"):
-                yield _emit(call, (m, p), text, put, False, read_errors=True)
+            for text, put in _text_parts(message.get("content"), ("text",), message, "content"):
+                yield _emit(call, text, put, False, read_errors=True)
 
 
 _CALLS = ("function_call", "custom_tool_call")
@@ -210,7 +210,7 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 def _responses(items: Any) -> Iterator[Part]:
     calls: dict[str, _Call] = {}
     request = said = ""
-    for i, item in enumerate(items if isinstance(items, list) else []):
+    for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict):
             continue
         kind = item.get("type", "message")
@@ -224,8 +224,8 @@ def _responses(items: Any) -> Iterator[Part]:
             calls[str(item.get("call_id"))] = _Call(str(item.get("name") or "tool"), arguments, said, request)
         elif kind in _OUTPUTS:
             call = calls.get(str(item.get("call_id")), _Call("tool", {}, "", request))
-            for p, text, put in _text_parts(item.get("output"), ("input_text", "output_text"), item, "output"):
-                yield _emit(call, (i, p), text, put, False, read_errors=True)
+            for text, put in _text_parts(item.get("output"), ("input_text", "output_text"), item, "output"):
+                yield _emit(call, text, put, False, read_errors=True)
 
 
 _REF_TOOL = re.compile(r"(mcp__[A-Za-z0-9_-]+?__)(?:filter_ref|fetch_ref)\b")
@@ -236,7 +236,7 @@ def ref_tool_prefix(fmt: Format, body: Mapping[str, Any]) -> str:
     `ctxsieve mcp` as its server `ctxsieve`), from the start of the request: its tools, system prompt and first
     turns, where clients list their tools, deferred ones included. "" when it offers them by their own names or
     not at all."""
-    turns = history(fmt, dict(body)) or []
+    turns = history(fmt, body) or []
     start = json.dumps([body.get("tools"), body.get("system"), body.get("instructions"), turns[:4]],
                        ensure_ascii=False, default=str)
     prefixes = sorted(set(_REF_TOOL.findall(start)))
@@ -255,18 +255,19 @@ def named(cut: str, prefix: str) -> str:
 def first_turn(fmt: Format, body: Mapping[str, Any]) -> str:
     """What names a conversation without any state the client sends: its system prompt and first turn (a later
     request of the same conversation repeats both; another conversation differs in one)."""
-    turns = history(fmt, dict(body)) or [body.get("input")]
+    turns = history(fmt, body) or [body.get("input")]
     system = body.get("system") if fmt == "anthropic" else body.get("instructions")
     first = next((t for t in turns if not (isinstance(t, dict) and t.get("role") in ("system", "developer"))),
                  None)
     preamble = [t for t in turns if isinstance(t, dict) and t.get("role") in ("system", "developer")][:1]
-    return json.dumps(_unmarked([system, preamble, first]), ensure_ascii=False, sort_keys=True, default=str)
+    return json.dumps(unmarked([system, preamble, first]), ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _unmarked(value: Any) -> Any:
-    """The value without `cache_control` markers: clients move them along the conversation as it grows."""
+def unmarked(value: Any) -> Any:
+    """The value without `cache_control` markers: clients (and proxies) move them along a conversation as it
+    grows, without changing what the provider caches."""
     if isinstance(value, dict):
-        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+        return {k: unmarked(v) for k, v in value.items() if k != "cache_control"}
     if isinstance(value, list):
-        return [_unmarked(v) for v in value]
+        return [unmarked(v) for v in value]
     return value

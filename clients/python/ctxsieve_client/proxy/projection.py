@@ -81,27 +81,45 @@ class Projector:
         self._counted: OrderedDict[str, tuple[int, int, str]] = OrderedDict()
 
     async def project(self, fmt: Format, body: dict[str, Any]) -> Projection:
-        session = session_of(fmt, body)
-        projected = copy.deepcopy(body)
-        out = Projection(body=None, session=session)
-        wanted = [(p, self._key(p)) for p in parts(fmt, projected) if not p.is_error
-                  and not passes(p.text, self.options.cut)]
-        tasks = {key: self._cutting(key, part, session) for part, key in wanted}
-        if tasks:
-            await asyncio.wait(set(tasks.values()), timeout=self.options.budget_s)
-        prefix = ref_tool_prefix(fmt, body) if wanted else ""
-        for part, key in wanted:
-            task = tasks[key]
-            if not task.done():
-                out.failures.append(f"a {part.tool} result's cut was not ready in {self.options.budget_s:g} s")
-            elif task.exception() is not None:
-                out.failures.append(f"a {part.tool} result was not cut: {_reason(task.exception())}")
-            elif (shown := task.result()) is not None:
+        out = Projection(body=None, session=session_of(fmt, body))
+        projected = body
+        if any(self._wanted(p) for p in parts(fmt, body)):  # copied only when a part will be replaced
+            projected = copy.deepcopy(body)
+            cuts = await self._cuts_of([(p, self._key(p)) for p in parts(fmt, projected) if self._wanted(p)], out)
+            prefix = ref_tool_prefix(fmt, body)
+            for part, shown in cuts:
                 part.put(named(shown, prefix))
-                out.cut += 1
-        await self._compact(fmt, projected, out)
+            out.cut = len(cuts)
+        projected = await self._compact(fmt, projected, out)
         out.body = projected if out.cut or out.cleared else None
         return out
+
+    async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection) -> list[tuple[Part, str]]:
+        """Each part's cut (None-cuts, parts that pass whole, left out): remembered ones at once, the others from
+        the service within the budget; one still running or failed is said in `out.failures`."""
+        running = {key: self._pending.get(key) or self._start(key, part, out.session)
+                   for part, key in wanted if key not in self._cuts}
+        if running:
+            await asyncio.wait(set(running.values()), timeout=self.options.budget_s)
+        cuts = []
+        for part, key in wanted:
+            if key in self._cuts:
+                self._cuts.move_to_end(key)
+                shown = self._cuts[key]
+            elif not running[key].done():
+                out.failures.append(f"a {part.tool} result's cut was not ready in {self.options.budget_s:g} s")
+                continue
+            elif (error := running[key].exception()) is not None:
+                out.failures.append(f"a {part.tool} result was not cut: {_reason(error)}")
+                continue
+            else:
+                shown = running[key].result()
+            if shown is not None:
+                cuts.append((part, shown))
+        return cuts
+
+    def _wanted(self, part: Part) -> bool:
+        return not part.is_error and not passes(part.text, self.options.cut)
 
     def _key(self, part: Part) -> str:
         facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
@@ -109,17 +127,12 @@ class Projector:
         return hashlib.sha256(json.dumps(facts, ensure_ascii=False, sort_keys=True, default=str).encode()
                               ).hexdigest()
 
-    def _cutting(self, key: str, part: Part, session: str) -> asyncio.Task[str | None]:
-        """The cut's task: done at once when it is remembered, shared while it runs."""
-        if key in self._cuts:
-            self._cuts.move_to_end(key)
-            task: asyncio.Task[str | None] = asyncio.ensure_future(_value(self._cuts[key]))
-            return task
-        if key not in self._pending:
-            task = asyncio.ensure_future(self._cut(key, part, session))
-            task.add_done_callback(_retrieved)  # a cut that failed after its request moved on is not an alarm
-            self._pending[key] = task
-        return self._pending[key]
+    def _start(self, key: str, part: Part, session: str) -> asyncio.Task[str | None]:
+        """The cut's task, shared while it runs; it goes on after its request moves on, for the next to use."""
+        task = asyncio.ensure_future(self._cut(key, part, session))
+        task.add_done_callback(_retrieved)  # a cut that failed after its request moved on is not an alarm
+        self._pending[key] = task
+        return task
 
     async def _cut(self, key: str, part: Part, session: str) -> str | None:
         try:
@@ -138,10 +151,11 @@ class Projector:
         finally:
             self._pending.pop(key, None)
 
-    async def _compact(self, fmt: Format, body: dict[str, Any], out: Projection) -> None:
+    async def _compact(self, fmt: Format, body: dict[str, Any], out: Projection) -> dict[str, Any]:
+        """The body with its history compacted (a new dict when cleared: the body given is not changed)."""
         turns = history(fmt, body)
         if not turns:
-            return
+            return body
         sent = [json.dumps(t, ensure_ascii=False, separators=(",", ":")).encode() for t in turns]
         turns_counted, known, digest = self._counted.get(out.session, (0, 0, ""))
         if known and _prefix_hash(sent[:turns_counted]) != digest:  # not the same earlier turns: count them all
@@ -150,7 +164,7 @@ class Projector:
         # the service counts a history as the sum of its turns' tokens (each turn's compact JSON), and a token is
         # at least one byte: the counted prefix's tokens and the new turns' bytes bound it from above
         if known + sum(len(t) for t in fresh) <= self.options.trigger_tokens:
-            return
+            return body
         call = Call("POST", "/v1/context/compact", Compaction, body={
             "messages": turns, "format": COMPACT_FORMATS[fmt], "placeholder": "tools",
             "trigger_tokens": self.options.trigger_tokens, "keep_tool_results": self.options.keep_tool_results,
@@ -159,14 +173,15 @@ class Projector:
             done: Compaction = await asyncio.wait_for(self._send(call), self.options.budget_s)
         except Exception as exc:  # noqa: BLE001 - fails open: the history goes uncleared, and says why
             out.failures.append(f"old tool results were not cleared: {_reason(exc)}")
-            return
+            return body
         if done.compacted:
-            body["input" if fmt == "responses" else "messages"] = done.messages
             out.cleared = len(done.cleared)
+            return {**body, "input" if fmt == "responses" else "messages": done.messages}
         else:  # under the trigger: the next request of the conversation counts only its new turns
             self._counted[out.session] = (len(sent), done.usage.input_tokens, _prefix_hash(sent))
             while len(self._counted) > MEMO_SIZE:
                 self._counted.popitem(last=False)
+        return body
 
 
 def _prefix_hash(turns: list[bytes]) -> str:
@@ -179,10 +194,6 @@ def _prefix_hash(turns: list[bytes]) -> str:
 def _retrieved(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()
-
-
-async def _value(value: str | None) -> str | None:
-    return value
 
 
 def _reason(exc: BaseException | None) -> str:
