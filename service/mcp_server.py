@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ctxsieve_client import Client, CtxsieveError, SearchResult, render
-from ctxsieve_client.cutting import LINE_KINDS
+from ctxsieve_client.wrap import render_result
 
 T = TypeVar("T")
 
@@ -56,12 +56,12 @@ def build_server(client: Client) -> Any:
           structured_output=False)
     def read_file(path: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
         result = answered(lambda: client.read(path, query, k=k, max_tokens=max_tokens, placeholder="tools"))
-        return render(result.snippets, result.placeholder)
+        return render_result(result)
 
     @tool(description="Filter a stored output (by ref) again with a new query.", structured_output=False)
     def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
         result = answered(lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens, placeholder="tools"))
-        return render(result.snippets, result.placeholder, code=result.content_type in LINE_KINDS)
+        return render_result(result)
 
     @tool(description="Fetch a stored output whole, a character range, chunk N with W neighbours, or lines \"A-B\" "
                       "(a file's own line numbers).",

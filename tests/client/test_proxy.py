@@ -250,8 +250,10 @@ def test_an_upstream_error_reaches_the_client_as_the_upstream_sent_it(stub_url: 
     url = proxy(serve, stub_url, anthropic_api=serve(api))
     answer = httpx.post(f"{url}/v1/messages", json={"model": "m", "max_tokens": 1, "messages": anthropic_history(1)})
     assert (answer.status_code, answer.content, answer.headers["retry-after"]) == (529, error, "7")
-    unreachable = httpx.post(f"{proxy(serve, stub_url)}/v1/messages", json={"model": "m", "messages": []})
-    assert unreachable.status_code == 502 and unreachable.json()["error"]["type"] == "api_error"
+    for serve_tools in (False, True):  # (with --serve-tools the tool server asks the upstream itself)
+        unreachable = httpx.post(f"{proxy(serve, stub_url, serve_tools=serve_tools)}/v1/messages",
+                                 json={"model": "m", "messages": [], "tools": TOOLS})
+        assert unreachable.status_code == 502 and unreachable.json()["error"]["type"] == "api_error"
 
 
 def test_old_results_are_cleared_in_steps_and_a_cleared_cut_names_the_whole_output(stub_url: str,

@@ -22,7 +22,7 @@ from typing import Any
 from .client import Call, ContentType, FilterOptions, Requests
 from .gateway.names import masked
 from .models import FilterResult
-from .wrap import render, render_outline
+from .wrap import render_outline, render_result
 
 OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by its chunk number):"
 
@@ -31,7 +31,6 @@ MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a
 PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
 # A call's own words for what its output is wanted for, in this order (Codex's shell takes `cmd`)
 CALL_WORDS = ("pattern", "query", "prompt", "description", "command", "cmd")
-LINE_KINDS = ("code", "log", "diff", "grep")  # shown by whole lines, each snippet headed by its line range
 # A source file, as the service tells one (ctxsieve.ingest.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
 PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
 SOURCE_SUFFIXES = frozenset({
@@ -100,4 +99,4 @@ def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[st
     placeholder = name_tools(result.placeholder)
     if result.more is not None and result.more.shown == "outline":
         return render_outline(result.snippets, placeholder, OUTLINE_HEADING)
-    return render(result.snippets, placeholder, code=result.content_type in LINE_KINDS, lines_map=result.map)
+    return render_result(result, placeholder)

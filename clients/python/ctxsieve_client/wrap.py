@@ -13,6 +13,7 @@ from .client import JSON, AsyncClient, Call, Client, FilterOptions, Requests
 from .models import FilterResult, MapLine, Snippet
 
 SEPARATOR = "\n\n---\n\n"
+LINE_KINDS = ("code", "log", "diff", "grep")  # shown by whole lines, each snippet headed by its line range
 
 
 def render(snippets: list[Snippet], placeholder: str, code: bool = False, lines_map: list[MapLine] | None = None
@@ -47,8 +48,11 @@ def render_outline(snippets: list[Snippet], placeholder: str, heading: str) -> s
     return "\n".join([*lines, placeholder])
 
 
-def render_result(result: FilterResult) -> str:
-    return render(result.snippets, result.placeholder)
+def render_result(result: FilterResult, placeholder: str | None = None) -> str:
+    """A filter or re-filter answer as one text: its snippets (by whole numbered lines for the line kinds), its map
+    of the file, then its placeholder (or the one given: the same facts in a surface's own tool names)."""
+    return render(result.snippets, result.placeholder if placeholder is None else placeholder,
+                  code=result.content_type in LINE_KINDS, lines_map=result.map)
 
 
 def _as_content(output: Any, source: JSON, k: int, max_tokens: int | None) -> tuple[str, FilterOptions]:

@@ -27,8 +27,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from pydantic import Field
 
 from ..client import AsyncClient, CtxsieveError
-from ..cutting import LINE_KINDS
-from ..wrap import render
+from ..wrap import render_result
 from . import relays
 from .asking import Asking
 from .catalog import Catalog, toolset_of
@@ -215,7 +214,7 @@ class Gateway:
                              ctx: Context | None = None) -> str:
             result = await self._own(ctx, lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens,
                                                                placeholder="tools"))
-            return render(result.snippets, result.placeholder, code=result.content_type in LINE_KINDS)
+            return render_result(result)
 
         @tool(name="fetch_ref", description="Fetch a stored output whole, a character range (start, end), "
                                             "chunk N with `window` neighbours each side, or lines \"A-B\" (a file's "

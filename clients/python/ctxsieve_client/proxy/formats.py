@@ -61,6 +61,11 @@ def parts(fmt: Format, body: dict[str, Any]) -> list[Part]:
     return list(_responses(body.get("input")))
 
 
+def dumps(body: Any) -> bytes:
+    """One serialization for every body the proxy writes: the same projection always gives the same bytes."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def history(fmt: Format, body: Mapping[str, Any]) -> list[Any] | None:
     """The list of turns compaction works on (messages, or the Responses API's input items)."""
     value = body.get("input" if fmt == "responses" else "messages")

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from ..client import AsyncClient
-from .formats import Format
+from .formats import Format, dumps
 from .projection import Projection, Projector, ProxyOptions
 from .serving import ToolServer
 
@@ -90,16 +90,25 @@ class ProxyApp:
             _say(projection, scope["path"])
             added.append(("x-ctxsieve-session", projection.session))
             if projection.body is not None:
-                parsed, body = projection.body, _dumps(projection.body)
+                parsed, body = projection.body, dumps(projection.body)
             if self.tools is not None and not scope["path"].endswith("count_tokens"):
-                await self.tools.answer(fmt, parsed, projection.session, lambda content: self._upstream(
-                    url, forwarded, content), send, added)
+                await self._answer_tools(fmt, parsed, projection.session, url, forwarded, send, added)
                 return
         await self._relay(scope["method"], url, forwarded, body, send, added, fmt or "chat")
 
-    async def _upstream(self, url: str, headers: list[tuple[str, str]], content: bytes) -> httpx.Response:
-        """One upstream request, its answer read whole (the tool server reads what the model answered)."""
-        return await self.http.request("POST", url, headers=headers, content=content)
+    async def _answer_tools(self, fmt: Format, body: dict[str, Any], session: str, url: str,
+                            headers: list[tuple[str, str]], send: SendASGI, added: list[tuple[str, str]]) -> None:
+        """`--serve-tools`: the tool server's last upstream answer, read whole (its body decoded: sent without its
+        content encoding)."""
+        assert self.tools is not None
+        try:
+            response = await self.tools.answer(fmt, body, session, lambda content: self.http.request(
+                "POST", url, headers=headers, content=content))
+        except httpx.HTTPError as exc:
+            await self._unreachable(send, fmt, url, exc)
+            return
+        kept = [(k, v) for k, v in _kept(response.headers) if k.lower() != "content-encoding"]
+        await _answer(send, response.status_code, response.content, [*kept, *added])
 
     async def _relay(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes, send: SendASGI,
                      added: list[tuple[str, str]], fmt: Format) -> None:
@@ -107,9 +116,7 @@ class ProxyApp:
         try:
             response = await self.http.send(request, stream=True)
         except httpx.HTTPError as exc:
-            log.warning("ctxsieve proxy: the upstream %s could not be reached (%s)", url.split("?")[0],
-                        type(exc).__name__)
-            await _answer(send, 502, _unreachable(fmt, url, exc), [("content-type", "application/json")])
+            await self._unreachable(send, fmt, url, exc)
             return
         try:
             await send({"type": "http.response.start", "status": response.status_code,
@@ -119,6 +126,13 @@ class ProxyApp:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             await response.aclose()
+
+
+    @staticmethod
+    async def _unreachable(send: SendASGI, fmt: Format, url: str, exc: Exception) -> None:
+        log.warning("ctxsieve proxy: the upstream %s could not be reached (%s)", url.split("?")[0],
+                    type(exc).__name__)
+        await _answer(send, 502, _unreachable_body(fmt, url, exc), [("content-type", "application/json")])
 
 
 def _kept(headers: httpx.Headers) -> list[tuple[str, str]]:
@@ -134,11 +148,11 @@ async def _answer(send: SendASGI, status: int, body: bytes, headers: list[tuple[
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-def _unreachable(fmt: Format, url: str, exc: Exception) -> bytes:
+def _unreachable_body(fmt: Format, url: str, exc: Exception) -> bytes:
     message = f"ctxsieve proxy: the upstream {url.split('?')[0]} could not be reached ({type(exc).__name__})"
     if fmt == "anthropic":
-        return _dumps({"type": "error", "error": {"type": "api_error", "message": message}})
-    return _dumps({"error": {"message": message, "type": "upstream_unreachable", "param": None, "code": None}})
+        return dumps({"type": "error", "error": {"type": "api_error", "message": message}})
+    return dumps({"error": {"message": message, "type": "upstream_unreachable", "param": None, "code": None}})
 
 
 def _say(projection: Projection, path: str) -> None:
@@ -152,11 +166,6 @@ def _json_object(body: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None  # not JSON: the upstream answers it
     return value if isinstance(value, dict) else None
-
-
-def _dumps(value: Any) -> bytes:
-    """One serialization for every projected body: the same projection always gives the same bytes."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 async def _body(receive: Receive) -> bytes:

@@ -17,18 +17,16 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
 import httpx
 
-from ..client import Call as CallOf
 from ..client import CtxsieveError, Requests
-from ..cutting import LINE_KINDS
 from ..models import FilterResult, RefContent
-from ..wrap import render
-from .formats import Format
+from ..wrap import render_result
+from .formats import Format, dumps
 from .projection import Send
 
 M = TypeVar("M")
@@ -51,8 +49,7 @@ _SCHEMAS: dict[str, tuple[str, dict[str, Any]]] = {
                    "required": ["ref"]}),
 }
 Upstream = Callable[[bytes], Awaitable[httpx.Response]]
-SendASGI = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-Call = tuple[str, str, dict[str, Any]]  # (call id, tool, arguments)
+ToolCall = tuple[str, str, dict[str, Any]]  # (call id, tool, arguments)
 
 
 def definitions(fmt: Format) -> list[dict[str, Any]]:
@@ -92,24 +89,18 @@ class ToolServer:
     def __init__(self, send: Send[Any]) -> None:
         self._send = send
 
-    async def answer(self, fmt: Format, body: dict[str, Any], session: str, upstream: Upstream, send: SendASGI,
-                     added: list[tuple[str, str]]) -> None:
+    async def answer(self, fmt: Format, body: dict[str, Any], session: str, upstream: Upstream) -> httpx.Response:
+        """The upstream's last answer, read whole, after answering up to MAX_ROUNDS of calls of the two tools."""
         body = offered(fmt, body)
-        response = None
         for _ in range(MAX_ROUNDS):
-            response = await upstream(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+            response = await upstream(dumps(body))
             answer = _answer_of(fmt, response, body.get("stream") is True) if response.status_code < 400 else None
             calls = _calls(fmt, answer) if answer is not None else []
             if answer is None or not calls or any(tool not in OURS for _, tool, _ in calls):
-                break
+                return response
             results = [(call_id, await self._run(tool, arguments, session)) for call_id, tool, arguments in calls]
             body = _continued(fmt, body, answer, results)
-        assert response is not None
-        headers = [(k, v) for k, v in response.headers.multi_items()
-                   if k.lower() not in ("content-length", "content-encoding", "transfer-encoding", "connection")]
-        await send({"type": "http.response.start", "status": response.status_code,
-                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in [*headers, *added]]})
-        await send({"type": "http.response.body", "body": response.content, "more_body": False})
+        return response
 
     async def _run(self, tool: str, arguments: dict[str, Any], session: str) -> str:
         """A call's answer as the model reads it; a refused call answers with the service's reason."""
@@ -117,21 +108,18 @@ class ToolServer:
         try:
             if tool == "filter_ref":
                 budget = arguments.get("max_tokens") if isinstance(arguments.get("max_tokens"), int) else 1500
-                found: FilterResult = await self._send(_in(session, Requests.refilter(
-                    ref, str(arguments.get("query") or ""), k=8, max_tokens=budget, placeholder="tools")))
-                return render(found.snippets, found.placeholder, code=found.content_type in LINE_KINDS)
+                found: FilterResult = await self._send(replace(Requests.refilter(
+                    ref, str(arguments.get("query") or ""), k=8, max_tokens=budget, placeholder="tools"),
+                    session=session))
+                return render_result(found)
             chunk = arguments.get("chunk") if isinstance(arguments.get("chunk"), int) else None
             window = arguments.get("window") if isinstance(arguments.get("window"), int) else 0
             lines = arguments.get("lines") if isinstance(arguments.get("lines"), str) else None
-            part: RefContent = await self._send(_in(session, Requests.fetch_ref(
-                ref, chunk=chunk, window=window if chunk is not None else None, lines=lines)))
+            part: RefContent = await self._send(replace(Requests.fetch_ref(
+                ref, chunk=chunk, window=window if chunk is not None else None, lines=lines), session=session))
             return part.text
         except CtxsieveError as exc:
             return f"Error: {exc.status} {exc.type}: {exc.message}"
-
-
-def _in(session: str, call: CallOf[M]) -> CallOf[M]:
-    return replace(call, session=session)
 
 
 def _answer_of(fmt: Format, response: httpx.Response, streamed: bool) -> dict[str, Any] | None:
@@ -209,7 +197,7 @@ def _responses_stream(events: list[Any]) -> dict[str, Any]:
     return response
 
 
-def _calls(fmt: Format, answer: dict[str, Any]) -> list[Call]:
+def _calls(fmt: Format, answer: dict[str, Any]) -> list[ToolCall]:
     if fmt == "anthropic":
         return [(str(b.get("id")), str(b.get("name")), _parsed(b.get("input")))
                 for b in answer.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"]
