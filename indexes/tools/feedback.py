@@ -80,6 +80,7 @@ def choose_rule(uses: Sequence[tuple[str, Sequence[int]]], vectors: np.ndarray,
     n, dim = len(uses), vectors.shape[1] if vectors.ndim == 2 else 0
     per_fold = max(1, CHOICE_HELD // CHOICE_FOLDS)
     recall = dict.fromkeys(RULES, 0.0)
+    plain = Bm25Index.build(list(view.texts))  # the tool texts alone: what "ignore the history" ranks with
     held_total = 0
     for fold in range(CHOICE_FOLDS):
         train = [i for i in range(n) if i % CHOICE_FOLDS != fold]
@@ -88,7 +89,10 @@ def choose_rule(uses: Sequence[tuple[str, Sequence[int]]], vectors: np.ndarray,
         if not train or not held:
             continue
         held_total += len(held)
-        plain = Bm25Index.build(list(view.texts))
+        cosines = {i: view.cosines(vectors[i]) for i in held}
+        for i in held:
+            _, fused = fuse_tool_scores(cosines[i], plain.scores(uses[i][0]), view.dense_weight)
+            recall[FeedbackRule(use=False)] += _recall(fused, uses[i][1])
         for lend in LENDS:
             evidence = attribute([uses[i] for i in train], vectors[train], part_vectors, view.cosines, dim,
                                  lend=lend)
@@ -96,17 +100,13 @@ def choose_rule(uses: Sequence[tuple[str, Sequence[int]]], vectors: np.ndarray,
                                        for t, text in enumerate(view.texts)])
             means = centroids(evidence, len(view.texts))
             for i in held:
-                text, gold = uses[i]
-                q = vectors[i]
-                cosines = view.cosines(q)
+                q, (text, gold) = vectors[i], uses[i]
                 scored = (nearest_evidence(evidence.vectors, evidence.owner, len(view.texts), q, evidence.weight),
                           means @ q) if len(evidence.owner) else None
+                words = lexical.scores(text)
                 for rule in (r for r in RULES if r.use and r.lend == lend):
-                    _, fused = fuse_tool_scores(cosines, lexical.scores(text), view.dense_weight, scored, rule.lift)
+                    _, fused = fuse_tool_scores(cosines[i], words, view.dense_weight, scored, rule.lift)
                     recall[rule] += _recall(fused, gold)
-        for i in held:
-            _, fused = fuse_tool_scores(view.cosines(vectors[i]), plain.scores(uses[i][0]), view.dense_weight)
-            recall[FeedbackRule(use=False)] += _recall(fused, uses[i][1])
     scores = {rule: total / held_total if held_total else 0.0 for rule, total in recall.items()}
     best = max(RULES, key=lambda r: (round(scores[r], 6), -RULES.index(r)))
     return best, scores

@@ -447,11 +447,12 @@ class ToolIndex:
             tv, nv = tool_vectors[rows], name_vectors[rows]
             rule = rules[toolset.name] = self._rule(tenant, toolset, uses, vectors, tv, nv)
             lift[rows] = rule.lift
-            examples = [(tool.examples, i) for i, tool in enumerate(toolset.tools) if tool.examples]
-            example_uses = [(example, [i]) for texts, i in examples for example in texts]
-            example_vectors = [self.vectors.queries(texts) for texts, _ in examples]
-            uses, vectors = ((example_uses + uses, np.concatenate([*example_vectors, vectors]))
-                             if rule.use else (example_uses, np.concatenate([*example_vectors, vectors[:0]])))
+            if not rule.use:  # the history chose to be ignored; the definitions' own examples still count
+                uses, vectors = [], vectors[:0]
+            examples = [(example, [i]) for i, tool in enumerate(toolset.tools) for example in tool.examples]
+            if examples:
+                uses = examples + uses
+                vectors = np.concatenate([self.vectors.queries([text for text, _ in examples]), vectors])
             local = attribute(uses, vectors, self.vectors.queries, _cosines(tv, nv), dim, lend=rule.lend)
             parts.append(Evidence(vectors=local.vectors, owner=local.owner + rows.start, weight=local.weight,
                                   words={t + rows.start: w for t, w in local.words.items()}))

@@ -157,15 +157,26 @@ def test_a_signal_whose_near_misses_score_higher_gets_no_weight() -> None:
     assert calibrate(hits, misses).weights[1] == 0, "a higher margin never counts against fit"
 
 
-def test_a_toolsets_history_chooses_its_feedback_rule_once_it_has_enough(index: ToolIndex) -> None:
-    from ctxsieve.indexes.tools.feedback import DEFAULT_RULE, MIN_USES, RULES
+def test_a_toolsets_history_chooses_its_feedback_rule_at_enough_uses_and_again_when_they_double(
+        index: ToolIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxsieve.indexes.tools import index as module
+    from ctxsieve.indexes.tools.feedback import DEFAULT_RULE, MIN_USES, FeedbackRule
 
+    chosen: list[int] = []
+
+    def choose(uses: list[object], *rest: object) -> tuple[FeedbackRule, dict[FeedbackRule, float]]:
+        chosen.append(len(uses))
+        return FeedbackRule("none", 0.5), {}
+
+    monkeypatch.setattr(module, "choose_rule", choose)
     asks = [("refund_order", "give me my money back for order {}"), ("update_address", "ship order {} elsewhere"),
             ("create_ticket", "I have a complaint about order {}")]
-    uses = [(text.format(n), [name]) for n in range(MIN_USES // len(asks) + 1) for name, text in asks]
+    uses = [(text.format(n), [name]) for n in range(2 * MIN_USES // len(asks) + 1) for name, text in asks]
     index.record_many("t", uses[:MIN_USES - 1], ["crm"])
-    assert index.feedback_rule("t", "crm") == (DEFAULT_RULE, MIN_USES - 1), "too few uses: the default"
-    index.record_many("t", uses[MIN_USES - 1:], ["crm"])
-    rule, count = index.feedback_rule("t", "crm")
-    assert count == len(uses) >= MIN_USES and rule in RULES
-    assert names(index, "give me my money back for order 7", ["crm"], k=1) == ["refund_order"]
+    assert index.feedback_rule("t", "crm") == (DEFAULT_RULE, MIN_USES - 1) and chosen == [], "too few: the default"
+    index.record_many("t", uses[MIN_USES - 1:MIN_USES + 5], ["crm"])
+    assert index.feedback_rule("t", "crm") == (FeedbackRule("none", 0.5), MIN_USES + 5)
+    assert chosen == [MIN_USES], "chosen on the oldest MIN_USES"
+    index.record_many("t", uses[MIN_USES + 5:2 * MIN_USES], ["crm"])
+    names(index, "give me my money back for order 7", ["crm"], k=1)
+    assert chosen == [MIN_USES, 2 * MIN_USES], "chosen again once the history doubled, not at every use"
