@@ -13,9 +13,10 @@ import ipaddress
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from .projection import ProxyOptions
-from .server import ProxyApp, Upstreams
+if TYPE_CHECKING:
+    from .server import ProxyApp
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def build(args: argparse.Namespace) -> ProxyApp:
+    from .projection import ProxyOptions  # here, not at import: `ctxsieve hook` parses this command's flags too
+    from .server import ProxyApp, Upstreams
+
     options = ProxyOptions(passthrough_tokens=args.passthrough_tokens, max_tokens=args.max_tokens,
                            trigger_tokens=args.trigger_tokens, budget_s=args.budget_s)
     return ProxyApp(args.url, args.api_key, Upstreams(anthropic=args.anthropic_upstream,
