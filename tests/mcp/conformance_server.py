@@ -19,13 +19,14 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.prompts.base import Message
 from fastmcp.tools.base import Tool, ToolResult
+from subscribing import track_subscriptions  # (run as a script: its folder is on sys.path)
 
 PNG = base64.b64encode(base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")).decode()
 WAV = base64.b64encode(b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00@\x1f\x00\x00\x80>\x00\x00"
                        b"\x02\x00\x10\x00data\x00\x00\x00\x00").decode()
 server = FastMCP("conformance-upstream")
-subscriptions: set[str] = set()
+track_subscriptions(server)
 
 
 def text(value: str) -> mt.TextContent:
@@ -196,18 +197,6 @@ def complete(ref: Any, argument: mt.CompletionArgument, context: Any) -> list[st
     return [v for v in ("paris", "park", "party") if v.startswith(argument.value)]
 
 
-async def _subscribe(ctx: Any, params: mt.SubscribeRequestParams) -> mt.EmptyResult:
-    subscriptions.add(str(params.uri))
-    return mt.EmptyResult()
-
-
-async def _unsubscribe(ctx: Any, params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
-    subscriptions.discard(str(params.uri))
-    return mt.EmptyResult()
-
-
-server._mcp_server.add_request_handler("resources/subscribe", mt.SubscribeRequestParams, _subscribe)
-server._mcp_server.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams, _unsubscribe)
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--http":

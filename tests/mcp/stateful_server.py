@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 import anyio
 import mcp_types as mt
@@ -17,15 +16,16 @@ from fastmcp.server.context import set_transport
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from subscribing import track_subscriptions  # (run as a script: its folder is on sys.path)
 
 if os.environ.get("STARTS_LOG"):
     with open(os.environ["STARTS_LOG"], "a", encoding="utf-8") as log:
         log.write(f"{os.getpid()}\n")
 
 server = FastMCP("stateful")
+subscribed = track_subscriptions(server)
 calls = {"n": 0}
 COUNT = "state://count"
-subscribed: set[str] = set()
 
 
 @server.tool(description="Count this call among the calls this server process has answered.")
@@ -41,18 +41,6 @@ def count() -> str:
     return str(calls["n"])
 
 
-async def _subscribe(ctx: Any, params: mt.SubscribeRequestParams) -> mt.EmptyResult:
-    subscribed.add(str(params.uri))
-    return mt.EmptyResult()
-
-
-async def _unsubscribe(ctx: Any, params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
-    subscribed.discard(str(params.uri))
-    return mt.EmptyResult()
-
-
-server._mcp_server.add_request_handler("resources/subscribe", mt.SubscribeRequestParams, _subscribe)
-server._mcp_server.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams, _unsubscribe)
 
 
 def asks_by_round(ctx: Context) -> bool:
