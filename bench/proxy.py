@@ -40,6 +40,7 @@ import uvicorn
 
 from bench.code import DATA, TOKENS
 from bench.loadtest import scratch_service
+from ctxsieve_client.proxy.formats import unmarked
 from ctxsieve_client.proxy.projection import ProxyOptions
 from ctxsieve_client.proxy.server import ProxyApp, Upstreams
 
@@ -156,6 +157,7 @@ class Sink:
 
     def __init__(self) -> None:
         self.last: bytes = b""
+        self.url = ""  # once served
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[dict[str, Any]]],
                       send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
@@ -220,16 +222,6 @@ def gold_seen(body: dict[str, Any], case: Case) -> tuple[bool, bool]:
     return place, all(g in seen for g in gold)
 
 
-def unmarked(value: Any) -> Any:
-    """Messages without `cache_control` markers: a proxy may move the breakpoints along a growing conversation
-    (Headroom does) without changing what the provider caches."""
-    if isinstance(value, dict):
-        return {k: unmarked(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [unmarked(v) for v in value]
-    return value
-
-
 def count(body: dict[str, Any]) -> int:
     return TOKENS.count(json.dumps(body["messages"], ensure_ascii=False, separators=(",", ":")))
 
@@ -245,7 +237,7 @@ def run(sessions: list[tuple[Case, list[dict[str, Any]]]], url: str, sink: Sink,
             for number, body in enumerate(requests_of(messages)):
                 raw = json.dumps(body, ensure_ascii=False).encode()
                 start = time.perf_counter()
-                http.post(f"{sink_url(sink)}/v1/messages", content=raw, headers=headers)
+                http.post(f"{sink.url}/v1/messages", content=raw, headers=headers)
                 direct = time.perf_counter() - start
                 if spent is not None:
                     spent.clear()
@@ -274,13 +266,6 @@ def run(sessions: list[tuple[Case, list[dict[str, Any]]]], url: str, sink: Sink,
                     figures.gold_read.append(gold_seen(received, case))
             figures.gold_end.append(gold_seen(received, case))
     return figures
-
-
-_SINK_URLS: dict[int, str] = {}
-
-
-def sink_url(sink: Sink) -> str:
-    return _SINK_URLS[id(sink)]
 
 
 def report(name: str, f: Figures) -> list[str]:
@@ -329,8 +314,8 @@ def main(argv: list[str] | None = None) -> int:
              f"{len(built)} sessions of 28 requests, cases {', '.join(c.id for c, _ in built)}"]
     with scratch_service("bench-proxy-") as (service, _):
         sink = Sink()
-        _SINK_URLS[id(sink)], sink_server = serve(sink, args.peer_sink_port)
-        app = ProxyApp(service, None, Upstreams(anthropic=_SINK_URLS[id(sink)]),
+        sink.url, sink_server = serve(sink, args.peer_sink_port)
+        app = ProxyApp(service, None, Upstreams(anthropic=sink.url),
                        ProxyOptions(trigger_tokens=args.trigger_tokens))
         spent = timed_service(app)
         url, proxy_server = serve(app)

@@ -121,9 +121,6 @@ def merged(fuse: Fusion, merge: str, whole: Features, parts: list[Features]) -> 
         return list(np.argsort(-np.maximum(standardise(base), np.max(scored, axis=0)), kind="stable")[:K])
     rankings = [np.argsort(-s, kind="stable")[:K] for s in [base, *scored]]
     chosen: dict[int, None] = {}
-    if merge.startswith("lead"):  # the whole request's best `lead` first, then each intent's best in turn
-        for i in rankings[0][:int(merge[4:])]:
-            chosen.setdefault(int(i))
     # "interleave": the whole request's best first, then each intent's best in turn
     for position in range(K):
         for ranking in rankings:
@@ -198,14 +195,15 @@ def ablation(loaded: list[Pool]) -> None:
         "+ intent splitting, intents whose best stands 4 sd out": (lambda _: plain_fusion, "sure4", False),
         "+ intent splitting, intents whose best stands 5 sd out": (lambda _: plain_fusion, "sure5", False),
         "+ intent splitting, intents whose best stands 6 sd out": (lambda _: plain_fusion, "sure6", False),
-        "all together (ToolIndex's rule)": (_weighted("avg", False), "interleave", True),
+        "all together, every intent takes turns (the second round's rule)": (_weighted("avg", False), "interleave",
+                                                                             True),
         "all but intent splitting": (_weighted("avg", False), "none", True),
         "all, intents whose best stands 4 sd out": (_weighted("avg", False), "sure4", True),
         "all, intents whose best stands 5 sd out": (_weighted("avg", False), "sure5", True),
-        "all, intents whose best stands 6 sd out": (_weighted("avg", False), "sure6", True),
+        "all, intents whose best stands 6 sd out (ToolIndex's rule)": (_weighted("avg", False), "sure6", True),
         "all, each tool's best of whole and intents (max)": (_weighted("avg", False), "max", True),
-        "all but fusion weights (min-max, equal)": (lambda _: fields, "interleave", False),
-        "all but tool text fields": (_weighted("name", True), "interleave", True),
+        "all but fusion weights (min-max, equal)": (lambda _: fields, "sure6", False),
+        "all but tool text fields": (_weighted("name", True), "sure6", True),
     }
     long = {p.label: sum(len(q) > LONG_REQUEST for q, _ in p.queries) for p in loaded}
     print("requests over LONG_REQUEST characters (the only ones request focusing changes): "

@@ -29,6 +29,14 @@ def test_the_clients_source_files_are_the_services() -> None:
     assert cutting.PATH_ARGUMENTS == code.PATH_ARGUMENTS
 
 
+def test_the_proxy_tells_an_error_text_as_compaction_does() -> None:
+    """The proxy leaves an OpenAI tool message whole by the texts `/v1/context/compact` never clears."""
+    from ctxsieve.indexes import compaction
+    from ctxsieve_client.proxy import formats
+
+    assert formats.ERROR_STARTS == compaction.ERROR_STARTS
+
+
 def test_a_source_file_leaves_its_budget_to_the_service() -> None:
     from ctxsieve_client.cutting import PROSE_TOKENS, CutOptions, cut_request
 
