@@ -211,6 +211,17 @@ class SourceStore:
             raise Gone(f"ref {ref!r} is past the retention period ({days} days); re-run the tool to get its output "
                        "again", setting="source_retention_days")
 
+    def holds(self, tenant: str, ref: str) -> bool:
+        """The ref is this tenant's and within retention: its status alone is read, not its text."""
+        if not ref.startswith("src_") or len(ref) > 64:
+            return False
+        found = self.store.get(SOURCES.name, [ref], payload=STATUS_FIELDS).get(ref)
+        try:
+            self._check(tenant, ref, found.payload if found else None)
+        except (NotFound, Gone):
+            return False
+        return True
+
     def get(self, tenant: str, ref: str) -> Source:
         if not ref.startswith("src_") or len(ref) > 64:
             raise NotFound(f"unknown ref {ref!r}")

@@ -8,7 +8,6 @@ from typing import Any
 from fastapi import APIRouter
 
 from ctxsieve.indexes.compaction import CompactParams, compact
-from ctxsieve.indexes.errors import Gone, NotFound
 from ctxsieve.indexes.more import cut_from
 from ctxsieve.indexes.sessions import COMPACT, REPEAT_WARNING, Read
 from ctxsieve.indexes.sources import SourceInput
@@ -42,7 +41,7 @@ def compact_context(body: CompactRequest, engine: EngineDep, tenant: TenantDep, 
 
     def store(text: str, tool: str | None, args: dict[str, Any]) -> str:
         cut = cut_from(text)  # a surface's cut: cleared, it names the whole output it was taken from
-        if cut is not None and _held(engine, tenant, cut):
+        if cut is not None and engine.sieve.sources.holds(tenant, cut):
             return cut
         source = engine.sieve.sources.put(tenant, SourceInput((Document(text),), True, "auto", tool, args))
         return source.ref
@@ -60,11 +59,3 @@ def compact_context(body: CompactRequest, engine: EngineDep, tenant: TenantDep, 
                                               saved_ratio=saved_ratio(result.input_tokens, result.output_tokens)),
                            tuned=tuned, format=result.format)
 
-
-def _held(engine: EngineDep, tenant: str, ref: str) -> bool:
-    """The ref is this tenant's and still held (another tenant's, or one past retention, is not named)."""
-    try:
-        engine.sieve.sources.get(tenant, ref)
-    except (NotFound, Gone):
-        return False
-    return True
