@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
-from .gateway.names import masked
+from .gateway.names import first_text, masked
 from .models import FilterResult
 from .wrap import render_outline, render_result
 
@@ -42,6 +42,13 @@ SOURCE_SUFFIXES = frozenset({
 class CutOptions:
     passthrough_tokens: int = 1000
     max_tokens: int | None = None  # None: the service's rule for a source file, PROSE_TOKENS for anything else
+
+
+def step_intent(request: str | None, said: str | None, arguments: Mapping[str, Any]) -> str | None:
+    """The one intent rule of every surface: the latest user request, the assistant's words before the call, and
+    the call's own words (its query-like argument), all of which precede the output."""
+    words = [request, said, first_text(arguments, CALL_WORDS)]
+    return " ".join(w.strip() for w in words if w and w.strip()) or None
 
 
 def names_source_file(arguments: Mapping[str, Any]) -> bool:

@@ -23,8 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..cutting import CALL_WORDS
-from ..gateway.names import first_text
+from ..cutting import step_intent
 
 Format = Literal["anthropic", "chat", "responses"]
 ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
@@ -70,11 +69,6 @@ def history(fmt: Format, body: Mapping[str, Any]) -> list[Any] | None:
     """The list of turns compaction works on (messages, or the Responses API's input items)."""
     value = body.get("input" if fmt == "responses" else "messages")
     return value if isinstance(value, list) else None
-
-
-def _intent(call: _Call) -> str | None:
-    words = [call.request, call.said, first_text(call.arguments, CALL_WORDS) or ""]
-    return " ".join(w.strip() for w in words if w and w.strip()) or None
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
@@ -151,15 +145,15 @@ def _last_field_output(text: str, start: int) -> tuple[str, int, Callable[[str],
 def _emit(call: _Call, text: str, put: Callable[[str], None], flagged: bool,
           read_errors: bool) -> Part:
     """One part, a command's JSON result opened to its output; `read_errors`: the format has no error flag."""
+    intent = step_intent(call.request, call.said, call.arguments)
     command = _command_output(text)
     if command is not None:
         output, code, rebuild = command
-        return Part(text=output, tool=call.tool, arguments=call.arguments, intent=_intent(call),
+        return Part(text=output, tool=call.tool, arguments=call.arguments, intent=intent,
                     is_error=flagged or code != 0, put=lambda shown: put(rebuild(shown)))
     is_error = flagged or (read_errors and (text.lstrip().startswith(ERROR_STARTS)
                                             or _EXIT_LINE.search(text[:500]) is not None))
-    return Part(text=text, tool=call.tool, arguments=call.arguments, intent=_intent(call), is_error=is_error,
-                put=put)
+    return Part(text=text, tool=call.tool, arguments=call.arguments, intent=intent, is_error=is_error, put=put)
 
 
 def _anthropic(messages: Any) -> Iterator[Part]:
