@@ -2,8 +2,9 @@
 
 Each tool answers once, as text an agent can read: the relevant snippets, then the one-line placeholder
 that says how to get more (no structured copy of the same text: a client that forwards both would put the
-output into the model's context twice). Errors from the service come back as MCP tool errors carrying its
-message whole. Every call goes through the typed client (`ctxsieve_client`).
+output into the model's context twice). Errors come back as MCP tool errors naming the service's URL and the
+cause: its answer whole (status, type, message), or why it could not be reached (connection refused, a timeout),
+so that the model and its user know what to do. Every call goes through the typed client (`ctxsieve_client`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ctxsieve_client import Client, CtxsieveError, SearchResult, render
@@ -21,14 +23,24 @@ T = TypeVar("T")
 
 
 class ServiceError(ToolError):
-    """The service's error, whole, as the tool result the model reads (is_error=True)."""
+    """The service's error, or why it could not be reached, as the tool result the model reads (is_error=True)."""
 
 
-def answered(call: Callable[[], T]) -> T:
+def answered(url: str, call: Callable[[], T]) -> T:
+    """`call`'s answer; any failure a ServiceError naming `url` (anything else would reach the model as only
+    "Error executing tool <name>")."""
     try:
         return call()
     except CtxsieveError as exc:
-        raise ServiceError(f"{exc.status} {exc.type}: {exc.message}") from exc
+        request = f" (request {exc.request_id})" if exc.request_id else ""
+        raise ServiceError(f"the ctxsieve service at {url} answered {exc.status} {exc.type}: {exc.message}{request}"
+                           ) from exc
+    except httpx.TimeoutException as exc:
+        raise ServiceError(f"the ctxsieve service at {url} did not answer in time ({type(exc).__name__}); it may be "
+                           "busy or still loading its model: try again") from exc
+    except httpx.RequestError as exc:
+        raise ServiceError(f"the ctxsieve service at {url} cannot be reached: {type(exc).__name__}: {exc}; is "
+                           "`ctxsieve serve` running there (or `ctxsieve mcp --url` pointing at it)?") from exc
 
 
 def search_text(result: SearchResult) -> str:
@@ -37,7 +49,7 @@ def search_text(result: SearchResult) -> str:
     return "\n\n".join([*blocks, result.placeholder])
 
 
-def build_server(client: Client) -> Any:
+def build_server(client: Client, url: str) -> Any:
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("ctxsieve", instructions=(
@@ -49,18 +61,19 @@ def build_server(client: Client) -> Any:
     @tool(description="Search the web; returns only the snippets relevant to the task, with refs.",
           structured_output=False)
     def search(query: str, task: str | None = None, max_tokens: int = 1200, max_results: int = 5) -> str:
-        return search_text(answered(lambda: client.search(query, task=task or query, max_tokens=max_tokens,
-                                                          max_results=max_results, placeholder="tools")))
+        return search_text(answered(url, lambda: client.search(query, task=task or query, max_tokens=max_tokens,
+                                                               max_results=max_results, placeholder="tools")))
 
     @tool(description="Read a file under the service's read roots; returns the parts relevant to query.",
           structured_output=False)
     def read_file(path: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-        result = answered(lambda: client.read(path, query, k=k, max_tokens=max_tokens, placeholder="tools"))
+        result = answered(url, lambda: client.read(path, query, k=k, max_tokens=max_tokens, placeholder="tools"))
         return render_result(result)
 
     @tool(description="Filter a stored output (by ref) again with a new query.", structured_output=False)
     def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-        result = answered(lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens, placeholder="tools"))
+        result = answered(url, lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens,
+                                                       placeholder="tools"))
         return render_result(result)
 
     @tool(description="Fetch a stored output whole, a character range, chunk N with W neighbours, or lines \"A-B\" "
@@ -69,16 +82,17 @@ def build_server(client: Client) -> Any:
     def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
                   window: int = 0, lines: str | None = None) -> str:
         window_of = window if chunk is not None else None
-        return answered(lambda: client.fetch_ref(ref, start=start, end=end, chunk=chunk, window=window_of,
-                                                 lines=lines)).text
+        return answered(url, lambda: client.fetch_ref(ref, start=start, end=end, chunk=chunk, window=window_of,
+                                                      lines=lines)).text
 
     @tool(description="The few tool definitions relevant to a request, from the named toolsets (JSON). With "
                       "abstain, an empty list and a reason when no tool fits.", structured_output=False)
     def select_tools(query: str, toolsets: list[str], k: int = 5, format: str = "mcp",  # noqa: A002
                      abstain: bool = False) -> str:
         fmt = format if format in ("openai", "anthropic", "mcp") else "mcp"
-        result = answered(lambda: client.select_tools(query, toolsets, k=k, format=fmt,  # type: ignore[arg-type]
-                                                      abstain=abstain))
+        result = answered(url, lambda: client.select_tools(query, toolsets, k=k,
+                                                           format=fmt,  # type: ignore[arg-type]
+                                                           abstain=abstain))
         usage = {"tokens_all": result.usage.tokens_all, "tokens_selected": result.usage.tokens_selected,
                  "saved_ratio": result.usage.saved_ratio}
         answer: dict[str, object] = {"tools": result.tools, "usage": usage}
@@ -89,15 +103,15 @@ def build_server(client: Client) -> Any:
     @tool(description="Query a static collection (glossary, spec, style guide) for the relevant parts.",
           structured_output=False)
     def query_collection(collection: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-        result = answered(lambda: client.query_collection(collection, query, k=k, max_tokens=max_tokens,
-                                                            placeholder="tools"))
+        result = answered(url, lambda: client.query_collection(collection, query, k=k, max_tokens=max_tokens,
+                                                               placeholder="tools"))
         return render(result.snippets, result.placeholder)
 
     return server
 
 
 def run(url: str, api_key: str | None, session_id: str | None, http: bool, host: str, port: int) -> None:
-    server = build_server(Client(url, api_key=api_key, session_id=session_id, timeout=300))
+    server = build_server(Client(url, api_key=api_key, session_id=session_id, timeout=300), url)
     if http:
         server.run("streamable-http", host=host, port=port)
     else:
