@@ -143,7 +143,8 @@ def test_install_http_writes_an_http_hook_in_place_of_the_command_hook(tmp_path:
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"hooks": {"PostToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}]}}))
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]},
+        {"matcher": "*", "hooks": [{"type": "command", "command": "ctxsieve-hook claude-code --url http://old:8000"}]}]}}))
     for extra in ([], ["--http"], ["--http"]):
         done = subprocess.run([str(BIN / "ctxsieve"), "hook", "claude-code", "--install", "--project", "--url",
                                "http://127.0.0.1:8000/", *extra], cwd=tmp_path, capture_output=True, text=True,
@@ -153,7 +154,10 @@ def test_install_http_writes_an_http_hook_in_place_of_the_command_hook(tmp_path:
     assert hooks == [{"type": "command", "command": "my-linter"},
                      {"type": "http", "url": "http://127.0.0.1:8000/v1/hooks/claude-code", "timeout": 30,
                       "headers": {"Authorization": "Bearer ${CTXSIEVE_API_KEY}"},
-                      "allowedEnvVars": ["CTXSIEVE_API_KEY"]}], "the command hook replaced, the user's kept"
+                      "allowedEnvVars": ["CTXSIEVE_API_KEY"]}], "the command hooks (bare or by path) replaced"
+    assert done.stdout.splitlines() == [
+        f"wrote {settings}: PostToolUse http hook to http://127.0.0.1:8000/v1/hooks/claude-code",
+        f"wrote {tmp_path / '.mcp.json'}: MCP server ctxsieve: {BIN / 'ctxsieve'} mcp --url http://127.0.0.1:8000/"]
 
 
 def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path) -> None:
@@ -168,10 +172,69 @@ def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path
     data = json.loads(settings.read_text())
     assert data["permissions"] == {"allow": ["Read"]}
     commands = [h["command"] for e in data["hooks"]["PostToolUse"] for h in e["hooks"]]
-    assert commands == ["my-linter", "ctxsieve-hook claude-code --url http://127.0.0.1:8000"]
+    assert commands == ["my-linter", f"{BIN / 'ctxsieve-hook'} claude-code --url http://127.0.0.1:8000"]
     servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
-    assert servers["ctxsieve"] == {"type": "stdio", "command": "ctxsieve",
+    assert servers["ctxsieve"] == {"type": "stdio", "command": str(BIN / "ctxsieve"),
                                    "args": ["mcp", "--url", "http://127.0.0.1:8000"]}
+
+
+def test_install_writes_commands_that_run_without_the_venv_on_path(tmp_path: Path) -> None:
+    """Claude Code runs the hook with `/bin/sh -c` and its own PATH: a bare name there was `not found` (exit 127),
+    and every call went on silently without the hook; and it starts the MCP server by the command written."""
+    import shlex
+
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--install", "--project", "--url",
+                           "http://127.0.0.1:9"], cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PostToolUse"]
+    command = entry["hooks"][0]["command"]
+    assert shlex.split(command)[0] == str(BIN / "ctxsieve-hook")
+    sent = json.dumps(payload("Bash", {"command": "cat sync.log"}, {"stdout": LOG, "stderr": ""}))
+    ran = subprocess.run(["/bin/sh", "-c", command], input=sent, env=bare, cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60)
+    assert ran.returncode == 0 and "ctxsieve hook: output left unchanged" in ran.stderr, ran.stderr
+    server = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["ctxsieve"]
+    helped = subprocess.run([server["command"], *server["args"], "--help"], env=bare, capture_output=True, text=True,
+                            timeout=60)
+    assert helped.returncode == 0 and "--url" in helped.stdout, helped.stderr
+
+
+def test_install_from_a_folder_with_a_space_and_from_the_light_client_alone(tmp_path: Path) -> None:
+    """An environment at a path with a space (this venv seen through links): the commands written are quoted. With
+    no `ctxsieve` executable (the light client alone has no MCP server) it says so and writes nothing."""
+    import shlex
+
+    root = tmp_path / "my env"
+    scripts = root / "bin dir"
+    scripts.mkdir(parents=True)
+    (root / "pyvenv.cfg").write_text((BIN.parent / "pyvenv.cfg").read_text())
+    (root / "lib").symlink_to(BIN.parent / "lib")
+    (scripts / "python3").symlink_to(Path(sys.executable).resolve())
+    runs = {"ctxsieve-hook": "from ctxsieve_client.hooks.cli import main", "ctxsieve": "from ctxsieve.service.cli "
+            "import main"}
+    for name, line in runs.items():
+        (scripts / name).write_text(f'#!/bin/sh\nexec "$(dirname "$0")/python3" -c "import sys; {line}; '
+                                    'sys.exit(main())" "$@"\n')
+        (scripts / name).chmod(0o755)
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    install = [str(scripts / "ctxsieve-hook"), "claude-code", "--install", "--project", "--url", "http://127.0.0.1:9"]
+    done = subprocess.run(install, cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PostToolUse"]
+    command = entry["hooks"][0]["command"]
+    assert command == f"'{scripts / 'ctxsieve-hook'}' claude-code --url http://127.0.0.1:9"
+    sent = json.dumps(payload("Bash", {"command": "cat sync.log"}, {"stdout": LOG, "stderr": ""}))
+    ran = subprocess.run(["/bin/sh", "-c", command], input=sent, env=bare, cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60)
+    assert ran.returncode == 0 and "ctxsieve hook: output left unchanged" in ran.stderr, ran.stderr
+    assert shlex.split(done.stdout.splitlines()[1].split(": ", 2)[2])[0] == str(scripts / "ctxsieve")
+
+    (scripts / "ctxsieve").unlink()
+    (tmp_path / ".mcp.json").unlink()
+    done = subprocess.run(install, cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "no ctxsieve beside" in done.stderr and "install ctxsieve" in done.stderr
+    assert not (tmp_path / ".mcp.json").exists(), "nothing written"
 
 
 @pytest.mark.parametrize("response", [" ".join(f"plain text {i}" for i in range(800)),

@@ -5,7 +5,10 @@ agent: any failure, or a service slower than `--timeout`, leaves the output unch
 stderr. `--install [--project]` writes the hook into Claude Code's user (~/.claude/settings.json) or project
 (.claude/settings.json) settings, keeping what is there, and registers `ctxsieve mcp` as the MCP server
 `ctxsieve` (~/.claude.json, or the project's .mcp.json), so the model has `mcp__ctxsieve__filter_ref` and
-`mcp__ctxsieve__fetch_ref` to get back what was cut. With `--http` the hook it writes is Claude Code's
+`mcp__ctxsieve__fetch_ref` to get back what was cut. It writes the executables' absolute paths (beside this
+interpreter, else found on PATH), since Claude Code runs them with its own PATH, and runs each command it writes
+with `--help` before writing anything; the MCP server ships in the `ctxsieve` package only, so with the light
+client alone it says so and writes nothing. With `--http` the hook it writes is Claude Code's
 `type: "http"` hook (Claude Code 2.1.63 and later), posting each call to the service's `/v1/hooks/claude-code`
 instead of starting a process: the key goes in a header from `CTXSIEVE_API_KEY` (listed in `allowedEnvVars`, so
 it is never written into the settings).
@@ -17,6 +20,8 @@ import argparse
 import json
 import os
 import shlex
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -47,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.install:
-        for path in install(args, Path.cwd(), Path.home()):
-            sys.stdout.write(f"wrote {path}\n")
+        for path, what in install(args, Path.cwd(), Path.home()):
+            sys.stdout.write(f"wrote {path}: {what}\n")
         return 0
     try:
         payload = json.loads(sys.stdin.read() or "{}")
@@ -65,38 +70,77 @@ def run(args: argparse.Namespace) -> int:
 
 
 HOOK_COMMAND = "ctxsieve-hook"  # the light entry point (both installs have it): it starts in half the time
+SERVER_COMMAND = "ctxsieve"  # `ctxsieve mcp`: the MCP server is in the full package, not in ctxsieve-client
 
 
 HOOK_PATH = "/v1/hooks/claude-code"
 
 
-def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[Path]:
+def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[tuple[Path, str]]:
+    """Write the hook and the MCP server; each command is run once first (nothing is written if one fails)."""
     settings = (cwd / ".claude" / "settings.json") if args.project else (home / ".claude" / "settings.json")
     servers = (cwd / ".mcp.json") if args.project else (home / ".claude.json")
+    hook = _hook(args)
+    server = [executable(SERVER_COMMAND), "mcp", "--url", args.url]
+    if hook["type"] == "command":
+        check_runs(shlex.split(hook["command"]))
+    check_runs(server)
     data = _read(settings)
     entries = data.setdefault("hooks", {}).setdefault("PostToolUse", [])
     entries[:] = [e for e in ({**e, "hooks": [h for h in e.get("hooks", []) if not _ours(h)]} for e in entries)
                   if e["hooks"]]  # a ctxsieve hook already there (either kind) is replaced, the others kept
-    entries.append({"matcher": "*", "hooks": [_hook(args)]})
-    _write(settings, data)
+    entries.append({"matcher": "*", "hooks": [hook]})
     mcp = _read(servers)
-    mcp.setdefault("mcpServers", {})["ctxsieve"] = {"type": "stdio", "command": "ctxsieve",
-                                                    "args": ["mcp", "--url", args.url]}
+    mcp.setdefault("mcpServers", {})["ctxsieve"] = {"type": "stdio", "command": server[0], "args": server[1:]}
+    _write(settings, data)
     _write(servers, mcp)
-    return [settings, servers]
+    said = hook.get("command") or f"http hook to {hook['url']}"
+    return [(settings, f"PostToolUse {said}"), (servers, f"MCP server ctxsieve: {shlex.join(server)}")]
+
+
+def executable(name: str) -> str:
+    """`name`'s absolute path: the one beside this interpreter (the install running), else the one on PATH. Claude
+    Code runs the command with its own PATH, where a bare name fails (`/bin/sh: ctxsieve-hook: not found`)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        why = (" (`ctxsieve mcp`, which gives the model mcp__ctxsieve__fetch_ref, ships in the ctxsieve package, "
+               "not in ctxsieve-client: install ctxsieve)") if name == SERVER_COMMAND else ""
+        raise SystemExit(f"ctxsieve-hook --install: no {name} beside {sys.executable} nor on PATH{why}; "
+                         "nothing written")
+    return str(Path(found).absolute())
+
+
+def check_runs(command: list[str]) -> None:
+    """The command as written, with --help: one that cannot start would fail every call, silently, in Claude Code."""
+    try:
+        done = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SystemExit(f"ctxsieve-hook --install: {shlex.join(command)} does not run: {exc}; nothing written"
+                         ) from exc
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [""])[-1]
+        raise SystemExit(f"ctxsieve-hook --install: {shlex.join(command)} --help exited {done.returncode}: {last}; "
+                         "nothing written")
 
 
 def _hook(args: argparse.Namespace) -> dict[str, Any]:
     if not args.http:
-        return {"type": "command", "command": f"{HOOK_COMMAND} claude-code --url {shlex.quote(args.url)}",
-                "timeout": 30}
+        command = shlex.join([executable(HOOK_COMMAND), "claude-code", "--url", args.url])
+        return {"type": "command", "command": command, "timeout": 30}
     return {"type": "http", "url": args.url.rstrip("/") + HOOK_PATH, "timeout": 30,
             "headers": {"Authorization": "Bearer ${CTXSIEVE_API_KEY}"}, "allowedEnvVars": ["CTXSIEVE_API_KEY"]}
 
 
 def _ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and (str(hook.get("command", "")).startswith(f"{HOOK_COMMAND} claude-code")
-                                       or str(hook.get("url", "")).endswith(HOOK_PATH))
+    """A ctxsieve hook written by any install: the command by bare name or by path, or the http hook."""
+    if not isinstance(hook, dict):
+        return False
+    try:
+        words = shlex.split(str(hook.get("command", "")))
+    except ValueError:  # not a command line this install wrote
+        words = []
+    ours = len(words) > 1 and Path(words[0]).name == HOOK_COMMAND and words[1] == "claude-code"
+    return ours or str(hook.get("url", "")).endswith(HOOK_PATH)
 
 
 def _read(path: Path) -> dict[str, Any]:
