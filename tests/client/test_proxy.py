@@ -109,7 +109,8 @@ def test_anthropic_sdk_a_large_read_is_cut_and_everything_else_arrives_as_sent(s
     assert answer.content[0].type == "text" and answer.content[0].text == "Done."  # the answer as the model gave it
     received = model.requests[-1]
     (cut,) = tool_results(received)
-    assert 'fetch_ref(ref="src_' in cut["content"] and "lines" in cut["content"]
+    assert 'Read(file_path="/repo/app/h0.py", offset=A, limit=B-A+1)' in cut["content"], "the rest with its own Read"
+    assert "fetch_ref" not in cut["content"] and "filter_ref" not in cut["content"], "a tool it is not offered"
     assert 'raise RuntimeError("handler 17 gave up after retries")' in cut["content"], "the named method is shown"
     assert len(cut["content"]) < len(SOURCE) / 2
     assert cut["cache_control"] == {"type": "ephemeral"}
@@ -121,7 +122,7 @@ def test_anthropic_sdk_a_large_read_is_cut_and_everything_else_arrives_as_sent(s
     sdk.messages.create(**later)  # type: ignore[arg-type]
     again = tool_results(model.requests[-1])
     assert again[0]["content"] == cut["content"]
-    assert 'fetch_ref(ref="src_' in again[1]["content"]
+    assert 'Read(file_path="/repo/app/h1.py", offset=A' in again[1]["content"]
 
 
 def test_small_results_errors_and_images_pass_and_an_unchanged_request_keeps_its_bytes(stub_url: str,
@@ -165,7 +166,8 @@ def test_openai_chat_sdk_cuts_a_tool_message_and_leaves_an_error_text(stub_url: 
         assert text == "Done."
         received = chat.requests[-1]["messages"]
         shown = received[3]["content"]
-        assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
+        assert "ERROR shard 431 checksum mismatch" in shown and "sed -n 'A,Bp' sync.log" in shown
+        assert "fetch_ref" not in shown, "the request offers no tools: the rest from the file"
         assert len(received[3]["content"]) < len(LOG) / 3
         assert received[4]["content"] == TRACE, "an error text passes whole"
         assert received[:3] == messages[:3]
@@ -192,7 +194,7 @@ def test_openai_responses_sdk_cuts_a_function_call_output(stub_url: str, serve: 
     received = model.requests[-1]["input"]
     assert received[:2] == items[:2]
     shown = received[2]["output"]
-    assert "ERROR shard 431 checksum mismatch" in shown and 'fetch_ref(ref="src_' in shown
+    assert "ERROR shard 431 checksum mismatch" in shown and "sed -n 'A,Bp' sync.log" in shown
 
 
 def test_codex_command_json_has_only_its_output_cut_and_a_failed_command_passes(stub_url: str, serve: Any) -> None:
@@ -215,7 +217,7 @@ def test_codex_command_json_has_only_its_output_cut_and_a_failed_command_passes(
         received = model.requests[-1]["input"]
         shown = json.loads(received[2]["output"][1]["text"])
         assert {k: v for k, v in shown.items() if k != "output"} == {k: v for k, v in ran.items() if k != "output"}
-        assert "ERROR shard 431 checksum mismatch" in shown["output"] and 'fetch_ref(ref="src_' in shown["output"]
+        assert "ERROR shard 431 checksum mismatch" in shown["output"] and "sed -n 'A,Bp' sync.log" in shown["output"]
         assert received[2]["output"][0] == items[2]["output"][0]
         assert received[4] == items[4], "a command that failed reaches the model whole"
     finally:
@@ -256,22 +258,30 @@ def test_an_upstream_error_reaches_the_client_as_the_upstream_sent_it(stub_url: 
         assert unreachable.status_code == 502 and unreachable.json()["error"]["type"] == "api_error"
 
 
-def test_old_results_are_cleared_in_steps_and_a_cleared_cut_names_the_whole_output(stub_url: str,
-                                                                                    serve: Any) -> None:
+REF_TOOLS = [{"name": name, "description": name, "input_schema": {"type": "object", "properties": {
+    "ref": {"type": "string"}}}} for name in ("filter_ref", "fetch_ref")]
+
+
+@pytest.mark.parametrize("offered", [[], REF_TOOLS])
+def test_old_results_are_cleared_in_steps_and_a_cleared_cut_names_the_whole_output(stub_url: str, serve: Any,
+                                                                                    offered: list[Any]) -> None:
+    """A cleared result names the ref of the whole output, and calls ctxsieve's tools only when they are offered."""
     model = ScriptedModel(calls=[])
     url = proxy(serve, stub_url, anthropic_api=serve(model.app), trigger_tokens=4000, keep_tool_results=1,
                 clear_at_least=1000)
     sdk = anthropic.Anthropic(base_url=url, api_key="sk-test", max_retries=0)
     bodies = []
     for reads in (1, 5, 6):
-        sdk.messages.create(model="m", max_tokens=10, messages=anthropic_history(reads))  # type: ignore[arg-type]
+        sdk.messages.create(model="m", max_tokens=10, messages=anthropic_history(reads),  # type: ignore[arg-type]
+                            tools=offered)
         bodies.append(model.requests[-1])
     first_cut = tool_results(bodies[0])[0]["content"]
-    ref = first_cut.split('fetch_ref(ref="')[1].split('"')[0]
+    ref = re.findall(r"\[ctxsieve (src_[0-9a-f]+): ", first_cut)[-1]
     cleared = tool_results(bodies[1])[0]["content"]
     assert cleared.startswith(f"[ctxsieve {ref}: tool output cleared"), "it names the file, not the cut"
-    assert 'fetch_ref(ref="' in cleared and "re-run: Read(" in cleared
-    assert tool_results(bodies[1])[-1]["content"] != SOURCE and "fetch_ref(" in tool_results(bodies[1])[-1]["content"]
+    assert ('fetch_ref(ref="' in cleared) == bool(offered) and "re-run: Read(" in cleared
+    latest = tool_results(bodies[1])[-1]["content"]
+    assert latest != SOURCE and "[ctxsieve src_" in latest and ("fetch_ref(" in latest) == bool(offered)
     shared = [r["content"] for r in tool_results(bodies[1])[:4]]
     assert [r["content"] for r in tool_results(bodies[2])[:4]] == shared, "the prefix keeps its bytes"
     whole = Client(stub_url).fetch_ref(ref)
@@ -334,18 +344,22 @@ def test_real_claude_code_through_the_proxy_sees_a_cut_read_with_the_files_line_
     assert second.startswith("30\t") and "fetch_ref" not in second, "a small read (20 lines) passes as it is"
 
 
-def run_codex(url: str, tmp_path: Path, prompt: str) -> subprocess.CompletedProcess[str]:
-    """`codex exec` (0.169) with a model provider whose base_url is the proxy, as the README's setup writes it."""
+def run_codex(url: str, tmp_path: Path, prompt: str, model: str = "gpt-6.1-sol", config: tuple[str, ...] = ()
+              ) -> subprocess.CompletedProcess[str]:
+    """`codex exec` (0.169) with a model provider whose base_url is the proxy, as the README's setup writes it, and
+    settings given as `-c key=value`. The model's name sets Codex's tools: an unknown one gets its `exec` (JavaScript
+    calling `tools.exec_command`), `gpt-5-codex` an `exec_command` function."""
     from tests.client.test_codex_gateway import CODEX
 
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     (home / ".codex" / "config.toml").write_text("\n".join([
-        'model = "gpt-6.1-sol"', 'model_provider = "sieved"', 'approval_policy = "never"',
+        f'model = "{model}"', 'model_provider = "sieved"', 'approval_policy = "never"',
         'sandbox_mode = "read-only"', "", "[model_providers.sieved]", 'name = "OpenAI through ctxsieve"',
         f'base_url = "{url}/v1"', 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ""]))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"), "OPENAI_API_KEY": "sk-test"}
-    return subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", prompt], cwd=tmp_path, env=env,
+    settings = [word for setting in config for word in ("-c", setting)]
+    return subprocess.run([str(CODEX), "exec", *settings, "--skip-git-repo-check", prompt], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -370,7 +384,8 @@ def test_real_codex_through_the_proxy_has_a_large_shell_output_cut(stub_url: str
     assert [len(o) for o in outputs] == [0, 1, 2]
     log_result = json.loads(outputs[1][0]["output"][-1]["text"])
     assert log_result["exit_code"] == 0 and "ERROR shard 431 checksum mismatch" in log_result["output"]
-    assert 'fetch_ref(ref="src_' in log_result["output"] and len(log_result["output"]) < len(log) / 3
+    assert "sed -n 'A,Bp' sync.log" in log_result["output"] and len(log_result["output"]) < len(log) / 3
+    assert "fetch_ref" not in log_result["output"], "Codex offers its model no ctxsieve tool"
     assert outputs[2][0] == outputs[1][0], "the same cut in the later request"
     assert "just a few words" in json.dumps(outputs[2][1])
 
@@ -421,7 +436,7 @@ def test_the_ctxsieve_proxy_command_serves_count_tokens_projected(stub_url: str,
             except httpx.ConnectError:
                 time.sleep(0.1)
         assert answer.json() == {"input_tokens": 100}
-        assert 'fetch_ref(ref="src_' in tool_results(model.counted[-1])[0]["content"]
+        assert "[ctxsieve src_" in tool_results(model.counted[-1])[0]["content"]
     finally:
         process.terminate()
         process.wait(10)

@@ -10,9 +10,11 @@ results in the same order.
 
 A result is cut text part by text part: a string result is one part, a list result's text parts are each one (an
 image or any other part is never touched, nor the keys beside a part's text, such as `cache_control`). A text part
-that is a command's JSON result (an object with `exit_code` and a string `output`, Codex's `exec_command`) has
-only its `output` cut, and is an error when its exit code is not 0. In the OpenAI formats, which have no error
-flag, a part that begins like an error (ERROR_STARTS, as `/v1/context/compact` reads them) is one.
+that is a command's result has only its output cut, and is an error when its exit code is not 0: a JSON object with
+`exit_code` and a string `output` (Codex's `exec_command` inside its `exec`), or Codex's text form of the same
+(`Chunk ID: ...`, `Wall time: ...`, `Process exited with code N`, ..., `Output:` and the output). In the OpenAI
+formats, which have no error flag, a part that begins like an error (ERROR_STARTS, as `/v1/context/compact` reads
+them) is one.
 """
 
 from __future__ import annotations
@@ -104,6 +106,19 @@ def _text_parts(content: Any, text_types: tuple[str, ...], holder: dict[str, Any
             yield part["text"], (lambda p: lambda shown: p.__setitem__("text", shown))(part)
 
 
+# Codex's text form of a command's result (codex-rs unified exec): its header lines, then the output
+_CODEX_HEADER = re.compile(r"\A(?:Chunk ID: \S+\n)?Wall time: [0-9.]+ seconds\n(?:Process exited with code (-?\d+)\n)?"
+                           r"(?:Process running with session ID \S+\n)?(?:Original token count: \d+\n)?Output:\n")
+
+
+def _codex_text_output(text: str) -> tuple[str, int, Callable[[str], str]] | None:
+    """Codex's text result of a command: its output, exit code (0 while it runs on) and the header kept as it came."""
+    header = _CODEX_HEADER.match(text)
+    if header is None:
+        return None
+    return text[header.end():], int(header.group(1) or 0), lambda shown: text[:header.end()] + shown
+
+
 def _command_output(text: str) -> tuple[str, int, Callable[[str], str]] | None:
     """A command's JSON result (`{"exit_code": 0, "output": "..."}`, Codex's `exec_command`, maybe under Codex's
     own warning that it shortened the output): its output, exit code, and how to put other output back in the same
@@ -128,6 +143,14 @@ def _command_output(text: str) -> tuple[str, int, Callable[[str], str]] | None:
 
 
 _LAST_OUTPUT = re.compile(r'(\{[^\n]*?"exit_code":(-?\d+)[^\n]*?"output":")(.*)"\}\s*\Z', re.S)
+# Codex cuts a JSON result's text at a byte: its mark may split an escape (`\` or `\u00` before it, the rest after)
+_SPLIT_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)(\\(?:u[0-9a-fA-F]{0,3})?)(…\d+ (?:tokens|chars) truncated…)")
+
+
+def _escapes_whole(raw: str) -> str:
+    """The JSON string's text with an escape Codex's mark split put back together after the mark: the mark's
+    place in the text moves by one character, and the character the escape stood for comes back."""
+    return _SPLIT_ESCAPE.sub(lambda m: m.group(1) + m.group(3) + m.group(2), raw)
 
 
 def _last_field_output(text: str, start: int) -> tuple[str, int, Callable[[str], str]] | None:
@@ -135,7 +158,7 @@ def _last_field_output(text: str, start: int) -> tuple[str, int, Callable[[str],
     if found is None:
         return None
     try:
-        output = json.loads(f'"{found.group(3)}"')
+        output = json.loads(f'"{_escapes_whole(found.group(3))}"')
     except ValueError:
         return None
     head = text[:start] + found.group(1)
@@ -146,7 +169,7 @@ def _emit(call: _Call, text: str, put: Callable[[str], None], flagged: bool,
           read_errors: bool) -> Part:
     """One part, a command's JSON result opened to its output; `read_errors`: the format has no error flag."""
     intent = step_intent(call.request, call.said, call.arguments)
-    command = _command_output(text)
+    command = _command_output(text) or _codex_text_output(text)
     if command is not None:
         output, code, rebuild = command
         return Part(text=output, tool=call.tool, arguments=call.arguments, intent=intent,
@@ -225,6 +248,33 @@ def _responses(items: Any) -> Iterator[Part]:
             call = calls.get(str(item.get("call_id")), _Call("tool", {}, "", request))
             for text, put in _text_parts(item.get("output"), ("input_text", "output_text"), item, "output"):
                 yield _emit(call, text, put, False, read_errors=True)
+
+
+def tool_names(fmt: Format, body: Mapping[str, Any]) -> frozenset[str]:
+    """The names of the tools the request offers: its tools, and a Responses request's `additional_tools` items
+    (Codex's), namespaces opened."""
+    items = body.get("input") if fmt == "responses" else None
+    extra = [t for i in (items if isinstance(items, list) else [])
+             if isinstance(i, dict) and i.get("type") == "additional_tools" for t in i.get("tools") or []]
+    return frozenset(_names(body.get("tools"))) | frozenset(_names(extra))
+
+
+def _names(tools: Any) -> Iterator[str]:
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, dict):
+            function = tool.get("function")
+            name = function.get("name") if isinstance(function, dict) else tool.get("name")
+            if isinstance(name, str):
+                yield name
+            yield from _names(tool.get("tools"))
+
+
+def offers_tools(fmt: Format, body: Mapping[str, Any]) -> bool:
+    """The request offers its model tools (in `tools`, or a Responses request's `additional_tools` item)."""
+    tools = body.get("tools")
+    items = body.get("input") if fmt == "responses" else None
+    return bool(isinstance(tools, list) and tools) or (isinstance(items, list) and any(
+        isinstance(i, dict) and i.get("type") == "additional_tools" for i in items))
 
 
 _REF_TOOL = re.compile(r"(mcp__[A-Za-z0-9_-]+?__)(?:filter_ref|fetch_ref)\b")

@@ -4,8 +4,15 @@ cleared, or the body untouched.
 - Each text part of a tool result over `passthrough_tokens` that is not an error goes through the one cutting rule
   (`ctxsieve_client.cutting`): its intent is the latest user request, the assistant's words and the call that
   asked for it, all of which precede it, so its cut depends only on the conversation's prefix. A cut is a pure
-  function of the part and that prefix, so it is kept by that key: a later request of the conversation reuses it
-  without asking the service (and a restarted proxy gets the same bytes from the service).
+  function of the part, that prefix and the tools the request offers, so it is kept by that key: a later request
+  of the conversation reuses it without asking the service (and a restarted proxy gets the same bytes from the
+  service).
+- A part the agent already cut (`ctxsieve_client.partial`: Codex keeps ~10k tokens of a command's output, head and
+  tail) is cut as the text it kept, which its ref holds, and shown with only the line numbers that can be placed in
+  the whole output; its placeholder says the agent cut it before ctxsieve saw it.
+- The placeholder names `filter_ref` / `fetch_ref` only when the request offers them (an MCP server's, or the
+  proxy's own under `--serve-tools`); otherwise it names the model's own ways to the rest (`placeholders`), and a
+  cleared result's placeholder from compaction loses its calls of them too.
 - Then the history goes to `/v1/context/compact` (the `tools` placeholder style) when it may be over the trigger:
   its steps are prefix-stable, so between steps the projection of the earlier turns keeps its bytes. A cleared
   cut names the ref of the whole output it was taken from.
@@ -23,15 +30,18 @@ import copy
 import hashlib
 import json
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
+from .. import partial, placeholders
 from ..client import Call, ContentType
-from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_file
+from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_file, was_cut
 from ..models import Compaction, FilterResult
-from .formats import Format, Part, first_turn, history, named, parts, ref_tool_prefix
+from ..placeholders import Tools
+from .formats import Format, Part, first_turn, history, named, offers_tools, parts, ref_tool_prefix, tool_names
 from .numbering import renumbered, unnumbered
 
 log = logging.getLogger("ctxsieve.proxy")
@@ -40,6 +50,7 @@ Send = Callable[[Call[M]], Awaitable[M]]
 MEMO_SIZE = 4096  # cuts kept in memory (a conversation of 40 turns holds tens)
 COMPACT_FORMATS: dict[Format, Literal["openai", "anthropic", "responses"]] = {
     "anthropic": "anthropic", "chat": "openai", "responses": "responses"}
+_CLEARED = re.compile(r"\A\[ctxsieve src_[0-9a-f]+: tool output cleared")  # a placeholder compaction wrote
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,10 +83,12 @@ def session_of(fmt: Format, body: dict[str, Any]) -> str:
 class Projector:
     """Projects request bodies through the service, remembering cuts by their part and prefix."""
 
-    def __init__(self, send: Send[Any], options: ProxyOptions) -> None:
+    def __init__(self, send: Send[Any], options: ProxyOptions, serve_tools: bool = False) -> None:
         self._send = send
         self.options = options
+        self.serve_tools = serve_tools  # the proxy offers filter_ref / fetch_ref itself (to requests offering tools)
         self._cuts: OrderedDict[str, str | None] = OrderedDict()  # key -> the cut (None: the part passes whole)
+        self.partials: OrderedDict[str, partial.Partial] = OrderedDict()  # ref -> the agent's cut of what it holds
         self._pending: dict[str, asyncio.Task[str | None]] = {}
         # per conversation: (turns, their tokens, a hash of them) as the service last counted its history
         self._counted: OrderedDict[str, tuple[int, int, str]] = OrderedDict()
@@ -83,21 +96,32 @@ class Projector:
     async def project(self, fmt: Format, body: dict[str, Any]) -> Projection:
         out = Projection(body=None, session=session_of(fmt, body))
         projected = body
+        tools = self.tools_of(fmt, body)
         if any(self._wanted(p) for p in parts(fmt, body)):  # copied only when a part will be replaced
             projected = copy.deepcopy(body)
-            cuts = await self._cuts_of([(p, self._key(p)) for p in parts(fmt, projected) if self._wanted(p)], out)
+            wanted = [(p, self._key(p, tools)) for p in parts(fmt, projected) if self._wanted(p)]
+            cuts = await self._cuts_of(wanted, out, tools)
             prefix = ref_tool_prefix(fmt, body)
             for part, shown in cuts:
                 part.put(named(shown, prefix))
             out.cut = len(cuts)
-        projected = await self._compact(fmt, projected, out)
+        projected = await self._compact(fmt, projected, out, tools)
         out.body = projected if out.cut or out.cleared else None
         return out
 
-    async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection) -> list[tuple[Part, str]]:
+    def tools_of(self, fmt: Format, body: dict[str, Any]) -> Tools:
+        """What the request's model can call to get more: ctxsieve's ref tools (its own, an MCP server's, or the
+        proxy's), and a Read taking offset and limit."""
+        names = tool_names(fmt, body)
+        ref_tools = bool(ref_tool_prefix(fmt, body)) or "fetch_ref" in names or (
+            self.serve_tools and offers_tools(fmt, body))
+        return Tools(ref_tools=ref_tools, read="Read" in names)
+
+    async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection, tools: Tools
+                       ) -> list[tuple[Part, str]]:
         """Each part's cut (None-cuts, parts that pass whole, left out): remembered ones at once, the others from
         the service within the budget; one still running or failed is said in `out.failures`."""
-        running = {key: self._pending.get(key) or self._start(key, part, out.session)
+        running = {key: self._pending.get(key) or self._start(key, part, out.session, tools)
                    for part, key in wanted if key not in self._cuts}
         if running:
             await asyncio.wait(set(running.values()), timeout=self.options.budget_s)
@@ -121,29 +145,31 @@ class Projector:
     def _wanted(self, part: Part) -> bool:
         return not part.is_error and not passes(part.text, self.options.cut)
 
-    def _key(self, part: Part) -> str:
+    def _key(self, part: Part, tools: Tools) -> str:
         facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
-                 self.options.max_tokens]
+                 self.options.max_tokens, tools.ref_tools, tools.read]
         return hashlib.sha256(json.dumps(facts, ensure_ascii=False, sort_keys=True, default=str).encode()
                               ).hexdigest()
 
-    def _start(self, key: str, part: Part, session: str) -> asyncio.Task[str | None]:
+    def _start(self, key: str, part: Part, session: str, tools: Tools) -> asyncio.Task[str | None]:
         """The cut's task, shared while it runs; it goes on after its request moves on, for the next to use."""
-        task = asyncio.ensure_future(self._cut(key, part, session))
+        task = asyncio.ensure_future(self._cut(key, part, session, tools))
         task.add_done_callback(_retrieved)  # a cut that failed after its request moved on is not an alarm
         self._pending[key] = task
         return task
 
-    async def _cut(self, key: str, part: Part, session: str) -> str | None:
+    async def _cut(self, key: str, part: Part, session: str, tools: Tools) -> str | None:
         try:
             numbered = unnumbered(part.text)
-            text = numbered[0] if numbered else part.text
+            kept = None if numbered else partial.read(part.text)
+            text = numbered[0] if numbered else kept[0] if kept else part.text
             kind: ContentType = "code" if prints_source_file(part.arguments) else "auto"
             request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind)
             shown = None
             if request is not None:
                 result: FilterResult = await self._send(replace(request, session=session))
-                shown = cut_text(renumbered(result, numbered[1]) if numbered else result, self.options.cut)
+                shown = self._shown(renumbered(result, numbered[1]) if numbered else result, part, tools,
+                                    kept[1] if kept else None)
             self._cuts[key] = shown
             while len(self._cuts) > MEMO_SIZE:
                 self._cuts.popitem(last=False)
@@ -151,7 +177,24 @@ class Projector:
         finally:
             self._pending.pop(key, None)
 
-    async def _compact(self, fmt: Format, body: dict[str, Any], out: Projection) -> dict[str, Any]:
+    def _shown(self, result: FilterResult, part: Part, tools: Tools, cut: partial.Partial | None) -> str | None:
+        """What the model sees: the cut with the service's placeholder when it names only tools the model has,
+        else with one in the model's own tools; a text the agent cut first with only the numbers that can be
+        placed."""
+        if not was_cut(result, self.options.cut):
+            return None
+        if cut is None and (tools.ref_tools or result.more is None):
+            return cut_text(result, self.options.cut)
+        assert result.more is not None  # (a service older than `more` gives no partial text more than it has)
+        line = placeholders.line(result.more, placeholders.source_of(part.arguments), tools, cut)
+        if cut is None:
+            return cut_text(result, self.options.cut, lambda _: line)
+        self.partials[result.ref] = cut
+        while len(self.partials) > MEMO_SIZE:
+            self.partials.popitem(last=False)
+        return partial.render_cut(result, cut, line)
+
+    async def _compact(self, fmt: Format, body: dict[str, Any], out: Projection, tools: Tools) -> dict[str, Any]:
         """The body with its history compacted (a new dict when cleared: the body given is not changed)."""
         turns = history(fmt, body)
         if not turns:
@@ -176,7 +219,13 @@ class Projector:
             return body
         if done.compacted:
             out.cleared = len(done.cleared)
-            return {**body, "input" if fmt == "responses" else "messages": done.messages}
+            compacted = {**body, "input" if fmt == "responses" else "messages": done.messages}
+            prefix = ref_tool_prefix(fmt, body)
+            for part in parts(fmt, compacted):  # a cleared result's calls of ctxsieve's tools, as the model has them
+                if _CLEARED.match(part.text):
+                    part.put(named(part.text, prefix) if tools.ref_tools else placeholders.without_ref_tools(
+                        part.text))
+            return compacted
         else:  # under the trigger: the next request of the conversation counts only its new turns
             self._counted[out.session] = (len(sent), done.usage.input_tokens, _prefix_hash(sent))
             while len(self._counted) > MEMO_SIZE:

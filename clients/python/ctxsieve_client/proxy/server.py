@@ -55,8 +55,8 @@ class ProxyApp:
                  serve_tools: bool = False, upstream_transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.service = AsyncClient(service_url, api_key=api_key, timeout=max(options.budget_s, 1.0) + 60)
         self.upstreams = upstreams
-        self.projector = Projector(self.service.send, options)
-        self.tools = ToolServer(self.service.send) if serve_tools else None
+        self.projector = Projector(self.service.send, options, serve_tools=serve_tools)
+        self.tools = ToolServer(self.service.send, self.projector.partials) if serve_tools else None
         self._transport = upstream_transport
         self._http: httpx.AsyncClient | None = None
 

@@ -10,14 +10,17 @@ answers ours as unknown, and the model sees that). A streamed answer is held unt
 cannot know before its end whether it calls one of these; the client then gets it as the upstream streamed it.
 An upstream error is passed on as it came.
 
-The fetched text is not in the client's history: a later turn that needs it again asks again.
+The fetched text is not in the client's history: a later turn that needs it again asks again. A ref holding a text an
+agent cut before ctxsieve saw it (the projector's `partials`) is answered with what its lines are: a fetched part
+after a line saying they are the kept text's lines (and which of the output's they are, where that is known), a
+re-filter with only the numbers that can be placed.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -25,8 +28,9 @@ import httpx
 
 from ..client import CtxsieveError, Requests
 from ..models import FilterResult, RefContent
+from ..partial import Partial, fetch_note, render_cut
 from ..wrap import render_result
-from .formats import Format, dumps
+from .formats import Format, dumps, offers_tools
 from .projection import Send
 
 M = TypeVar("M")
@@ -70,13 +74,10 @@ def offered(fmt: Format, body: dict[str, Any]) -> dict[str, Any]:
     """The request with the two tools at the end of its tools (when it offers tools and not already these). A
     Responses request may offer its tools in an `additional_tools` input item instead (Codex does): then the two
     are its top-level tools."""
-    tools = body.get("tools")
-    if not isinstance(tools, list) or not tools:
-        items = body.get("input") if fmt == "responses" else None
-        if isinstance(items, list) and any(isinstance(i, dict) and i.get("type") == "additional_tools"
-                                           for i in items):
-            return {**body, "tools": [*(tools or []), *definitions(fmt)]}
+    if not offers_tools(fmt, body):
         return body
+    given = body.get("tools")
+    tools = given if isinstance(given, list) else []
     names = {t.get("name") or (t.get("function") or {}).get("name") for t in tools if isinstance(t, dict)}
     return {**body, "tools": [*tools, *(d for d in definitions(fmt) if _name(d) not in names)]}
 
@@ -86,8 +87,9 @@ def _name(definition: dict[str, Any]) -> str:
 
 
 class ToolServer:
-    def __init__(self, send: Send[Any]) -> None:
+    def __init__(self, send: Send[Any], partials: Mapping[str, Partial] | None = None) -> None:
         self._send = send
+        self._partials = partials if partials is not None else {}  # ref -> the agent's cut of what it holds
 
     async def answer(self, fmt: Format, body: dict[str, Any], session: str, upstream: Upstream) -> httpx.Response:
         """The upstream's last answer, read whole, after answering up to MAX_ROUNDS of calls of the two tools."""
@@ -111,13 +113,15 @@ class ToolServer:
                 found: FilterResult = await self._send(replace(Requests.refilter(
                     ref, str(arguments.get("query") or ""), k=8, max_tokens=budget, placeholder="tools"),
                     session=session))
-                return render_result(found)
+                cut = self._partials.get(ref)
+                return render_cut(found, cut, found.placeholder) if cut else render_result(found)
             chunk = arguments.get("chunk") if isinstance(arguments.get("chunk"), int) else None
             window = arguments.get("window") if isinstance(arguments.get("window"), int) else 0
             lines = arguments.get("lines") if isinstance(arguments.get("lines"), str) else None
             part: RefContent = await self._send(replace(Requests.fetch_ref(
                 ref, chunk=chunk, window=window if chunk is not None else None, lines=lines), session=session))
-            return part.text
+            cut = self._partials.get(ref)  # a text an agent cut: its own line numbers are not the output's
+            return f"{fetch_note(cut, part.line_start, part.line_end)}\n{part.text}" if cut else part.text
         except CtxsieveError as exc:
             return f"Error: {exc.status} {exc.type}: {exc.message}"
 
