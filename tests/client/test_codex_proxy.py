@@ -143,6 +143,8 @@ def test_a_file_codex_cut_first_is_shown_with_only_true_line_numbers(stub_url: s
     total = len(source.split("\n"))
     if placed:
         assert max(numbers) > total - 500 and "on both sides of the cut" in line, "the kept tail, placed"
+        first, last = map(int, re.findall(r"the cut, which spans the file's lines (\d+)-(\d+)", line)[0])
+        assert not any(first <= n <= last for n in numbers), "the lines Codex's cut took are named, none shown"
     else:
         assert max(numbers) < total / 2 and "lines have no number" in line
         assert "── after Codex's cut: lines whose place in the output is unknown" in shown
@@ -169,7 +171,7 @@ def test_with_serve_tools_a_fetch_by_line_numbers_says_they_are_the_kept_texts(s
                                                           ("fetch_ref", across_the_mark)], serve_tools=True)
     line = placeholder_of(asked["shown"])
     assert "Codex cut this output before ctxsieve saw it" in line
-    assert re.search(r'lines A-B of the text Codex kept \(its own numbering, the output\'s only to line \d+\): '
+    assert re.search(r'lines A-B of the text Codex kept \(its own numbering, the file\'s only to line \d+\): '
                      r'fetch_ref\(ref="src_', line)
     fetched = api.outputs(api.requests[-1])[-1]["output"]
     note, _, text = fetched.partition("\n")

@@ -46,7 +46,11 @@ def test_codex_marks_are_read_and_its_line_count_places_the_kept_tail() -> None:
         before, after = assert_placed_truly(kept, cut, output)
         assert before > 30 and after > 30 and cut.shift is not None
         mark = cut.cuts[0][0]
-        assert cut.line(mark) is None and "tokens truncated" in kept.split("\n")[mark - 1]
+        row = kept.split("\n")[mark - 1]
+        assert cut.line(mark) is None and "tokens truncated" in row
+        first, last = cut.dropped_lines() or (0, 0)
+        out_lines = output.split("\n")
+        assert out_lines[first - 1].startswith(row.split("…")[0]) and out_lines[last - 1].endswith(row.split("…")[-1])
     kept, cut = read(codex_cut(OUTPUT, 4000, header=False)) or ("", None)
     assert cut is not None and cut.shift is None, "without Codex's line count the tail cannot be placed"
     assert assert_placed_truly(kept, cut, OUTPUT)[1] == 0
@@ -148,7 +152,7 @@ def test_placeholders_name_only_the_tools_the_model_has() -> None:
     with_tools = line(more, codex, Tools(ref_tools=True), cut)
     assert with_tools.startswith("[ctxsieve src_ab12: Codex cut this output before ctxsieve saw it (5 tokens from "
                                  "its middle); of what it kept, 3 of 9 chunks shown")
-    assert "(its own numbering, the output's only to line 39): fetch_ref(ref=\"src_ab12\", lines=\"A-B\")" in with_tools
+    assert "(its own numbering, the file's only to line 39): fetch_ref(ref=\"src_ab12\", lines=\"A-B\")" in with_tools
     assert "(of 120)" not in with_tools, "the kept text's line count is not the file's"
     cleared = ('[ctxsieve src_ab12: tool output cleared from the context, 900 tokens kept whole; more: filter_ref('
                'ref="src_ab12", query="..."); whole: fetch_ref(ref="src_ab12"); re-run: Read(file_path="/a; b.py")]')

@@ -60,6 +60,11 @@ class Partial:
             return n
         return n + self.shift if self.shift is not None and n > self.cuts[-1][1] else None
 
+    def dropped_lines(self) -> tuple[int, int] | None:
+        """The output's lines the cut took (the mark's line holds the start of the first and the end of the last),
+        when the lines after it can be placed."""
+        return (self.head + 1, self.cuts[-1][1] + self.shift) if self.shift is not None else None
+
     def is_mark(self, n: int) -> bool:
         return any(first <= n <= last for first, last in self.cuts)
 

@@ -85,7 +85,7 @@ def line(more: More, source: Source, tools: Tools, cut: Partial | None = None) -
     ref = more.ref or ""
     facts = [_shown(more, cut), *([_numbers(cut, source)] if cut else [])]
     if tools.ref_tools:
-        facts += _ref_ways(more, ref, cut)
+        facts += _ref_ways(more, ref, source, cut)
     facts += _own_ways(more, source, tools, cut)
     return f"[ctxsieve {ref}: " + "; ".join(facts) + "]"
 
@@ -103,19 +103,24 @@ def _shown(more: More, cut: Partial | None) -> str:
 
 
 def _numbers(cut: Partial, source: Source) -> str:
-    whose = "the file's" if source.path else "the output's"
-    if cut.shift is not None:
-        return f"numbered lines are {whose} own, on both sides of the cut"
+    whose = _whose(source)
+    if (dropped := cut.dropped_lines()) is not None:
+        return f"numbered lines are {whose} own, on both sides of the cut, which spans {whose} lines " \
+               f"{dropped[0]}-{dropped[1]}"
     return f"numbered lines are {whose} own; after the cut, lines have no number (their place is unknown)"
 
 
-def _ref_ways(more: More, ref: str, cut: Partial | None) -> list[str]:
+def _whose(source: Source) -> str:
+    return "the file's" if source.path else "the output's"
+
+
+def _ref_ways(more: More, ref: str, source: Source, cut: Partial | None) -> list[str]:
     ways = [f"more: filter_ref(ref={json.dumps(ref)}, query=\"...\")"]
     if more.shown == "outline":
         ways.insert(0, f"a part: fetch_ref(ref={json.dumps(ref)}, chunk=N, window=1)")
     fetch = f"fetch_ref(ref={json.dumps(ref)}, lines=\"A-B\")"
     if cut is not None:
-        ways.append(f"lines A-B of the text {cut.agent} kept (its own numbering, the output's only to line "
+        ways.append(f"lines A-B of the text {cut.agent} kept (its own numbering, {_whose(source)} only to line "
                     f"{cut.head}): {fetch}")
     elif more.lines is not None and more.shown == "some":
         ways.append(f"lines A-B of {more.lines}: {fetch}")
