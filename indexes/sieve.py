@@ -182,6 +182,9 @@ class Sieve:
     def _project(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
         if params.max_tokens is None and source.content_type in LINE_KINDS and params.mode != "outline":
             params = replace(params, max_tokens=code_budget(source.view_tokens))
+        if source.content_type == "log" and params.max_tokens is not None and params.mode != "outline":
+            params = replace(params, max_tokens=max(params.max_tokens, _must_show_tokens(source)),
+                             k=max(params.k, _must_show_count(source)))
         if self._fits(source, params):
             return self._whole(source, rerun)
         if params.mode == "outline":
@@ -415,6 +418,20 @@ def _named(sources: Sequence[Source], prep: Prepared, query: str) -> np.ndarray 
             if owner == si and any(f.line is not None and first <= f.line <= last for f in frames):
                 boost[i] = 2.0
     return boost if boost.any() else None
+
+
+def _must_show(source: Source) -> list[Chunk]:
+    """A log's failures and summary: shown whole whatever the budget (an error is never cut, and a failing run's
+    failures are its error)."""
+    return [c for c in source.chunks if c.context.split(":", 1)[0] in (FAILURE, SUMMARY)]
+
+
+def _must_show_tokens(source: Source) -> int:
+    return sum(c.tokens for c in _must_show(source))
+
+
+def _must_show_count(source: Source) -> int:
+    return len(_must_show(source))
 
 
 def _first_in_logs(prep: Prepared) -> np.ndarray:

@@ -47,6 +47,18 @@ def test_a_test_log_keeps_every_failure_and_the_summary(client: TestClient, pyte
         assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]]), "whole lines, true numbers"
 
 
+def test_a_logs_failures_fit_whole_whatever_the_budget(client: TestClient, pytest_log: str) -> None:
+    """A budget smaller than the failures (a surface's 300 tokens): every failure and the summary still come whole;
+    the budget bounds only what is shown around them."""
+    out = post(client, query="why", content=pytest_log, max_tokens=300, k=2, content_type="log")
+    shown = "\n".join(s["text"] for s in out["snippets"])
+    for i in FAILING:
+        assert f"FAILED test_pumps.py::test_pump_{i}" in shown and f"AssertionError: pump {i} drifted" in shown
+        assert f"assert {i * 3} == {i * 3 + 1}" in shown, "the assertion's own line"
+    assert "3 failed, 57 passed" in shown
+    assert out["usage"]["output_tokens"] > 300, "over the budget: failures are never cut to fit it"
+
+
 @pytest.fixture(scope="module")
 def git_diff(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = tmp_path_factory.mktemp("repo")
