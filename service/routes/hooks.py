@@ -51,9 +51,9 @@ class _InProcess:
 @router.post("/claude-code", operation_id="claude_code_hook", response_model=dict[str, Any])
 def claude_code_hook(
     engine: EngineDep, tenant: TenantDep, reads: ReadLogDep, payload: Annotated[Any, Body()] = None,
-    passthrough_tokens: int = Query(1000, ge=0, le=1_000_000), max_tokens: int = Query(1500, ge=50, le=32_000),
+    passthrough_tokens: int = Query(1000, ge=0, le=1_000_000), max_tokens: int | None = Query(None, ge=50, le=32_000),
 ) -> dict[str, Any]:
-    """Claude Code's PostToolUse hook over HTTP: the tool's output in its own shape, cut to the step's intent."""
+    """Claude Code's PostToolUse / PostToolUseFailure hook over HTTP: the answer the command hook prints."""
     session = session_of(payload)
     if reads.session is None and session is not None and valid_session(session):
         reads = replace(reads, session=session)

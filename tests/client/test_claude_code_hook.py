@@ -5,6 +5,7 @@ declared PostToolUse input type), answers checked against its declared output ty
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -52,13 +53,17 @@ def replaced(answer: dict[str, Any] | None) -> Any:
 def test_read_of_a_large_file_keeps_reads_shape(stub_url: str) -> None:
     response = {"type": "text", "file": {"filePath": "/work/sync.log", "content": LOG, "numLines": 1501,
                                          "startLine": 1, "totalLines": 1501}}
-    out = replaced(hook(payload("Read", {"file_path": "/work/sync.log"}, response), stub_url)[0])
-    assert out["type"] == "text" and set(out["file"]) == set(response["file"])
-    assert out["file"]["numLines"] == 1501 and out["file"]["filePath"] == "/work/sync.log"
+    answer = hook(payload("Read", {"file_path": "/work/sync.log"}, response), stub_url)[0]
+    out = replaced(answer)
+    assert answer is not None and out["type"] == "text" and set(out["file"]) == set(response["file"])
+    assert out["file"]["numLines"] < 1501 and out["file"]["filePath"] == "/work/sync.log"
     shown = out["file"]["content"]
-    assert len(shown) < len(LOG) / 5 and shown.startswith("Outline"), "no query-like field: an outline"
-    assert 'mcp__ctxsieve__fetch_ref(ref="src_' in shown and "mcp__ctxsieve__filter_ref(" in shown
-    ref = shown.split('fetch_ref(ref="', 1)[1].split('"', 1)[0]
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert len(shown) < len(LOG) / 5 and "An outline" in context, "no query-like field: an outline"
+    rows = [row.split("│", 1) for row in shown.split("\n") if row.strip() != "⋮"]
+    assert rows and all(LOG.split("\n")[int(n) - 1] == text for n, text in rows), "each entry its own line, numbered"
+    assert 'mcp__ctxsieve__fetch_ref(ref="src_' in context and "mcp__ctxsieve__filter_ref(" in context
+    ref = context.split('fetch_ref(ref="', 1)[1].split('"', 1)[0]
     assert httpx.get(f"{stub_url}/v1/refs/{ref}").json()["text"] == LOG, "stored whole"
 
 
@@ -148,16 +153,24 @@ def test_install_http_writes_an_http_hook_in_place_of_the_command_hook(tmp_path:
     for extra in ([], ["--http"], ["--http"]):
         done = subprocess.run([str(BIN / "ctxsieve"), "hook", "claude-code", "--install", "--project", "--url",
                                "http://127.0.0.1:8000/", *extra], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=60)
+                              timeout=60, env={**os.environ, "HOME": str(tmp_path)})
         assert done.returncode == 0, done.stderr
     hooks = [h for e in json.loads(settings.read_text())["hooks"]["PostToolUse"] for h in e["hooks"]]
     assert hooks == [{"type": "command", "command": "my-linter"},
                      {"type": "http", "url": "http://127.0.0.1:8000/v1/hooks/claude-code", "timeout": 30,
                       "headers": {"Authorization": "Bearer ${CTXSIEVE_API_KEY}"},
                       "allowedEnvVars": ["CTXSIEVE_API_KEY"]}], "the command hooks (bare or by path) replaced"
+    failing = [h for e in json.loads(settings.read_text())["hooks"]["PostToolUseFailure"] for h in e["hooks"]]
+    assert failing == hooks[1:], "a failing command's whole output goes through the same hook"
+    prefix = tmp_path / ".local" / "share" / "ctxsieve" / "claude-code-capture.sh"
+    assert json.loads(settings.read_text())["env"] == {"CLAUDE_CODE_SHELL_PREFIX": str(prefix)}
     assert done.stdout.splitlines() == [
-        f"wrote {settings}: PostToolUse http hook to http://127.0.0.1:8000/v1/hooks/claude-code",
+        f"wrote {settings}: PostToolUse and PostToolUseFailure http hook to http://127.0.0.1:8000/v1/hooks/claude-code",
+        f"wrote {settings}: env CLAUDE_CODE_SHELL_PREFIX={prefix} (each Bash command's whole output saved for the "
+        "hooks)",
         f"wrote {tmp_path / '.mcp.json'}: MCP server ctxsieve: {BIN / 'ctxsieve'} mcp --url http://127.0.0.1:8000/"]
+    ran = subprocess.run([str(prefix), "echo kept; exit 4"], capture_output=True, text=True, timeout=30)
+    assert (ran.returncode, ran.stdout) == (4, "kept\n"), "the prefix runs what Claude Code hands it, as is"
 
 
 def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path) -> None:
@@ -167,7 +180,8 @@ def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}]}}))
     for _ in range(2):  # idempotent
         done = subprocess.run([str(BIN / "ctxsieve"), "hook", "claude-code", "--install", "--project", "--url",
-                               "http://127.0.0.1:8000"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                               "http://127.0.0.1:8000"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "HOME": str(tmp_path)})
         assert done.returncode == 0, done.stderr
     data = json.loads(settings.read_text())
     assert data["permissions"] == {"allow": ["Read"]}
@@ -228,7 +242,8 @@ def test_install_from_a_folder_with_a_space_and_from_the_light_client_alone(tmp_
     ran = subprocess.run(["/bin/sh", "-c", command], input=sent, env=bare, cwd=tmp_path, capture_output=True,
                          text=True, timeout=60)
     assert ran.returncode == 0 and "ctxsieve hook: output left unchanged" in ran.stderr, ran.stderr
-    assert shlex.split(done.stdout.splitlines()[1].split(": ", 2)[2])[0] == str(scripts / "ctxsieve")
+    (mcp,) = [line for line in done.stdout.splitlines() if ": MCP server ctxsieve: " in line]
+    assert shlex.split(mcp.split(": ", 2)[2])[0] == str(scripts / "ctxsieve")
 
     (scripts / "ctxsieve").unlink()
     (tmp_path / ".mcp.json").unlink()
@@ -280,11 +295,11 @@ def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, t
     finally:
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
-    results = [b for r in model.requests for m in r.get("messages", []) if isinstance(m.get("content"), list)
-               for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    from tests.client.coding_scenarios import tool_results
+
+    results = tool_results(model.requests)
     assert results, "the scripted model was sent Read's result"
-    seen = results[-1]["content"]
-    seen = seen if isinstance(seen, str) else "".join(b.get("text", "") for b in seen)
+    seen = results["toolu_00"]  # with the hook's context beside it
     if "stopped" in kind:
         assert "mcp__ctxsieve__" not in seen and "shard 1499" in seen, "the tool's own output reached the model"
         return

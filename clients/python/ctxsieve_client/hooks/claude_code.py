@@ -19,14 +19,18 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..client import Call
-from ..cutting import CALL_WORDS, CutOptions, cut_request, cut_text, passes, was_cut
-from ..gateway.names import first_text
-from ..models import FilterResult, Snippet
-from ..wrap import render_map
+from ..cutting import CutOptions, cut_request, cut_text, own_words, passes, step_intent, was_cut
+from ..models import FilterResult
+from ..wrap import render_map, render_result
+from .whole import Whole, whole_output
 
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
 TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
 TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
+CONTEXT_CHARS = 10_000  # Claude Code saves a hook's longer additionalContext to a file and shows a 2 KB preview
+FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
+OWN_VIEW = ("code", "log", "diff", "grep", "text", "markdown")  # kinds whose lines are the read's own lines
+PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
 Rebuild = Callable[[str], Any]
 M = TypeVar("M")
 
@@ -83,40 +87,60 @@ def _replacing(response: dict[str, Any], key: str, inner: Rebuild) -> Rebuild:
 
 
 def intent_of(tool_input: Mapping[str, Any], transcript: Path | None) -> str | None:
-    """The call's own query-like field, else the latest user request and assistant text of the transcript."""
-    own = first_text(tool_input, CALL_WORDS)
-    if own is not None or transcript is None:
-        return own
+    """The one intent rule (cutting.step_intent): the latest user request and assistant text of the transcript,
+    and the call's own query-like field."""
+    user, assistant = _waited_turns(transcript) if transcript is not None else (None, None)
+    return step_intent(user, assistant, tool_input)
+
+
+def _waited_turns(transcript: Path) -> tuple[str | None, str | None]:
     deadline = time.monotonic() + TRANSCRIPT_WAIT_S
     turns = latest_turns(transcript)
     while turns[0] is None and time.monotonic() < deadline:  # not written yet (seen with the real CLI)
         time.sleep(0.025)
         turns = latest_turns(transcript)
-    return " ".join(t for t in turns if t) or None
+    return turns
 
 
 def latest_turns(transcript: Path) -> tuple[str | None, str | None]:
-    """The latest user request (not a tool result) and the latest assistant text in a Claude Code transcript."""
+    """The latest user request (a prompt, not a tool result nor harness context such as a <system-reminder>) and
+    the latest assistant text in a Claude Code transcript. Its tail is read first, then a longer one: the
+    transcript also logs whole request copies, so the user's turn can lie megabytes back."""
+    turns: tuple[str | None, str | None] = (None, None)
+    for tail in (TRANSCRIPT_TAIL, TRANSCRIPT_TAIL * 40):
+        turns = _turns_in(_tail_lines(transcript, tail))
+        if turns[0] is not None:
+            break
+    return turns
+
+
+def _tail_lines(transcript: Path, tail: int) -> list[str]:
     try:
         with transcript.open("rb") as f:
-            f.seek(max(0, transcript.stat().st_size - TRANSCRIPT_TAIL))
-            lines = f.read().decode("utf-8", errors="replace").splitlines()
+            f.seek(max(0, transcript.stat().st_size - tail))
+            return f.read().decode("utf-8", errors="replace").splitlines()
     except OSError:
-        return None, None
+        return []
+
+
+def _turns_in(lines: list[str]) -> tuple[str | None, str | None]:
     user = assistant = None
     for line in reversed(lines):
         try:
             entry = json.loads(line)
         except ValueError:
             continue
-        message = entry.get("message") if isinstance(entry, dict) else None
-        if not isinstance(message, dict):
+        if not isinstance(entry, dict):
             continue
-        text = _text(message.get("content"))
-        if message.get("role") == "user" and user is None and text:
-            user = text
-        elif message.get("role") == "assistant" and assistant is None and text:
-            assistant = text
+        if entry.get("type") == "last-prompt" and user is None and isinstance(entry.get("lastPrompt"), str):
+            user = own_words(entry["lastPrompt"], ("text",)) or None
+        message = entry.get("message")
+        if isinstance(message, dict) and entry.get("type") in ("user", "assistant"):
+            text = own_words(message.get("content"), ("text",))
+            if message.get("role") == "user" and user is None and text:
+                user = text
+            elif message.get("role") == "assistant" and assistant is None and text:
+                assistant = text
         if user and assistant:
             break
     return user, assistant
@@ -127,48 +151,95 @@ def _transcript(path: Any) -> Path | None:
     return Path(path) if isinstance(path, str) and path.endswith(".jsonl") else None
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content.strip()
-    if isinstance(content, list):  # tool results are not what the user asked
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text").strip()
-    return ""
-
-
 def handle(payload: Any, client: Sender, options: HookOptions) -> dict[str, Any] | None:
-    """The hook's answer for one PostToolUse payload, or None to leave the output alone."""
-    if not isinstance(payload, Mapping) or payload.get("hook_event_name") != "PostToolUse":
+    """The hook's answer for one PostToolUse or PostToolUseFailure payload, or None to leave the output alone."""
+    if not isinstance(payload, Mapping):
         return None
+    if payload.get("hook_event_name") == "PostToolUse":
+        return _post_tool_use(payload, client, options)
+    if payload.get("hook_event_name") == "PostToolUseFailure":
+        return _post_tool_use_failure(payload, client, options)
+    return None
+
+
+def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOptions) -> dict[str, Any] | None:
+    """The tool's output in its own shape, cut from the whole output (Claude Code's saved one, or ctxsieve's
+    capture, when Claude Code handed only a preview)."""
     found = extract(payload.get("tool_response"))
     if found is None:
         return None
-    text, rebuild = found
-    tool_input = payload.get("tool_input")
-    tool_input = tool_input if isinstance(tool_input, Mapping) else {}
+    preview, rebuild = found
+    whole = whole_output(payload)
+    text = whole.text if whole is not None and whole.text is not None else preview
     if passes(text, options):  # before reading the transcript for an intent
         return None
+    tool_input = _tool_input(payload)
     intent = intent_of(tool_input, _transcript(payload.get("transcript_path")))
     request = cut_request(text, intent, str(payload.get("tool_name", "tool")), tool_input, options)
     if request is None:
         return None
     result = client.send(request)
-    file = payload.get("tool_response", {}).get("file") if isinstance(payload.get("tool_response"), dict) else None
-    if payload.get("tool_name") == "Read" and result.content_type == "code" and isinstance(file, dict) \
-            and was_cut(result, options):
-        return _numbered_read(payload["tool_response"], file, result)
+    response = payload.get("tool_response")
+    file = response.get("file") if isinstance(response, dict) else None
+    if payload.get("tool_name") == "Read" and result.content_type in OWN_VIEW and isinstance(file, dict) \
+            and isinstance(file.get("content"), str) and was_cut(result, options):
+        return _numbered_read(response, file, result)  # type: ignore[arg-type]
     shown = cut_text(result, options, _claude_names)
     if shown is None:
         return None
-    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": rebuild(shown)}}
+    replaced = rebuild(_unseen_note(whole) + shown)
+    if isinstance(replaced, dict):  # the cut is what the model sees, not Claude Code's preview of the preview
+        replaced = {k: v for k, v in replaced.items() if k not in PERSISTED}
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": replaced}}
+
+
+def _unseen_note(whole: Whole | None) -> str:
+    if whole is None or whole.text is not None:
+        return ""
+    return f"[ctxsieve: cut from Claude Code's preview of the output, not the whole: {whole.origin}]\n"
+
+
+def _post_tool_use_failure(payload: Mapping[str, Any], client: Sender, options: HookOptions
+                           ) -> dict[str, Any] | None:
+    """A failing command's whole output, cut as a log (its failures, assertions, tracebacks and summary whole), beside
+    Claude Code's own error, which goes to the model unchanged; None when that error already holds the output."""
+    whole = whole_output(payload)
+    error = str(payload.get("error", ""))
+    if whole is None or whole.text is None or whole.text.strip() in error or passes(whole.text, options):
+        return None
+    tool_input = _tool_input(payload)
+    intent = intent_of(tool_input, _transcript(payload.get("transcript_path")))
+    budget = options.max_tokens or FAILURE_TOKENS  # a log's failures and summary are shown whole beyond it
+    request = cut_request(whole.text, intent, str(payload.get("tool_name", "tool")), tool_input,
+                          HookOptions(passthrough_tokens=options.passthrough_tokens, max_tokens=budget), kind="log")
+    if request is None:
+        return None
+    result = client.send(request)
+    lines = whole.text.count("\n") + (not whole.text.endswith("\n"))
+    head = (f"ctxsieve: Claude Code showed {len(error):,} characters of this failing command's output; the whole "
+            f"output ({lines:,} lines) is stored as {result.ref}. Its failures, assertions and summary follow whole, "
+            "each under its line range in the whole output; the error above is Claude Code's own.")
+    context = head + "\n\n" + render_result(result, _claude_names(result.placeholder))
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": context}}
+
+
+def _tool_input(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    value = payload.get("tool_input")
+    return value if isinstance(value, Mapping) else {}
 
 
 def _numbered_read(response: dict[str, Any], file: dict[str, Any], result: FilterResult) -> dict[str, Any]:
-    """A code file's cut as Read's own output, with the file's line numbers. Claude Code numbers Read's content
-    from `startLine` on: one contiguous run of lines goes as it is, from its first line, so Claude Code's numbers
-    are the file's; several runs carry each line's number before a `│` (Claude Code's own numbering of such a cut
-    is not the file's, and the note says so). The placeholder goes beside the output, never among its lines."""
-    runs = _runs(result.snippets)
-    if len(runs) == 1:
+    """A Read's cut as Read's own output: the read's own lines (verbatim, from its content) with the file's line
+    numbers. Claude Code numbers Read's content from `startLine` on (the read's offset: the cut's lines count from
+    there): one contiguous run of lines goes as it is, from its first line, so Claude Code's numbers are the file's;
+    several runs (or an outline's first lines) carry each line's number before a `│` (Claude Code's own numbering of
+    such a cut is not the file's, and the note says so). The placeholder goes beside the output, never among its
+    lines."""
+    offset = _start_line(file) - 1
+    own = file["content"].split("\n")
+    runs = [(first + offset, "\n".join(own[first - 1:last])) for first, last in _spans(result, own)]
+    outline = result.more is not None and result.more.shown == "outline"
+    if len(runs) == 1 and not outline:
         first, text = runs[0]
         content, start, note = text, first, ""
     else:
@@ -177,26 +248,42 @@ def _numbered_read(response: dict[str, Any], file: dict[str, Any], result: Filte
         content, start = "\n     ⋮\n".join(blocks), 1
         note = ("The number before │ on each line is its line in the file (Read's own numbering of this cut is "
                 "not); edit by the text after │. ")
-    lines = content.count("\n") + 1
+    if outline:
+        note = "An outline (no request to rank by): each part's first line. " + note
     shown = ", ".join(f"{first}-{first + text.count(chr(10))}" for first, text in runs)
-    context = f"ctxsieve cut this Read to lines {shown} of {file.get('totalLines', '?')}. {note}" + \
-        _claude_names(result.placeholder) + (f"\n{render_map(result.map)}" if result.map else "")
-    replaced = {**response, "file": {**file, "content": content, "startLine": start, "numLines": lines}}
+    window = f" (this Read's lines {offset + 1}-{offset + len(own)}; fetch_ref's lines count from its first, " \
+        f"file line {offset + 1})" if offset else ""
+    context = f"ctxsieve cut this Read to lines {shown} of {file.get('totalLines', '?')}{window}. {note}" + \
+        _claude_names(result.placeholder) + (f"\n{render_map(result.map, offset)}" if result.map else "")
+    replaced = {**response, "file": {**file, "content": content, "startLine": start,
+                                     "numLines": content.count("\n") + 1}}
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": replaced,
-                                   "additionalContext": context}}
+                                   "additionalContext": _within(context, CONTEXT_CHARS)}}
 
 
-def _runs(snippets: list[Snippet]) -> list[tuple[int, str]]:
-    """Snippets joined into runs of the file's lines: (first line, text). Consecutive chunks (their ids' numbers)
-    are separated only by blank lines, which are put back."""
-    ordered = sorted(snippets, key=lambda s: s.line_start or 0)
-    runs: list[tuple[int, str, int, int]] = []  # first line, text, last line, last chunk number
-    for snippet in ordered:
-        number = int(snippet.id.rsplit("#", 1)[-1]) if snippet.id.rsplit("#", 1)[-1].isdigit() else -2
-        first, last = snippet.line_start or 1, snippet.line_end or 1
-        if runs and number == runs[-1][3] + 1:
-            start, text, end, _ = runs[-1]
-            runs[-1] = (start, text + "\n" * (first - end) + snippet.text, last, number)
+def _spans(result: FilterResult, own: list[str]) -> list[tuple[int, int]]:
+    """The read's lines the cut shows, as (first, last) runs: an outline's entries by their first line; runs
+    separated only by blank lines are joined (the blank lines put back)."""
+    outline = result.more is not None and result.more.shown == "outline"
+    spans = sorted((s.line_start, s.line_start if outline else s.line_end or s.line_start)
+                   for s in result.snippets if s.line_start)
+    runs: list[tuple[int, int]] = []
+    for first, last in spans:
+        gap = own[runs[-1][1]:first - 1] if runs else None
+        if runs and not outline and (first <= runs[-1][1] + 1 or not any(line.strip() for line in gap or [])):
+            runs[-1] = (runs[-1][0], max(last, runs[-1][1]))
         else:
-            runs.append((first, snippet.text, last, number))
-    return [(first, text) for first, text, _, _ in runs]
+            runs.append((first, last))
+    return runs
+
+
+def _within(text: str, limit: int) -> str:
+    """Whole lines of `text` up to `limit` characters (a map's last lines give way first: it comes last)."""
+    if len(text) <= limit:
+        return text
+    return text[:text.rfind("\n", 0, limit)]
+
+
+def _start_line(file: Mapping[str, Any]) -> int:
+    start = file.get("startLine")
+    return start if isinstance(start, int) and start > 0 else 1

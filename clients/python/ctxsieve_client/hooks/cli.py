@@ -28,6 +28,7 @@ from typing import Any
 
 from ..client import Client
 from .claude_code import HookOptions, handle, session_of
+from .whole import capture_script
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"ctxsieve hook: output left unchanged: {type(exc).__name__}: {exc}\n")
         return 0
     if answer is not None:
-        sys.stdout.write(json.dumps(answer, ensure_ascii=False))
+        sys.stdout.write(json.dumps(answer, ensure_ascii=False, separators=(",", ":")))  # the http hook's bytes
     return 0
 
 
@@ -74,6 +75,9 @@ SERVER_COMMAND = "ctxsieve"  # `ctxsieve mcp`: the MCP server is in the full pac
 
 
 HOOK_PATH = "/v1/hooks/claude-code"
+EVENTS = ("PostToolUse", "PostToolUseFailure")  # a failing command fires the second, not the first
+PREFIX_VARIABLE = "CLAUDE_CODE_SHELL_PREFIX"
+CAPTURE_NAME = "claude-code-capture.sh"
 
 
 def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[tuple[Path, str]]:
@@ -86,16 +90,44 @@ def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[tuple[Path,
         check_runs(shlex.split(hook["command"]))
     check_runs(server)
     data = _read(settings)
-    entries = data.setdefault("hooks", {}).setdefault("PostToolUse", [])
-    entries[:] = [e for e in ({**e, "hooks": [h for h in e.get("hooks", []) if not _ours(h)]} for e in entries)
-                  if e["hooks"]]  # a ctxsieve hook already there (either kind) is replaced, the others kept
-    entries.append({"matcher": "*", "hooks": [hook]})
+    for event in EVENTS:
+        entries = data.setdefault("hooks", {}).setdefault(event, [])
+        entries[:] = [e for e in ({**e, "hooks": [h for h in e.get("hooks", []) if not _ours(h)]} for e in entries)
+                      if e["hooks"]]  # a ctxsieve hook already there (either kind) is replaced, the others kept
+        entries.append({"matcher": "*", "hooks": [hook]})
+    prefix = _capture_prefix(data, home)
     mcp = _read(servers)
     mcp.setdefault("mcpServers", {})["ctxsieve"] = {"type": "stdio", "command": server[0], "args": server[1:]}
     _write(settings, data)
     _write(servers, mcp)
     said = hook.get("command") or f"http hook to {hook['url']}"
-    return [(settings, f"PostToolUse {said}"), (servers, f"MCP server ctxsieve: {shlex.join(server)}")]
+    return [(settings, f"{' and '.join(EVENTS)} {said}"), (settings, prefix),
+            (servers, f"MCP server ctxsieve: {shlex.join(server)}")]
+
+
+def _capture_prefix(data: dict[str, Any], home: Path) -> str:
+    """Claude Code's CLAUDE_CODE_SHELL_PREFIX set to ctxsieve's capture script (copied where it outlives this
+    package's folder), so the hooks get a failing or large command's whole output; one the user set is kept."""
+    env = data.setdefault("env", {})
+    current = env.get(PREFIX_VARIABLE)
+    if current and Path(str(current)).name != CAPTURE_NAME:
+        return f"{PREFIX_VARIABLE} left as {current} (yours): failing commands' whole outputs are not captured"
+    target = home / ".local" / "share" / "ctxsieve" / CAPTURE_NAME
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(capture_script(), target)
+    target.chmod(0o755)
+    check_prefix(target)
+    env[PREFIX_VARIABLE] = str(target)
+    return f"env {PREFIX_VARIABLE}={target} (each Bash command's whole output saved for the hooks)"
+
+
+def check_prefix(prefix: Path) -> None:
+    """The prefix runs a command as Claude Code hands it (one argument), with its output and exit status."""
+    done = subprocess.run([str(prefix), "echo ctxsieve-prefix-ok; exit 3"], capture_output=True, text=True,
+                          timeout=30)
+    if done.returncode != 3 or "ctxsieve-prefix-ok" not in done.stdout:
+        raise SystemExit(f"ctxsieve-hook --install: {prefix} does not run commands as written ({done.returncode}: "
+                         f"{done.stderr.strip()[-200:]}); nothing written")
 
 
 def executable(name: str) -> str:

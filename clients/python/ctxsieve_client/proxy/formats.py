@@ -25,12 +25,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..cutting import step_intent
+from ..cutting import own_words, step_intent
 
 Format = Literal["anthropic", "chat", "responses"]
 ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
 _EXIT_LINE = re.compile(r"^(?:Exit code:?|Process exited with code) ([1-9]\d*)\s*$", re.M)
-_WRAPPED = re.compile(r"^\s*<([A-Za-z_][\w-]*)[^>]*>.*</\1>\s*$", re.S)  # harness context (<system-reminder>...)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,16 +80,6 @@ def _arguments(raw: Any) -> dict[str, Any]:
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
-
-
-def _words(content: Any, text_types: tuple[str, ...]) -> str:
-    """A message's own text: a string, or its text parts, leaving out harness context wrapped in one tag."""
-    if isinstance(content, str):
-        return "" if _WRAPPED.match(content) else content.strip()
-    if not isinstance(content, list):
-        return ""
-    texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") in text_types]
-    return " ".join(t.strip() for t in texts if isinstance(t, str) and t.strip() and not _WRAPPED.match(t))
 
 
 def _text_parts(content: Any, text_types: tuple[str, ...], holder: dict[str, Any], key: str
@@ -187,14 +176,14 @@ def _anthropic(messages: Any) -> Iterator[Part]:
             continue
         content = message.get("content")
         if message.get("role") == "assistant":
-            said = _words(content, ("text",))
+            said = own_words(content, ("text",))
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     calls[str(block.get("id"))] = _Call(str(block.get("name") or "tool"),
                                                         _arguments(block.get("input")), said, request)
             continue
         if message.get("role") == "user":  # (not a system message among the turns)
-            request = _words(content, ("text",)) or request
+            request = own_words(content, ("text",)) or request
         for block in content if isinstance(content, list) else []:
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 continue
@@ -211,14 +200,14 @@ def _chat(messages: Any) -> Iterator[Part]:
             continue
         role = message.get("role")
         if role == "assistant":
-            said = _words(message.get("content"), ("text",))
+            said = own_words(message.get("content"), ("text",))
             for entry in message.get("tool_calls") or []:
                 function = entry.get("function") if isinstance(entry, dict) else None
                 if isinstance(function, dict):
                     calls[str(entry.get("id"))] = _Call(str(function.get("name") or "tool"),
                                                         _arguments(function.get("arguments")), said, request)
         elif role == "user":
-            request = _words(message.get("content"), ("text",)) or request
+            request = own_words(message.get("content"), ("text",)) or request
         elif role == "tool":
             call = calls.get(str(message.get("tool_call_id")), _Call("tool", {}, "", request))
             for text, put in _text_parts(message.get("content"), ("text",), message, "content"):
@@ -237,9 +226,9 @@ def _responses(items: Any) -> Iterator[Part]:
             continue
         kind = item.get("type", "message")
         if kind == "message" and item.get("role") == "user":
-            request, said = _words(item.get("content"), ("input_text",)) or request, ""
+            request, said = own_words(item.get("content"), ("input_text",)) or request, ""
         elif kind == "message" and item.get("role") == "assistant":
-            said = " ".join(filter(None, [said, _words(item.get("content"), ("output_text",))]))
+            said = " ".join(filter(None, [said, own_words(item.get("content"), ("output_text",))]))
         elif kind in _CALLS:
             raw = item.get("arguments") if kind == "function_call" else item.get("input")
             arguments = _arguments(raw) or ({"input": raw} if isinstance(raw, str) else {})

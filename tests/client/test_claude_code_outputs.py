@@ -1,0 +1,132 @@
+"""The outputs that matter most to a coding agent, through the real Claude Code CLI (bundled in claude-agent-sdk) with
+its own limits in place, against a scripted Messages API that records every request: a failing `pytest -v` run over
+Claude Code's 30,000-character preview (PostToolUseFailure), the same log through `cat` (exit 0: Claude Code saves it
+and hands the hook a preview), a failing C build, a Read with offset/limit of a large source file, and a Grep with a
+request naming the definition it needs. Each scenario runs through the command hook and the HTTP hook, with
+ctxsieve's capture prefix (CLAUDE_CODE_SHELL_PREFIX) as `install` writes it, and is judged by what the model was
+sent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ctxsieve_client.hooks.whole import capture_script
+from tests.client.coding_scenarios import Project, false_numbers, make_project, read_window, tool_results
+from tests.client.scripted_anthropic import ScriptedModel
+
+BIN = Path(sys.executable).parent
+CLAUDE = Path(__import__("claude_agent_sdk").__file__).parent / "_bundled" / "claude"
+REQUEST = ("The ledger tests fail and the C build breaks: find out why. Then check how Decimal.quantize rounds "
+           "its result.")
+OFFSET, LIMIT = 2000, 1400
+
+
+def calls(project: Project) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        ("Bash", {"command": f"{sys.executable} -m pytest -v -p no:cacheprovider tests", "description": "run tests"}),
+        ("Bash", {"command": f"cat {project.log}", "description": "print the saved log"}),
+        ("Bash", {"command": f"gcc -Wall -Wextra -c {project.c_file} -o /dev/null", "description": "build"}),
+        ("Read", {"file_path": str(project.source), "offset": OFFSET, "limit": LIMIT}),
+        ("Grep", {"pattern": "def ", "path": str(project.source), "output_mode": "content", "-n": True}),
+    ]
+
+
+def hook(kind: str, url: str) -> dict[str, Any]:
+    if kind == "command":
+        return {"type": "command", "command": f"{BIN / 'ctxsieve-hook'} claude-code --url {url}", "timeout": 60}
+    return {"type": "http", "url": f"{url}/v1/hooks/claude-code", "timeout": 60}
+
+
+def run_claude(project: Project, home: Path, url: str, kind: str) -> ScriptedModel:
+    model = ScriptedModel(calls=calls(project))
+    api, server = model.serve()
+    wired = [{"matcher": "*", "hooks": [hook(kind, url)]}]
+    settings = home / "settings.json"
+    settings.write_text(json.dumps({"env": {"CLAUDE_CODE_SHELL_PREFIX": str(capture_script())},
+                                    "hooks": {"PostToolUse": wired, "PostToolUseFailure": wired}}))
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "ANTHROPIC_BASE_URL": api, "ANTHROPIC_API_KEY": "sk-test",
+           "CLAUDE_CONFIG_DIR": str(home / ".claude"), "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    try:
+        done = subprocess.run([str(CLAUDE), "-p", REQUEST, "--allowedTools", "Bash,Read,Grep", "--settings",
+                               str(settings), "--output-format", "json"], cwd=project.root, env=env,
+                              capture_output=True, text=True, timeout=600)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    return model
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    return make_project(tmp_path_factory.mktemp("ledger"))
+
+
+@pytest.mark.parametrize("kind", ["command", "http"])
+def test_what_claude_codes_model_is_sent(live_url: str, project: Project, tmp_path: Path, kind: str) -> None:
+    model = run_claude(project, tmp_path, live_url, kind)
+    seen = tool_results(model.requests)
+    assert len(seen) == 5, "every call's result reached the model"
+
+    failing = seen["toolu_00"]
+    assert failing.startswith("Exit code 1\n") and "characters truncated" in failing, "Claude Code's own error, as is"
+    for fact in project.facts["pytest"]:
+        assert fact in failing, f"a failing run's {fact!r} reached the model"
+    assert 'mcp__ctxsieve__fetch_ref(ref="src_' in failing
+
+    printed = seen["toolu_01"]
+    assert "<persisted-output>" not in printed, "the cut replaced Claude Code's 2 KB preview"
+    for fact in project.facts["cat log"]:
+        assert fact in printed, f"the log's {fact!r} reached the model"
+    ref = printed.split('fetch_ref(ref="', 1)[1].split('"', 1)[0]
+    assert httpx.get(f"{live_url}/v1/refs/{ref}").json()["text"] == project.log.read_text(), "the whole log stored"
+
+    build = seen["toolu_02"]
+    assert build.startswith("Exit code 1\n")
+    for fact in project.facts["build"]:
+        assert fact in build, f"the build's {fact!r} reached the model"
+
+    checked, wrong = false_numbers(seen["toolu_03"], project.source.read_text().split("\n"))
+    assert checked >= 20 and not wrong, f"{len(wrong)} of {checked} shown lines carry a false number: {wrong[:3]}"
+    assert all(OFFSET <= int(r.split("\t")[0]) < OFFSET + LIMIT for r in seen["toolu_03"].split("\n")
+               if r.split("\t")[0].strip().isdigit() and "│" not in r and "⋮" not in r), "within the Read's window"
+    assert read_window(project, OFFSET, LIMIT), "the window exists"
+
+    for fact in project.facts["grep"]:
+        assert fact in seen["toolu_04"], f"the line the request needs, {fact!r}, reached the model"
+
+
+def test_the_http_hook_answers_byte_for_byte_as_the_command_hook(live_url: str, project: Project,
+                                                                 tmp_path: Path) -> None:
+    """The same payloads (a source file's Read with an offset, a log, a grep output) to both hooks."""
+    source = project.source.read_text()
+    window = "\n".join(read_window(project, OFFSET, LIMIT))
+    grep = "\n".join(f"{i}:{line}" for i, line in enumerate(source.split("\n"), 1) if "def " in line)
+    base = {"session_id": "same", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(project.root),
+            "hook_event_name": "PostToolUse", "tool_use_id": "toolu_1", "permission_mode": "default"}
+    (tmp_path / "t.jsonl").write_text(json.dumps({"type": "user", "message": {"role": "user", "content": REQUEST}})
+                                      + "\n")
+    payloads = [
+        {**base, "tool_name": "Read", "tool_input": {"file_path": str(project.source), "offset": OFFSET,
+                                                     "limit": LIMIT},
+         "tool_response": {"type": "text", "file": {"filePath": str(project.source), "content": window,
+                                                    "numLines": LIMIT, "startLine": OFFSET,
+                                                    "totalLines": source.count("\n") + 1}}},
+        {**base, "tool_name": "Bash", "tool_input": {"command": f"cat {project.log}"},
+         "tool_response": {"stdout": project.log.read_text(), "stderr": "", "interrupted": False}},
+        {**base, "tool_name": "Grep", "tool_input": {"pattern": "def ", "path": str(project.source)},
+         "tool_response": {"mode": "content", "content": grep, "numLines": grep.count("\n") + 1}},
+    ]
+    for sent in payloads:
+        done = subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--url", live_url], input=json.dumps(sent),
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout, done.stderr
+        over_http = httpx.post(f"{live_url}/v1/hooks/claude-code", json=sent, timeout=120)
+        assert over_http.content == done.stdout.encode(), f"{sent['tool_name']}: the same bytes"
