@@ -25,6 +25,8 @@ from typing import Any
 MAX_WHOLE_BYTES = 24 * 1024 * 1024  # under the service's 32 MiB body limit, with the JSON escaping it may need
 STALE_S = 24 * 3600  # a capture no hook claimed (an interrupted or backgrounded call) is dropped after a day
 CAPTURE_SCRIPT = "capture.sh"
+_PERSISTED = re.compile(r"\A<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: ([^\n]+)\n")
+SAVED_FOLDERS = ("tool-results", "tool-output")  # where Claude Code and OpenCode save a whole output they cut
 _EVAL = re.compile(r"(?:^|&& )eval ('(?:[^']|'\"'\"')*')(?= < /dev/null)")
 
 
@@ -103,6 +105,18 @@ def evaluated(script: str) -> str | None:
     except ValueError:
         return None
     return words[0] if len(words) == 1 else None
+
+
+def saved_whole(text: str, saved: str | None = None) -> Whole | None:
+    """The whole output an agent saved and named in the text it showed (Claude Code's `<persisted-output>` preview,
+    or the path `saved` another agent's mark named): only a regular file in such an agent's own folder is read."""
+    found = _PERSISTED.match(text)
+    path = found.group(1).strip() if found else saved
+    if path is None:
+        return None
+    if Path(path).parent.name not in SAVED_FOLDERS:
+        return Whole(None, f"{path} is not in an agent's folder of saved outputs")
+    return _read(Path(path), "saved")
 
 
 def _read_persisted(path: Path, session: Any) -> Whole:

@@ -39,6 +39,7 @@ from typing import Any, Literal, TypeVar
 from .. import partial, placeholders
 from ..client import Call, ContentType
 from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_file, was_cut
+from ..hooks.whole import saved_whole
 from ..models import Compaction, FilterResult
 from ..placeholders import Tools
 from .formats import Format, Part, first_turn, history, named, offers_tools, parts, ref_tool_prefix, tool_names
@@ -163,6 +164,9 @@ class Projector:
             numbered = unnumbered(part.text)
             kept = None if numbered else partial.read(part.text)
             text = numbered[0] if numbered else kept[0] if kept else part.text
+            whole = await asyncio.to_thread(saved_whole, part.text, kept[1].saved if kept else None)
+            if whole is not None and whole.text is not None:  # the agent saved the whole output: cut that
+                numbered, kept, text = None, None, whole.text
             kind: ContentType = "code" if prints_source_file(part.arguments) else "auto"
             request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind)
             shown = None
