@@ -23,6 +23,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +81,27 @@ PREFIX_VARIABLE = "CLAUDE_CODE_SHELL_PREFIX"
 CAPTURE_NAME = "claude-code-capture.sh"
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What an install writes, in order (the capture script first), and one line per thing it sets."""
+
+    files: list[tuple[Path, bytes]]
+    said: list[tuple[Path, str]]
+
+
 def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[tuple[Path, str]]:
     """Write the hook and the MCP server; each command is run once first (nothing is written if one fails)."""
+    planned = plan_install(args, cwd, home)
+    for path, content in planned.files:
+        write_bytes(path, content)
+        if path.name == CAPTURE_NAME:
+            path.chmod(0o755)
+            check_prefix(path)
+    return planned.said
+
+
+def plan_install(args: argparse.Namespace, cwd: Path, home: Path) -> Planned:
+    """The files an install would write, computed from the ones there; each command it writes is run first."""
     settings = (cwd / ".claude" / "settings.json") if args.project else (home / ".claude" / "settings.json")
     servers = (cwd / ".mcp.json") if args.project else (home / ".claude.json")
     hook = _hook(args)
@@ -92,33 +112,34 @@ def install(args: argparse.Namespace, cwd: Path, home: Path) -> list[tuple[Path,
     data = _read(settings)
     for event in EVENTS:
         entries = data.setdefault("hooks", {}).setdefault(event, [])
-        entries[:] = [e for e in ({**e, "hooks": [h for h in e.get("hooks", []) if not _ours(h)]} for e in entries)
-                      if e["hooks"]]  # a ctxsieve hook already there (either kind) is replaced, the others kept
+        entries[:] = [e for e in ({**e, "hooks": [h for h in e.get("hooks", []) if not is_ours(h)]}
+                                  for e in entries) if e["hooks"]]  # a ctxsieve hook (either kind) is replaced
         entries.append({"matcher": "*", "hooks": [hook]})
-    prefix = _capture_prefix(data, home)
+    script, prefix = _capture_prefix(data, home)
     mcp = _read(servers)
     mcp.setdefault("mcpServers", {})["ctxsieve"] = {"type": "stdio", "command": server[0], "args": server[1:]}
-    _write(settings, data)
-    _write(servers, mcp)
+    copied = [(script, capture_script().read_bytes())] if script is not None else []
     said = hook.get("command") or f"http hook to {hook['url']}"
-    return [(settings, f"{' and '.join(EVENTS)} {said}"), (settings, prefix),
-            (servers, f"MCP server ctxsieve: {shlex.join(server)}")]
+    return Planned(copied + [(settings, dumps(data)), (servers, dumps(mcp))],
+                   [(settings, f"{' and '.join(EVENTS)} {said}"), (settings, prefix),
+                    (servers, f"MCP server ctxsieve: {shlex.join(server)}")])
 
 
-def _capture_prefix(data: dict[str, Any], home: Path) -> str:
+def _capture_prefix(data: dict[str, Any], home: Path) -> tuple[Path | None, str]:
     """Claude Code's CLAUDE_CODE_SHELL_PREFIX set to ctxsieve's capture script (copied where it outlives this
     package's folder), so the hooks get a failing or large command's whole output; one the user set is kept."""
     env = data.setdefault("env", {})
     current = env.get(PREFIX_VARIABLE)
     if current and Path(str(current)).name != CAPTURE_NAME:
-        return f"{PREFIX_VARIABLE} left as {current} (yours): failing commands' whole outputs are not captured"
-    target = home / ".local" / "share" / "ctxsieve" / CAPTURE_NAME
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(capture_script(), target)
-    target.chmod(0o755)
-    check_prefix(target)
+        return None, f"{PREFIX_VARIABLE} left as {current} (yours): failing commands' whole outputs are not captured"
+    target = capture_target(home)
     env[PREFIX_VARIABLE] = str(target)
-    return f"env {PREFIX_VARIABLE}={target} (each Bash command's whole output saved for the hooks)"
+    return target, f"env {PREFIX_VARIABLE}={target} (each Bash command's whole output saved for the hooks)"
+
+
+def capture_target(home: Path) -> Path:
+    """Where the capture script is copied: outside this package's folder, which an upgrade replaces."""
+    return home / ".local" / "share" / "ctxsieve" / CAPTURE_NAME
 
 
 def check_prefix(prefix: Path) -> None:
@@ -163,7 +184,7 @@ def _hook(args: argparse.Namespace) -> dict[str, Any]:
             "headers": {"Authorization": "Bearer ${CTXSIEVE_API_KEY}"}, "allowedEnvVars": ["CTXSIEVE_API_KEY"]}
 
 
-def _ours(hook: Any) -> bool:
+def is_ours(hook: Any) -> bool:
     """A ctxsieve hook written by any install: the command by bare name or by path, or the http hook."""
     if not isinstance(hook, dict):
         return False
@@ -184,8 +205,13 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
+def dumps(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_bytes(path: Path, content: bytes) -> None:
+    """Whole or not at all: a partial file beside it, then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".ctxsieve-partial")
-    partial.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.write_bytes(content)
     partial.replace(path)
