@@ -86,6 +86,7 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     """The ONNX embedder's tokenizer and pooling with OpenVINO's inference, checked against ONNX Runtime fp32."""
     import openvino as ov
 
+    log.info("loading the ONNX Runtime fp32 reference the OpenVINO model is checked against (about 10 s)...")
     reference = load_onnx(model_folder, cache_dir, model_id, threads)
     core = ov.Core()
     core.set_property({"CACHE_DIR": str(cache_dir / "openvino")})
@@ -93,6 +94,7 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
     ir = ensure_ir(model_folder, cache_dir)
+    log.info("compiling the OpenVINO %s model for this CPU (cached after the first time)...", precision)
     compiled = core.compile_model(core.read_model(str(ir)), "CPU", config)  # the model, not its path: see above
     embedder = OnnxEmbedder(_Compiled(compiled), reference.tokenizer, model_id, reference.dim,
                             dict(reference.prompts), f"openvino-{precision}", ir.name, width_step=WIDTH_STEP)
