@@ -159,3 +159,12 @@ def test_the_middleware_compacts_before_each_model_call(client: Client) -> None:
     assert not last_seen[-1].content.startswith("[ctxsieve"), "the latest result is kept"
     kept = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     assert all(m.content.startswith("part ") for m in kept), "the agent's state keeps every result whole"
+
+
+def test_fetch_ref_takes_the_lines_a_placeholder_names(client: Client) -> None:
+    """The placeholder of a log, a diff, grep output or code tells the model `fetch_ref(ref, lines="A-B")`: the
+    middleware's own fetch_ref takes them."""
+    ref = client.filter("checksum", LOG, max_tokens=200).ref
+    fetch = next(t for t in CtxsieveMiddleware(client=client).tools if t.name == "fetch_ref")
+    assert fetch.invoke({"ref": ref, "lines": "2-3"}) == "\n".join(LOG.split("\n")[1:3])
+    assert fetch.invoke({"ref": ref}) == LOG

@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from .client import AsyncClient, Call, Client, CompactOptions
+from .client import AsyncClient, Call, Client, CompactOptions, RefPart
 from .cutting import CutOptions, cut_request, cut_text, passes
 from .gateway.names import intent_of
 from .models import Compaction, FilterResult
@@ -173,14 +173,14 @@ class CtxsieveMiddleware(AgentMiddleware):
         return StructuredTool.from_function(func=filter_ref, coroutine=afilter_ref, name="filter_ref")
 
     def _fetch_ref_tool(self) -> BaseTool:
-        def fetch_ref(ref: str, chunk: int | None = None, window: int = 1) -> str:
-            """Fetch a stored tool output whole, or chunk N with `window` neighbours each side."""
-            part = self._sync(lambda c: c.fetch_ref(ref, chunk=chunk, window=window if chunk is not None else None))
+        def fetch_ref(ref: str, chunk: int | None = None, window: int = 1, lines: str | None = None) -> str:
+            """Fetch a stored tool output whole, chunk N with `window` neighbours each side, or `lines` "A-B" (the
+            line numbers a placeholder or a snippet's heading names)."""
+            part = self._sync(lambda c: c.fetch_ref(ref, **_part(chunk, window, lines)))
             return str(part.text)
 
-        async def afetch_ref(ref: str, chunk: int | None = None, window: int = 1) -> str:
-            part = await self._async(lambda c: c.fetch_ref(ref, chunk=chunk,
-                                                           window=window if chunk is not None else None))
+        async def afetch_ref(ref: str, chunk: int | None = None, window: int = 1, lines: str | None = None) -> str:
+            part = await self._async(lambda c: c.fetch_ref(ref, **_part(chunk, window, lines)))
             return str(part.text)
 
         return StructuredTool.from_function(func=fetch_ref, coroutine=afetch_ref, name="fetch_ref")
@@ -243,3 +243,10 @@ def _document(source: Document, snippet: Any, ref: str) -> Document:
     metadata = {**source.metadata, "ctxsieve_ref": ref, "ctxsieve_snippet": snippet.id,
                 "ctxsieve_score": snippet.score}
     return Document(page_content=snippet.text, metadata=metadata, id=source.id)
+
+
+def _part(chunk: int | None, window: int, lines: str | None) -> RefPart:
+    """The part of a ref a fetch_ref call names: its lines, else a chunk and its neighbours, else the whole."""
+    if lines:
+        return {"lines": lines}
+    return {"chunk": chunk, "window": window} if chunk is not None else {}
