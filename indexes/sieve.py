@@ -62,11 +62,14 @@ def code_budget(file_tokens: int) -> int:
     return max(CODE_MIN_TOKENS, min(file_tokens // CODE_SHARE, CODE_MAX_TOKENS))
 
 
+DEFAULT_K, LINED_K = 5, 50  # chunks when k is left out: any output; one read by lines without a max_tokens
+
+
 @dataclass(frozen=True)
 class FilterParams:
     query: str | None
     _: KW_ONLY
-    k: int = 5
+    k: int | None = DEFAULT_K  # None: left out (DEFAULT_K, or LINED_K for a kind read by lines)
     max_tokens: int | None = None
     min_score: float | None = None
     order: Order = "document"
@@ -180,11 +183,14 @@ class Sieve:
     # --- projections --------------------------------------------------------------------------------
 
     def _project(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
+        if params.k is None:  # left out: a kind read by lines is bounded by its budget, not by 5 chunks
+            lined = params.max_tokens is None and source.content_type in LINE_KINDS
+            params = replace(params, k=LINED_K if lined else DEFAULT_K)
         if params.max_tokens is None and source.content_type in LINE_KINDS and params.mode != "outline":
             params = replace(params, max_tokens=code_budget(source.view_tokens))
         if source.content_type == "log" and params.max_tokens is not None and params.mode != "outline":
             params = replace(params, max_tokens=max(params.max_tokens, _must_show_tokens(source)),
-                             k=max(params.k, _must_show_count(source)))
+                             k=max(params.k or DEFAULT_K, _must_show_count(source)))
         if self._fits(source, params):
             return self._whole(source, rerun)
         if params.mode == "outline":
@@ -243,7 +249,7 @@ class Sieve:
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:
             return source.view_tokens <= params.max_tokens
-        return len(source.chunks) <= params.k
+        return len(source.chunks) <= (params.k or DEFAULT_K)
 
     def _rank(self, sources: Sequence[Source], params: FilterParams) -> list[Pick]:
         """The chunks of one or more sources (one search's pages) ranked together and packed."""
@@ -269,10 +275,11 @@ class Sieve:
             # The rest, in the order this query's first stage ranks it: the next query on the same output
             # is usually about the same things, so its candidates tend to be embedded first.
             self.background.submit(prep.key, [prep.passages[i] for i in first if i not in prep.vectors])
-        chosen = select(prep.candidates, dense, lexical, self.dense_weight, params.k, params.max_tokens,
+        k = params.k or DEFAULT_K
+        chosen = select(prep.candidates, dense, lexical, self.dense_weight, k, params.max_tokens,
                         params.min_score, named, unscored_compete=lined)
         if lined:
-            chosen = _whole_definitions(chosen, prep, params.k, params.max_tokens)
+            chosen = _whole_definitions(chosen, prep, k, params.max_tokens)
         return [Pick(prep.units[i][0], prep.units[i][1], float(np.nan_to_num(dense[i], nan=0.0))) for i in chosen]
 
     def _prepared_of(self, sources: Sequence[Source]) -> Prepared:

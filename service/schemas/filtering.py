@@ -25,7 +25,8 @@ from .common import (
 
 class FilterOptions(Strict):
     query: Query | None = Field(None, description="what the agent needs from this output now")
-    k: int = Field(5, ge=1, le=MAX_K)
+    k: int | None = Field(None, ge=1, le=MAX_K, description="chunks at most; left out: 5, or for a kind read by lines "
+                                                            "(code, log, diff, grep) without max_tokens, its budget")
     max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
     min_score: float | None = Field(None, ge=-1.0, le=1.0, description="minimum cosine similarity")
     order: Literal["document", "score"] = "document"

@@ -64,6 +64,12 @@ def test_without_a_budget_code_gets_a_share_of_the_file(client: TestClient, toke
                source={"tool": "Read", "args": {"file_path": "handlers.py"}}, k=50)
     budget = max(1500, min(tokenizer.count(TEXT) // 3, 6000))
     assert 0.8 * budget <= out["usage"]["output_tokens"] <= budget, out["usage"]
+    left_out = post(client, query="where does a handler give up", content=TEXT,
+                    source={"tool": "Read", "args": {"file_path": "handlers.py"}})
+    assert left_out["usage"] == out["usage"], "k left out follows the budget: never 5 chunks of a source file"
+    five = post(client, query="where does a handler give up", content=TEXT,
+                source={"tool": "Read", "args": {"file_path": "handlers.py"}}, k=5)
+    assert five["usage"]["chunks_returned"] <= 5, "a k the caller sets still bounds"
 
 
 def test_prose_snippets_carry_line_numbers_too(client: TestClient) -> None:
