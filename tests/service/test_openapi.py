@@ -15,7 +15,7 @@ def test_contract_routes_are_served(client: TestClient) -> None:
     for field in ("query", "content", "documents", "content_type", "source", "k", "max_tokens", "min_score",
                   "order", "mode", "is_error"):
         assert field in request
-    assert request["k"]["maximum"] == 50 and request["max_tokens"]["anyOf"][0]["maximum"] == 32000
+    assert request["k"]["anyOf"][0]["maximum"] == 50 and request["max_tokens"]["anyOf"][0]["maximum"] == 32000
     response = spec["components"]["schemas"]["FilterResponse"]["properties"]
     assert set(response) == {"ref", "snippets", "placeholder", "more", "usage", "passthrough", "content_type", "map"}
     snippet = spec["components"]["schemas"]["SnippetOut"]["properties"]
