@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
-from .gateway.names import first_text, masked
+from .gateway.names import masked
 from .models import FilterResult
 from .wrap import render_outline, render_result
 
@@ -28,10 +28,7 @@ OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by it
 
 
 MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
-WRAPPED = re.compile(r"^\s*<([A-Za-z_][\w-]*)[^>]*>.*</\1>\s*$", re.S)  # harness context (<system-reminder>...)
 PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
-# A call's own words for what its output is wanted for, in this order (Codex's shell takes `cmd`)
-CALL_WORDS = ("pattern", "query", "prompt", "description", "command", "cmd")
 # A source file, as the service tells one (ctxsieve.ingest.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
 PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
 SOURCE_SUFFIXES = frozenset({
@@ -43,23 +40,6 @@ SOURCE_SUFFIXES = frozenset({
 class CutOptions:
     passthrough_tokens: int = 1000
     max_tokens: int | None = None  # None: the service's rule for a source file, PROSE_TOKENS for anything else
-
-
-def own_words(content: Any, text_types: tuple[str, ...]) -> str:
-    """A message's own text: a string, or its text parts, leaving out harness context wrapped in one tag."""
-    if isinstance(content, str):
-        return "" if WRAPPED.match(content) else content.strip()
-    if not isinstance(content, list):
-        return ""
-    texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") in text_types]
-    return " ".join(t.strip() for t in texts if isinstance(t, str) and t.strip() and not WRAPPED.match(t))
-
-
-def step_intent(request: str | None, said: str | None, arguments: Mapping[str, Any]) -> str | None:
-    """The one intent rule of every surface: the latest user request, the assistant's words before the call, and
-    the call's own words (its query-like argument), all of which precede the output."""
-    words = [request, said, first_text(arguments, CALL_WORDS)]
-    return " ".join(w.strip() for w in words if w and w.strip()) or None
 
 
 def names_source_file(arguments: Mapping[str, Any]) -> bool:

@@ -26,7 +26,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from .client import AsyncClient, Call, Client, CompactOptions, RefPart
 from .cutting import CutOptions, cut_request, cut_text, passes
-from .gateway.names import intent_of
+from .intent import step_intent
 from .models import Compaction, FilterResult
 from .wrap import render
 
@@ -75,10 +75,9 @@ class CtxsieveMiddleware(AgentMiddleware):
         if passes(text, self.cut_options):  # before looking for an intent
             return None
         call = request.tool_call
-        intent, _ = intent_of(call.get("args") or {}, own_intent=False)
-        intent = intent or conversation_intent(request.state.get("messages", []) if isinstance(
-            request.state, dict) else [])
-        return cut_request(text, intent, call.get("name", "tool"), call.get("args") or {}, self.cut_options)
+        args = call.get("args") or {}
+        human, ai = latest_turns(request.state.get("messages", []) if isinstance(request.state, dict) else [])
+        return cut_request(text, step_intent(human, ai, args), call.get("name", "tool"), args, self.cut_options)
 
     def _cut(self, result: ToolMessage, filtered: FilterResult) -> ToolMessage:
         shown = cut_text(filtered, self.cut_options)
@@ -198,13 +197,16 @@ class CtxsieveMiddleware(AgentMiddleware):
         return await asyncio.to_thread(call, self.client)
 
 
-def conversation_intent(messages: Sequence[BaseMessage]) -> str | None:
-    """What the agent is doing now: the last AI message's text and the latest human message (the conversation,
-    not only the first request)."""
+def latest_turns(messages: Sequence[BaseMessage]) -> tuple[str | None, str | None]:
+    """The latest human message and the last AI message's text (the conversation now, not its first request)."""
     human = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
     ai = next((m for m in reversed(messages) if isinstance(m, AIMessage) and _text(m.content)), None)
-    parts = [_text(m.content) for m in (ai, human) if m is not None]
-    return " ".join(p for p in parts if p) or None
+    return (_text(human.content) if human else None), (_text(ai.content) if ai else None)
+
+
+def conversation_intent(messages: Sequence[BaseMessage]) -> str | None:
+    """What the agent is doing now, for tool selection: the one intent rule without a call."""
+    return step_intent(*latest_turns(messages), {})
 
 
 def _text(content: Any) -> str:

@@ -3,7 +3,7 @@
 - Tool names stay as the upstream spells them. A name two servers share, or one the gateway uses itself,
   becomes `server__tool` (for every server that has it): deterministic, and stable while the servers' tools are.
 - Intent: the call's `intent` argument (added to every listed tool), else its first query-like argument
-  (QUERY_ARGUMENTS, in that order), else none (the output comes back as an outline).
+  (intent.CALL_WORDS, in that order), else none (the output comes back as an outline).
 - Secrets: arguments whose name has a credential word (SECRET_WORDS) are masked in what is stored, in
   placeholders and in logs.
 """
@@ -11,16 +11,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from ..intent import first_text
 
 OWN_TOOLS = ("filter_ref", "fetch_ref", "find_tools", "call_tool")
 SEPARATOR = "__"
 INTENT = "intent"
 INTENT_SCHEMA = {"type": "string", "description": "What you need from this tool's output for your current step "
                                                   "(a large output is cut to that); leave it out for an outline."}
-QUERY_ARGUMENTS = ("query", "q", "pattern", "search", "question", "prompt", "keywords", "keyword", "topic",
-                   "search_term", "text")
 SECRET_WORDS = frozenset({"token", "key", "apikey", "password", "passwd", "secret", "authorization", "auth",
                           "credential", "credentials", "cookie", "bearer"})
 MASK = "***"
@@ -44,16 +44,7 @@ def intent_of(arguments: Mapping[str, Any], own_intent: bool) -> tuple[str | Non
     """(what the call is for, the arguments to forward): `intent` is removed unless the tool has its own."""
     forwarded = dict(arguments)
     intent = forwarded.get(INTENT) if own_intent else forwarded.pop(INTENT, None)
-    return first_text({INTENT: intent, **forwarded}, (INTENT, *QUERY_ARGUMENTS)), forwarded
-
-
-def first_text(arguments: Mapping[str, Any], keys: Sequence[str]) -> str | None:
-    """The first of `keys` whose value is text that is not blank, stripped: a call's own words for its intent."""
-    for key in keys:
-        value = arguments.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
+    return first_text({**forwarded, INTENT: intent}), forwarded
 
 
 def is_secret(name: str) -> bool:

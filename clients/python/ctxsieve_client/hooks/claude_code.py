@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..client import Call
-from ..cutting import CutOptions, cut_request, cut_text, own_words, passes, step_intent, was_cut
+from ..cutting import CutOptions, cut_request, cut_text, passes, was_cut
+from ..intent import own_words, step_intent
 from ..models import FilterResult
 from ..wrap import render_map, render_result
 from .whole import Whole, whole_output
@@ -87,7 +88,7 @@ def _replacing(response: dict[str, Any], key: str, inner: Rebuild) -> Rebuild:
 
 
 def intent_of(tool_input: Mapping[str, Any], transcript: Path | None) -> str | None:
-    """The one intent rule (cutting.step_intent): the latest user request and assistant text of the transcript,
+    """The one intent rule (intent.step_intent): the latest user request and assistant text of the transcript,
     and the call's own query-like field."""
     user, assistant = _waited_turns(transcript) if transcript is not None else (None, None)
     return step_intent(user, assistant, tool_input)

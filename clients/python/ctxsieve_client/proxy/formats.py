@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..cutting import own_words, step_intent
+from ..intent import own_words, step_intent
 
 Format = Literal["anthropic", "chat", "responses"]
 ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
