@@ -12,6 +12,8 @@ from typing import Any
 
 from ctxsieve_client.gateway.cli import add_arguments as gateway_arguments
 from ctxsieve_client.hooks.cli import add_arguments as hook_arguments
+from ctxsieve_client.mcp_cli import add_arguments as mcp_arguments
+from ctxsieve_client.mcp_cli import run as run_mcp
 from ctxsieve_client.proxy.cli import add_arguments as proxy_arguments
 
 from .settings import Settings
@@ -196,10 +198,7 @@ def optimize(args: argparse.Namespace) -> int:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    from .mcp_server import run
-
-    run(args.url, args.api_key, args.session_id, args.http, args.host or "127.0.0.1", args.port or 8765)
-    return 0
+    return run_mcp(args)
 
 
 def gateway(args: argparse.Namespace) -> int:
@@ -246,13 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--port", type=int)
     cmd.add_argument("--data-dir", type=Path)
     cmd.set_defaults(fn=ingest)
-    cmd = sub.add_parser("mcp", help="serve ctxsieve's tools over MCP (stdio, or --http)")
-    cmd.add_argument("--url", default="http://127.0.0.1:8000", help="the running ctxsieve service")
-    cmd.add_argument("--api-key")
-    cmd.add_argument("--session-id", help="group this MCP client's reads into one ctxsieve session")
-    cmd.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
-    cmd.add_argument("--host")
-    cmd.add_argument("--port", type=int)
+    cmd = sub.add_parser("mcp", help="serve ctxsieve's tools over MCP (stdio, or --http); also ctxsieve-mcp")
+    mcp_arguments(cmd)
     cmd.set_defaults(fn=mcp)
     cmd = sub.add_parser("hook", help="a tool-output hook for an agent runtime (claude-code)")
     hook_arguments(cmd)

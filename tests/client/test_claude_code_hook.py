@@ -168,7 +168,7 @@ def test_install_http_writes_an_http_hook_in_place_of_the_command_hook(tmp_path:
         f"wrote {settings}: PostToolUse and PostToolUseFailure http hook to http://127.0.0.1:8000/v1/hooks/claude-code",
         f"wrote {settings}: env CLAUDE_CODE_SHELL_PREFIX={prefix} (each Bash command's whole output saved for the "
         "hooks)",
-        f"wrote {tmp_path / '.mcp.json'}: MCP server ctxsieve: {BIN / 'ctxsieve'} mcp --url http://127.0.0.1:8000/"]
+        f"wrote {tmp_path / '.mcp.json'}: MCP server ctxsieve: {BIN / 'ctxsieve-mcp'} --url http://127.0.0.1:8000/"]
     ran = subprocess.run([str(prefix), "echo kept; exit 4"], capture_output=True, text=True, timeout=30)
     assert (ran.returncode, ran.stdout) == (4, "kept\n"), "the prefix runs what Claude Code hands it, as is"
 
@@ -188,8 +188,8 @@ def test_install_keeps_what_is_there_and_registers_the_mcp_server(tmp_path: Path
     commands = [h["command"] for e in data["hooks"]["PostToolUse"] for h in e["hooks"]]
     assert commands == ["my-linter", f"{BIN / 'ctxsieve-hook'} claude-code --url http://127.0.0.1:8000"]
     servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
-    assert servers["ctxsieve"] == {"type": "stdio", "command": str(BIN / "ctxsieve"),
-                                   "args": ["mcp", "--url", "http://127.0.0.1:8000"]}
+    assert servers["ctxsieve"] == {"type": "stdio", "command": str(BIN / "ctxsieve-mcp"),
+                                   "args": ["--url", "http://127.0.0.1:8000"]}
 
 
 def test_install_writes_commands_that_run_without_the_venv_on_path(tmp_path: Path) -> None:
@@ -215,8 +215,9 @@ def test_install_writes_commands_that_run_without_the_venv_on_path(tmp_path: Pat
 
 
 def test_install_from_a_folder_with_a_space_and_from_the_light_client_alone(tmp_path: Path) -> None:
-    """An environment at a path with a space (this venv seen through links): the commands written are quoted. With
-    no `ctxsieve` executable (the light client alone has no MCP server) it says so and writes nothing."""
+    """An environment at a path with a space (this venv seen through links): the commands written are quoted, and
+    the light client's own MCP server is registered (no `ctxsieve` needed). With no `ctxsieve-mcp` it says so and
+    writes nothing."""
     import shlex
 
     root = tmp_path / "my env"
@@ -225,8 +226,8 @@ def test_install_from_a_folder_with_a_space_and_from_the_light_client_alone(tmp_
     (root / "pyvenv.cfg").write_text((BIN.parent / "pyvenv.cfg").read_text())
     (root / "lib").symlink_to(BIN.parent / "lib")
     (scripts / "python3").symlink_to(Path(sys.executable).resolve())
-    runs = {"ctxsieve-hook": "from ctxsieve_client.hooks.cli import main", "ctxsieve": "from ctxsieve.service.cli "
-            "import main"}
+    runs = {"ctxsieve-hook": "from ctxsieve_client.hooks.cli import main",
+            "ctxsieve-mcp": "from ctxsieve_client.mcp_cli import main"}
     for name, line in runs.items():
         (scripts / name).write_text(f'#!/bin/sh\nexec "$(dirname "$0")/python3" -c "import sys; {line}; '
                                     'sys.exit(main())" "$@"\n')
@@ -243,12 +244,12 @@ def test_install_from_a_folder_with_a_space_and_from_the_light_client_alone(tmp_
                          text=True, timeout=60)
     assert ran.returncode == 0 and "ctxsieve hook: output left unchanged" in ran.stderr, ran.stderr
     (mcp,) = [line for line in done.stdout.splitlines() if ": MCP server ctxsieve: " in line]
-    assert shlex.split(mcp.split(": ", 2)[2])[0] == str(scripts / "ctxsieve")
+    assert shlex.split(mcp.split(": ", 2)[2])[0] == str(scripts / "ctxsieve-mcp")
 
-    (scripts / "ctxsieve").unlink()
+    (scripts / "ctxsieve-mcp").unlink()
     (tmp_path / ".mcp.json").unlink()
     done = subprocess.run(install, cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1 and "no ctxsieve beside" in done.stderr and "install ctxsieve" in done.stderr
+    assert done.returncode == 1 and "no ctxsieve-mcp beside" in done.stderr and "ctxsieve-client[mcp]" in done.stderr
     assert not (tmp_path / ".mcp.json").exists(), "nothing written"
 
 

@@ -3,15 +3,14 @@
 Without `--install`: one PostToolUse call (JSON on stdin, the answer on stdout). It never blocks or breaks the
 agent: any failure, or a service slower than `--timeout`, leaves the output unchanged and exits 0, saying why on
 stderr. `--install [--project]` writes the hook into Claude Code's user (~/.claude/settings.json) or project
-(.claude/settings.json) settings, keeping what is there, and registers `ctxsieve mcp` as the MCP server
+(.claude/settings.json) settings, keeping what is there, and registers `ctxsieve-mcp` as the MCP server
 `ctxsieve` (~/.claude.json, or the project's .mcp.json), so the model has `mcp__ctxsieve__filter_ref` and
 `mcp__ctxsieve__fetch_ref` to get back what was cut. It writes the executables' absolute paths (beside this
 interpreter, else found on PATH), since Claude Code runs them with its own PATH, and runs each command it writes
-with `--help` before writing anything; the MCP server ships in the `ctxsieve` package only, so with the light
-client alone it says so and writes nothing. With `--http` the hook it writes is Claude Code's
-`type: "http"` hook (Claude Code 2.1.63 and later), posting each call to the service's `/v1/hooks/claude-code`
-instead of starting a process: the key goes in a header from `CTXSIEVE_API_KEY` (listed in `allowedEnvVars`, so
-it is never written into the settings).
+with `--help` (the MCP server with `--check`: it needs the MCP SDK) before writing anything. With `--http` the hook
+it writes is Claude Code's `type: "http"` hook (Claude Code 2.1.63 and later), posting each call to the service's
+`/v1/hooks/claude-code` instead of starting a process: the key goes in a header from `CTXSIEVE_API_KEY` (listed
+in `allowedEnvVars`, so it is never written into the settings).
 """
 
 from __future__ import annotations
@@ -72,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 HOOK_COMMAND = "ctxsieve-hook"  # the light entry point (both installs have it): it starts in half the time
-SERVER_COMMAND = "ctxsieve"  # `ctxsieve mcp`: the MCP server is in the full package, not in ctxsieve-client
+SERVER_COMMAND = "ctxsieve-mcp"  # the MCP server (ctxsieve_client.mcp_server: the [mcp] extra, or the full package)
 
 
 HOOK_PATH = "/v1/hooks/claude-code"
@@ -105,10 +104,10 @@ def plan_install(args: argparse.Namespace, cwd: Path, home: Path) -> Planned:
     settings = (cwd / ".claude" / "settings.json") if args.project else (home / ".claude" / "settings.json")
     servers = (cwd / ".mcp.json") if args.project else (home / ".claude.json")
     hook = _hook(args)
-    server = [executable(SERVER_COMMAND), "mcp", "--url", args.url]
+    server = [executable(SERVER_COMMAND), "--url", args.url]
     if hook["type"] == "command":
         check_runs(shlex.split(hook["command"]))
-    check_runs(server)
+    check_runs(server, "--check")
     data = _read(settings)
     for event in EVENTS:
         entries = data.setdefault("hooks", {}).setdefault(event, [])
@@ -156,23 +155,23 @@ def executable(name: str) -> str:
     Code runs the command with its own PATH, where a bare name fails (`/bin/sh: ctxsieve-hook: not found`)."""
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
     if found is None:
-        why = (" (`ctxsieve mcp`, which gives the model mcp__ctxsieve__fetch_ref, ships in the ctxsieve package, "
-               "not in ctxsieve-client: install ctxsieve)") if name == SERVER_COMMAND else ""
+        why = (" (ctxsieve-mcp, which gives the model mcp__ctxsieve__fetch_ref, comes with "
+               "'ctxsieve-client[mcp]' and with ctxsieve)") if name == SERVER_COMMAND else ""
         raise SystemExit(f"ctxsieve-hook --install: no {name} beside {sys.executable} nor on PATH{why}; "
                          "nothing written")
     return str(Path(found).absolute())
 
 
-def check_runs(command: list[str]) -> None:
+def check_runs(command: list[str], probe: str = "--help") -> None:
     """The command as written, with --help: one that cannot start would fail every call, silently, in Claude Code."""
     try:
-        done = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=120)
+        done = subprocess.run([*command, probe], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SystemExit(f"ctxsieve-hook --install: {shlex.join(command)} does not run: {exc}; nothing written"
                          ) from exc
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [""])[-1]
-        raise SystemExit(f"ctxsieve-hook --install: {shlex.join(command)} --help exited {done.returncode}: {last}; "
+        raise SystemExit(f"ctxsieve-hook --install: {shlex.join(command)} {probe} exited {done.returncode}: {last}; "
                          "nothing written")
 
 

@@ -1,4 +1,6 @@
-"""`ctxsieve mcp --url URL`: ctxsieve's tools for any MCP client (stdio by default, or streamable HTTP).
+"""`ctxsieve-mcp --url URL` (or `ctxsieve mcp`): ctxsieve's tools for any MCP client (stdio by default, or
+streamable HTTP). It lives in the light client beside the other surfaces: it is only an HTTP client of the service
+(`pip install 'ctxsieve-client[mcp]'`).
 
 Each tool answers once, as text an agent can read: the relevant snippets, then the one-line placeholder
 that says how to get more (no structured copy of the same text: a client that forwards both would put the
@@ -16,8 +18,9 @@ from typing import Any, TypeVar
 import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ctxsieve_client import Client, CtxsieveError, SearchResult, render
-from ctxsieve_client.wrap import render_result
+from .client import Client, CtxsieveError
+from .models import SearchResult
+from .wrap import render, render_result
 
 T = TypeVar("T")
 
