@@ -64,13 +64,18 @@ async def answer_roots(_context: Any) -> mt.ListRootsResult:
     return mt.ListRootsResult(roots=[mt.Root(uri="file:///work/app", name="app")])
 
 
+def server_of(target: str | Path, url: str) -> Any:
+    """What a `Client` connects to: `target` is the HTTP gateway's URL, or the config to start a stdio gateway on."""
+    return target if isinstance(target, str) else StdioServerParameters(
+        command=str(BIN / "ctxsieve-gateway"), args=["--config", str(target), "--url", url])
+
+
 @asynccontextmanager
 async def connect(target: str | Path, mode: str, url: str, name: str = "tests") -> AsyncIterator[Client]:
-    """A client of the given era: `target` is the HTTP gateway's URL, or the config to start a stdio gateway on."""
-    server: Any = target if isinstance(target, str) else StdioServerParameters(
-        command=str(BIN / "ctxsieve-gateway"), args=["--config", str(target), "--url", url])
-    async with Client(server, mode=mode, elicitation_callback=answer_colour, list_roots_callback=answer_roots,
-                      client_info=mt.Implementation(name=name, version="1")) as client:
+    """A client of the given era that answers elicitations and roots requests."""
+    info = mt.Implementation(name=name, version="1")
+    async with Client(server_of(target, url), mode=mode, elicitation_callback=answer_colour,
+                      list_roots_callback=answer_roots, client_info=info) as client:
         yield client
 
 
@@ -127,6 +132,90 @@ def test_an_old_servers_questions_reach_a_2026_client_as_input_required_rounds(
     assert starts(log) == 2
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_client_without_roots_reads_where_server_filesystem_was_started(
+        transport: str, mode: str, servers: tuple[Path, Path, Path], stub_url: str, request: pytest.FixtureRequest
+        ) -> None:
+    """The SDK's `Client` as it comes declares no roots. server-filesystem asks for roots only when its client
+    declares them, else keeps the folders on its command line: its session through the gateway must not declare
+    them either (a 2026-07-28 client's first call used to fail with "List roots not supported")."""
+    config = servers[0]
+    files = config.parent / "files"
+    target: str | Path = request.getfixturevalue("http_gateway") if transport == "http" else config
+
+    async def main() -> tuple[str, list[str]]:
+        async with Client(server_of(target, stub_url), mode=mode) as client:
+            first = await client.call_tool("read_text_file", {"path": str(files / "small.txt")})  # no listing first
+            await client.list_tools()
+            rest = [await client.call_tool(name, {"path": str(files)})
+                    for name in ("list_directory", "list_allowed_directories")]
+            return client.protocol_version, [text(result) for result in (first, *rest)]
+
+    version, (read, listed, allowed) = asyncio.run(main())
+    assert (version == MODERN) == (mode == "auto"), version
+    assert read == "just a line\n" and "[FILE] small.txt" in listed
+    assert allowed.splitlines()[1:] == [str(files.resolve())], "the folder it was started on"
+
+
+async def allowed_once_settled(client: Client, folder: Path) -> str:
+    """server-filesystem's allowed directories once they name `folder` (it applies roots as they arrive)."""
+    for _ in range(50):
+        allowed = text(await client.call_tool("list_allowed_directories", {}))
+        if str(folder) in allowed:
+            break
+        await anyio.sleep(0.1)
+    return allowed
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_client_that_declares_roots_is_asked_and_server_filesystem_uses_them(
+        transport: str, mode: str, servers: tuple[Path, Path, Path], stub_url: str, request: pytest.FixtureRequest,
+        tmp_path: Path) -> None:
+    """server-filesystem asks for roots as soon as its session is up (during the client's listing): a session-era
+    client is asked at once; a 2026-07-28 client, in its next call's input-required round."""
+    target: str | Path = request.getfixturevalue("http_gateway") if transport == "http" else servers[0]
+    mine = (tmp_path / "mine").resolve()
+    mine.mkdir()
+    (mine / "notes.txt").write_text("from the client's own root\n", encoding="utf-8")
+    asked: list[str] = []
+
+    async def my_roots(_context: Any) -> mt.ListRootsResult:
+        asked.append("roots")
+        return mt.ListRootsResult(roots=[mt.Root(uri=mine.as_uri(), name="mine")])
+
+    async def main() -> tuple[str, str]:
+        async with Client(server_of(target, stub_url), mode=mode, list_roots_callback=my_roots) as client:
+            await client.list_tools()
+            allowed = await allowed_once_settled(client, mine)
+            return allowed, text(await client.call_tool("read_text_file", {"path": str(mine / "notes.txt")}))
+
+    allowed, read = asyncio.run(main())
+    assert asked == ["roots"], "asked once, by the client's own session"
+    assert allowed.splitlines()[1:] == [str(mine)] and read == "from the client's own root\n"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_server_that_asks_what_the_client_did_not_declare_is_refused_and_goes_on(
+        mode: str, tmp_path: Path, stub_url: str) -> None:
+    """An old server that asks whoever calls (roots, elicitation) gets the refusal a session without the capability
+    gives, in either era; its own answer to the call reaches the client, and the next call is served as before."""
+    config = tmp_path / "old.json"
+    config.write_text(json.dumps({"mcpServers": {"old": {"command": sys.executable,
+                                                         "args": [str(STATEFUL), "--handshake-only"]}},
+                                  "ctxsieve": {"tool_search": "off"}}))
+
+    async def main() -> list[Any]:
+        async with Client(server_of(config, stub_url), mode=mode) as client:
+            return [await client.call_tool(name, {}) for name in ("tick", "roots", "colour", "tick")]
+
+    tick, roots, colour, again = asyncio.run(main())
+    assert roots.is_error and "List roots not supported" in text(roots)
+    assert colour.is_error and "Elicitation not supported" in text(colour)
+    assert text(tick).startswith("call 1 ") and text(again).startswith("call 2 ")
+
+
 def test_a_2026_client_listens_to_an_old_servers_resource_through_the_gateway(tmp_path: Path, stub_url: str) -> None:
     """`subscriptions/listen` in place of resources/subscribe: the gateway subscribes at the owner (a session-era
     server) and its updates reach the client's listen stream."""
@@ -175,6 +264,24 @@ def test_modern_http_clients_are_told_apart_and_their_upstreams_close_when_idle(
     later = asyncio.run(calls("editor-a", 1))
     assert later[0].startswith("call 1 "), "a new session for a client that had gone"
     assert starts(stateful_log) == 1 + 3
+
+
+def test_a_modern_http_clients_slow_upstream_is_not_closed_as_idle_while_it_serves(
+        tmp_path: Path, stub_url: str, request: pytest.FixtureRequest) -> None:
+    """A server slower to start than client_idle_s: the client's request is being served, so its session is not
+    idle (it was closed under the call, which failed, and the next call started the server again)."""
+    log = tmp_path / "slow.starts"
+    slow = counted(["sh", "-c", 'sleep 2; exec "$@"', "slow", sys.executable, str(STATEFUL)], log)
+    config = tmp_path / "slow.json"
+    config.write_text(json.dumps({"mcpServers": {"st": slow}, "ctxsieve": {"tool_search": "off", "client_idle_s": 1}}))
+
+    async def main() -> list[str]:
+        async with connect(serve_http(config, stub_url, request), "auto", stub_url) as client:
+            return [text(await client.call_tool("tick", {})) for _ in range(2)]
+
+    first, second = asyncio.run(main())
+    assert first.startswith("call 1 ") and second.startswith("call 2 "), (first, second)
+    assert starts(log) == 2, "once for the gateway's own listing, once for the client"
 
 
 def test_auto_tool_search_leaves_claude_code_its_own(tmp_path: Path, stub_url: str) -> None:

@@ -10,6 +10,11 @@ depends on the transport and the protocol era the client speaks:
   and the `clientInfo` its every request carries in `_meta`; its upstream sessions close after `client_idle_s`
   without a request. Two processes of the same client program with the same key share upstream sessions: give
   them different keys to keep them apart.
+
+What a client may be asked (roots, sampling, elicitation) is what it declared: its `initialize` capabilities in
+the session era, the capabilities each request carries in `_meta` in 2026-07-28. An upstream session is told it
+may ask only that (upstreams.py), so a server that asks only clients able to answer (server-filesystem's roots)
+never asks one that is not.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from fastmcp.server.dependencies import get_context, get_http_headers
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 Transport = Literal["stdio", "http"]
+ASKABLE = ("roots", "sampling", "elicitation")  # a server's requests to its client, each a client capability
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class Who:
     connection: Any | None  # session era over HTTP: the connection whose end closes what it opened
     idles: bool  # closed after client_idle_s without a request (no connection tells when it has gone)
     program: str | None = None  # the client's own name (its clientInfo), e.g. "claude-code"
+    declared: frozenset[str] = frozenset()  # of ASKABLE: what it may be asked, as its capabilities say
 
 
 class Identities:
@@ -56,13 +63,22 @@ class Identities:
         params = connection.client_params
         info = params.client_info if params is not None else None
         program = info.name if info is not None else None
+        declared = declared_by(connection.client_capabilities)
         if self.transport == "stdio":
-            return Who(key="stdio", name=self._process, modern=modern, connection=None, idles=False, program=program)
+            return Who(key="stdio", name=self._process, modern=modern, connection=None, idles=False, program=program,
+                       declared=declared)
         if not modern:
             name = connection.session_id or f"c{id(connection):x}"
-            return Who(key=connection, name=name, modern=False, connection=connection, idles=False, program=program)
+            return Who(key=connection, name=name, modern=False, connection=connection, idles=False, program=program,
+                       declared=declared)
         credential = get_http_headers(include={"authorization"}).get("authorization", "")
-        described = f"{credential}\n{program or ''}\n{info.version if info else ''}"
+        # what it declared is part of who it is: its upstream sessions were told what they may ask
+        described = f"{credential}\n{program or ''}\n{info.version if info else ''}\n{' '.join(sorted(declared))}"
         digest = hashlib.sha256(described.encode("utf-8")).hexdigest()[:16]  # the credential is never kept
         return Who(key=("modern", digest), name=f"m{digest}", modern=True, connection=None, idles=True,
-                   program=program)
+                   program=program, declared=declared)
+
+
+def declared_by(capabilities: Any) -> frozenset[str]:
+    """Which of ASKABLE a client's capabilities (an `mt.ClientCapabilities`, or None) include."""
+    return frozenset(name for name in ASKABLE if getattr(capabilities, name, None) is not None)

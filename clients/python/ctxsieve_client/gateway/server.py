@@ -8,10 +8,12 @@ FastMCP's proxy providers relay everything a server offers; ours are the middlew
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from typing import Annotated, Any, TypeVar, cast
 
 import anyio
@@ -59,6 +61,7 @@ class Gateway:
         self._retried: dict[str, float] = {}  # server -> when listing it was last tried
         self.found: dict[str | None, dict[str, str]] = {}  # session -> tool found by find_tools -> its query
         self.identities = Identities()
+        self._serving: Counter[Hashable] = Counter()  # client key -> its requests being served now
         self.asking = Asking()
         self.bus = InMemorySubscriptionBus()  # what 2026-07-28 clients' listen streams carry (relays.py)
         logs = logs_folder()
@@ -152,11 +155,27 @@ class Gateway:
         """What identifies a client depends on the transport (clients.py); say it before serving."""
         self.identities.transport = transport
 
+    @contextlib.contextmanager
+    def request(self) -> Iterator[None]:
+        """Around each request: its client is not idle while it is served (a server may be slow to start, a
+        question slow to answer), and its idle time starts when the request ends."""
+        who = self.identities.current()
+        key = who.key if who is not None else None
+        self._serving[key] += 1
+        try:
+            yield
+        finally:
+            self._serving[key] -= 1
+            if self._serving[key] <= 0:
+                del self._serving[key]
+            for server in self.servers.values():
+                server.touch(key)
+
     async def close_idle(self) -> int:
         """Close the upstream sessions of 2026-07-28 HTTP clients that have gone quiet (client_idle_s)."""
         closed = 0
         for server in self.servers.values():
-            closed += await server.close_idle(self.options.client_idle_s)
+            closed += await server.close_idle(self.options.client_idle_s, busy=set(self._serving))
         if closed:
             log.info("closed %d upstream sessions of clients idle for %g s", closed, self.options.client_idle_s)
         return closed
@@ -317,7 +336,8 @@ class Gateway:
         state = ctx.request_state if ctx is not None else None
         if state is not None and self.asking.knows(state):
             return await self.asking.resume(state, ctx.input_responses if ctx is not None else None, timeout)
-        return await self.asking.start(server.client(), lambda: call_next(context.copy(message=message)), timeout)
+        return await self.asking.start(server.client(), lambda: call_next(context.copy(message=message)), timeout,
+                                       who.declared)
 
     async def _learn(self, session: str | None, name: str, server: str) -> None:
         """A tool that find_tools returned in this session and is now called: that query led to it."""
@@ -332,6 +352,10 @@ class Gateway:
 class _Sieve(Middleware):
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway
+
+    async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        with self.gateway.request():
+            return await call_next(context)
 
     async def on_list_tools(self, context: MiddlewareContext[mt.ListToolsRequest],
                             call_next: CallNext[mt.ListToolsRequest, Sequence[Tool]]) -> Sequence[Tool]:

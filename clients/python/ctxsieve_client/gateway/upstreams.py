@@ -5,8 +5,10 @@ ours here is the session strategy. Each client gets its own upstream sessions (a
 for it and reused by every request it makes, in either protocol era), so one client's roots, log level and
 subscriptions never reach another; they close when the client is gone. A session speaks its client's era where
 the upstream can: a 2026-07-28 client's negotiates (`server/discover`, falling back to the handshake for an old
-server), a session-era client's shakes hands. A client whose server died is dropped, so the next call starts
-the server again. A stdio server's stderr goes to a log file of its own, whose tail names what went wrong.
+server), a session-era client's shakes hands. A session declares roots, sampling and elicitation only where its
+client did, so its server asks (or falls back) as it would with that client alone; the gateway's own listing
+session declares none. A client whose server died is dropped, so the next call starts the server again. A stdio
+server's stderr goes to a log file of its own, whose tail names what went wrong.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import contextlib
 import logging
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Collection, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,11 +27,13 @@ from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransp
 from fastmcp.server.providers.proxy import ProxyClient, ProxyProvider, StatefulProxyClient
 
 from .asking import Asking
-from .clients import Identities, Who
+from .clients import ASKABLE, Identities, Who
 from .config import Upstream
 
 log = logging.getLogger("ctxsieve.gateway")
 STDERR_TAIL = 1500  # characters of a server's stderr quoted in an error
+# ProxyClient's argument for each capability: a handler given (or its default) declares it, None does not
+HANDLERS = {"roots": "roots", "sampling": "sampling_handler", "elicitation": "elicitation_handler"}
 
 
 @dataclass
@@ -64,16 +68,19 @@ class UpstreamServer:
             return SSETransport(u.url, headers=dict(u.headers) or None)
         return StreamableHttpTransport(u.url, headers=dict(u.headers) or None)
 
-    def new_client(self, *, modern: bool = False) -> ProxyClient[Any]:
+    def new_client(self, *, modern: bool = False, declared: frozenset[str] = frozenset()) -> ProxyClient[Any]:
+        """A session for a client that declared `declared` (of ASKABLE): the server is told it may ask just that."""
         made: list[ProxyClient[Any]] = []
 
         async def on_message(message: Any) -> None:  # the handler learns which client heard the message
             if self._on_message is not None and made:
                 await self._on_message(made[0], message)
 
-        made.append(_Persistent(self.transport(), timeout=self.upstream.options.timeout_s, message_handler=on_message,
-                                mode="auto" if modern else "legacy"))
-        self._asking.relay_through(made[0])  # an old server's questions to a 2026-07-28 client
+        timeout = self.upstream.options.timeout_s
+        made.append(_Persistent(self.transport(), timeout=timeout, message_handler=on_message,
+                                mode="auto" if modern else "legacy", **undeclared(declared)))
+        if modern:  # an old server's questions to a 2026-07-28 client (a session-era one is asked by the proxy)
+            self._asking.relay_through(made[0], declared, timeout)
         return made[0]
 
     def client(self) -> ProxyClient[Any]:
@@ -87,8 +94,9 @@ class UpstreamServer:
         return held.client
 
     def _open(self, who: Who | None) -> _Held:
-        made = _Held(self.new_client(modern=who is not None and who.modern), idles=who is not None and who.idles,
-                     used=time.monotonic())
+        client = self.new_client(modern=who is not None and who.modern,
+                                 declared=who.declared if who is not None else frozenset())
+        made = _Held(client, idles=who is not None and who.idles, used=time.monotonic())
         if who is not None and who.connection is not None:
             who.connection.exit_stack.push_async_callback(self._close, who.key)
         return made
@@ -98,10 +106,18 @@ class UpstreamServer:
         who = self._identities.current()
         await self._close(who.key if who is not None else None)
 
-    async def close_idle(self, idle_s: float) -> int:
-        """Close the sessions of clients that have sent nothing for idle_s (those no connection's end closes)."""
+    def touch(self, key: Hashable) -> None:
+        """A request of this client has just ended: its idle time starts now."""
+        held = self._clients.get(key)
+        if held is not None:
+            held.used = time.monotonic()
+
+    async def close_idle(self, idle_s: float, busy: Collection[Hashable] = ()) -> int:
+        """Close the sessions of clients that have sent nothing for idle_s (those no connection's end closes); a
+        client whose request is being served (`busy`) is not idle, however long its server takes."""
         now = time.monotonic()
-        idle = [key for key, held in self._clients.items() if held.idles and now - held.used >= idle_s]
+        idle = [key for key, held in self._clients.items()
+                if held.idles and key not in busy and now - held.used >= idle_s]
         for key in idle:
             await self._close(key)
         return len(idle)
@@ -118,7 +134,7 @@ class UpstreamServer:
 
     async def list_tool_definitions(self) -> list[dict[str, Any]]:
         """The server's tools in MCP format, from a session of its own (start-up and list changes)."""
-        client = ProxyClient(self.transport(), timeout=self.upstream.options.timeout_s)
+        client = ProxyClient(self.transport(), timeout=self.upstream.options.timeout_s, **undeclared(frozenset()))
         with anyio.fail_after(self.upstream.options.timeout_s):
             async with client:
                 tools = await client.list_tools()
@@ -130,6 +146,11 @@ class UpstreamServer:
         except OSError:
             return ""
         return text[-STDERR_TAIL:].strip()
+
+
+def undeclared(declared: frozenset[str]) -> dict[str, Any]:
+    """ProxyClient's handlers (each of which declares its capability) for what the client did not declare."""
+    return {HANDLERS[name]: None for name in ASKABLE if name not in declared}
 
 
 class _Persistent(StatefulProxyClient[Any]):
