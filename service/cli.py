@@ -1,4 +1,5 @@
-"""`ctxsieve serve`, `prepare` (model and encodings, offline, once), `ingest`, `migrate` and `mcp`."""
+"""`ctxsieve serve`, `prepare` (model and encodings, offline, once), `ingest`, `migrate` and `mcp`; `install` /
+`uninstall` (the agents on this machine) and `doctor`."""
 
 from __future__ import annotations
 
@@ -219,6 +220,39 @@ def proxy(args: argparse.Namespace) -> int:
     return run_proxy(args)
 
 
+def install(args: argparse.Namespace) -> int:
+    from ctxsieve_client.setup.install import install as run_install
+
+    return run_install(args)
+
+
+def uninstall(args: argparse.Namespace) -> int:
+    from ctxsieve_client.setup.install import uninstall as run_uninstall
+
+    return run_uninstall(args)
+
+
+def doctor(_args: argparse.Namespace) -> int:
+    from ctxsieve_client.setup.doctor import run as run_doctor
+    from ctxsieve_client.setup.state import service_url
+
+    return run_doctor(service_url())
+
+
+def _agent_commands(sub: Any) -> None:
+    """The commands that put ctxsieve in front of the agents on this machine."""
+    from ctxsieve_client.setup.install import add_install_arguments, add_uninstall_arguments
+
+    cmd = sub.add_parser("install", help="wire the coding agents found here (Claude Code, Codex) to ctxsieve")
+    add_install_arguments(cmd)
+    cmd.set_defaults(fn=install)
+    cmd = sub.add_parser("uninstall", help="undo what install changed, file by file")
+    add_uninstall_arguments(cmd)
+    cmd.set_defaults(fn=uninstall)
+    cmd = sub.add_parser("doctor", help="check what is wired, and say how to mend what is not")
+    cmd.set_defaults(fn=doctor)
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -257,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     cmd = sub.add_parser("proxy", help="ctxsieve in front of the model API (point your agent's base URL here)")
     proxy_arguments(cmd)
     cmd.set_defaults(fn=proxy)
+    _agent_commands(sub)
     args = parser.parse_args(argv)
     return int(args.fn(args))
 

@@ -1,0 +1,240 @@
+"""`ctxsieve install`, `uninstall` and `doctor` as a user runs them: a fresh HOME holding the user's own Claude Code
+and Codex configs, the real Claude Code CLI (the one the Claude Agent SDK bundles) and the real Codex CLI on PATH,
+the service on loopback (the real app with the stand-in model), and the agents run against scripted model APIs
+that record what the model is sent."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.client.test_claude_code_hook import CLAUDE
+from tests.client.test_codex_gateway import CODEX
+
+BIN = Path(sys.executable).parent
+ROW = re.compile(r"^(ok|warn|FAIL)\s+(.+?)  ")  # doctor's state and part
+SETTINGS = '{\n    "permissions": {"allow": ["Read"]},\n    "model": "sonnet"\n}\n'  # the user's own layout
+CODEX_CONFIG = 'model = "gpt-6.1-sol"  # mine\napproval_policy = "never"\nsandbox_mode = "read-only"\n\n' \
+               '[profiles.fast]\nmodel = "gpt-5-codex"\n'
+LOG = "\n".join(f"2026-11-30 10:{i // 60:02d}:{i % 60:02d} INFO worker {i % 7} synced shard {i} to the archive"
+                for i in range(600)) + "\n2026-11-30 11:00:00 ERROR shard 431 checksum mismatch, archive rejected\n"
+
+
+@dataclass
+class Machine:
+    home: Path
+    env: dict[str, str]
+
+    def run(self, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(BIN / "ctxsieve"), *args], cwd=self.home, env={**self.env, **env}, input=stdin,
+                              capture_output=True, text=True, timeout=300)
+
+    def files(self) -> dict[str, bytes]:
+        """Every file under HOME and its bytes, and every folder (as None's stand-in, b"<dir>")."""
+        return {str(p.relative_to(self.home)): p.read_bytes() if p.is_file() else b"<dir>"
+                for p in sorted(self.home.rglob("*"))}
+
+
+def machine_at(root: Path, url: str) -> Machine:
+    home = root / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".codex").mkdir()
+    (home / ".claude" / "settings.json").write_text(SETTINGS)
+    (home / ".codex" / "config.toml").write_text(CODEX_CONFIG)
+    tools = root / "bin"
+    tools.mkdir()
+    (tools / "claude").symlink_to(CLAUDE)
+    (tools / "codex").symlink_to(CODEX)
+    env = {"HOME": str(home), "PATH": f"{tools}:/usr/bin:/bin", "CTXSIEVE_URL": url, "LANG": "C.UTF-8"}
+    return Machine(home, env)
+
+
+@pytest.fixture
+def machine(tmp_path: Path, stub_url: str) -> Machine:
+    return machine_at(tmp_path, stub_url)
+
+
+def test_dry_run_shows_the_plan_and_changes_nothing(machine: Machine) -> None:
+    before = machine.files()
+    done = machine.run("install", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert machine.files() == before, "nothing written, no backup, no state folder"
+    out = done.stdout
+    assert out.startswith("ctxsieve install: Claude Code (claude at ") and "Codex CLI (codex at " in out
+    for path in (".claude/settings.json", ".claude.json", ".codex/config.toml",
+                 ".local/share/ctxsieve/claude-code-capture.sh"):
+        assert f"{machine.home / path}: " in out
+    assert "  +[mcp_servers.ctxsieve]" in out and "  +tool_output_token_limit = 100000" in out
+    assert '  +    "env": {' in out and "CLAUDE_CODE_SHELL_PREFIX" in out, "in the user's own 4-space layout"
+    assert "max_output_tokens" in out, "the plan says what the Codex setting does not do"
+    assert "openai_base_url" not in out and "base_url" not in out, "never a model base URL"
+    assert out.endswith("nothing written\n")
+
+
+def test_install_doctor_reinstall_and_uninstall_leave_every_file_as_it_was(machine: Machine) -> None:
+    before = machine.files()
+    done = machine.run("install", "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    settings = (machine.home / ".claude" / "settings.json").read_text()
+    assert settings.startswith('{\n    "permissions": {"allow": ["Read"]},\n    "model": "sonnet",\n    "hooks": {')
+    hook = json.loads(settings)["hooks"]["PostToolUse"][0]["hooks"][0]
+    assert hook["type"] == "http" and hook["url"] == f"{machine.env['CTXSIEVE_URL']}/v1/hooks/claude-code"
+    config_text = (machine.home / ".codex" / "config.toml").read_text()
+    assert CODEX_CONFIG in config_text, "the user's TOML kept byte for byte"
+    config = tomllib.loads(config_text)
+    assert config["model"] == "gpt-6.1-sol" and config["profiles"] == {"fast": {"model": "gpt-5-codex"}}
+    assert config["tool_output_token_limit"] == 100_000 and "openai_base_url" not in config
+    server = config["mcp_servers"]["ctxsieve"]
+    claude_server = json.loads((machine.home / ".claude.json").read_text())["mcpServers"]["ctxsieve"]
+    assert [server["command"], *server["args"]] == [claude_server["command"], *claude_server["args"]]
+    assert Path(server["command"]).parent == BIN and server["args"][-2:] == ["--url", machine.env["CTXSIEVE_URL"]]
+
+    doctor = machine.run("doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    rows = [" ".join(m.groups()) for m in map(ROW.match, doctor.stdout.splitlines()) if m]
+    assert rows == ["ok service", "ok model", "ok claude-code: claude", "ok claude-code user: hook",
+                    "ok claude-code user: output limits", "ok claude-code user: MCP server", "ok codex: codex",
+                    "ok codex: MCP server", "ok codex: output limits"], doctor.stdout
+
+    installed = machine.files()
+    again = machine.run("install", "--yes")
+    assert again.returncode == 0 and again.stdout.endswith("nothing to change: ctxsieve is installed as planned\n")
+    assert machine.files() == installed, "a second install changes nothing"
+
+    undone = machine.run("uninstall", "--yes")
+    assert undone.returncode == 0, undone.stderr
+    assert machine.files() == before, "every file byte for byte as before; the files and folders made are gone"
+
+
+def test_uninstall_keeps_what_the_user_changed_since(machine: Machine) -> None:
+    assert machine.run("install", "--yes").returncode == 0
+    settings = machine.home / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace('"model": "sonnet",', '"model": "opus",'))
+    config = machine.home / ".codex" / "config.toml"
+    config.write_text(config.read_text() + '\n[profiles.slow]\nmodel = "o3"\n')
+    servers = machine.home / ".claude.json"  # Claude Code rewrites it as it runs
+    servers.write_text(json.dumps({"numStartups": 2, **json.loads(servers.read_text())}, indent=2))
+    done = machine.run("uninstall", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert settings.read_text() == SETTINGS.replace('"model": "sonnet"', '"model": "opus"')
+    assert config.read_text() == CODEX_CONFIG + '\n[profiles.slow]\nmodel = "o3"\n'
+    assert json.loads(servers.read_text()) == {"numStartups": 2}
+    assert f"{settings}: changed since install: ctxsieve's entries taken out, your changes kept" in done.stdout
+    assert not (machine.home / ".local" / "share" / "ctxsieve").exists()
+
+
+def test_doctor_says_what_is_broken_and_how_to_mend_it(tmp_path: Path) -> None:
+    machine = machine_at(tmp_path, "http://127.0.0.1:9")  # nothing listens there
+    assert machine.run("install", "--yes", "--agent", "claude").returncode == 0
+    (machine.home / ".local" / "share" / "ctxsieve" / "claude-code-capture.sh").unlink()
+    done = machine.run("doctor")
+    assert done.returncode == 1, done.stdout
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("FAIL  service ") for line in lines)
+    assert "fix: ctxsieve service start" in done.stdout
+    assert any(line.startswith("FAIL  claude-code user: hook") for line in lines)
+    assert any(line.startswith("FAIL  claude-code user: output limits") for line in lines)
+    assert any(line.startswith("ok    claude-code user: MCP server") for line in lines), "it lists tools without"
+    assert not any("codex" in line for line in lines), "Codex was not wired"
+
+
+def test_an_agent_named_that_is_not_wired_and_an_unknown_one(machine: Machine) -> None:
+    done = machine.run("install", "--agent", "opencode")
+    assert done.returncode == 1 and "ctxsieve wrap AGENT" in done.stderr
+    done = machine.run("install", "--agent", "vim")
+    assert done.returncode == 1 and "no agent named 'vim'" in done.stderr
+
+
+def test_without_an_answer_nothing_is_written(machine: Machine) -> None:
+    before = machine.files()
+    done = machine.run("install", stdin="n\n")
+    assert done.returncode == 1 and "Write these changes? [y/N]" in done.stdout
+    assert machine.files() == before
+
+
+def claude_reads(machine: Machine, api: str, log: Path) -> subprocess.CompletedProcess[str]:
+    """Claude Code as the user runs it after install: its own settings and ~/.claude.json, no flags of ours."""
+    env = {**machine.env, "ANTHROPIC_BASE_URL": api, "ANTHROPIC_API_KEY": "sk-test", "DISABLE_TELEMETRY": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+    return subprocess.run(["claude", "-p", f"Read {log} and find the checksum mismatch", "--allowedTools", "Read",
+                           "--output-format", "json"], cwd=machine.home, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_claude_code_as_installed_sends_the_model_the_cut_with_its_ref(machine: Machine) -> None:
+    from tests.client.coding_scenarios import tool_results
+    from tests.client.scripted_anthropic import ScriptedModel
+
+    assert machine.run("install", "--yes").returncode == 0
+    log = machine.home / "sync.log"
+    log.write_text(LOG * 3)
+    model = ScriptedModel(str(log))
+    api, server = model.serve()
+    try:
+        done = claude_reads(machine, api, log)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = tool_results(model.requests)["toolu_00"]
+    assert "mcp__ctxsieve__fetch_ref(ref=\"src_" in seen and len(seen) < len(LOG * 3) / 4
+
+
+def codex_cats(machine: Machine) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Codex as the user runs it after install (its own provider at the scripted API, as its config says): the model
+    has it `cat` the log; what the model was sent of it."""
+    from tests.client.scripted_openai import ScriptedResponses
+
+    (machine.home / "sync.log").write_text(LOG)
+    model = ScriptedResponses(calls=[("exec", 'const r = await tools.exec_command({cmd: "cat sync.log"});\ntext(r);')])
+    url, server = model.serve()
+    config = machine.home / ".codex" / "config.toml"
+    config.write_text(f'openai_base_url = "{url}"\nforced_login_method = "api"\n' + config.read_text())
+    try:
+        done = subprocess.run(["codex", "exec", "--skip-git-repo-check", "Which shard failed to sync?"],
+                              cwd=machine.home, env={**machine.env, "OPENAI_API_KEY": "sk-test"}, capture_output=True,
+                              text=True, timeout=300)
+    finally:
+        server.should_exit = True
+    return done, [json.dumps(o) for r in model.requests for o in model.outputs(r)]
+
+
+def test_with_the_service_stopped_both_installed_agents_still_work(tmp_path: Path) -> None:
+    """Everything install writes fails open: with nothing at the service's URL, Claude Code's hook is a non-blocking
+    error and the model gets Read's own output; Codex starts with its MCP server unable to reach the service and
+    the model gets the command's output."""
+    from tests.client.coding_scenarios import tool_results
+    from tests.client.scripted_anthropic import ScriptedModel
+
+    machine = machine_at(tmp_path, "http://127.0.0.1:9")
+    assert machine.run("install", "--yes").returncode == 0
+    log = machine.home / "sync.log"
+    log.write_text(LOG * 3)
+    model = ScriptedModel(str(log))
+    api, server = model.serve()
+    try:
+        done = claude_reads(machine, api, log)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = tool_results(model.requests)["toolu_00"]
+    assert "shard 599 to the archive" in seen and "mcp__ctxsieve__" not in seen, "Read's own output"
+
+    done, outputs = codex_cats(machine)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(outputs) == 1 and "shard 431 checksum mismatch" in outputs[0] and "shard 599" in outputs[0]
+
+
+def test_install_needs_no_service_and_writes_only_absolute_paths(machine: Machine) -> None:
+    done = machine.run("install", "--yes", "--command", CTXSIEVE_URL="http://127.0.0.1:9")
+    assert done.returncode == 0, done.stderr
+    hook = json.loads((machine.home / ".claude" / "settings.json").read_text())["hooks"]["PostToolUse"][0]["hooks"][0]
+    assert hook["command"] == f"{BIN / 'ctxsieve-hook'} claude-code --url http://127.0.0.1:9"
+    assert os.path.isabs(json.loads((machine.home / ".claude.json").read_text())["mcpServers"]["ctxsieve"]["command"])
