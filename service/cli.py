@@ -1,5 +1,5 @@
-"""`ctxsieve serve`, `prepare` (model and encodings, offline, once), `ingest`, `migrate` and `mcp`; `install` /
-`uninstall` (the agents on this machine) and `doctor`."""
+"""`ctxsieve serve`, `prepare` (model and encodings, offline, once), `ingest`, `migrate` and `mcp`; `service`
+(the service in the background), `install` / `uninstall` (the agents on this machine), `wrap`, `doctor`, `stats`."""
 
 from __future__ import annotations
 
@@ -220,6 +220,29 @@ def proxy(args: argparse.Namespace) -> int:
     return run_proxy(args)
 
 
+def service(args: argparse.Namespace) -> int:
+    from ctxsieve_client.setup.state import service_url
+
+    from . import lifecycle
+
+    if args.action == "start":
+        return lifecycle.start(service_url(), wait=args.timeout)
+    if args.action == "stop":
+        return lifecycle.stop()
+    code, lines = lifecycle.status(service_url(), _version())
+    sys.stdout.writelines(line + "\n" for line in lines)
+    return code
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ctxsieve")
+    except PackageNotFoundError:  # run from a tree that was never installed
+        return "unknown"
+
+
 def install(args: argparse.Namespace) -> int:
     from ctxsieve_client.setup.install import install as run_install
 
@@ -232,6 +255,16 @@ def uninstall(args: argparse.Namespace) -> int:
     return run_uninstall(args)
 
 
+def wrap(args: argparse.Namespace) -> int:
+    from ctxsieve_client.setup.state import service_url
+    from ctxsieve_client.setup.wrap import run as run_wrap
+
+    from .lifecycle import shared
+
+    url = service_url()
+    return run_wrap([args.agent, *args.args], url, lambda: shared(url))
+
+
 def doctor(_args: argparse.Namespace) -> int:
     from ctxsieve_client.setup.doctor import run as run_doctor
     from ctxsieve_client.setup.state import service_url
@@ -242,13 +275,21 @@ def doctor(_args: argparse.Namespace) -> int:
 def _agent_commands(sub: Any) -> None:
     """The commands that put ctxsieve in front of the agents on this machine."""
     from ctxsieve_client.setup.install import add_install_arguments, add_uninstall_arguments
+    from ctxsieve_client.setup.wrap import add_arguments as wrap_arguments
 
+    cmd = sub.add_parser("service", help="the service in the background for this user (start, stop, status)")
+    cmd.add_argument("action", choices=["start", "stop", "status"])
+    cmd.add_argument("--timeout", type=float, default=900.0, help="start: seconds to wait for it to be ready")
+    cmd.set_defaults(fn=service)
     cmd = sub.add_parser("install", help="wire the coding agents found here (Claude Code, Codex) to ctxsieve")
     add_install_arguments(cmd)
     cmd.set_defaults(fn=install)
     cmd = sub.add_parser("uninstall", help="undo what install changed, file by file")
     add_uninstall_arguments(cmd)
     cmd.set_defaults(fn=uninstall)
+    cmd = sub.add_parser("wrap", help="run an agent with its model API behind a ctxsieve proxy of its own")
+    wrap_arguments(cmd)
+    cmd.set_defaults(fn=wrap)
     cmd = sub.add_parser("doctor", help="check what is wired, and say how to mend what is not")
     cmd.set_defaults(fn=doctor)
 

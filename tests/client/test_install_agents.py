@@ -25,7 +25,7 @@ SETTINGS = '{\n    "permissions": {"allow": ["Read"]},\n    "model": "sonnet"\n}
 CODEX_CONFIG = 'model = "gpt-6.1-sol"  # mine\napproval_policy = "never"\nsandbox_mode = "read-only"\n\n' \
                '[profiles.fast]\nmodel = "gpt-5-codex"\n'
 LOG = "\n".join(f"2026-11-30 10:{i // 60:02d}:{i % 60:02d} INFO worker {i % 7} synced shard {i} to the archive"
-                for i in range(600)) + "\n2026-11-30 11:00:00 ERROR shard 431 checksum mismatch, archive rejected\n"
+                for i in range(560)) + "\n2026-11-30 11:00:00 ERROR shard 431 checksum mismatch, archive rejected\n"
 
 
 @dataclass
@@ -225,11 +225,11 @@ def test_with_the_service_stopped_both_installed_agents_still_work(tmp_path: Pat
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
     seen = tool_results(model.requests)["toolu_00"]
-    assert "shard 599 to the archive" in seen and "mcp__ctxsieve__" not in seen, "Read's own output"
+    assert "shard 559 to the archive" in seen and "mcp__ctxsieve__" not in seen, "Read's own output"
 
     done, outputs = codex_cats(machine)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert len(outputs) == 1 and "shard 431 checksum mismatch" in outputs[0] and "shard 599" in outputs[0]
+    assert len(outputs) == 1 and "shard 431 checksum mismatch" in outputs[0] and "shard 559" in outputs[0]
 
 
 def test_install_needs_no_service_and_writes_only_absolute_paths(machine: Machine) -> None:

@@ -1,0 +1,87 @@
+"""`ctxsieve service start|stop|status` and the service `ctxsieve wrap` shares, run as a user runs them in a fresh HOME:
+the real service in the background (the real model: about 20-60 s to start here), its pid, log and data under the
+user's state folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CACHE
+
+BIN = Path(sys.executable).parent
+SHARE = """
+"$CS" service status | head -1
+"$CS" wrap true
+"$CS" service status | head -1
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def ctxsieve(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / "ctxsieve"), *args], env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.slow
+def test_the_service_in_the_background_and_wraps_sharing_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    url = f"http://127.0.0.1:{free_port()}"
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "CTXSIEVE_URL": url, "CS": str(BIN / "ctxsieve"),
+           "CTXSIEVE_MODEL_DIR": str(CACHE / "models"), "CTXSIEVE_TIKTOKEN_CACHE_DIR": str(CACHE / "tiktoken")}
+    state = home / ".local" / "state" / "ctxsieve"
+    stopped = ctxsieve(env, "service", "status")
+    assert stopped.returncode == 1 and stopped.stdout.startswith("ctxsieve service: not running")
+
+    shared = ctxsieve(env, "wrap", "sh", "-c", SHARE)  # a wrap starts it; a wrap inside shares it
+    assert shared.returncode == 0, shared.stderr
+    assert shared.stdout.splitlines()[0].startswith("ctxsieve service: running (pid ")
+    assert "started by ctxsieve wrap" in shared.stdout.splitlines()[0]
+    assert shared.stdout.splitlines()[1] == shared.stdout.splitlines()[0], "the inner wrap left it running"
+    assert f"log: {state / 'service.log'}" in shared.stderr and f"ready at {url}" in shared.stderr
+    after = ctxsieve(env, "service", "status")
+    assert after.returncode == 1 and "not running" in after.stdout, "the last wrap stopped what a wrap started"
+    assert not (state / "service.pid").exists()
+
+    started = ctxsieve(env, "service", "start")
+    assert started.returncode == 0, started.stderr
+    assert f"log: {state / 'service.log'}" in started.stderr and f"ready at {url}" in started.stderr
+    status = ctxsieve(env, "service", "status")
+    assert status.returncode == 0 and "started by you" in status.stdout
+    assert f"  url:     {url} (ready)" in status.stdout and f"  data:    {state / 'data'}" in status.stdout
+    assert "  version: 0.1.0" in status.stdout and (state / "data").is_dir()
+    pid = json.loads((state / "service.pid").read_text())["pid"]
+
+    again = ctxsieve(env, "service", "start")
+    assert again.returncode == 0 and f"running (pid {pid})" in again.stderr, "a second start finds it"
+    launched = time.time()
+    timed = ctxsieve(env, "wrap", sys.executable, "-c", "import time; print(time.time())")
+    added = float(timed.stdout) - launched
+    sys.stderr.write(f"wrap added {added:.2f} s before the agent started (service up)\n")
+    assert added < 10, "wrap with the service up starts the agent at once (goal: under 2 s)"
+    assert ctxsieve(env, "service", "status").returncode == 0, "a wrap never stops the user's service"
+
+    assert ctxsieve(env, "service", "stop").returncode == 0
+    assert ctxsieve(env, "service", "status").returncode == 1 and not (state / "service.pid").exists()
+    assert gone(pid), "the service's process ended"
+
+
+def gone(pid: int) -> bool:
+    """Ended: no such process, or a zombie (in a container whose init reaps no orphans)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
