@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
@@ -79,18 +80,23 @@ def test_codexs_exit_status_comes_back_through_wrap(machine: Machine) -> None:
     assert done.returncode == 1 and "no such model" in done.stderr, done.stderr[-2000:]
 
 
-def test_wrap_claude_p_sends_the_model_a_large_reads_cut(machine: Machine) -> None:
-    """Claude Code with no hook installed, its ANTHROPIC_BASE_URL (the scripted API) kept as the proxy's upstream."""
+@pytest.mark.parametrize("where", ["environment", "settings"])
+def test_wrap_claude_p_sends_the_model_a_large_reads_cut(machine: Machine, where: str) -> None:
+    """Claude Code with no hook installed, its ANTHROPIC_BASE_URL (the scripted API: in its environment, or in its
+    settings' env, which Claude Code puts over the environment) kept as the proxy's upstream."""
     from tests.client.coding_scenarios import tool_results
 
     log = machine.home / "sync.log"
     log.write_text(LOG * 3)
     model = ScriptedModel(str(log))
     api, server = model.serve()
+    env = {"ANTHROPIC_BASE_URL": api} if where == "environment" else {}
+    if where == "settings":
+        (machine.home / ".claude" / "settings.json").write_text(json.dumps({"env": {"ANTHROPIC_BASE_URL": api}}))
     try:
         done = machine.run("wrap", "claude", "-p", f"Read {log} and find the checksum mismatch", "--allowedTools",
-                           "Read", "--output-format", "json", ANTHROPIC_BASE_URL=api, ANTHROPIC_API_KEY="sk-test",
-                           DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+                           "Read", "--output-format", "json", ANTHROPIC_API_KEY="sk-test", DISABLE_TELEMETRY="1",
+                           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", **env)
     finally:
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]

@@ -2,9 +2,11 @@
 
 The proxy (ctxsieve_client.proxy) is served in this process on a free loopback port for as long as the agent runs;
 the agent is pointed at it the way it really reads its base URL (Claude Code: ANTHROPIC_BASE_URL; Codex 0.169
-ignores OPENAI_BASE_URL and reads `openai_base_url`, given as `-c`; any other command gets both variables), and the
-base URL it had (its environment, its config, its `-c`) becomes the proxy's upstream. The agent's stdin, stdout,
-stderr and exit status pass through; nothing is written to its config, so an agent run without wrap is as before.
+ignores OPENAI_BASE_URL and reads `openai_base_url`, given as `-c`; Claude Code's settings put their env over its
+environment, so where they set the base URL it is given as `--settings`; any other command gets both variables), and
+the base URL it had (its environment, its config or settings, its `-c`) becomes the proxy's upstream. The agent's
+stdin, stdout, stderr and exit status pass through; nothing is written to its config, so a run without wrap is as
+before.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Pointing:
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     settings: list[str] = field(default_factory=list)  # Codex: the -c settings that point it at the proxy
+    claude_settings: bool = False  # Claude Code: its settings set the base URL, which its environment cannot beat
 
 
 def run(argv: list[str], service_url: str,
@@ -68,8 +71,23 @@ def point(argv: list[str]) -> Pointing:
     if name == "codex":
         return _codex(argv)
     env = os.environ
-    pointing = Pointing(env.get("ANTHROPIC_BASE_URL") or ANTHROPIC, env.get("OPENAI_BASE_URL") or OPENAI, argv)
-    return pointing
+    own = _claude_settings_url() if name == "claude" else None
+    return Pointing(own or env.get("ANTHROPIC_BASE_URL") or ANTHROPIC, env.get("OPENAI_BASE_URL") or OPENAI, argv,
+                    claude_settings=own is not None)
+
+
+def _claude_settings_url() -> str | None:
+    """ANTHROPIC_BASE_URL from Claude Code's settings (local, project, user: the first that sets it), which Claude
+    Code puts over its environment's."""
+    user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    for path in (Path(".claude") / "settings.local.json", Path(".claude") / "settings.json", user / "settings.json"):
+        try:
+            env = json.loads(path.read_text()).get("env") or {}
+        except (OSError, ValueError, AttributeError):  # none there, or not settings Claude Code could read either
+            continue
+        if env.get("ANTHROPIC_BASE_URL"):
+            return str(env["ANTHROPIC_BASE_URL"])
+    return None
 
 
 def _codex(argv: list[str]) -> Pointing:
@@ -132,7 +150,8 @@ def _command(pointing: Pointing, proxy: str, found: str) -> tuple[list[str], dic
         settings = [w for key in pointing.settings for w in ("-c", f"{key}={json.dumps(proxy + '/v1')}")]
         return [found, *settings, *pointing.argv[1:]], env
     env.update(ANTHROPIC_BASE_URL=proxy, OPENAI_BASE_URL=proxy + "/v1")
-    return [found, *pointing.argv[1:]], env
+    flag = ["--settings", json.dumps({"env": {"ANTHROPIC_BASE_URL": proxy}})] if pointing.claude_settings else []
+    return [found, *flag, *pointing.argv[1:]], env  # --settings is the one thing above a settings file
 
 
 def _log_path() -> Path:
