@@ -272,9 +272,17 @@ def doctor(_args: argparse.Namespace) -> int:
     return run_doctor(service_url())
 
 
+def stats(args: argparse.Namespace) -> int:
+    from ctxsieve_client.setup.state import service_url
+    from ctxsieve_client.setup.stats import run as run_stats
+
+    return run_stats(args, service_url())
+
+
 def _agent_commands(sub: Any) -> None:
     """The commands that put ctxsieve in front of the agents on this machine."""
     from ctxsieve_client.setup.install import add_install_arguments, add_uninstall_arguments
+    from ctxsieve_client.setup.stats import add_arguments as stats_arguments
     from ctxsieve_client.setup.wrap import add_arguments as wrap_arguments
 
     cmd = sub.add_parser("service", help="the service in the background for this user (start, stop, status)")
@@ -292,6 +300,9 @@ def _agent_commands(sub: Any) -> None:
     cmd.set_defaults(fn=wrap)
     cmd = sub.add_parser("doctor", help="check what is wired, and say how to mend what is not")
     cmd.set_defaults(fn=doctor)
+    cmd = sub.add_parser("stats", help="per session: tool tokens, tokens sent, refs fetched back, repeated reads")
+    stats_arguments(cmd)
+    cmd.set_defaults(fn=stats)
 
 
 def main(argv: list[str] | None = None) -> int:

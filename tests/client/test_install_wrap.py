@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
@@ -121,3 +122,26 @@ def test_wrapped_agents_work_with_no_service_to_reach(machine: Machine) -> None:
     assert "ctxsieve.invalid:8000 is not on this machine" in done.stderr
     result = json.loads(model.outputs(model.requests[-1])[0]["output"][-1]["text"])
     assert result["output"] == LOG, "the command's output whole"
+
+
+def test_stats_shows_each_sessions_tokens_and_refs_fetched_back(machine: Machine) -> None:
+    """Two reads of a Claude Code session through the http hook and one fetch of a ref back, as `ctxsieve stats`
+    tells them (sessions of other tests on the same service are beside it)."""
+    from ctxsieve_client import Client
+
+    url, session = machine.env["CTXSIEVE_URL"], f"stats-{machine.home.parent.name[-12:]}"
+    for command in ("cat sync.log", "cat sync.log | grep ERROR"):
+        payload = {"session_id": session, "transcript_path": "/nonexistent", "cwd": str(machine.home),
+                   "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": command},
+                   "tool_response": {"stdout": LOG * 3, "stderr": ""}, "tool_use_id": "toolu_1"}
+        answer = httpx.post(f"{url}/v1/hooks/claude-code", json=payload, timeout=60).json()
+    ref = re.search(r"src_[0-9a-f]+", json.dumps(answer))
+    assert ref is not None
+    Client(url, session_id=f"cc-{session}").fetch_ref(ref.group(0))
+    done = machine.run("stats", "--since", "1h")
+    assert done.returncode == 0, done.stderr
+    (row,) = [line.split() for line in done.stdout.splitlines() if line.startswith(f"cc-{session}")]
+    assert row[1:4] == ["claude-code", "hook", "3"] and row[7] == "1", done.stdout
+    produced, sent = int(row[4].replace(",", "")), int(row[5].replace(",", ""))
+    assert produced > 10_000 and 0 < sent < produced / 3
+    assert machine.run("stats", "--since", "yesterday").returncode == 1
