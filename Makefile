@@ -7,7 +7,7 @@ PYTHON ?= python3
 
 NODE_STAMP := tests/mcp/node_modules/.installed
 
-.PHONY: install prepare run test lint browser node bench loadtest clean
+.PHONY: install prepare run test lint browser node bench loadtest dist clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,7 +52,8 @@ test: lint browser node prepare
 
 # Quality and speed against the peers named in the issues, on ../shared/data; about 70 minutes on 2 cores the
 # first time (chunk vectors for the recall sets are then kept in ~/.cache/ctxsieve/bench; a vector depends only
-# on the model and the text, so keeping them changes no figure).
+# on the model and the text, so keeping them changes no figure). bench.agents (the real Claude Code and Codex CLIs,
+# per scenario and surface) and bench.hooks (the hooks' latency) write their own files under bench/results.
 bench: prepare node
 	mkdir -p bench/results
 	HF_HUB_OFFLINE=1 $(PY) -m bench.speed 2>/dev/null | tee bench/results/speed.txt
@@ -66,6 +67,8 @@ bench: prepare node
 	HF_HUB_OFFLINE=1 $(PY) -m bench.code --budgets 1000,1500,2000,3000 --default --peers 2>/dev/null \
 		| tee bench/results/code.txt
 	HF_HUB_OFFLINE=1 $(PY) -m bench.proxy --sessions 12 2>/dev/null | tee bench/results/proxy-own.txt
+	HF_HUB_OFFLINE=1 $(PY) -m bench.agents 2>/dev/null
+	HF_HUB_OFFLINE=1 $(PY) -m bench.hooks 2>/dev/null
 
 # 32 clients on loopback for 5 minutes (filter, refs, re-filter, tools, collections), then 20 s of deliberate
 # overload; latency and the server's RSS per 30 s window. About 8 minutes with setup.
@@ -73,5 +76,13 @@ loadtest: prepare
 	mkdir -p bench/results
 	HF_HUB_OFFLINE=1 $(PY) -m bench.loadtest 2>/dev/null | tee bench/results/loadtest.txt
 
+# Wheels of the service and of the light client in build/dist (build/ is not tracked); the `ctxsieve` command needs
+# both: pip install build/dist/*.whl, or uv tool install build/dist/ctxsieve-*.whl --with build/dist/ctxsieve_client-*.whl
+dist: install
+	rm -rf build/dist build/lib build/bdist.* clients/python/build
+	$(PIP) wheel --quiet --no-deps --no-build-isolation -w build/dist . ./clients/python
+	rm -rf build/lib build/bdist.* clients/python/build
+	@ls build/dist
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build
