@@ -228,7 +228,7 @@ def status(url: str, version: str) -> tuple[int, list[str]]:
     url = record["url"] if record else url
     answer = ready(url)
     if record is not None:
-        by = "you (`ctxsieve service start`)" if record.get("by") == "user" else "ctxsieve wrap, until its last wrap"
+        by = "you" if record.get("by") == "user" else "ctxsieve wrap, until its last wrap exits"
         state = f"running (pid {record['pid']}, started by {by})"
     else:
         state = "running, not started here" if answer is not None else "not running"

@@ -238,3 +238,17 @@ def test_install_needs_no_service_and_writes_only_absolute_paths(machine: Machin
     hook = json.loads((machine.home / ".claude" / "settings.json").read_text())["hooks"]["PostToolUse"][0]["hooks"][0]
     assert hook["command"] == f"{BIN / 'ctxsieve-hook'} claude-code --url http://127.0.0.1:9"
     assert os.path.isabs(json.loads((machine.home / ".claude.json").read_text())["mcpServers"]["ctxsieve"]["command"])
+
+
+def test_a_config_that_does_not_parse_is_said_and_nothing_is_written(machine: Machine) -> None:
+    (machine.home / ".codex" / "config.toml").write_text("model = [\n")
+    before = machine.files()
+    done = machine.run("install", "--yes")
+    assert done.returncode == 1 and "config.toml is not valid TOML" in done.stderr
+    assert machine.files() == before
+    (machine.home / ".codex" / "config.toml").write_text(CODEX_CONFIG)
+    (machine.home / ".claude" / "settings.json").write_text('{"model": ')
+    before = machine.files()
+    done = machine.run("install", "--yes")
+    assert done.returncode == 1 and "settings.json is not a JSON object" in done.stderr
+    assert machine.files() == before

@@ -59,7 +59,7 @@ def test_the_service_in_the_background_and_wraps_sharing_it(tmp_path: Path) -> N
     assert started.returncode == 0, started.stderr
     assert f"log: {state / 'service.log'}" in started.stderr and f"ready at {url}" in started.stderr
     status = ctxsieve(env, "service", "status")
-    assert status.returncode == 0 and "started by you" in status.stdout
+    assert status.returncode == 0 and "started by you)" in status.stdout
     assert f"  url:     {url} (ready)" in status.stdout and f"  data:    {state / 'data'}" in status.stdout
     assert "  version: 0.1.0" in status.stdout and (state / "data").is_dir()
     pid = json.loads((state / "service.pid").read_text())["pid"]

@@ -19,6 +19,9 @@ KINDS = {"settings": "claude-settings", "servers": "claude-servers"}
 def plan(url: str, command: bool, project: bool, cwd: Path) -> list[Change]:
     """The files the hook install would write, each command written run first (SystemExit says which failed)."""
     args = argparse.Namespace(url=url, http=not command, project=project)
+    for path in (cwd / ".claude" / "settings.json", cwd / ".mcp.json") if project else (
+            Path.home() / ".claude" / "settings.json", Path.home() / ".claude.json"):
+        _readable(path)
     planned = hook_cli.plan_install(args, cwd, Path.home())
     changes = []
     for path, content in planned.files:
@@ -37,6 +40,15 @@ def _kept_layout(before: bytes | None, content: bytes) -> bytes:
     if before is None:
         return content
     return patched(before.decode("utf-8"), json.loads(content)).encode("utf-8")
+
+
+def _readable(path: Path) -> None:
+    """A settings file that is not JSON is the user's to mend: said, and nothing is written."""
+    content = read(path)
+    try:
+        _object(content or b"{}")
+    except ValueError as exc:
+        raise SystemExit(f"ctxsieve install: {path} is not a JSON object ({exc}); nothing written") from None
 
 
 def _check_capture(content: bytes) -> None:
