@@ -148,7 +148,10 @@ def test_doctor_says_what_is_broken_and_how_to_mend_it(tmp_path: Path) -> None:
 
 def test_an_agent_named_that_is_not_wired_and_an_unknown_one(machine: Machine) -> None:
     done = machine.run("install", "--agent", "opencode")
-    assert done.returncode == 1 and "ctxsieve wrap AGENT" in done.stderr
+    assert done.returncode == 1 and "opencode: not wired by install yet: `ctxsieve wrap opencode`" in done.stderr
+    (machine.home / ".gemini").mkdir()
+    found = machine.run("install", "--dry-run")
+    assert "found Gemini CLI (" in found.stdout and "behind `ctxsieve gateway`" in found.stdout
     done = machine.run("install", "--agent", "vim")
     assert done.returncode == 1 and "no agent named 'vim'" in done.stderr
 

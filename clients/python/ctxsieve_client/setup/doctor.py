@@ -25,7 +25,7 @@ import httpx
 
 from ..hooks import cli as hook_cli
 from . import codex
-from .agents import WIRED, detect
+from .agents import NOT_WIRED, WIRED, detect
 from .changes import read
 from .claude_code import is_our_server
 from .manifest import Manifest
@@ -302,6 +302,5 @@ def _missing() -> list[Row]:
 
 
 def _unwired() -> list[Row]:
-    return [Row(f"{a.name}", "warn", f"found ({a.where()}), not wired by install",
-                f"ctxsieve wrap {Path(a.executable or a.name).name} ...") for a in detect()
+    return [Row(f"{a.name}", "warn", f"found ({a.where()}), not wired by install", NOT_WIRED[a.name]) for a in detect()
             if a.found and a.name not in WIRED]

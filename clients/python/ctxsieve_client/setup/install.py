@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..hooks import cli as hook_cli
 from . import claude_code, codex
-from .agents import WIRED, Agent, canonical, detect
+from .agents import NOT_WIRED, WIRED, Agent, canonical, detect
 from .changes import Change, read
 from .manifest import Entry, Manifest, digest
 from .state import service_url, state_dir
@@ -76,8 +76,8 @@ def _chosen(names: list[str]) -> list[Agent]:
     wanted = {canonical(n) for n in names}
     unwired = wanted - set(WIRED)
     if unwired:
-        raise SystemExit(f"ctxsieve install: {', '.join(sorted(unwired))}: not wired by install yet; run it "
-                         "through ctxsieve with `ctxsieve wrap AGENT`")
+        raise SystemExit("\n".join(f"ctxsieve install: {name}: not wired by install yet: {NOT_WIRED[name]}"
+                                   for name in sorted(unwired)))
     return [a for a in detect() if (a.name in wanted if wanted else a.found and a.name in WIRED)]
 
 
@@ -101,8 +101,7 @@ def _say_agents(agents: list[Agent], named: list[str]) -> None:
         sys.stdout.write(f"ctxsieve install: {', '.join(f'{a.title} ({a.where()})' for a in agents)}\n")
     for other in detect():
         if other.found and other.name not in WIRED and not named:
-            sys.stdout.write(f"found {other.title} ({other.where()}): not wired by install; run it as "
-                             f"`ctxsieve wrap {Path(other.executable or other.name).name} ...`\n")
+            sys.stdout.write(f"found {other.title} ({other.where()}), not wired by install: {NOT_WIRED[other.name]}\n")
 
 
 def _show(changes: Iterable[Change], notes: list[str]) -> None:
