@@ -440,3 +440,18 @@ def test_the_ctxsieve_proxy_command_serves_count_tokens_projected(stub_url: str,
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_a_websocket_upgrade_is_answered_426_so_codex_takes_https_at_once() -> None:
+    """Codex 0.169 asks for the Responses API over a WebSocket first and retries for about 5 s on any other answer."""
+    import asyncio
+
+    app = ProxyApp("http://127.0.0.1:9", None, Upstreams(anthropic="http://127.0.0.1:9", openai="http://127.0.0.1:9"),
+                   ProxyOptions())
+
+    async def upgrade() -> int:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://proxy") as client:
+            answer = await client.get("/v1/responses", headers={"Upgrade": "websocket", "Connection": "Upgrade"})
+        return answer.status_code
+
+    assert asyncio.run(upgrade()) == 426

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     log.info("ctxsieve proxy: http://%s:%s -> %s | %s, cutting through %s", args.host, args.port,
              args.anthropic_upstream, args.openai_upstream, args.url)
     uvicorn.run(build(args), host=args.host, port=args.port, log_level="warning", access_log=False,
-                lifespan="on")
+                lifespan="on", ws="none")  # a WebSocket upgrade reaches the app, which answers 426 (Codex: HTTPS)
     return 0
 
 

@@ -78,6 +78,9 @@ class ProxyApp:
             return
         if scope["type"] != "http":
             return
+        if dict(scope["headers"]).get(b"upgrade", b"").lower() == b"websocket":
+            await _no_websocket(send)
+            return
         body = await _body(receive)
         headers = httpx.Headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
         forwarded = [(k, v) for k, v in headers.multi_items() if k.lower() not in HOP_BY_HOP]
@@ -186,3 +189,11 @@ async def _lifespan(receive: Receive, send: SendASGI, close: Callable[[], Awaita
             await close()
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+async def _no_websocket(send: SendASGI) -> None:
+    """Codex first asks for the Responses API over a WebSocket and retries five times (about 5 s) on any other
+    answer before it falls back to HTTPS; 426 Upgrade Required sends it to HTTPS at once (Codex's own tests answer
+    so). The proxy speaks HTTP only."""
+    await send({"type": "http.response.start", "status": 426, "headers": [(b"content-length", b"0")]})
+    await send({"type": "http.response.body", "body": b""})

@@ -169,7 +169,7 @@ def _proxy(service_url: str, pointing: Pointing) -> Iterator[str]:
     _log_to_file()
     args = parser().parse_args(["--url", service_url, "--anthropic-upstream", pointing.anthropic,
                                 "--openai-upstream", pointing.openai])
-    server = uvicorn.Server(uvicorn.Config(NoWebSockets(build(args)), host="127.0.0.1", port=0, log_config=None,
+    server = uvicorn.Server(uvicorn.Config(build(args), host="127.0.0.1", port=0, log_config=None,
                                            log_level="warning", access_log=False, lifespan="on", ws="none"))
     thread = threading.Thread(target=server.run, name="ctxsieve-proxy", daemon=True)
     thread.start()
@@ -182,23 +182,6 @@ def _proxy(service_url: str, pointing: Pointing) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
-
-
-class NoWebSockets:
-    """Codex first asks for the Responses API over a WebSocket, and retries five times (about 5 s) on any other
-    answer before it falls back to HTTPS; 426 Upgrade Required sends it to HTTPS at once (Codex's own tests answer
-    so). The proxy speaks HTTP only."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        upgrade = dict(scope.get("headers", [])).get(b"upgrade", b"").lower() if scope["type"] == "http" else b""
-        if upgrade != b"websocket":
-            await self.app(scope, receive, send)
-            return
-        await send({"type": "http.response.start", "status": 426, "headers": [(b"content-length", b"0")]})
-        await send({"type": "http.response.body", "body": b""})
 
 
 def _log_to_file() -> None:
