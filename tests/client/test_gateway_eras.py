@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as mt
 import pytest
 from mcp import Client
@@ -282,6 +283,33 @@ def test_a_modern_http_clients_slow_upstream_is_not_closed_as_idle_while_it_serv
     first, second = asyncio.run(main())
     assert first.startswith("call 1 ") and second.startswith("call 2 "), (first, second)
     assert starts(log) == 2, "once for the gateway's own listing, once for the client"
+
+
+def test_a_2026_http_calls_mcp_param_header_is_checked_against_the_listed_schema(
+        tmp_path: Path, stub_url: str, request: pytest.FixtureRequest) -> None:
+    """2026-07-28 mirrors an argument annotated `x-mcp-header` into an `Mcp-Param-*` header that the server checks
+    against the body; the gateway checks it against the schema it lists for the tool (without a tools/list,
+    every upstream's included, before each call)."""
+    config = tmp_path / "st.json"
+    config.write_text(json.dumps({"mcpServers": {"st": {"command": sys.executable, "args": [str(STATEFUL)]}},
+                                  "ctxsieve": {"tool_search": "off"}}))
+    url = serve_http(config, stub_url, request)
+
+    async def main() -> str:
+        async with Client(url) as client:  # it sends the header once it has listed the tool
+            await client.list_tools()
+            return text(await client.call_tool("route", {"region": "eu-west"}))
+
+    assert asyncio.run(main()) == "routed to eu-west"
+    meta = {mt.PROTOCOL_VERSION_META_KEY: MODERN, mt.CLIENT_INFO_META_KEY: {"name": "raw", "version": "1"},
+            mt.CLIENT_CAPABILITIES_META_KEY: {}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "route", "arguments": {"region": "eu-west"}, "_meta": meta}}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "route",
+               "Accept": "application/json, text/event-stream"}
+    wrong = httpx.post(url, json=body, headers={**headers, "Mcp-Param-Region": "us-east"})
+    assert wrong.status_code == 400 and wrong.json()["error"]["code"] == mt.HEADER_MISMATCH
+    assert httpx.post(url, json=body, headers={**headers, "Mcp-Param-Region": "eu-west"}).status_code == 200
 
 
 def test_auto_tool_search_leaves_claude_code_its_own(tmp_path: Path, stub_url: str) -> None:

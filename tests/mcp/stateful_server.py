@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Annotated
 
 import anyio
 import mcp_types as mt
@@ -16,6 +17,7 @@ from fastmcp.server.context import set_transport
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import Field
 from subscribing import track_subscriptions  # (run as a script: its folder is on sys.path)
 
 if os.environ.get("STARTS_LOG"):
@@ -41,6 +43,9 @@ def count() -> str:
     return str(calls["n"])
 
 
+@server.tool(description="Say where a request was routed (2026-07-28 mirrors `region` into an Mcp-Param header).")
+def route(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+    return f"routed to {region}"
 
 
 def asks_by_round(ctx: Context) -> bool:

@@ -73,6 +73,7 @@ class Gateway:
             self.mcp.add_provider(server.provider)
         self.mcp.add_middleware(_Sieve(self))
         relays.install(self.mcp, self.servers.values(), self.bus)
+        self.mcp._mcp_server.get_tool_input_schema = self.input_schema
         self._own_tools()
 
     # --- start-up and list changes ---------------------------------------------------------------------
@@ -271,6 +272,12 @@ class Gateway:
             raise ToolError(f"the ctxsieve service did not answer ({type(exc).__name__}: {exc})") from exc
 
     # --- the listing and each upstream call --------------------------------------------------------------
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        """The schema a 2026-07-28 HTTP call's `Mcp-Param-*` headers are checked against: the one listed for the
+        tool. Without it the SDK runs a whole tools/list, every upstream's included, before each such call."""
+        known = self.catalog.tools.get(name)
+        return known.definition["inputSchema"] if known is not None else None  # own tools declare no headers
 
     def listed(self, tools: Sequence[Tool], session: str | None) -> list[Tool]:
         searching = self.searching()
