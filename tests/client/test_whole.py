@@ -50,3 +50,15 @@ def test_only_an_agents_saved_output_is_read(tmp_path: Path) -> None:
     assert mine is not None and mine.text == saved.read_text()
     theirs = whole_output({"tool_name": "Bash", "session_id": "s-2", "tool_response": response}, tmp_path)
     assert theirs is not None and theirs.text is None, "another session's saved output is not this call's"
+
+
+def test_a_gone_sessions_captures_are_dropped_after_a_day(tmp_path: Path) -> None:
+    import os
+    import time
+
+    old = tmp_path / "s-old"
+    old.mkdir()
+    (old / "1-2-3.out").write_text("never claimed")
+    os.utime(old, (time.time() - 2 * 86400,) * 2)
+    whole_output({"tool_name": "Bash", "session_id": "s-new", "tool_input": {"command": "ls"}}, tmp_path)
+    assert not old.exists()

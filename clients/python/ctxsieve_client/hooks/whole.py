@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import tempfile
 import time
 from collections.abc import Mapping
@@ -75,6 +76,7 @@ def _input(payload: Mapping[str, Any]) -> Mapping[str, Any]:
 def _claim(root: Path, session: Any, command: str) -> Whole | None:
     """The newest capture of this session whose script evaluates this command (deleted once read)."""
     folder = root / re.sub(r"[^A-Za-z0-9_-]", "", str(session or "none"))
+    _drop_stale_sessions(root, folder)
     try:
         scripts = sorted(folder.glob("*.cmd"), key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
@@ -93,6 +95,17 @@ def _claim(root: Path, session: Any, command: str) -> Whole | None:
             _forget(script)
             return whole
     return None
+
+
+def _drop_stale_sessions(root: Path, current: Path) -> None:
+    """Other sessions' folders untouched for a day (their agents have gone): their captures will not be claimed."""
+    now = time.time()
+    try:
+        stale = [d for d in root.iterdir() if d != current and d.is_dir() and now - d.stat().st_mtime > STALE_S]
+    except OSError:
+        return
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def evaluated(script: str) -> str | None:
