@@ -1,0 +1,504 @@
+"""What the model is sent for a coding agent's large tool outputs, per scenario and surface, through the real agents.
+
+Usage: python -m bench.agents [--held-out 5] [--parts project,held-out] [--surfaces ...] [--url URL]
+                              [--out bench/results/agents.txt]
+
+The real Claude Code CLI (the one claude-agent-sdk bundles) and the real Codex CLI (tests/mcp's npm `@openai/codex`)
+run against scripted model APIs on loopback that record every request (tests/client/scripted_*.py); `ctxsieve serve`
+runs with the real embedding model on a fresh data dir. Scenarios (tests/client/coding_scenarios.py's project):
+- pytest: a failing `pytest -v` run over 30 KB (exit 1: Claude Code's PostToolUseFailure);
+- cat log: the same log through `cat` (exit 0: over Claude Code's 30,000-character preview);
+- build: a failing C build; read: a Read with offset 2000 / limit 1400 of the standard library's _pydecimal.py;
+- grep: a Grep for `def ` in it, the user's request naming the definition it needs (Decimal.quantize);
+- codex cat source / codex cat log: Codex's shell printing that file and that log, with Codex's `exec_command`
+  function (gpt-5-codex) and with its JavaScript `exec` (any other model's tools, the command's JSON result).
+Surfaces: Claude Code alone (the baseline); + the command hook and + the http hook, each written by
+`ctxsieve-hook claude-code --install [--http]` into a fresh HOME (PostToolUse and PostToolUseFailure, the capture
+prefix CLAUDE_CODE_SHELL_PREFIX, `ctxsieve mcp` as the MCP server); + `ctxsieve proxy` (ANTHROPIC_BASE_URL at it,
+`ctxsieve mcp` as the MCP server, as the README sets it up); Codex alone; Codex + `ctxsieve proxy`, without and
+with --serve-tools. Held out: the read and grep scenarios on swe_dev files of other repositories (one case per
+repository, the largest file of 2,000 lines or more): the issue is the user's request, the Read is a window of
+1,400 lines from 500 before the first edited line, and the Grep is `def ` over the file.
+
+Per pair: tokens (tiktoken o200k_base) of what the model is sent for that call: the tool result plus any hook
+context Claude Code adds beside it (sent_per_call: as coding_scenarios.tool_results, but only the contexts new
+with that result), or Codex's whole output item; facts kept:
+- pytest, cat log, codex cat log: every failing test id, each assertion line and the summary;
+- build: both compiler errors; grep: the needed `def` line (held out: the `def` enclosing the first edited line);
+- read: the needed line shown after its true number (held out: each edited line in the window), and `false`, the
+  shown lines whose number is not the file's (must be 0); codex cat source: the same, its numbers as the proxy
+  gives them (`── lines A-B` headings, `N│` map rows); Codex alone gives none;
+and whether a ref (`src_...`) was given. A pair passes when every fact is kept and no number is false.
+Without --url, `ctxsieve serve` runs on a fresh data dir (HF_HUB_OFFLINE=1); BENCH_AGENTS_KEEP=DIR keeps each Claude
+Code run's recorded requests there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.code import DATA, TOKENS
+from bench.hooks import load, machine
+from bench.loadtest import scratch_service
+
+BIN = Path(sys.executable).parent
+CLAUDE_SURFACES = ("claude code alone", "+ command hook", "+ http hook", "+ proxy")
+CODEX_SURFACES = ("codex alone", "codex + proxy", "codex + proxy --serve-tools")
+CODEX_SHAPES = (("exec_command", "gpt-5-codex"), ("exec", "gpt-6.1-sol"))
+READ_LIMIT = 1400
+HELD_OUT_LEAD = 500  # the held-out Read starts this many lines before the first edited line
+REF = re.compile(r"\bsrc_[0-9a-f]{6,}")
+NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")  # Claude Code's Read: `N<TAB>text`
+MARKED = re.compile(r"^\s*(\d+)│(.*)$")  # a line's own number inside a cut of several runs, or a map row
+HEADING = re.compile(r"^── lines (\d+)-(\d+)(?: · .*)? ──$")
+
+
+@dataclass(frozen=True)
+class Facts:
+    texts: tuple[str, ...] = ()  # each must be in what the model is sent
+    numbered: tuple[tuple[int, str], ...] = ()  # each must be shown after its true number
+    file_lines: tuple[str, ...] | None = None  # shown numbers checked against these
+
+
+@dataclass(frozen=True)
+class Row:
+    scenario: str
+    surface: str
+    tokens: int
+    kept: int
+    total: int
+    false: int | None  # shown lines with a false number; None where nothing is numbered as the file's
+    ref: bool
+
+    @property
+    def passes(self) -> bool:
+        return self.kept == self.total and not self.false
+
+
+def judged(scenario: str, surface: str, sent: str, facts: Facts, numbers: Callable[[str], list[tuple[int, str]]],
+           shown: str | None = None) -> Row:
+    """The row for what the model was sent (`sent`, counted), judged on `shown` (the text inside it, when the
+    sent item is the text encoded, as Codex's JSON result)."""
+    shown = sent if shown is None else shown
+    claimed = numbers(shown) if facts.file_lines is not None else []
+    lines = facts.file_lines or ()
+    false = sum(not (0 < n <= len(lines) and lines[n - 1] == text) for n, text in claimed)
+    kept = sum(fact in shown for fact in facts.texts) + sum(pair in claimed for pair in facts.numbered)
+    return Row(scenario, surface, TOKENS.count(sent), kept, len(facts.texts) + len(facts.numbered),
+               false if facts.file_lines is not None else None, bool(REF.search(shown)))
+
+
+def read_numbers(shown: str) -> list[tuple[int, str]]:
+    """(number, text) of every row a Read shows as a line of the file (`N<TAB>text`, or `N<TAB>  M│text` where a cut
+    of several runs carries each line's own number; a `⋮` row names none)."""
+    claimed = []
+    for row in shown.split("\n"):
+        match = NUMBERED.match(row)
+        if not match or match.group(2).strip() == "⋮":
+            continue
+        marked = MARKED.match(match.group(2))
+        claimed.append((int(marked.group(1)), marked.group(2)) if marked else (int(match.group(1)), match.group(2)))
+    return claimed
+
+
+def codex_numbers(shown: str) -> list[tuple[int, str]]:
+    """(number, text) of every line the proxy's cut of a command's output names as the file's: under each
+    `── lines A-B` heading, and in the map (`N│text`)."""
+    rows = shown.split("\n")
+    claimed = []
+    for i, row in enumerate(rows):
+        if heading := HEADING.match(row):
+            first, last = int(heading.group(1)), int(heading.group(2))
+            claimed += [(first + k, rows[i + 1 + k]) for k in range(last - first + 1) if i + 1 + k < len(rows)]
+        elif mapped := MARKED.match(row):
+            claimed.append((int(mapped.group(1)), mapped.group(2)))
+    return claimed
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def proxy(service: str, anthropic: str = "http://127.0.0.1:9", openai: str = "http://127.0.0.1:9/v1",
+          serve_tools: bool = False) -> Iterator[str]:
+    """`ctxsieve proxy` as a user starts it (its defaults), in front of the scripted API; its URL."""
+    port = free_port()
+    command = [str(BIN / "ctxsieve"), "proxy", "--port", str(port), "--url", service, "--anthropic-upstream",
+               anthropic, "--openai-upstream", openai] + (["--serve-tools"] if serve_tools else [])
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 60
+            while not _listening(port):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise SystemExit(f"ctxsieve proxy did not start: {log.read()[-2000:].decode(errors='replace')}")
+                time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            process.wait(30)
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+# --- Claude Code ---------------------------------------------------------------------------------------------------
+
+def claude_home(root: Path, surface: str, service: str) -> Path:
+    """A fresh HOME set up for the surface: the hooks by `ctxsieve-hook --install`, the MCP server as it writes it."""
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=root))
+    if surface in ("+ command hook", "+ http hook"):
+        http = ["--http"] if surface == "+ http hook" else []
+        subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--install", "--url", service, *http], cwd=root,
+                       env={**os.environ, "HOME": str(home)}, check=True, capture_output=True, timeout=300)
+    elif surface == "+ proxy":
+        server = {"type": "stdio", "command": str(BIN / "ctxsieve"), "args": ["mcp", "--url", service]}
+        (home / ".claude.json").write_text(json.dumps({"mcpServers": {"ctxsieve": server}}))
+    return home
+
+
+def run_claude(cwd: Path, root: Path, request: str, calls: list[tuple[str, dict[str, Any]]], surface: str,
+               service: str) -> dict[str, str]:
+    """Claude Code run once (`claude -p`) as the surface has it; what the model was sent per call (toolu_NN)."""
+    from tests.client.scripted_anthropic import ScriptedModel
+    from tests.client.test_claude_code_hook import CLAUDE
+
+    model = ScriptedModel(calls=calls)
+    api, server = model.serve()
+    home = claude_home(root, surface, service)
+    try:
+        with proxy(service, anthropic=api) if surface == "+ proxy" else _same(api) as base:
+            env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "ANTHROPIC_BASE_URL": base,
+                   "ANTHROPIC_API_KEY": "sk-bench", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+                   "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+            done = subprocess.run([str(CLAUDE), "-p", request, "--allowedTools", "Bash,Read,Grep",
+                                   "--output-format", "json"], cwd=cwd, env=env, capture_output=True, text=True,
+                                  timeout=900)
+    finally:
+        server.should_exit = True
+    if done.returncode != 0:
+        raise SystemExit(f"claude ({surface}) exited {done.returncode}: {done.stderr[-2000:]}")
+    if os.environ.get("BENCH_AGENTS_KEEP"):  # a folder to keep each run's requests in, for a look at them
+        kept = Path(os.environ["BENCH_AGENTS_KEEP"], f"{surface}-{time.time():.0f}.json")
+        kept.write_text(json.dumps(model.requests))
+    return sent_per_call(model.requests)
+
+
+def sent_per_call(requests: list[dict[str, Any]]) -> dict[str, str]:
+    """What the model was sent for each tool call: the tool_result's text in the request that first carried it, and
+    the hook context Claude Code added with it. Claude Code 2.1.327 joins every hook context so far, and its own
+    reminders, into one `system` text that grows request by request, each context under `<Event>:<Tool> hook
+    additional context: `; a result gets the contexts new in its request, Claude Code's own paragraphs trimmed."""
+    sent: dict[str, str] = {}
+    before: list[str] = []
+    for request in requests:
+        results, texts = _blocks(request)
+        contexts = [c for text in texts for c in hook_contexts(text)]
+        fresh = [c for c in contexts if c not in before]
+        new = [tool_id for tool_id in results if tool_id not in sent]
+        for tool_id in new:
+            sent[tool_id] = results[tool_id]
+        if new and fresh:
+            sent[new[-1]] += "".join("\n" + c for c in fresh)
+        before = contexts
+    return sent
+
+
+def _blocks(request: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """(each tool_result's text by id, every other text a user or system turn carries)."""
+    results: dict[str, str] = {}
+    texts: list[str] = []
+    for message in request.get("messages", []):
+        content = message.get("content")
+        if message.get("role") == "assistant":
+            continue
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+            if block.get("type") == "tool_result":
+                inner = block.get("content")
+                results[block["tool_use_id"]] = inner if isinstance(inner, str) else "".join(
+                    b.get("text", "") for b in inner or [] if isinstance(b, dict))
+            elif block.get("type") == "text":
+                texts.append(block.get("text", ""))
+    return results, texts
+
+
+HOOK_CONTEXT = re.compile(r"(?:^|\n\n)(?=\w+:\w+ hook additional context: )")
+# Claude Code's own paragraphs in the same system text (its reminders, the deferred tools it lists once an MCP server
+# connects, that server's instructions): a hook context ends where one of them begins
+OWN_PARAGRAPHS = ("The user hasn't heard from you", "The following deferred tools", "# MCP Server Instructions",
+                  "The following MCP servers")
+
+
+def hook_contexts(text: str) -> list[str]:
+    """The hook contexts in a text, each to the next or to the first of Claude Code's own paragraphs."""
+    contexts = []
+    for part in HOOK_CONTEXT.split(text)[1:] if HOOK_CONTEXT.search(text) else []:
+        paragraphs = part.split("\n\n")
+        own = next((i for i, p in enumerate(paragraphs) if i and p.startswith(OWN_PARAGRAPHS)), len(paragraphs))
+        contexts.append("\n\n".join(paragraphs[:own]))
+    return contexts
+
+
+@contextmanager
+def _same(url: str) -> Iterator[str]:
+    yield url
+
+
+@contextmanager
+def _same_pair(url: str) -> Iterator[tuple[str, Path]]:
+    scratch = Path(tempfile.mkdtemp(prefix="bench-agents-"))
+    try:
+        yield url, scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+# --- Codex ---------------------------------------------------------------------------------------------------------
+
+def codex_call(shape: str, path: str) -> tuple[str, Any]:
+    if shape == "exec_command":
+        return "exec_command", {"cmd": f"cat {path}"}
+    return "exec", f'const r = await tools.exec_command({{cmd: "cat {path}"}});\ntext(r);'
+
+
+def run_codex(cwd: Path, root: Path, request: str, call: tuple[str, Any], model: str, surface: str,
+              service: str) -> str:
+    """Codex run once (`codex exec`, a provider whose base URL is the API or the proxy); the model's text of the
+    command's output item."""
+    from tests.client.scripted_openai import ScriptedResponses
+    from tests.client.test_codex_gateway import CODEX
+
+    api = ScriptedResponses(calls=[call])
+    url, server = api.serve()
+    home = Path(tempfile.mkdtemp(prefix="codex-home-", dir=root))
+    (home / ".codex").mkdir()
+    try:
+        through = proxy(service, openai=url, serve_tools=surface.endswith("--serve-tools")) \
+            if surface != "codex alone" else _same(url.removesuffix("/v1"))
+        with through as base:
+            (home / ".codex" / "config.toml").write_text("\n".join([
+                f'model = "{model}"', 'model_provider = "p"', 'approval_policy = "never"',
+                'sandbox_mode = "read-only"', "", "[model_providers.p]", 'name = "bench"',
+                f'base_url = "{base}/v1"', 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ""]))
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
+                   "OPENAI_API_KEY": "sk-bench"}
+            done = subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", request], cwd=cwd, env=env,
+                                  capture_output=True, text=True, timeout=600)
+    finally:
+        server.should_exit = True
+    if done.returncode != 0:
+        raise SystemExit(f"codex ({surface}) exited {done.returncode}: {done.stderr[-2000:]}")
+    (item,) = api.outputs(api.requests[-1])
+    output = item["output"]
+    return output if isinstance(output, str) else "".join(p.get("text", "") for p in output if isinstance(p, dict))
+
+
+def codex_output(sent: str) -> str:
+    """The command's output in the text Codex sends: the JSON result's `output` (after Codex's warning lines, if
+    any), or the text after `Output:` of an exec_command result."""
+    start = sent.find('{"')
+    if 0 <= start < 300 and '"exit_code"' in sent[start:start + 400]:
+        return str(json.loads(sent[start:])["output"])
+    return sent.split("\nOutput:\n", 1)[1] if sent.startswith("Chunk ID: ") else sent
+
+
+# --- Scenarios -----------------------------------------------------------------------------------------------------
+
+REQUEST = ("The ledger tests fail and the C build breaks: find out why. Then check how Decimal.quantize rounds "
+           "its result.")
+OFFSET = 2000
+
+
+def project_calls(project: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The calls tests/client/test_claude_code_outputs.py scripts, in its order (the facts are judged by index)."""
+    return [
+        ("Bash", {"command": f"{sys.executable} -m pytest -v -p no:cacheprovider tests", "description": "run tests"}),
+        ("Bash", {"command": f"cat {project.log}", "description": "print the saved log"}),
+        ("Bash", {"command": f"gcc -Wall -Wextra -c {project.c_file} -o /dev/null", "description": "build"}),
+        ("Read", {"file_path": str(project.source), "offset": OFFSET, "limit": READ_LIMIT}),
+        ("Grep", {"pattern": "def ", "path": str(project.source), "output_mode": "content", "-n": True}),
+    ]
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    id: str
+    repo: str
+    path: str
+    issue: str
+    text: str
+    gold: tuple[int, ...]
+
+
+def enclosing_def(text: str, line: int) -> int:
+    """The line of the innermost `def` whose body holds the 1-based line (0: none; a file that does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return 0
+    spans = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+             and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return max(spans, default=0)
+
+
+def held_out_cases(count: int) -> list[HeldOut]:
+    """The largest file of 2,000 lines or more of each repository, with a `def` enclosing its first edited line."""
+    best: dict[str, HeldOut] = {}
+    for line in DATA.read_text().splitlines():
+        row = json.loads(line)
+        case = HeldOut(row["instance_id"], row["repo"], row["path"], row["problem_statement"], row["file_text"],
+                       tuple(row["gold_lines"]))
+        lines = case.text.split("\n")
+        if len(lines) < 2000 or not case.gold or not enclosing_def(case.text, case.gold[0]):
+            continue
+        current = best.get(case.repo)
+        if current is None or (len(case.text), case.id) > (len(current.text), current.id):
+            best[case.repo] = case
+    return sorted(best.values(), key=lambda c: c.repo)[:count]
+
+
+def project_rows(root: Path, service: str, surfaces: tuple[str, ...]) -> Iterator[Row]:
+    from tests.client.coding_scenarios import make_project
+
+    project = make_project(root / "ledger")
+    lines = project.source.read_text().split("\n")
+    needed = "    def quantize(self, exp, rounding=None, context=None):"
+    number = lines.index(needed) + 1
+    assert OFFSET <= number < OFFSET + READ_LIMIT, "the needed definition is in the Read's window"
+    facts = [("pytest", Facts(tuple(project.facts["pytest"]))), ("cat log", Facts(tuple(project.facts["cat log"]))),
+             ("build", Facts(tuple(project.facts["build"]))),
+             ("read", Facts(numbered=((number, needed),), file_lines=tuple(lines))),
+             ("grep", Facts(tuple(project.facts["grep"])))]
+    for surface in surfaces:
+        seen = run_claude(project.root, root, REQUEST, project_calls(project), surface, service)
+        for n, (scenario, fact) in enumerate(facts):
+            yield judged(scenario, surface, seen.get(f"toolu_{n:02d}", ""), fact, read_numbers)
+    for shape, model in CODEX_SHAPES:
+        for name, path, fact in (("codex cat source", project.source.name,
+                                  Facts((needed.strip(),), file_lines=tuple(lines))),
+                                 ("codex cat log", project.log.name, Facts(tuple(project.facts["cat log"])))):
+            for surface in CODEX_SURFACES:
+                sent = run_codex(project.root, root, REQUEST, codex_call(shape, path), model, surface, service)
+                yield judged(f"{name} [{shape}]", surface, sent, fact, codex_numbers, codex_output(sent))
+
+
+def held_out_rows(root: Path, service: str, cases: list[HeldOut], surfaces: tuple[str, ...]) -> Iterator[Row]:
+    for case in cases:
+        folder = root / case.id[:60]
+        folder.mkdir()
+        path = folder / Path(case.path).name
+        path.write_text(case.text)
+        lines = case.text.split("\n")
+        offset = max(1, case.gold[0] - HELD_OUT_LEAD)
+        window = [g for g in case.gold if offset <= g < offset + READ_LIMIT]
+        read = Facts(numbered=tuple((g, lines[g - 1]) for g in window), file_lines=tuple(lines))
+        grep = Facts((lines[enclosing_def(case.text, case.gold[0]) - 1].strip(),))
+        calls = [("Read", {"file_path": str(path), "offset": offset, "limit": READ_LIMIT}),
+                 ("Grep", {"pattern": "def ", "path": str(path), "output_mode": "content", "-n": True})]
+        name = case.repo.split("/")[1]
+        for surface in surfaces:
+            seen = run_claude(folder, root, case.issue, calls, surface, service)
+            yield judged(f"{name}: read", surface, seen.get("toolu_00", ""), read, read_numbers)
+            yield judged(f"{name}: grep", surface, seen.get("toolu_01", ""), grep, read_numbers)
+
+
+# --- Report --------------------------------------------------------------------------------------------------------
+
+def table(rows: list[Row]) -> list[str]:
+    out = [f"{'scenario':<31} {'surface':<27} {'tokens':>7} {'facts':>6} {'false':>5} {'ref':>3}  pass"]
+    for r in rows:
+        false = "-" if r.false is None else str(r.false)
+        out.append(f"{r.scenario:<31} {r.surface:<27} {r.tokens:>7,} {f'{r.kept}/{r.total}':>6} {false:>5} "
+                   f"{'yes' if r.ref else 'no':>3}  {'yes' if r.passes else 'no'}")
+    return out
+
+
+def summary(rows: list[Row], surfaces: tuple[str, ...]) -> list[str]:
+    out = []
+    for surface in surfaces:
+        mine = [r for r in rows if r.surface == surface]
+        if mine:
+            out.append(f"{surface}: {sum(r.passes for r in mine)}/{len(mine)} pairs pass, "
+                       f"{sum(r.kept for r in mine)}/{sum(r.total for r in mine)} facts, "
+                       f"{sum(r.tokens for r in mine):,} tokens in all")
+    return out
+
+
+def passing(rows: list[Row]) -> str:
+    ours = [r for r in rows if r.surface != CLAUDE_SURFACES[0]]
+    alone = [r for r in rows if r.surface == CLAUDE_SURFACES[0]]
+    return (f"held out: {sum(r.passes for r in ours)} of {len(ours)} scenario-surface pairs with ctxsieve pass "
+            f"(Claude Code alone: {sum(r.passes for r in alone)} of {len(alone)})")
+
+
+def versions() -> str:
+    from tests.client.test_claude_code_hook import CLAUDE
+    from tests.client.test_codex_gateway import CODEX
+
+    claude = (CLAUDE.parent / "claude.version").read_text().split()[0]
+    codex = json.loads((CODEX.resolve().parents[1] / "package.json").read_text())["version"]
+    return f"Claude Code {claude} (claude-agent-sdk's), Codex CLI {codex} (npm @openai/codex)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.agents")
+    parser.add_argument("--held-out", type=int, default=5, help="swe_dev cases (one per repository)")
+    parser.add_argument("--parts", default="project,held-out")
+    parser.add_argument("--surfaces", default=",".join(CLAUDE_SURFACES), help="Claude Code's, comma-separated")
+    parser.add_argument("--url", help="a service already running (default: `ctxsieve serve` on a fresh data dir)")
+    parser.add_argument("--out", type=Path, default=Path("bench/results/agents.txt"))
+    args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
+    surfaces = tuple(s for s in CLAUDE_SURFACES if s in args.surfaces.split(","))
+    lines = [f"# python -m bench.agents --held-out {args.held_out} --parts {args.parts}", f"machine: {machine()}",
+             f"agents: {versions()}"]
+    started = time.monotonic()
+    with (_same_pair(args.url) if args.url else scratch_service("bench-agents-")) as (service, scratch):
+        root = Path(tempfile.mkdtemp(prefix="agents-", dir=scratch))
+        try:
+            if "project" in parts:
+                rows = list(project_rows(root, service, surfaces))
+                lines += ["", "## the project (tests/client/coding_scenarios.py)", *table(rows), "",
+                          *summary(rows, CLAUDE_SURFACES + CODEX_SURFACES)]
+                print("\n".join(lines), flush=True)
+            if "held-out" in parts:
+                cases = held_out_cases(args.held_out)
+                held = list(held_out_rows(root, service, cases, surfaces))
+                more = ["", "## held out (swe_dev: " + ", ".join(f"{c.id[:60]} {c.path}" for c in cases) + ")",
+                        *table(held), "", *summary(held, surfaces), passing(held)]
+                print("\n".join(more), flush=True)
+                lines += more
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    lines.append(f"\n{time.monotonic() - started:.0f} s in all; at the end: {load()}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
