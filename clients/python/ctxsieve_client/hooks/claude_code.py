@@ -99,16 +99,16 @@ def _waited_turns(transcript: Path) -> tuple[str | None, str | None]:
     turns = latest_turns(transcript)
     while turns[0] is None and time.monotonic() < deadline:  # not written yet (seen with the real CLI)
         time.sleep(0.025)
-        turns = latest_turns(transcript)
+        turns = latest_turns(transcript, deep=False)  # a turn written now lands at the end
     return turns
 
 
-def latest_turns(transcript: Path) -> tuple[str | None, str | None]:
+def latest_turns(transcript: Path, deep: bool = True) -> tuple[str | None, str | None]:
     """The latest user request (a prompt, not a tool result nor harness context such as a <system-reminder>) and
     the latest assistant text in a Claude Code transcript. Its tail is read first, then a longer one: the
     transcript also logs whole request copies, so the user's turn can lie megabytes back."""
     turns: tuple[str | None, str | None] = (None, None)
-    for tail in (TRANSCRIPT_TAIL, TRANSCRIPT_TAIL * 40):
+    for tail in (TRANSCRIPT_TAIL, TRANSCRIPT_TAIL * 40) if deep else (TRANSCRIPT_TAIL,):
         turns = _turns_in(_tail_lines(transcript, tail))
         if turns[0] is not None:
             break
