@@ -64,20 +64,29 @@ def read_window(project: Project, offset: int, limit: int) -> list[str]:
 
 def tool_results(requests: list[dict[str, Any]]) -> dict[str, str]:
     """What the model was sent for each tool call of an Anthropic Messages conversation: the tool_result's text in the
-    last request, and the hook context Claude Code added with it (text new in the request that first carried that
-    result: Claude Code puts it in a turn of its own, a `system` message in this version)."""
+    last request, and the hook context Claude Code added with it: the text new in the request that first carried that
+    result (Claude Code 2.1.327 keeps every hook context in one `system` turn that grows: only what it gained then)."""
     seen: dict[str, str] = {}
     before: list[str] = []
     for request in requests:
         results, texts = _blocks(request)
         for tool_id, text in results.items():
             seen.setdefault(tool_id, text)
-        fresh = [t for t in texts if t not in before]
+        fresh = [_gained(t, before) for t in texts]
+        fresh = [t for t in fresh if t.strip()]
         if results and fresh:
             newest = list(results)[-1]
             seen[newest] = seen[newest] + "".join("\n" + t for t in fresh if t not in seen[newest])
         before = texts
     return seen
+
+
+def _gained(text: str, before: list[str]) -> str:
+    """What a text gained since the last request: all of it when new, its end when it grew from an earlier text."""
+    if text in before:
+        return ""
+    grown = max((b for b in before if b and text.startswith(b)), key=len, default="")
+    return text[len(grown):]
 
 
 def _blocks(request: dict[str, Any]) -> tuple[dict[str, str], list[str]]:

@@ -59,13 +59,21 @@ def test_openai_error_texts_and_exit_codes_are_errors() -> None:
 def test_a_numbered_read_is_the_files_text_and_its_shown_lines_get_their_numbers_back() -> None:
     file = "import os\n\ndef f():\n    return 1\n"
     shown = "".join(f"{n}\t{line}\n" for n, line in enumerate(file.split("\n")[:-1], start=1)) + "5\t"
-    assert unnumbered(shown) == (file, "\t")
-    assert unnumbered("3\tfrom the middle\n4\tof a file") is None, "only a read from the first line"
+    numbered = unnumbered(shown)
+    assert numbered is not None and (numbered.text, numbered.separator, numbered.first) == (file, "\t", 1)
+    assert unnumbered("3\tfrom\n5\ta gap") is None and unnumbered("3\tone line") is None
     result = FilterResult.from_json({"ref": "src_1", "placeholder": "[ctxsieve src_1: ...]", "usage": {
         "input_tokens": 1, "output_tokens": 1, "saved_ratio": 0, "chunks_total": 1, "chunks_returned": 1},
         "snippets": [{"id": "src_1#1", "text": "def f():\n    return 1", "score": 1, "start": 11, "end": 33,
                       "tokens": 5, "line_start": 3, "line_end": 4}]})
-    assert renumbered(result, "\t").snippets[0].text == "3\tdef f():\n4\t    return 1"
+    assert renumbered(result, numbered).snippets[0].text == "3\tdef f():\n4\t    return 1"
+    lines = file.split("\n")[:-1]
+    offset = unnumbered("".join(f"{n}\t{line}\n" for n, line in enumerate(lines, start=2000)) + "2004\t")
+    assert offset is not None and offset.text == file and offset.first == 2000, "a read with an offset"
+    moved = renumbered(result, offset)
+    assert moved.snippets[0].text == "2002\tdef f():\n2003\t    return 1", "each line after its file number"
+    assert (moved.snippets[0].line_start, moved.snippets[0].line_end) == (2002, 2003), "and its heading"
+    assert "file line 2000" in moved.placeholder, "fetch_ref's lines are the read's: said"
 
 
 def test_the_placeholder_names_the_tools_as_the_client_offers_them() -> None:

@@ -53,7 +53,9 @@ def source_of(arguments: Mapping[str, Any]) -> Source:
     printed = _PRINTS_FILE.match(command) if command else None
     offset = arguments.get("offset")
     read = next((v for k in PATH_ARGUMENTS if isinstance(v := arguments.get(k), str) and v.strip()), None)
-    path = printed.group(2) if printed else read if read and (not isinstance(offset, int) or offset <= 1) else None
+    searched = any(isinstance(arguments.get(k), str) for k in ("pattern", "query"))  # a Grep's path: not its output
+    path = printed.group(2) if printed else read if read and not searched and (
+        not isinstance(offset, int) or offset <= 1) else None
     return Source(path=path, command=command)
 
 

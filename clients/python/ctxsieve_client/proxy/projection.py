@@ -163,7 +163,7 @@ class Projector:
         try:
             numbered = unnumbered(part.text)
             kept = None if numbered else partial.read(part.text)
-            text = numbered[0] if numbered else kept[0] if kept else part.text
+            text = numbered.text if numbered else kept[0] if kept else part.text
             whole = await asyncio.to_thread(saved_whole, part.text, kept[1].saved if kept else None)
             if whole is not None and whole.text is not None:  # the agent saved the whole output: cut that
                 numbered, kept, text = None, None, whole.text
@@ -172,7 +172,7 @@ class Projector:
             shown = None
             if request is not None:
                 result: FilterResult = await self._send(replace(request, session=session))
-                shown = self._shown(renumbered(result, numbered[1]) if numbered else result, part, tools,
+                shown = self._shown(renumbered(result, numbered) if numbered else result, part, tools,
                                     kept[1] if kept else None)
             self._cuts[key] = shown
             while len(self._cuts) > MEMO_SIZE:
