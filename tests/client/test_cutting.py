@@ -48,3 +48,22 @@ def test_a_source_file_leaves_its_budget_to_the_service() -> None:
     assert code.body is not None and "max_tokens" not in code.body, "the service's rule for code"
     assert prose.body is not None and prose.body["max_tokens"] == PROSE_TOKENS
     assert mine.body is not None and mine.body["max_tokens"] == 700, "a budget the user set holds for code too"
+
+
+def test_a_cut_no_shorter_than_the_output_is_not_used() -> None:
+    """Headings, separators and the placeholder are the surface's: a cut of an output just over the budget can come
+    out longer than the output itself (seen on a 1,536-token grep result), and then the output passes whole."""
+    from ctxsieve_client.models import FilterResult
+
+    lines = [f"src/app.py:{i}:    def handler_{i}(self):" for i in range(1, 60)]
+    snippets = [{"id": f"src_1#{i}", "text": line, "score": 0.5, "start": 0, "end": 1, "tokens": 10,
+                 "line_start": i + 1, "line_end": i + 1} for i, line in enumerate(lines[:45])]
+    result = FilterResult.from_json({"ref": "src_1", "placeholder": "[ctxsieve src_1: 30 of 59 chunks shown]",
+                                     "usage": {"input_tokens": 1536, "output_tokens": 754, "saved_ratio": 0.5,
+                                               "chunks_total": 59, "chunks_returned": 30},
+                                     "snippets": snippets, "content_type": "grep"})
+    options = CutOptions()
+    shown = cut_text(result, options)
+    assert shown is not None
+    assert cut_text(result, options, original="\n".join(lines)) is None, "longer than the output: passes whole"
+    assert cut_text(result, options, original="\n".join(lines) * 3) == shown

@@ -88,13 +88,16 @@ def was_cut(result: FilterResult, options: CutOptions) -> bool:
     return not result.passthrough and result.usage.input_tokens > options.passthrough_tokens
 
 
-def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[str], str] = lambda line: line
-             ) -> str | None:
+def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[str], str] = lambda line: line,
+             original: str | None = None) -> str | None:
     """What the agent sees instead of the output (snippets or an outline, then the placeholder, whose tool names
-    `name_tools` may spell as the runtime knows them), or None when the output passes as it is."""
+    `name_tools` may spell as the runtime knows them), or None when the output passes as it is: also when the cut,
+    with its headings and placeholder, would be no shorter than the `original` output."""
     if not was_cut(result, options):
         return None
     placeholder = name_tools(result.placeholder)
     if result.more is not None and result.more.shown == "outline":
-        return render_outline(result.snippets, placeholder, OUTLINE_HEADING)
-    return render_result(result, placeholder)
+        shown = render_outline(result.snippets, placeholder, OUTLINE_HEADING)
+    else:
+        shown = render_result(result, placeholder)
+    return None if original is not None and len(shown) >= len(original) else shown

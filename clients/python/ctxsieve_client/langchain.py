@@ -80,7 +80,7 @@ class CtxsieveMiddleware(AgentMiddleware):
         return cut_request(text, step_intent(human, ai, args), call.get("name", "tool"), args, self.cut_options)
 
     def _cut(self, result: ToolMessage, filtered: FilterResult) -> ToolMessage:
-        shown = cut_text(filtered, self.cut_options)
+        shown = cut_text(filtered, self.cut_options, original=_text(result.content))
         if shown is None:
             return result
         return ToolMessage(content=shown, tool_call_id=result.tool_call_id, name=result.name, id=result.id,

@@ -185,7 +185,7 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     if payload.get("tool_name") == "Read" and result.content_type in OWN_VIEW and isinstance(file, dict) \
             and isinstance(file.get("content"), str) and was_cut(result, options):
         return _numbered_read(response, file, result)  # type: ignore[arg-type]
-    shown = cut_text(result, options, _claude_names)
+    shown = cut_text(result, options, _claude_names, original=text)
     if shown is None:
         return None
     replaced = rebuild(_unseen_note(whole) + shown)

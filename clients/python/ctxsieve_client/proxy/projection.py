@@ -165,15 +165,16 @@ class Projector:
             kept = None if numbered else partial.read(part.text)
             text = numbered.text if numbered else kept[0] if kept else part.text
             whole = await asyncio.to_thread(saved_whole, part.text, kept[1].saved if kept else None)
+            original = part.text
             if whole is not None and whole.text is not None:  # the agent saved the whole output: cut that
-                numbered, kept, text = None, None, whole.text
+                numbered, kept, text, original = None, None, whole.text, whole.text
             kind: ContentType = "code" if prints_source_file(part.arguments) else "auto"
             request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind)
             shown = None
             if request is not None:
                 result: FilterResult = await self._send(replace(request, session=session))
                 shown = self._shown(renumbered(result, numbered) if numbered else result, part, tools,
-                                    kept[1] if kept else None)
+                                    kept[1] if kept else None, original)
             self._cuts[key] = shown
             while len(self._cuts) > MEMO_SIZE:
                 self._cuts.popitem(last=False)
@@ -181,18 +182,19 @@ class Projector:
         finally:
             self._pending.pop(key, None)
 
-    def _shown(self, result: FilterResult, part: Part, tools: Tools, cut: partial.Partial | None) -> str | None:
+    def _shown(self, result: FilterResult, part: Part, tools: Tools, cut: partial.Partial | None, original: str
+               ) -> str | None:
         """What the model sees: the cut with the service's placeholder when it names only tools the model has,
         else with one in the model's own tools; a text the agent cut first with only the numbers that can be
         placed."""
         if not was_cut(result, self.options.cut):
             return None
         if cut is None and (tools.ref_tools or result.more is None):
-            return cut_text(result, self.options.cut)
+            return cut_text(result, self.options.cut, original=original)
         assert result.more is not None  # (a service older than `more` gives no partial text more than it has)
         line = placeholders.line(result.more, placeholders.source_of(part.arguments), tools, cut)
         if cut is None:
-            return cut_text(result, self.options.cut, lambda _: line)
+            return cut_text(result, self.options.cut, lambda _: line, original=original)
         self.partials[result.ref] = cut
         while len(self.partials) > MEMO_SIZE:
             self.partials.popitem(last=False)
