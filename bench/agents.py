@@ -21,7 +21,7 @@ repository, the largest file of 2,000 lines or more): the issue is the user's re
 1,400 lines from 500 before the first edited line, and the Grep is `def ` over the file.
 
 Per pair: tokens (tiktoken o200k_base) of what the model is sent for that call: the tool result plus any hook
-context Claude Code adds beside it (sent_per_call: as coding_scenarios.tool_results, but only the contexts new
+context Claude Code adds beside it (coding_scenarios.tool_results: only the contexts new
 with that result), or Codex's whole output item; facts kept:
 - pytest, cat log, codex cat log: every failing test id, each assertion line and the summary;
 - build: both compiler errors; grep: the needed `def` line (held out: the `def` enclosing the first edited line);
@@ -184,6 +184,7 @@ def claude_home(root: Path, surface: str, service: str) -> Path:
 def run_claude(cwd: Path, root: Path, request: str, calls: list[tuple[str, dict[str, Any]]], surface: str,
                service: str) -> dict[str, str]:
     """Claude Code run once (`claude -p`) as the surface has it; what the model was sent per call (toolu_NN)."""
+    from tests.client.coding_scenarios import tool_results
     from tests.client.scripted_anthropic import ScriptedModel
     from tests.client.test_claude_code_hook import CLAUDE
 
@@ -205,62 +206,7 @@ def run_claude(cwd: Path, root: Path, request: str, calls: list[tuple[str, dict[
     if os.environ.get("BENCH_AGENTS_KEEP"):  # a folder to keep each run's requests in, for a look at them
         kept = Path(os.environ["BENCH_AGENTS_KEEP"], f"{surface}-{time.time():.0f}.json")
         kept.write_text(json.dumps(model.requests))
-    return sent_per_call(model.requests)
-
-
-def sent_per_call(requests: list[dict[str, Any]]) -> dict[str, str]:
-    """What the model was sent for each tool call: the tool_result's text in the request that first carried it, and
-    the hook context Claude Code added with it. Claude Code 2.1.327 joins every hook context so far, and its own
-    reminders, into one `system` text that grows request by request, each context under `<Event>:<Tool> hook
-    additional context: `; a result gets the contexts new in its request, Claude Code's own paragraphs trimmed."""
-    sent: dict[str, str] = {}
-    before: list[str] = []
-    for request in requests:
-        results, texts = _blocks(request)
-        contexts = [c for text in texts for c in hook_contexts(text)]
-        fresh = [c for c in contexts if c not in before]
-        new = [tool_id for tool_id in results if tool_id not in sent]
-        for tool_id in new:
-            sent[tool_id] = results[tool_id]
-        if new and fresh:
-            sent[new[-1]] += "".join("\n" + c for c in fresh)
-        before = contexts
-    return sent
-
-
-def _blocks(request: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """(each tool_result's text by id, every other text a user or system turn carries)."""
-    results: dict[str, str] = {}
-    texts: list[str] = []
-    for message in request.get("messages", []):
-        content = message.get("content")
-        if message.get("role") == "assistant":
-            continue
-        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
-            if block.get("type") == "tool_result":
-                inner = block.get("content")
-                results[block["tool_use_id"]] = inner if isinstance(inner, str) else "".join(
-                    b.get("text", "") for b in inner or [] if isinstance(b, dict))
-            elif block.get("type") == "text":
-                texts.append(block.get("text", ""))
-    return results, texts
-
-
-HOOK_CONTEXT = re.compile(r"(?:^|\n\n)(?=\w+:\w+ hook additional context: )")
-# Claude Code's own paragraphs in the same system text (its reminders, the deferred tools it lists once an MCP server
-# connects, that server's instructions): a hook context ends where one of them begins
-OWN_PARAGRAPHS = ("The user hasn't heard from you", "The following deferred tools", "# MCP Server Instructions",
-                  "The following MCP servers")
-
-
-def hook_contexts(text: str) -> list[str]:
-    """The hook contexts in a text, each to the next or to the first of Claude Code's own paragraphs."""
-    contexts = []
-    for part in HOOK_CONTEXT.split(text)[1:] if HOOK_CONTEXT.search(text) else []:
-        paragraphs = part.split("\n\n")
-        own = next((i for i, p in enumerate(paragraphs) if i and p.startswith(OWN_PARAGRAPHS)), len(paragraphs))
-        contexts.append("\n\n".join(paragraphs[:own]))
-    return contexts
+    return tool_results(model.requests)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -289,20 +290,24 @@ def _agent_commands(sub: Any) -> None:
     cmd.add_argument("action", choices=["start", "stop", "status"])
     cmd.add_argument("--timeout", type=float, default=900.0, help="start: seconds to wait for it to be ready")
     cmd.set_defaults(fn=service)
-    cmd = sub.add_parser("install", help="wire the coding agents found here (Claude Code, Codex) to ctxsieve")
-    add_install_arguments(cmd)
-    cmd.set_defaults(fn=install)
-    cmd = sub.add_parser("uninstall", help="undo what install changed, file by file")
-    add_uninstall_arguments(cmd)
-    cmd.set_defaults(fn=uninstall)
-    cmd = sub.add_parser("wrap", help="run an agent with its model API behind a ctxsieve proxy of its own")
-    wrap_arguments(cmd)
-    cmd.set_defaults(fn=wrap)
-    cmd = sub.add_parser("doctor", help="check what is wired, and say how to mend what is not")
-    cmd.set_defaults(fn=doctor)
-    cmd = sub.add_parser("stats", help="per session: tool tokens, tokens sent, refs fetched back, repeated reads")
-    stats_arguments(cmd)
-    cmd.set_defaults(fn=stats)
+    _commands(sub, [
+        ("install", "wire the coding agents found here (Claude Code, Codex) to ctxsieve", add_install_arguments,
+         install),
+        ("uninstall", "undo what install changed, file by file", add_uninstall_arguments, uninstall),
+        ("wrap", "run an agent with its model API behind a ctxsieve proxy of its own", wrap_arguments, wrap),
+        ("doctor", "check what is wired, and say how to mend what is not", lambda _: None, doctor),
+        ("stats", "per session: tool tokens, tokens sent, refs fetched back, repeated reads", stats_arguments, stats)])
+
+
+Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+
+
+def _commands(sub: Any, commands: list[Command]) -> None:
+    """A subcommand for each (name, help, what adds its flags, what runs it)."""
+    for name, text, arguments, fn in commands:
+        cmd = sub.add_parser(name, help=text)
+        arguments(cmd)
+        cmd.set_defaults(fn=fn)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,18 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--port", type=int)
     cmd.add_argument("--data-dir", type=Path)
     cmd.set_defaults(fn=ingest)
-    cmd = sub.add_parser("mcp", help="serve ctxsieve's tools over MCP (stdio, or --http); also ctxsieve-mcp")
-    mcp_arguments(cmd)
-    cmd.set_defaults(fn=mcp)
-    cmd = sub.add_parser("hook", help="a tool-output hook for an agent runtime (claude-code)")
-    hook_arguments(cmd)
-    cmd.set_defaults(fn=hook)
-    cmd = sub.add_parser("gateway", help="one MCP server in front of your MCP servers (their mcpServers config)")
-    gateway_arguments(cmd)
-    cmd.set_defaults(fn=gateway)
-    cmd = sub.add_parser("proxy", help="ctxsieve in front of the model API (point your agent's base URL here)")
-    proxy_arguments(cmd)
-    cmd.set_defaults(fn=proxy)
+    _commands(sub, [
+        ("mcp", "serve ctxsieve's tools over MCP (stdio, or --http); also ctxsieve-mcp", mcp_arguments, mcp),
+        ("hook", "a tool-output hook for an agent runtime (claude-code)", hook_arguments, hook),
+        ("gateway", "one MCP server in front of your MCP servers (their mcpServers config)", gateway_arguments,
+         gateway),
+        ("proxy", "ctxsieve in front of the model API (point your agent's base URL here)", proxy_arguments, proxy)])
     _agent_commands(sub)
     args = parser.parse_args(argv)
     return int(args.fn(args))

@@ -63,30 +63,23 @@ def read_window(project: Project, offset: int, limit: int) -> list[str]:
 
 
 def tool_results(requests: list[dict[str, Any]]) -> dict[str, str]:
-    """What the model was sent for each tool call of an Anthropic Messages conversation: the tool_result's text in the
-    last request, and the hook context Claude Code added with it: the text new in the request that first carried that
-    result (Claude Code 2.1.327 keeps every hook context in one `system` turn that grows: only what it gained then)."""
-    seen: dict[str, str] = {}
+    """What the model was sent for each tool call: the tool_result's text in the request that first carried it, and
+    the hook context Claude Code added with it. Claude Code 2.1.327 joins every hook context so far, and its own
+    reminders, into one `system` text that grows request by request, each context under `<Event>:<Tool> hook
+    additional context: `; a result gets the contexts new in its request, Claude Code's own paragraphs trimmed."""
+    sent: dict[str, str] = {}
     before: list[str] = []
     for request in requests:
         results, texts = _blocks(request)
-        for tool_id, text in results.items():
-            seen.setdefault(tool_id, text)
-        fresh = [_gained(t, before) for t in texts]
-        fresh = [t for t in fresh if t.strip()]
-        if results and fresh:
-            newest = list(results)[-1]
-            seen[newest] = seen[newest] + "".join("\n" + t for t in fresh if t not in seen[newest])
-        before = texts
-    return seen
-
-
-def _gained(text: str, before: list[str]) -> str:
-    """What a text gained since the last request: all of it when new, its end when it grew from an earlier text."""
-    if text in before:
-        return ""
-    grown = max((b for b in before if b and text.startswith(b)), key=len, default="")
-    return text[len(grown):]
+        contexts = [c for text in texts for c in hook_contexts(text)]
+        fresh = [c for c in contexts if c not in before]
+        new = [tool_id for tool_id in results if tool_id not in sent]
+        for tool_id in new:
+            sent[tool_id] = results[tool_id]
+        if new and fresh:
+            sent[new[-1]] += "".join("\n" + c for c in fresh)
+        before = contexts
+    return sent
 
 
 def _blocks(request: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
@@ -97,17 +90,31 @@ def _blocks(request: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
         content = message.get("content")
         if message.get("role") == "assistant":
             continue
-        if isinstance(content, str):
-            texts.append(content)
-            continue
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+            if block.get("type") == "tool_result":
                 inner = block.get("content")
                 results[block["tool_use_id"]] = inner if isinstance(inner, str) else "".join(
                     b.get("text", "") for b in inner or [] if isinstance(b, dict))
-            elif isinstance(block, dict) and block.get("type") == "text":
+            elif block.get("type") == "text":
                 texts.append(block.get("text", ""))
     return results, texts
+
+
+HOOK_CONTEXT = re.compile(r"(?:^|\n\n)(?=\w+:\w+ hook additional context: )")
+# Claude Code's own paragraphs in the same system text (its reminders, the deferred tools it lists once an MCP server
+# connects, that server's instructions): a hook context ends where one of them begins
+OWN_PARAGRAPHS = ("The user hasn't heard from you", "The following deferred tools", "# MCP Server Instructions",
+                  "The following MCP servers")
+
+
+def hook_contexts(text: str) -> list[str]:
+    """The hook contexts in a text, each to the next or to the first of Claude Code's own paragraphs."""
+    contexts = []
+    for part in HOOK_CONTEXT.split(text)[1:] if HOOK_CONTEXT.search(text) else []:
+        paragraphs = part.split("\n\n")
+        own = next((i for i, p in enumerate(paragraphs) if i and p.startswith(OWN_PARAGRAPHS)), len(paragraphs))
+        contexts.append("\n\n".join(paragraphs[:own]))
+    return contexts
 
 
 NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
