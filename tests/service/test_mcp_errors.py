@@ -13,8 +13,8 @@ import pytest
 from mcp import Client, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from ctxsieve_client.mcp_server import build_server
 from ctxsieve_client import Client as CtxsieveClient
+from ctxsieve_client.mcp_server import build_server
 
 DOWN = "http://127.0.0.1:9"  # the discard port: nothing listens on it here, so the connection is refused
 CALLS: dict[str, dict[str, Any]] = {
