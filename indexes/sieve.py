@@ -22,6 +22,7 @@ from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
 
 from .background import BackgroundEmbedder
+from .grep_view import grep_runs
 from .lexical import Bm25Index, code_terms, terms
 from .lru import Lru
 from .more import More, Rerun, more_of
@@ -256,6 +257,11 @@ class Sieve:
         query = params.query or ""
         prep = self._prepared_of(sources)
         lexical = prep.lexical.scores(query)
+        if prep.kind == "grep":  # single lines, ranked on their own terms (no dense stage) and shown by runs
+            source = sources[0]
+            runs = grep_runs(source.view.text, [c for _, c in prep.units], lexical, self.tokenizer, source.line_span,
+                             params.max_tokens or sys.maxsize, params.k or DEFAULT_K)
+            return [Pick(0, chunk, score) for chunk, score in sorted(runs, key=lambda run: -run[1])]
         query_vector = self.vectors.query(query)
         lined = prep.kind in LINE_KINDS
         heads, around = (self.code_candidates, 1) if lined else (self.fast_candidates, self.fast_neighbours)
@@ -290,10 +296,10 @@ class Sieve:
             units = [(si, c) for si, s in enumerate(sources) for c in s.chunks]
             passages = [sources[si].passage(c) for si, c in units]
             candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
-            static = self.static.embed(passages) if self.static is not None else None
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
             kinds = {s.content_type for s in sources}
             kind = kinds.pop() if len(kinds) == 1 else "mixed"
+            static = self.static.embed(passages) if self.static is not None and kind != "grep" else None
             lexical = Bm25Index.build(passages, code_terms if kind in LINE_KINDS else terms)
             prep = self._prepared.put(key, Prepared(key, units, passages, candidates, lexical, static, documents,
                                                     kind=kind))

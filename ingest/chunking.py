@@ -18,7 +18,8 @@ from .normalize import Leaf, Section, View, json_record_key
 from .outputs import diff_spans, grep_spans, log_spans
 from .tokens import Tokenizer
 
-CHUNKER_VERSION = "3"  # 2: code cut at definitions, whole lines (ingest/code.py); 3: logs, diffs, grep (outputs.py)
+CHUNKER_VERSION = "4"  # 2: code cut at definitions, whole lines (ingest/code.py); 3: logs, diffs, grep (outputs.py);
+# 4: a grep output by single lines
 OUTPUT_SPANS = {"log": log_spans, "diff": diff_spans, "grep": grep_spans}
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")

@@ -6,8 +6,9 @@ grep/ripgrep results.
   (passing tests, progress) is ordinary text the request may still ask for. The sieve shows failures, summary and
   tail first, whole, whatever the request (indexes/sieve.py).
 - `diff`: one chunk per hunk, the file's header lines going with its first hunk, each named by its file.
-- `grep`: `path:line:text` lines (grep -n, git grep -n, rg with or without --heading) grouped by file: a file's
-  run of matches is one chunk named by its file, so the files and lines that best fit the request come first.
+- `grep`: `path:line:text` lines (grep -rn, git grep -n, rg -n), `line:text` lines of one file (grep -n FILE, rg
+  --heading under each path line): each line is a chunk, so the lines that best fit the request are shown and the
+  others cost nothing (indexes/grep_view.py chooses them).
 All are cut into whole lines (code.line_chunks), so every snippet carries the output's true line numbers.
 """
 
@@ -35,28 +36,61 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
 _GREP_LINE = re.compile(r"^([^\s:][^:\n]*?)[:-](\d+)[:-]")
+_GREP_MATCH = re.compile(r"^([^\s:][^:\n]*?):(\d+):")  # path:N:text (a match); path-N-text is a context line
+_NUMBERED = re.compile(r"^(\d+)[:-]")  # N:text of one file (grep -n FILE, rg --heading under its path line)
+_PATH = re.compile(r"^[^\s:]*[/.][^\s:]*$")  # rg --heading's line naming the file below
 
 
 def looks_like_grep(text: str) -> bool:
-    """Most lines are `path:line:text` (or a context line `path-line-text`)."""
+    """Most lines are `path:line:text` (or a context line `path-line-text`), or `line:text` of one file with the
+    numbers rising (grep -n of a file; rg --heading, each file's lines under its path)."""
     lines = [line for line in text[:100_000].split("\n") if line.strip() and line != "--"]
-    return len(lines) >= 5 and sum(bool(_GREP_LINE.match(line)) for line in lines) >= 0.8 * len(lines)
+    if len(lines) < 5:
+        return False
+    return sum(bool(_GREP_LINE.match(line)) for line in lines) >= 0.8 * len(lines) or _numbered(lines)
+
+
+def _numbered(lines: list[str]) -> bool:
+    """`N:text` lines, rising between path lines (nothing else), their text rarely a number (not `10:30 ...`)."""
+    numbers, last, digits = 0, 0, 0
+    for line in lines:
+        match = _NUMBERED.match(line)
+        if match is None:
+            if not _PATH.match(line):
+                return False
+            last = 0  # a path line: the next file's numbers start again
+            continue
+        if int(match.group(1)) <= last:
+            return False
+        last = int(match.group(1))
+        numbers += 1
+        digits += line[match.end() : match.end() + 1].isdigit()
+    return numbers >= 0.5 * len(lines) and digits <= 0.2 * numbers
+
+
+def grep_file(line: str) -> str | None:
+    """The file a `path:N:text` (or context `path-N-text`) line names, else None (`N:text`, `N:M:text`)."""
+    match = _GREP_MATCH.match(line) or _GREP_LINE.match(line)
+    return match.group(1) if match and not match.group(1).isdigit() else None
 
 
 def grep_spans(text: str) -> list[LineSpan]:
-    """A span per file's consecutive matches, named by the file."""
+    """A span per line (a separator `--` and a blank line are none): lines are ranked one by one. A line that names
+    its file needs no context; a line of rg --heading is named by the path line above it."""
     lines = text.split("\n")
     spans: list[LineSpan] = []
-    path, start = None, 0
+    heading = ""
     for i, line in enumerate(lines):
-        match = _GREP_LINE.match(line)
-        here = match.group(1) if match else path
-        if here != path:
-            if path is not None and any(lines[j].strip() for j in range(start, i)):
-                spans.append(LineSpan(start, i - 1, f"file {path}"))
-            path, start = here, i
-    if path is not None and any(lines[j].strip() for j in range(start, len(lines))):
-        spans.append(LineSpan(start, len(lines) - 1, f"file {path}"))
+        if not line.strip() or line == "--":
+            heading = "" if not line.strip() else heading
+            continue
+        if grep_file(line) is not None:
+            spans.append(LineSpan(i, i, ""))
+        elif _NUMBERED.match(line):
+            spans.append(LineSpan(i, i, f"file {heading}" if heading else ""))
+        else:
+            heading = line if _PATH.match(line) else heading  # rg --heading's path line names the lines below
+            spans.append(LineSpan(i, i, ""))
     return spans
 
 

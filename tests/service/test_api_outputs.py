@@ -10,6 +10,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from ctxsieve.ingest.tokens import load_tokenizer
+from ctxsieve_client.models import FilterResult
+from ctxsieve_client.wrap import SEPARATOR, render
+from tests.conftest import CACHE
+
+TOKENS = load_tokenizer("o200k_base", CACHE / "tiktoken")
+
 FAILING = (7, 23, 31)
 
 
@@ -94,14 +101,15 @@ def ripgrep(pattern: str, root: Path) -> str:
     return subprocess.run(command, cwd=root, capture_output=True, text=True, check=True).stdout
 
 
-def test_grep_results_are_grouped_by_file_best_first(client: TestClient) -> None:
+def test_grep_results_are_the_lines_the_request_needs_by_runs_of_one_file(client: TestClient) -> None:
     found = ripgrep("content_type", Path(__file__).resolve().parents[2])
     out = post(client, query="where does the sieve choose the budget for code", content=found, max_tokens=600,
                source={"tool": "Bash", "args": {"command": "git grep -n content_type"}})
     assert out["content_type"] == "grep"
     lines = found.split("\n")
     for s in out["snippets"]:
-        path = s["context"].removeprefix("file ")
-        assert all(line.startswith(f"{path}:") for line in s["text"].split("\n")), "a chunk is one file's matches"
-        assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]])
-    assert any(s["context"].endswith("indexes/sieve.py") for s in out["snippets"]), "the file the request is about"
+        assert len({line.split(":", 1)[0] for line in s["text"].split("\n")}) == 1, "a snippet is one file's lines"
+        assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]]), "whole lines, true numbers"
+    assert any("indexes/sieve.py:" in s["text"] for s in out["snippets"]), "the file the request is about"
+    shown = render(FilterResult.from_json(out).snippets, "", code=True).removesuffix(SEPARATOR)
+    assert TOKENS.count(shown) <= 600, "the budget holds the snippets as the agent receives them, headings too"

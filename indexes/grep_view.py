@@ -1,0 +1,124 @@
+"""The view of a grep output: its single lines, best first, within the budget as the agent receives them.
+
+Each line of a grep output is its own chunk (ingest/outputs.py), scored by BM25 over identifier-aware terms
+(lexical.code_terms) against the request; a file's lines after its best are worth less and less (SPREAD), so the
+budget reaches more files (the file the fix edits is often not the one whose lines score best). Lines are taken best
+first while they fit: a line next to one already taken (of the same file) joins its run and costs its own tokens, a
+line on its own starts a new snippet and costs a heading and a separator too, as ctxsieve_client.wrap renders each
+snippet. Each run of adjacent lines is one snippet, so what is shown keeps the output's order and line numbers. No
+dense stage: on the dev set it did not help single lines (`python -m bench.grep`; figures in bench/results/grep.txt).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ctxsieve.ingest.chunking import Chunk
+from ctxsieve.ingest.outputs import grep_file
+from ctxsieve.ingest.tokens import Tokenizer
+
+SPREAD = 0.1  # a file's n-th best line (from 0) counts 1 / (1 + SPREAD * n) of its score
+SEPARATOR = "\n\n---\n\n"  # between snippets, as ctxsieve_client.wrap.render joins them
+ROUNDS, MIN_LEFT = 3, 8  # the choice is made again with what the rendered runs leave of the budget, while it is some
+
+
+def heading(first: int, last: int, context: str) -> str:
+    """A snippet's heading as ctxsieve_client.wrap.heading renders it (what its tokens are counted on)."""
+    where = f" · {context}" if context else ""
+    return f"── lines {first}-{last}{where} ──\n"
+
+
+@dataclass(frozen=True)
+class GrepLines:
+    """Per line (chunk) of the output: its score, the file it belongs to, its tokens, and those of a run it starts."""
+
+    scores: np.ndarray
+    files: Sequence[str]
+    tokens: Sequence[int]
+    run_tokens: Sequence[int]
+
+
+def spread(scores: np.ndarray, files: Sequence[str], step: float = SPREAD) -> np.ndarray:
+    """Each line's score divided by 1 + step * (its rank among its file's lines, best first)."""
+    out = np.asarray(scores, dtype=np.float64).copy()
+    by_file: dict[str, list[int]] = {}
+    for i, name in enumerate(files):
+        by_file.setdefault(name, []).append(i)
+    for found in by_file.values():
+        for rank, i in enumerate(sorted(found, key=lambda i: (-scores[i], i))):
+            out[i] = scores[i] / (1 + step * rank)
+    return out
+
+
+def choose_lines(lines: GrepLines, budget: int, most_runs: int) -> list[int]:
+    """The lines best first (those the request does not match in the output's order), while they fit in `budget`
+    tokens: each costs its tokens plus its run's (a heading and a separator) when it starts a run (no neighbour of
+    its file taken), less that when it joins two; at most `most_runs` runs. In the output's order."""
+    chosen: set[int] = set()
+    used, runs = 0, 0
+    for i in sorted(range(len(lines.scores)), key=lambda i: (-round(float(lines.scores[i]), 9), i)):
+        joins = sum(j in chosen and lines.files[j] == lines.files[i] for j in (i - 1, i + 1))
+        cost = lines.tokens[i] + (1 - joins) * lines.run_tokens[i]
+        if used + cost > budget or runs + 1 - joins > most_runs:
+            continue
+        chosen.add(i)
+        used, runs = used + cost, runs + 1 - joins
+    return sorted(chosen)
+
+
+def runs_of(chosen: Sequence[int], files: Sequence[str]) -> list[tuple[int, int]]:
+    """Runs of adjacent indices of one file, as (first, last), in order."""
+    runs: list[tuple[int, int]] = []
+    for i in chosen:
+        if runs and runs[-1][1] == i - 1 and files[i - 1] == files[i]:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def fit(chosen: list[int], lines: GrepLines, budget: int, measure: Callable[[list[tuple[int, int]]], int]
+        ) -> list[tuple[int, int]]:
+    """The runs of `chosen`, the lowest-scored line dropped while the runs as rendered (`measure`) are over
+    `budget`: a run's text can count other than the sum of its lines."""
+    kept = list(chosen)
+    while kept:
+        runs = runs_of(kept, lines.files)
+        if measure(runs) <= budget:
+            return runs
+        kept.remove(min(kept, key=lambda i: (lines.scores[i], -i)))
+    return []
+
+
+def grep_runs(view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
+              line_span: Callable[[int, int], tuple[int, int]], budget: int, most_runs: int
+              ) -> list[tuple[Chunk, float]]:
+    """The snippets of a grep output's view for a request's lexical `scores` of its line chunks: each run of chosen
+    lines as one chunk (whole lines, in the view's order), with its best line's share of the best score."""
+    files = [grep_file(c.text(view)) or c.context.removeprefix("file ") for c in chunks]
+    separator = tokenizer.count(SEPARATOR)
+    starts = [tokenizer.count(heading(*line_span(c.start, c.end), c.context)) + separator for c in chunks]
+    lines = GrepLines(spread(scores, files), files, [c.tokens + 1 for c in chunks], starts)
+
+    def merged(run: tuple[int, int]) -> Chunk:
+        first, last = chunks[run[0]], chunks[run[1]]
+        return Chunk(first.index, first.start, last.end, tokenizer.count(view[first.start : last.end]),
+                     first.document, first.context)
+
+    def measure(runs: list[tuple[int, int]]) -> int:
+        shown = [heading(*line_span(c.start, c.end), c.context) + c.text(view) for c in map(merged, runs)]
+        return tokenizer.count(SEPARATOR.join(shown))
+
+    chosen, target = choose_lines(lines, budget, most_runs), budget
+    for _ in range(ROUNDS):  # joined lines count less than apart (a newline and indentation merge): use what is left
+        left = budget - measure(runs_of(chosen, files))
+        if left < MIN_LEFT:
+            break
+        target += left
+        chosen = choose_lines(lines, target, most_runs)
+    top = float(lines.scores.max()) if len(chunks) and lines.scores.max() > 0 else 1.0
+    return [(merged(run), float(lines.scores[run[0] : run[1] + 1].max()) / top)
+            for run in fit(chosen, lines, budget, measure)]
