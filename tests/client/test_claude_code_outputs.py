@@ -38,6 +38,7 @@ def calls(project: Project) -> list[tuple[str, dict[str, Any]]]:
         ("Bash", {"command": f"gcc -Wall -Wextra -c {project.c_file} -o /dev/null", "description": "build"}),
         ("Read", {"file_path": str(project.source), "offset": OFFSET, "limit": LIMIT}),
         ("Grep", {"pattern": "def ", "path": str(project.source), "output_mode": "content", "-n": True}),
+        ("Bash", {"command": f"grep -rn 'def ' {project.root}", "description": "find the definitions"}),
     ]
 
 
@@ -84,7 +85,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
 def test_what_claude_codes_model_is_sent(live_url: str, project: Project, tmp_path: Path, kind: str) -> None:
     model = run_claude(project, tmp_path, live_url, kind)
     seen = tool_results(model.requests)
-    assert len(seen) == 5, "every call's result reached the model"
+    assert len(seen) == 6, "every call's result reached the model"
 
     failing = seen["toolu_00"]
     assert failing.startswith("Exit code 1\n") and "characters truncated" in failing, "Claude Code's own error, as is"
@@ -113,6 +114,8 @@ def test_what_claude_codes_model_is_sent(live_url: str, project: Project, tmp_pa
 
     for fact in project.facts["grep"]:
         assert fact in seen["toolu_04"], f"the line the request needs, {fact!r}, reached the model"
+        assert fact in seen["toolu_05"], f"grep -rn: the line the request needs, {fact!r}, reached the model"
+    assert "<persisted-output>" not in seen["toolu_05"], "the cut of the whole grep output, not Claude Code's preview"
 
 
 def test_the_http_hook_answers_byte_for_byte_as_the_command_hook(live_url: str, project: Project,
