@@ -55,6 +55,7 @@ from typing import Any
 from bench.code import DATA, TOKENS
 from bench.hooks import load, machine
 from bench.loadtest import scratch_service
+from bench.proxy import Case
 
 BIN = Path(sys.executable).parent
 CLAUDE_SURFACES = ("claude code alone", "+ command hook", "+ http hook", "+ proxy")
@@ -290,14 +291,7 @@ def project_calls(project: Any) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-@dataclass(frozen=True)
-class HeldOut:
-    id: str
-    repo: str
-    path: str
-    issue: str
-    text: str
-    gold: tuple[int, ...]
+HeldOut = Case  # a swe_dev case (bench.proxy's): its issue, its file, the lines its fix edits
 
 
 def enclosing_def(text: str, line: int) -> int:

@@ -172,7 +172,8 @@ def claude_reads(machine: Machine, api: str, log: Path) -> subprocess.CompletedP
                           timeout=300)
 
 
-def test_claude_code_as_installed_sends_the_model_the_cut_with_its_ref(machine: Machine) -> None:
+def installed_claude_reads_the_log(machine: Machine) -> str:
+    """Install, then Claude Code as the user runs it reads a large log: what its model was sent of it."""
     from tests.client.coding_scenarios import tool_results
     from tests.client.scripted_anthropic import ScriptedModel
 
@@ -186,7 +187,11 @@ def test_claude_code_as_installed_sends_the_model_the_cut_with_its_ref(machine: 
     finally:
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
-    seen = tool_results(model.requests)["toolu_00"]
+    return tool_results(model.requests)["toolu_00"]
+
+
+def test_claude_code_as_installed_sends_the_model_the_cut_with_its_ref(machine: Machine) -> None:
+    seen = installed_claude_reads_the_log(machine)
     assert "mcp__ctxsieve__fetch_ref(ref=\"src_" in seen and len(seen) < len(LOG * 3) / 4
 
 
@@ -213,21 +218,8 @@ def test_with_the_service_stopped_both_installed_agents_still_work(tmp_path: Pat
     """Everything install writes fails open: with nothing at the service's URL, Claude Code's hook is a non-blocking
     error and the model gets Read's own output; Codex starts with its MCP server unable to reach the service and
     the model gets the command's output."""
-    from tests.client.coding_scenarios import tool_results
-    from tests.client.scripted_anthropic import ScriptedModel
-
     machine = machine_at(tmp_path, "http://127.0.0.1:9")
-    assert machine.run("install", "--yes").returncode == 0
-    log = machine.home / "sync.log"
-    log.write_text(LOG * 3)
-    model = ScriptedModel(str(log))
-    api, server = model.serve()
-    try:
-        done = claude_reads(machine, api, log)
-    finally:
-        server.should_exit = True
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = tool_results(model.requests)["toolu_00"]
+    seen = installed_claude_reads_the_log(machine)
     assert "shard 559 to the archive" in seen and "mcp__ctxsieve__" not in seen, "Read's own output"
 
     done, outputs = codex_cats(machine)
