@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         for path, what in install(args, Path.cwd(), Path.home()):
             sys.stdout.write(f"wrote {path}: {what}\n")
         return 0
+    _without_async_backends()
     try:
         payload = json.loads(sys.stdin.read() or "{}")
         key = args.api_key or os.environ.get("CTXSIEVE_API_KEY") or None
@@ -68,6 +69,13 @@ def run(args: argparse.Namespace) -> int:
     if answer is not None:
         sys.stdout.write(json.dumps(answer, ensure_ascii=False, separators=(",", ":")))  # the http hook's bytes
     return 0
+
+
+def _without_async_backends() -> None:
+    """The hook process sends one request with httpx's sync client: httpcore would import trio and anyio (about 90 ms
+    of a process Claude Code starts per call) only to look for async backends. Left as they are if already imported."""
+    for name in ("trio", "anyio"):
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # None: `import` raises ImportError
 
 
 HOOK_COMMAND = "ctxsieve-hook"  # the light entry point (both installs have it): it starts in half the time
