@@ -173,7 +173,8 @@ def judged(case: GrepCase, shown: set[int], tokens: int) -> Outcome:
 
 def rendered_tokens(snippets: list[Snippet]) -> int:
     """The snippets as the model receives them (wrap.render without the placeholder)."""
-    return TOKENS.count(SEPARATOR.join(heading(s) + s.text for s in snippets)) if snippets else 0
+    shown = [("" if not s.context else heading(s)) + s.text for s in snippets]  # as wrap.render shows grep's
+    return TOKENS.count(SEPARATOR.join(shown)) if snippets else 0
 
 
 def ctxsieve(client: Client, case: GrepCase, budget: int) -> Outcome:

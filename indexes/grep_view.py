@@ -4,9 +4,10 @@ Each line of a grep output is its own chunk (ingest/outputs.py), scored by BM25 
 (lexical.code_terms) against the request; a file's lines after its best are worth less and less (SPREAD), so the
 budget reaches more files (the file the fix edits is often not the one whose lines score best). Lines are taken best
 first while they fit: a line next to one already taken (of the same file) joins its run and costs its own tokens, a
-line on its own starts a new snippet and costs a heading and a separator too, as ctxsieve_client.wrap renders each
-snippet. Each run of adjacent lines is one snippet, so what is shown keeps the output's order and line numbers. No
-dense stage: on the dev set it did not help single lines (`python -m bench.grep`; figures in bench/results/grep.txt).
+line on its own starts a new snippet and costs a separator too (and a heading where its lines do not name their
+file), as ctxsieve_client.wrap renders each snippet. Each run of adjacent lines is one snippet, so what is shown
+keeps the output's order and line numbers. No dense stage: on the dev set it did not help single lines
+(`python -m bench.grep`; figures in bench/results/grep.txt).
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ ROUNDS, MIN_LEFT = 3, 8  # the choice is made again with what the rendered runs 
 
 
 def heading(first: int, last: int, context: str) -> str:
-    """A snippet's heading as ctxsieve_client.wrap.heading renders it (what its tokens are counted on)."""
-    where = f" · {context}" if context else ""
-    return f"── lines {first}-{last}{where} ──\n"
+    """A snippet's heading as ctxsieve_client.wrap.render renders a grep snippet's (what its tokens are counted on):
+    none where its lines name their own file and line (no context), else its line range and file."""
+    return f"── lines {first}-{last} · {context} ──\n" if context else ""
 
 
 @dataclass(frozen=True)

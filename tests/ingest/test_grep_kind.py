@@ -76,10 +76,17 @@ def test_a_files_later_lines_count_less_so_the_budget_reaches_more_files() -> No
 
 
 def test_the_heading_counted_is_the_one_the_client_renders() -> None:
-    snippet = Snippet(id="src_x#3", text="a.py:3:x", score=None, start=0, end=8, tokens=4, document=0, title=None,
+    """A grep snippet is headed only where its lines do not name their file (rg --heading): the service counts what
+    the client shows."""
+    from ctxsieve_client.wrap import render
+
+    snippet = Snippet(id="src_x#3", text="12:x", score=None, start=0, end=8, tokens=4, document=0, title=None,
                       url=None, context="file a.py", line_start=12, line_end=15)
+    bare = Snippet(**{**snippet.__dict__, "text": "a.py:12:x", "context": ""})
     assert heading(12, 15, "file a.py") == client_heading(snippet)
-    assert heading(12, 15, "") == client_heading(Snippet(**{**snippet.__dict__, "context": ""}))
+    assert render([snippet, bare], "", code=True, self_named=True) == (
+        heading(12, 15, "file a.py") + "12:x" + SEPARATOR + heading(12, 15, "") + "a.py:12:x" + SEPARATOR)
+    assert heading(12, 15, "") == "", "lines that name their own file and line need no heading"
 
 
 def test_the_definition_the_request_names_is_shown_among_its_namesakes(stub_client: TestClient,
@@ -88,7 +95,7 @@ def test_the_definition_the_request_names_is_shown_among_its_namesakes(stub_clie
         "query": REQUEST, "content": GREP, "k": 50, "max_tokens": 1500,
         "source": {"tool": "Bash", "args": {"command": "grep -rn 'def ' ."}}})
     out = FilterResult.from_json(response.json())
-    shown = render(out.snippets, "", code=True).removesuffix(SEPARATOR)
+    shown = render(out.snippets, "", code=True, self_named=True).removesuffix(SEPARATOR)
     assert out.content_type == "grep"
     assert "def quantize(self, exp, rounding=None, context=None):" in shown and "def quantize(self, a, b):" in shown
     assert "test_ledger.py:10:def test_doubling(n):" in shown, "the tests the request names"

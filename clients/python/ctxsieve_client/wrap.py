@@ -16,13 +16,16 @@ SEPARATOR = "\n\n---\n\n"
 LINE_KINDS = ("code", "log", "diff", "grep")  # shown by whole lines, each snippet headed by its line range
 
 
-def render(snippets: list[Snippet], placeholder: str, code: bool = False, lines_map: list[MapLine] | None = None
-           ) -> str:
+def render(snippets: list[Snippet], placeholder: str, code: bool = False, lines_map: list[MapLine] | None = None,
+           self_named: bool = False) -> str:
     """Snippets then the placeholder, as one text an agent can read (the MCP server renders the same way). Code's
     snippets are whole lines of the file, each headed by its true line range and the definition it is part of,
-    so an agent can edit by the text and navigate by the numbers; a map of the file's other definitions first."""
+    so an agent can edit by the text and navigate by the numbers; a map of the file's other definitions first.
+    `self_named`: lines that name their own file and line (grep's `path:N:`) need no heading unless their snippet
+    names what they do not (rg --heading's file)."""
     parts = [render_map(lines_map)] if lines_map else []
-    return SEPARATOR.join([*parts, *(heading(s) + s.text if code else s.text for s in snippets), placeholder])
+    shown = [(heading(s) if not self_named or s.context else "") + s.text if code else s.text for s in snippets]
+    return SEPARATOR.join([*parts, *shown, placeholder])
 
 
 def render_map(lines_map: list[MapLine], offset: int = 0) -> str:
@@ -53,7 +56,8 @@ def render_result(result: FilterResult, placeholder: str | None = None) -> str:
     """A filter or re-filter answer as one text: its snippets (by whole numbered lines for the line kinds), its map
     of the file, then its placeholder (or the one given: the same facts in a surface's own tool names)."""
     return render(result.snippets, result.placeholder if placeholder is None else placeholder,
-                  code=result.content_type in LINE_KINDS, lines_map=result.map)
+                  code=result.content_type in LINE_KINDS, lines_map=result.map,
+                  self_named=result.content_type == "grep")
 
 
 def _as_content(output: Any, source: JSON, k: int, max_tokens: int | None) -> tuple[str, FilterOptions]:
