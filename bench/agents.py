@@ -281,14 +281,10 @@ OFFSET = 2000
 
 
 def project_calls(project: Any) -> list[tuple[str, dict[str, Any]]]:
-    """The calls tests/client/test_claude_code_outputs.py scripts, in its order (the facts are judged by index)."""
-    return [
-        ("Bash", {"command": f"{sys.executable} -m pytest -v -p no:cacheprovider tests", "description": "run tests"}),
-        ("Bash", {"command": f"cat {project.log}", "description": "print the saved log"}),
-        ("Bash", {"command": f"gcc -Wall -Wextra -c {project.c_file} -o /dev/null", "description": "build"}),
-        ("Read", {"file_path": str(project.source), "offset": OFFSET, "limit": READ_LIMIT}),
-        ("Grep", {"pattern": "def ", "path": str(project.source), "output_mode": "content", "-n": True}),
-    ]
+    """The first five calls tests/client/test_claude_code_outputs.py scripts, in its order (facts judged by index)."""
+    from tests.client.test_claude_code_outputs import calls
+
+    return calls(project)[:5]
 
 
 HeldOut = Case  # a swe_dev case (bench.proxy's): its issue, its file, the lines its fix edits
