@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ctxsieve_client.dialects import DIALECTS
 from ctxsieve_client.models import FilterResult
 from ctxsieve_client.proxy.formats import named, parts, ref_tool_prefix
 from ctxsieve_client.proxy.numbering import renumbered, unnumbered
@@ -20,7 +21,7 @@ def test_the_intent_is_the_latest_request_the_assistants_words_and_the_calls_own
                                           {"type": "tool_use", "id": "t1", "name": "Grep",
                                            "input": {"pattern": "checksum", "path": "/var/log"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x" * 5000}]}]}
-    (part,) = parts("anthropic", body)
+    (part,) = parts(DIALECTS["anthropic"], body)
     assert part.intent == "Why does the sync fail? Searching the log. checksum"
     assert (part.tool, part.arguments, part.is_error) == ("Grep", {"pattern": "checksum", "path": "/var/log"}, False)
     part.put("cut")
@@ -38,7 +39,7 @@ def test_a_codex_command_result_is_opened_to_its_output_keeping_the_rest_byte_fo
     body = {"input": [{"role": "user", "content": "go"},
                       {"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": "tools.exec_command()"},
                       item]}
-    header, output, error = parts("responses", body)
+    header, output, error = parts(DIALECTS["responses"], body)
     assert output.text == 'line one\nline two …1705 tokens truncated… line "nine"\n' and not output.is_error
     assert error.is_error and error.text == "ls: cannot access"
     assert not header.is_error
@@ -53,7 +54,7 @@ def test_openai_error_texts_and_exit_codes_are_errors() -> None:
         {"role": "tool", "tool_call_id": "c0", "content": "Traceback (most recent call last):\n  boom"},
         {"role": "tool", "tool_call_id": "c1", "content": "Exit code: 1\nWall time: 2 s\nOutput:\nFAILED"},
         {"role": "tool", "tool_call_id": "c2", "content": "Exit code: 0\nOutput:\nok"}]}
-    assert [p.is_error for p in parts("chat", body)] == [True, True, False]
+    assert [p.is_error for p in parts(DIALECTS["openai"], body)] == [True, True, False]
 
 
 def test_a_numbered_read_is_the_files_text_and_its_shown_lines_get_their_numbers_back() -> None:
@@ -79,10 +80,10 @@ def test_a_numbered_read_is_the_files_text_and_its_shown_lines_get_their_numbers
 def test_the_placeholder_names_the_tools_as_the_client_offers_them() -> None:
     deferred = {"messages": [{"role": "user", "content": [{"type": "text", "text": json.dumps(
         "Deferred tools:\nmcp__ctxsieve__fetch_ref\nmcp__ctxsieve__filter_ref")}]}], "tools": []}
-    prefix = ref_tool_prefix("anthropic", deferred)
+    prefix = ref_tool_prefix(DIALECTS["anthropic"], deferred)
     assert prefix == "mcp__ctxsieve__"
     cut = ('fetch_ref(ref="x") in the text\n'
            '[ctxsieve src_1: more: filter_ref(ref="src_1"); whole: fetch_ref(ref="src_1")]')
     assert named(cut, prefix) == ('fetch_ref(ref="x") in the text\n[ctxsieve src_1: more: mcp__ctxsieve__filter_ref('
                                   'ref="src_1"); whole: mcp__ctxsieve__fetch_ref(ref="src_1")]')
-    assert ref_tool_prefix("anthropic", {"messages": [], "tools": [{"name": "fetch_ref"}]}) == ""
+    assert ref_tool_prefix(DIALECTS["anthropic"], {"messages": [], "tools": [{"name": "fetch_ref"}]}) == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ctxsieve_client.dialects import DIALECTS
 from ctxsieve_client.models import FilterResult, More
 from ctxsieve_client.partial import Partial, fetch_note, read, render_cut
 from ctxsieve_client.placeholders import Source, Tools, line, source_of, without_ref_tools
@@ -112,7 +113,7 @@ def test_a_codex_json_result_whose_escape_the_mark_split_is_read_whole() -> None
           "…3 tokens truncated…" + 'e9"}'
     body = {"input": [{"type": "function_call", "call_id": "c", "name": "exec_command", "arguments": "{}"},
                       {"type": "function_call_output", "call_id": "c", "output": raw}]}
-    (part,) = parts("responses", body)
+    (part,) = parts(DIALECTS["responses"], body)
     assert part.text == "import os…12 tokens truncated…\nimport sys…3 tokens truncated…é"
 
 
@@ -122,7 +123,7 @@ def test_codex_text_result_has_only_its_output_cut_and_its_exit_code_read() -> N
     items: list[Any] = [{"type": "function_call", "call_id": "c", "name": "exec_command", "arguments": "{}"}]
     items += [{"type": "function_call_output", "call_id": "c", "output": header.format(code) + "out"}
               for code in (0, 2)]
-    ran, failed = parts("responses", {"input": items})
+    ran, failed = parts(DIALECTS["responses"], {"input": items})
     assert (ran.text, ran.is_error, failed.is_error) == ("out", False, True)
     ran.put("cut")
     assert items[1]["output"] == header.format(0) + "cut"
@@ -131,8 +132,8 @@ def test_codex_text_result_has_only_its_output_cut_and_its_exit_code_read() -> N
 def test_the_tools_a_request_offers() -> None:
     codex = {"input": [{"type": "additional_tools", "tools": [{"type": "namespace", "name": "functions", "tools": [
         {"type": "custom", "name": "exec"}]}, {"type": "function", "name": "wait"}]}]}
-    assert tool_names("responses", codex) == {"functions", "exec", "wait"}
-    assert tool_names("chat", {"tools": [{"type": "function", "function": {"name": "shell"}}]}) == {"shell"}
+    assert tool_names(DIALECTS["responses"], codex) == {"functions", "exec", "wait"}
+    assert tool_names(DIALECTS["openai"], {"tools": [{"type": "function", "function": {"name": "shell"}}]}) == {"shell"}
 
 
 def test_placeholders_name_only_the_tools_the_model_has() -> None:

@@ -1,20 +1,15 @@
-"""The three model APIs' request bodies as the proxy reads them: where the tool results are, the call that asked
-for each, the words around it, and how to put other text back. Sans-IO and pure: the same body gives the same
-results in the same order.
-
-- Anthropic Messages (`/v1/messages`): `tool_result` blocks of user messages, their `tool_use` in the assistant
-  message before; `is_error: true` marks an error.
-- OpenAI Chat Completions (`/v1/chat/completions`): `tool` messages, their `tool_calls` entry.
-- OpenAI Responses (`/v1/responses`): `function_call_output` / `custom_tool_call_output` items, their
-  `function_call` / `custom_tool_call` item.
+"""The proxy's reading of a request body through its dialect (`ctxsieve_client.dialects`): each text part of each tool
+result with the call that asked for it and the words around it, and how to put other text back; the tools the
+request offers, and what names its conversation. Sans-IO and pure: the same body gives the same results in the same
+order.
 
 A result is cut text part by text part: a string result is one part, a list result's text parts are each one (an
 image or any other part is never touched, nor the keys beside a part's text, such as `cache_control`). A text part
 that is a command's result has only its output cut, and is an error when its exit code is not 0: a JSON object with
 `exit_code` and a string `output` (Codex's `exec_command` inside its `exec`), or Codex's text form of the same
-(`Chunk ID: ...`, `Wall time: ...`, `Process exited with code N`, ..., `Output:` and the output). In the OpenAI
-formats, which have no error flag, a part that begins like an error (ERROR_STARTS, as `/v1/context/compact` reads
-them) is one.
+(`Chunk ID: ...`, `Wall time: ...`, `Process exited with code N`, ..., `Output:` and the output). In a format
+without an error flag (the OpenAI ones), a part that begins like an error (ERROR_STARTS, as `/v1/context/compact`
+reads them) is one.
 """
 
 from __future__ import annotations
@@ -23,12 +18,11 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from ..intent import own_words, step_intent
+from ..dialects import ERROR_STARTS, Dialect, ToolResult
+from ..intent import step_intent
 
-Format = Literal["anthropic", "chat", "responses"]
-ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
 _EXIT_LINE = re.compile(r"^(?:Exit code:?|Process exited with code) ([1-9]\d*)\s*$", re.M)
 
 
@@ -44,21 +38,9 @@ class Part:
     put: Callable[[str], None]  # writes the replacement into the body it was read from
 
 
-@dataclass(frozen=True)
-class _Call:
-    tool: str
-    arguments: dict[str, Any]
-    said: str  # the assistant's text before the call
-    request: str  # the latest user request before it
-
-
-def parts(fmt: Format, body: dict[str, Any]) -> list[Part]:
+def parts(dialect: Dialect, body: dict[str, Any]) -> list[Part]:
     """Every text part of every tool result in the body, oldest first."""
-    if fmt == "anthropic":
-        return list(_anthropic(body.get("messages")))
-    if fmt == "chat":
-        return list(_chat(body.get("messages")))
-    return list(_responses(body.get("input")))
+    return [part for result in dialect.results(dialect.turns(body) or []) for part in _parts_of(result)]
 
 
 def dumps(body: Any) -> bytes:
@@ -66,33 +48,14 @@ def dumps(body: Any) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def history(fmt: Format, body: Mapping[str, Any]) -> list[Any] | None:
-    """The list of turns compaction works on (messages, or the Responses API's input items)."""
-    value = body.get("input" if fmt == "responses" else "messages")
-    return value if isinstance(value, list) else None
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    try:
-        parsed = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
-
-
-def _text_parts(content: Any, text_types: tuple[str, ...], holder: dict[str, Any], key: str
-                ) -> Iterator[tuple[str, Callable[[str], None]]]:
-    """(text, put) for each text part of a result's content: the content itself when it is a string."""
-    if isinstance(content, str):
-        yield content, lambda shown: holder.__setitem__(key, shown)
-        return
-    if not isinstance(content, list):
-        return
-    for part in content:
-        if isinstance(part, dict) and part.get("type") in text_types and isinstance(part.get("text"), str):
-            yield part["text"], (lambda p: lambda shown: p.__setitem__("text", shown))(part)
+def _parts_of(result: ToolResult) -> Iterator[Part]:
+    call = result.call
+    tool = (call.tool if call is not None else None) or "tool"
+    arguments, said, request = (call.arguments, call.said, call.request) if call is not None else (
+        {}, "", result.request)
+    intent = step_intent(request, said, arguments)
+    for text, put in result.parts():
+        yield _emit(text, put, tool, arguments, intent, result.flagged)
 
 
 # Codex's text form of a command's result (codex-rs unified exec): its header lines, then the output
@@ -154,98 +117,23 @@ def _last_field_output(text: str, start: int) -> tuple[str, int, Callable[[str],
     return output, int(found.group(2)), lambda shown: head + json.dumps(shown, ensure_ascii=False)[1:-1] + '"}'
 
 
-def _emit(call: _Call, text: str, put: Callable[[str], None], flagged: bool,
-          read_errors: bool) -> Part:
-    """One part, a command's JSON result opened to its output; `read_errors`: the format has no error flag."""
-    intent = step_intent(call.request, call.said, call.arguments)
+def _emit(text: str, put: Callable[[str], None], tool: str, arguments: dict[str, Any], intent: str | None,
+          flagged: bool | None) -> Part:
+    """One part, a command's JSON result opened to its output; `flagged` None: the format has no error flag."""
     command = _command_output(text) or _codex_text_output(text)
     if command is not None:
         output, code, rebuild = command
-        return Part(text=output, tool=call.tool, arguments=call.arguments, intent=intent,
-                    is_error=flagged or code != 0, put=lambda shown: put(rebuild(shown)))
-    is_error = flagged or (read_errors and (text.lstrip().startswith(ERROR_STARTS)
-                                            or _EXIT_LINE.search(text[:500]) is not None))
-    return Part(text=text, tool=call.tool, arguments=call.arguments, intent=intent, is_error=is_error, put=put)
+        return Part(text=output, tool=tool, arguments=arguments, intent=intent, is_error=flagged is True or code != 0,
+                    put=lambda shown: put(rebuild(shown)))
+    is_error = flagged is True or (flagged is None and (text.lstrip().startswith(ERROR_STARTS)
+                                                        or _EXIT_LINE.search(text[:500]) is not None))
+    return Part(text=text, tool=tool, arguments=arguments, intent=intent, is_error=is_error, put=put)
 
 
-def _anthropic(messages: Any) -> Iterator[Part]:
-    calls: dict[str, _Call] = {}
-    request = ""
-    for message in messages if isinstance(messages, list) else []:
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
-        if message.get("role") == "assistant":
-            said = own_words(content, ("text",))
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    calls[str(block.get("id"))] = _Call(str(block.get("name") or "tool"),
-                                                        _arguments(block.get("input")), said, request)
-            continue
-        if message.get("role") == "user":  # (not a system message among the turns)
-            request = own_words(content, ("text",)) or request
-        for block in content if isinstance(content, list) else []:
-            if not (isinstance(block, dict) and block.get("type") == "tool_result"):
-                continue
-            call = calls.get(str(block.get("tool_use_id")), _Call("tool", {}, "", request))
-            for text, put in _text_parts(block.get("content"), ("text",), block, "content"):
-                yield _emit(call, text, put, block.get("is_error") is True, read_errors=False)
-
-
-def _chat(messages: Any) -> Iterator[Part]:
-    calls: dict[str, _Call] = {}
-    request = ""
-    for message in messages if isinstance(messages, list) else []:
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if role == "assistant":
-            said = own_words(message.get("content"), ("text",))
-            for entry in message.get("tool_calls") or []:
-                function = entry.get("function") if isinstance(entry, dict) else None
-                if isinstance(function, dict):
-                    calls[str(entry.get("id"))] = _Call(str(function.get("name") or "tool"),
-                                                        _arguments(function.get("arguments")), said, request)
-        elif role == "user":
-            request = own_words(message.get("content"), ("text",)) or request
-        elif role == "tool":
-            call = calls.get(str(message.get("tool_call_id")), _Call("tool", {}, "", request))
-            for text, put in _text_parts(message.get("content"), ("text",), message, "content"):
-                yield _emit(call, text, put, False, read_errors=True)
-
-
-_CALLS = ("function_call", "custom_tool_call")
-_OUTPUTS = ("function_call_output", "custom_tool_call_output")
-
-
-def _responses(items: Any) -> Iterator[Part]:
-    calls: dict[str, _Call] = {}
-    request = said = ""
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("type", "message")
-        if kind == "message" and item.get("role") == "user":
-            request, said = own_words(item.get("content"), ("input_text",)) or request, ""
-        elif kind == "message" and item.get("role") == "assistant":
-            said = " ".join(filter(None, [said, own_words(item.get("content"), ("output_text",))]))
-        elif kind in _CALLS:
-            raw = item.get("arguments") if kind == "function_call" else item.get("input")
-            arguments = _arguments(raw) or ({"input": raw} if isinstance(raw, str) else {})
-            calls[str(item.get("call_id"))] = _Call(str(item.get("name") or "tool"), arguments, said, request)
-        elif kind in _OUTPUTS:
-            call = calls.get(str(item.get("call_id")), _Call("tool", {}, "", request))
-            for text, put in _text_parts(item.get("output"), ("input_text", "output_text"), item, "output"):
-                yield _emit(call, text, put, False, read_errors=True)
-
-
-def tool_names(fmt: Format, body: Mapping[str, Any]) -> frozenset[str]:
-    """The names of the tools the request offers: its tools, and a Responses request's `additional_tools` items
-    (Codex's), namespaces opened."""
-    items = body.get("input") if fmt == "responses" else None
-    extra = [t for i in (items if isinstance(items, list) else [])
-             if isinstance(i, dict) and i.get("type") == "additional_tools" for t in i.get("tools") or []]
-    return frozenset(_names(body.get("tools"))) | frozenset(_names(extra))
+def tool_names(dialect: Dialect, body: Mapping[str, Any]) -> frozenset[str]:
+    """The names of the tools the request offers: its tools, and those among its turns (a Responses request's
+    `additional_tools` items, Codex's), namespaces opened."""
+    return frozenset(_names(body.get("tools"))) | frozenset(_names(dialect.turn_tools(body)))
 
 
 def _names(tools: Any) -> Iterator[str]:
@@ -258,23 +146,22 @@ def _names(tools: Any) -> Iterator[str]:
             yield from _names(tool.get("tools"))
 
 
-def offers_tools(fmt: Format, body: Mapping[str, Any]) -> bool:
-    """The request offers its model tools (in `tools`, or a Responses request's `additional_tools` item)."""
+def offers_tools(dialect: Dialect, body: Mapping[str, Any]) -> bool:
+    """The request offers its model tools (in `tools`, or among its turns: a Responses request's `additional_tools`
+    item)."""
     tools = body.get("tools")
-    items = body.get("input") if fmt == "responses" else None
-    return bool(isinstance(tools, list) and tools) or (isinstance(items, list) and any(
-        isinstance(i, dict) and i.get("type") == "additional_tools" for i in items))
+    return bool(isinstance(tools, list) and tools) or dialect.turn_tools(body) is not None
 
 
 _REF_TOOL = re.compile(r"(mcp__[A-Za-z0-9_-]+?__)(?:filter_ref|fetch_ref)\b")
 
 
-def ref_tool_prefix(fmt: Format, body: Mapping[str, Any]) -> str:
+def ref_tool_prefix(dialect: Dialect, body: Mapping[str, Any]) -> str:
     """How the client names ctxsieve's `fetch_ref` / `filter_ref` to its model (`mcp__ctxsieve__` when it runs
     `ctxsieve mcp` as its server `ctxsieve`), from the start of the request: its tools, system prompt and first
     turns, where clients list their tools, deferred ones included. "" when it offers them by their own names or
     not at all."""
-    turns = history(fmt, body) or []
+    turns = dialect.turns(body) or []
     start = json.dumps([body.get("tools"), body.get("system"), body.get("instructions"), turns[:4]],
                        ensure_ascii=False, default=str)
     prefixes = sorted(set(_REF_TOOL.findall(start)))
@@ -290,11 +177,11 @@ def named(cut: str, prefix: str) -> str:
     return f"{head}\n{last}" if head else last
 
 
-def first_turn(fmt: Format, body: Mapping[str, Any]) -> str:
+def first_turn(dialect: Dialect, body: Mapping[str, Any]) -> str:
     """What names a conversation without any state the client sends: its system prompt and first turn (a later
     request of the same conversation repeats both; another conversation differs in one)."""
-    turns = history(fmt, body) or [body.get("input")]
-    system = body.get("system") if fmt == "anthropic" else body.get("instructions")
+    turns = dialect.turns(body) or [body.get("input")]  # (a Responses request's input may be one text)
+    system = dialect.system(body)
     first = next((t for t in turns if not (isinstance(t, dict) and t.get("role") in ("system", "developer"))),
                  None)
     preamble = [t for t in turns if isinstance(t, dict) and t.get("role") in ("system", "developer")][:1]

@@ -34,23 +34,22 @@ import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from .. import partial, placeholders
 from ..client import Call, ContentType
 from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_file, was_cut
+from ..dialects import Dialect
 from ..hooks.whole import saved_whole
 from ..models import Compaction, FilterResult
 from ..placeholders import Tools
-from .formats import Format, Part, first_turn, history, named, offers_tools, parts, ref_tool_prefix, tool_names
+from .formats import Part, first_turn, named, offers_tools, parts, ref_tool_prefix, tool_names
 from .numbering import renumbered, unnumbered
 
 log = logging.getLogger("ctxsieve.proxy")
 M = TypeVar("M")
 Send = Callable[[Call[M]], Awaitable[M]]
 MEMO_SIZE = 4096  # cuts kept in memory (a conversation of 40 turns holds tens)
-COMPACT_FORMATS: dict[Format, Literal["openai", "anthropic", "responses"]] = {
-    "anthropic": "anthropic", "chat": "openai", "responses": "responses"}
 _CLEARED = re.compile(r"\A\[ctxsieve src_[0-9a-f]+: tool output cleared")  # a placeholder compaction wrote
 
 
@@ -77,8 +76,8 @@ class Projection:
     failures: list[str] = field(default_factory=list)
 
 
-def session_of(fmt: Format, body: dict[str, Any]) -> str:
-    return "px-" + hashlib.sha256(first_turn(fmt, body).encode()).hexdigest()[:24]
+def session_of(dialect: Dialect, body: dict[str, Any]) -> str:
+    return "px-" + hashlib.sha256(first_turn(dialect, body).encode()).hexdigest()[:24]
 
 
 class Projector:
@@ -94,28 +93,28 @@ class Projector:
         # per conversation: (turns, their tokens, a hash of them) as the service last counted its history
         self._counted: OrderedDict[str, tuple[int, int, str]] = OrderedDict()
 
-    async def project(self, fmt: Format, body: dict[str, Any]) -> Projection:
-        out = Projection(body=None, session=session_of(fmt, body))
+    async def project(self, dialect: Dialect, body: dict[str, Any]) -> Projection:
+        out = Projection(body=None, session=session_of(dialect, body))
         projected = body
-        tools = self.tools_of(fmt, body)
-        if any(self._wanted(p) for p in parts(fmt, body)):  # copied only when a part will be replaced
+        tools = self.tools_of(dialect, body)
+        if any(self._wanted(p) for p in parts(dialect, body)):  # copied only when a part will be replaced
             projected = copy.deepcopy(body)
-            wanted = [(p, self._key(p, tools)) for p in parts(fmt, projected) if self._wanted(p)]
+            wanted = [(p, self._key(p, tools)) for p in parts(dialect, projected) if self._wanted(p)]
             cuts = await self._cuts_of(wanted, out, tools)
-            prefix = ref_tool_prefix(fmt, body)
+            prefix = ref_tool_prefix(dialect, body)
             for part, shown in cuts:
                 part.put(named(shown, prefix))
             out.cut = len(cuts)
-        projected = await self._compact(fmt, projected, out, tools)
+        projected = await self._compact(dialect, projected, out, tools)
         out.body = projected if out.cut or out.cleared else None
         return out
 
-    def tools_of(self, fmt: Format, body: dict[str, Any]) -> Tools:
+    def tools_of(self, dialect: Dialect, body: dict[str, Any]) -> Tools:
         """What the request's model can call to get more: ctxsieve's ref tools (its own, an MCP server's, or the
         proxy's), and a Read taking offset and limit."""
-        names = tool_names(fmt, body)
-        ref_tools = bool(ref_tool_prefix(fmt, body)) or "fetch_ref" in names or (
-            self.serve_tools and offers_tools(fmt, body))
+        names = tool_names(dialect, body)
+        ref_tools = bool(ref_tool_prefix(dialect, body)) or "fetch_ref" in names or (
+            self.serve_tools and offers_tools(dialect, body))
         return Tools(ref_tools=ref_tools, read="Read" in names)
 
     async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection, tools: Tools
@@ -200,9 +199,10 @@ class Projector:
             self.partials.popitem(last=False)
         return partial.render_cut(result, cut, line)
 
-    async def _compact(self, fmt: Format, body: dict[str, Any], out: Projection, tools: Tools) -> dict[str, Any]:
+    async def _compact(self, dialect: Dialect, body: dict[str, Any], out: Projection, tools: Tools
+                       ) -> dict[str, Any]:
         """The body with its history compacted (a new dict when cleared: the body given is not changed)."""
-        turns = history(fmt, body)
+        turns = dialect.turns(body)
         if not turns:
             return body
         sent = [json.dumps(t, ensure_ascii=False, separators=(",", ":")).encode() for t in turns]
@@ -215,7 +215,7 @@ class Projector:
         if known + sum(len(t) for t in fresh) <= self.options.trigger_tokens:
             return body
         call = Call("POST", "/v1/context/compact", Compaction, body={
-            "messages": turns, "format": COMPACT_FORMATS[fmt], "placeholder": "tools",
+            "messages": turns, "format": dialect.name, "placeholder": "tools",
             "trigger_tokens": self.options.trigger_tokens, "keep_tool_results": self.options.keep_tool_results,
             "clear_at_least": self.options.clear_at_least}, session=out.session)
         try:
@@ -225,9 +225,10 @@ class Projector:
             return body
         if done.compacted:
             out.cleared = len(done.cleared)
-            compacted = {**body, "input" if fmt == "responses" else "messages": done.messages}
-            prefix = ref_tool_prefix(fmt, body)
-            for part in parts(fmt, compacted):  # a cleared result's calls of ctxsieve's tools, as the model has them
+            compacted = dialect.with_turns(body, done.messages)
+            prefix = ref_tool_prefix(dialect, body)
+            # a cleared result's calls of ctxsieve's tools, as the model has them
+            for part in parts(dialect, compacted):
                 if _CLEARED.match(part.text):
                     part.put(named(part.text, prefix) if tools.ref_tools else placeholders.without_ref_tools(
                         part.text))

@@ -19,7 +19,8 @@ from typing import Any
 import httpx
 
 from ..client import AsyncClient
-from .formats import Format, dumps
+from ..dialects import DIALECTS, Dialect
+from .formats import dumps
 from .projection import Projection, Projector, ProxyOptions
 from .serving import ToolServer
 
@@ -29,10 +30,11 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 SendASGI = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                         "transfer-encoding", "upgrade", "host", "content-length"})
-PROJECTED: dict[str, Format] = {  # path (after the API's /v1, if the client's base URL left it out) -> format
-    "/v1/messages": "anthropic", "/v1/messages/count_tokens": "anthropic",
-    "/v1/chat/completions": "chat", "/chat/completions": "chat",
-    "/v1/responses": "responses", "/responses": "responses"}
+PROJECTED: dict[str, Dialect] = {  # path (after the API's /v1, if the client's base URL left it out) -> dialect
+    "/v1/messages": DIALECTS["anthropic"], "/v1/messages/count_tokens": DIALECTS["anthropic"],
+    "/v1/chat/completions": DIALECTS["openai"], "/chat/completions": DIALECTS["openai"],
+    "/v1/responses": DIALECTS["responses"], "/responses": DIALECTS["responses"]}
+OTHER_PATHS = DIALECTS["openai"]  # whose error shape a path not projected gets
 UPSTREAM_TIMEOUT = httpx.Timeout(connect=30.0, read=900.0, write=300.0, pool=30.0)  # a model may think for long
 
 
@@ -85,41 +87,41 @@ class ProxyApp:
         headers = httpx.Headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
         forwarded = [(k, v) for k, v in headers.multi_items() if k.lower() not in HOP_BY_HOP]
         url = self.upstreams.url(scope["path"], scope.get("query_string", b""), headers)
-        fmt = PROJECTED.get(scope["path"]) if scope["method"] == "POST" else None
-        parsed = _json_object(body) if fmt else None
+        dialect = PROJECTED.get(scope["path"]) if scope["method"] == "POST" else None
+        parsed = _json_object(body) if dialect is not None else None
         added: list[tuple[str, str]] = []
-        if fmt is not None and parsed is not None:
-            projection = await self.projector.project(fmt, parsed)
+        if dialect is not None and parsed is not None:
+            projection = await self.projector.project(dialect, parsed)
             _say(projection, scope["path"])
             added.append(("x-ctxsieve-session", projection.session))
             if projection.body is not None:
                 parsed, body = projection.body, dumps(projection.body)
             if self.tools is not None and not scope["path"].endswith("count_tokens"):
-                await self._answer_tools(fmt, parsed, projection.session, url, forwarded, send, added)
+                await self._answer_tools(dialect, parsed, projection.session, url, forwarded, send, added)
                 return
-        await self._relay(scope["method"], url, forwarded, body, send, added, fmt or "chat")
+        await self._relay(scope["method"], url, forwarded, body, send, added, dialect or OTHER_PATHS)
 
-    async def _answer_tools(self, fmt: Format, body: dict[str, Any], session: str, url: str,
+    async def _answer_tools(self, dialect: Dialect, body: dict[str, Any], session: str, url: str,
                             headers: list[tuple[str, str]], send: SendASGI, added: list[tuple[str, str]]) -> None:
         """`--serve-tools`: the tool server's last upstream answer, read whole (its body decoded: sent without its
         content encoding)."""
         assert self.tools is not None
         try:
-            response = await self.tools.answer(fmt, body, session, lambda content: self.http.request(
+            response = await self.tools.answer(dialect, body, session, lambda content: self.http.request(
                 "POST", url, headers=headers, content=content))
         except httpx.HTTPError as exc:
-            await self._unreachable(send, fmt, url, exc)
+            await self._unreachable(send, dialect, url, exc)
             return
         kept = [(k, v) for k, v in _kept(response.headers) if k.lower() != "content-encoding"]
         await _answer(send, response.status_code, response.content, [*kept, *added])
 
     async def _relay(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes, send: SendASGI,
-                     added: list[tuple[str, str]], fmt: Format) -> None:
+                     added: list[tuple[str, str]], dialect: Dialect) -> None:
         request = self.http.build_request(method, url, headers=headers, content=body)
         try:
             response = await self.http.send(request, stream=True)
         except httpx.HTTPError as exc:
-            await self._unreachable(send, fmt, url, exc)
+            await self._unreachable(send, dialect, url, exc)
             return
         try:
             await send({"type": "http.response.start", "status": response.status_code,
@@ -132,10 +134,10 @@ class ProxyApp:
 
 
     @staticmethod
-    async def _unreachable(send: SendASGI, fmt: Format, url: str, exc: Exception) -> None:
+    async def _unreachable(send: SendASGI, dialect: Dialect, url: str, exc: Exception) -> None:
         log.warning("ctxsieve proxy: the upstream %s could not be reached (%s)", url.split("?")[0],
                     type(exc).__name__)
-        await _answer(send, 502, _unreachable_body(fmt, url, exc), [("content-type", "application/json")])
+        await _answer(send, 502, _unreachable_body(dialect, url, exc), [("content-type", "application/json")])
 
 
 def _kept(headers: httpx.Headers) -> list[tuple[str, str]]:
@@ -151,11 +153,9 @@ async def _answer(send: SendASGI, status: int, body: bytes, headers: list[tuple[
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-def _unreachable_body(fmt: Format, url: str, exc: Exception) -> bytes:
-    message = f"ctxsieve proxy: the upstream {url.split('?')[0]} could not be reached ({type(exc).__name__})"
-    if fmt == "anthropic":
-        return dumps({"type": "error", "error": {"type": "api_error", "message": message}})
-    return dumps({"error": {"message": message, "type": "upstream_unreachable", "param": None, "code": None}})
+def _unreachable_body(dialect: Dialect, url: str, exc: Exception) -> bytes:
+    return dumps(dialect.unreachable(
+        f"ctxsieve proxy: the upstream {url.split('?')[0]} could not be reached ({type(exc).__name__})"))
 
 
 def _say(projection: Projection, path: str) -> None:
