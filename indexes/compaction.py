@@ -14,8 +14,8 @@ The client keeps its whole history (storage) and asks before each model call for
   so its ref gives it back byte for byte.
 Errors are never cleared: an Anthropic `tool_result` with `is_error`, or an OpenAI tool message (or Responses API
 call output) whose text begins like an error (ERROR_STARTS).
-Three formats: OpenAI chat messages, Anthropic messages, and the OpenAI Responses API's input items
-(`function_call` / `custom_tool_call` and their `*_output` items).
+Three formats, read and written by their dialects (`ctxsieve_client.dialects`, the proxy's too): OpenAI chat
+messages, Anthropic messages, and the OpenAI Responses API's input items.
 """
 
 from __future__ import annotations
@@ -26,22 +26,20 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ctxsieve.ingest.tokens import Tokenizer
+from ctxsieve_client.dialects import DIALECTS, ERROR_STARTS, Dialect, Name, ToolInput, ToolResult, detect, json_object
 
 from .errors import InvalidInput
 from .more import More, Rerun, Style
 
-Format = Literal["openai", "anthropic", "responses"]
-ERROR_STARTS = ("Traceback (most recent call last):", "Error", "error:", "Exception")
 MARK = "[ctxsieve "  # a cleared result begins so: it is never cleared again
 SIZES_KEPT = 65_536  # messages whose token counts are remembered (about 6 MB)
 _SIZES: OrderedDict[bytes, int] = OrderedDict()
 _SIZES_LOCK = threading.Lock()
-RESPONSES_CALLS = ("function_call", "custom_tool_call")
-RESPONSES_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+CLEARED_INPUT = "ctxsieve_cleared"  # a cleared tool input is {CLEARED_INPUT: placeholder}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,7 +70,7 @@ class Compaction:
     cleared: list[Cleared]
     input_tokens: int
     output_tokens: int
-    format: Format
+    format: Name
     kept: int = 0  # keep_tool_results as applied (it may have been tuned)
     trigger: int = 0
 
@@ -89,37 +87,23 @@ class _Result:
     tokens: int
     is_error: bool
     is_input: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    put: Callable[[str], None]  # writes the placeholder in its place
 
 
 Store = Callable[[str, str | None, dict[str, Any]], str]  # (text, tool, args) -> ref, the text stored whole
 
 
-def detect(messages: Sequence[Any]) -> Format:
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        if message.get("type") in RESPONSES_CALLS + RESPONSES_OUTPUTS:
-            return "responses"
-        if message.get("role") == "tool" or "tool_calls" in message:
-            return "openai"
-        content = message.get("content")
-        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
-                                             for b in content):
-            return "anthropic"
-    return "openai"
-
-
 def compact(messages: Any, params: CompactParams, tokenizer: Tokenizer, store: Store) -> Compaction:
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise InvalidInput("messages: a list of message objects (OpenAI chat or Anthropic messages)")
-    fmt: Format = detect(messages) if params.format == "auto" else params.format
+    dialect = detect(messages) if params.format == "auto" else DIALECTS[params.format]
     sizes = [_size(m, tokenizer) for m in messages]
     total = sum(sizes)
     if total <= params.trigger_tokens:
         return Compaction(messages=messages, compacted=False, cleared=[], input_tokens=total, output_tokens=total,
-                          format=fmt, kept=params.keep_tool_results, trigger=params.trigger_tokens)
-    results = _results(messages, fmt, tokenizer, params)
+                          format=dialect.name, kept=params.keep_tool_results, trigger=params.trigger_tokens)
+    projected = copy.deepcopy(messages)  # read from the copy: each result is written where it was read
+    results = _results(projected, dialect, tokenizer, params)
     protected: set[int] = set()
     for kind in (False, True):  # the last keep_tool_results results, and as many tool inputs
         same = [r for r in results if r.is_input is kind]
@@ -127,18 +111,16 @@ def compact(messages: Any, params: CompactParams, tokenizer: Tokenizer, store: S
     candidates = [r for r in results if id(r) not in protected and not r.is_error
                   and (r.tool or "") not in set(params.exclude_tools) and not r.text.startswith(MARK)]
     chosen = _in_steps(candidates, total - params.trigger_tokens, params.clear_at_least)
-    projected = copy.deepcopy(messages)
     cleared = []
     for result in chosen:
         ref = store(result.text, result.tool, result.args)
-        line = _placeholder(ref, result, params.placeholder)
-        _replace(projected, result, line, fmt)
+        result.put(_placeholder(ref, result, params.placeholder))
         cleared.append(Cleared(message=result.message, block=result.block, tool=result.tool, ref=ref,
                                tokens=result.tokens, input=result.is_input))
     touched = {c.message for c in cleared}  # only these changed: the rest keep their counts
     output = total + sum(_size(projected[i], tokenizer) - sizes[i] for i in touched)
     return Compaction(messages=projected if cleared else messages, compacted=bool(cleared), cleared=cleared,
-                      input_tokens=total, output_tokens=output if cleared else total, format=fmt,
+                      input_tokens=total, output_tokens=output if cleared else total, format=dialect.name,
                       kept=params.keep_tool_results, trigger=params.trigger_tokens)
 
 
@@ -189,118 +171,26 @@ def _placeholder(ref: str, result: _Result, style: Style) -> str:
     return more.placeholder(style)
 
 
-def _results(messages: list[dict[str, Any]], fmt: Format, tokenizer: Tokenizer, params: CompactParams
+def _results(turns: list[dict[str, Any]], dialect: Dialect, tokenizer: Tokenizer, params: CompactParams
              ) -> list[_Result]:
-    if fmt == "responses":
-        return _responses(messages, tokenizer)
-    return _anthropic(messages, tokenizer, params) if fmt == "anthropic" else _openai(messages, tokenizer, params)
+    """The history's tool results, and with clear_tool_inputs its tool inputs, oldest first."""
+    out = [_result(r, text, tokenizer) for r in dialect.results(turns) if (text := r.text()) is not None]
+    if params.clear_tool_inputs:
+        out += [_input(given, tokenizer) for given in dialect.inputs(turns)
+                if CLEARED_INPUT not in given.call.arguments]
+    return sorted(out, key=lambda r: (r.message, r.block or 0, r.is_input))
 
 
-def _openai(messages: list[dict[str, Any]], tokenizer: Tokenizer, params: CompactParams) -> list[_Result]:
-    calls: dict[str, tuple[str, dict[str, Any]]] = {}
-    out = []
-    for i, message in enumerate(messages):
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            args = _arguments(function.get("arguments"))
-            calls[str(call.get("id"))] = (str(function.get("name") or ""), args)
-            raw = function.get("arguments")
-            if params.clear_tool_inputs and isinstance(raw, str) and not raw.startswith('{"ctxsieve_cleared"'):
-                out.append(_Result(message=i, block=None, text=raw, tool=function.get("name"), args={},
-                                   tokens=_count(raw, tokenizer), is_error=False, is_input=True,
-                                   extra={"call": call.get("id")}))
-        if message.get("role") == "tool":
-            text = _text(message.get("content"))
-            if text is None:
-                continue
-            tool, args = calls.get(str(message.get("tool_call_id")), (message.get("name"), {}))
-            out.append(_Result(message=i, block=None, text=text, tool=tool or None, args=args,
-                               tokens=_count(text, tokenizer), is_error=text.lstrip().startswith(ERROR_STARTS)))
-    return sorted(out, key=lambda r: (r.message, r.is_input))
+def _result(result: ToolResult, text: str, tokenizer: Tokenizer) -> _Result:
+    """A result whose text is text only (images or other blocks in a result: kept as they are); its call's JSON
+    arguments only (a free-form input stays out of the placeholder)."""
+    is_error = result.flagged if result.flagged is not None else text.lstrip().startswith(ERROR_STARTS)
+    return _Result(message=result.turn, block=result.block, text=text, tool=result.tool,
+                   args=json_object(result.call.raw) if result.call is not None else {},
+                   tokens=_count(text, tokenizer), is_error=is_error, put=result.put)
 
 
-def _anthropic(messages: list[dict[str, Any]], tokenizer: Tokenizer, params: CompactParams) -> list[_Result]:
-    calls: dict[str, tuple[str, dict[str, Any]]] = {}
-    out = []
-    for i, message in enumerate(messages):
-        content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        for b, block in enumerate(content):
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use":
-                given = block.get("input")
-                args: dict[str, Any] = given if isinstance(given, dict) else {}
-                calls[str(block.get("id"))] = (str(block.get("name") or ""), args)
-                raw = json.dumps(args, ensure_ascii=False)
-                if params.clear_tool_inputs and "ctxsieve_cleared" not in args:
-                    out.append(_Result(message=i, block=b, text=raw, tool=block.get("name"), args={},
-                                       tokens=_count(raw, tokenizer), is_error=False, is_input=True))
-            elif block.get("type") == "tool_result":
-                text = _text(block.get("content"))
-                if text is None:  # images or other blocks in the result: kept as they are
-                    continue
-                tool, args = calls.get(str(block.get("tool_use_id")), (None, {}))
-                out.append(_Result(message=i, block=b, text=text, tool=tool or None, args=args,
-                                   tokens=_count(text, tokenizer), is_error=block.get("is_error") is True))
-    return sorted(out, key=lambda r: (r.message, r.block or 0))
-
-
-def _responses(items: list[dict[str, Any]], tokenizer: Tokenizer) -> list[_Result]:
-    """The Responses API's call outputs (tool inputs are not cleared in this format)."""
-    calls: dict[str, tuple[str, dict[str, Any]]] = {}
-    out = []
-    for i, item in enumerate(items):
-        if item.get("type") in RESPONSES_CALLS:
-            raw = item.get("arguments") if item.get("type") == "function_call" else item.get("input")
-            calls[str(item.get("call_id"))] = (str(item.get("name") or ""), _arguments(raw))
-        elif item.get("type") in RESPONSES_OUTPUTS:
-            text = _text(item.get("output"), ("input_text", "output_text"))
-            if text is None:
-                continue
-            tool, args = calls.get(str(item.get("call_id")), ("", {}))
-            out.append(_Result(message=i, block=None, text=text, tool=tool or None, args=args,
-                               tokens=_count(text, tokenizer), is_error=text.lstrip().startswith(ERROR_STARTS)))
-    return out
-
-
-def _text(content: Any, types: tuple[str, ...] = ("text",)) -> str | None:
-    """A result's text when it is text only (a string, or text blocks); None when it holds anything else."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") in types
-                                                     for b in content):
-        return "\n".join(str(b.get("text", "")) for b in content)
-    return None
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    try:
-        parsed = json.loads(raw) if isinstance(raw, str) else {}
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
-
-
-def _replace(messages: list[dict[str, Any]], result: _Result, line: str, fmt: Format) -> None:
-    message = messages[result.message]
-    if result.is_input:
-        cleared = {"ctxsieve_cleared": line}
-        if fmt == "anthropic":
-            assert result.block is not None
-            message["content"][result.block]["input"] = cleared
-        else:
-            for call in message.get("tool_calls") or []:
-                if call.get("id") == result.extra.get("call"):
-                    call["function"]["arguments"] = json.dumps(cleared, ensure_ascii=False)
-        return
-    if fmt == "anthropic":
-        assert result.block is not None
-        message["content"][result.block]["content"] = line
-    elif fmt == "responses":
-        message["output"] = line
-    else:
-        message["content"] = line
+def _input(given: ToolInput, tokenizer: Tokenizer) -> _Result:
+    return _Result(message=given.turn, block=given.block, text=given.text, tool=given.call.tool, args={},
+                   tokens=_count(given.text, tokenizer), is_error=False, is_input=True,
+                   put=lambda line: given.put({CLEARED_INPUT: line}))

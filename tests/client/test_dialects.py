@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 
 from ctxsieve_client.dialects import DIALECTS, detect
 
+ROOT = Path(__file__).resolve().parents[2]
 LINES = ["line 1", "line 2"]
 ASKED = {"pattern": "checksum"}
 # (name, the same step in each format, where its result is: turn and block)
@@ -149,3 +152,8 @@ def test_the_family_is_named_as_compaction_names_formats() -> None:
     assert set(DIALECTS) | {"auto"} == set(get_args(CompactRequest.model_fields["format"].annotation))
     assert all(DIALECTS[name].name == name for name in DIALECTS)
 
+
+def test_nothing_outside_the_dialects_branches_on_a_formats_name() -> None:
+    users = [*(ROOT / "clients/python/ctxsieve_client/proxy").glob("*.py"), ROOT / "indexes/compaction.py"]
+    branch = re.compile(r'[=!]=\s*"(?:anthropic|openai|chat|responses)"|"(?:anthropic|openai|chat|responses)"\s*[=!]=')
+    assert [path.name for path in users if branch.search(path.read_text())] == []
