@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bench.loadtest import scratch_service
 from ctxsieve.indexes.lexical import Bm25Index
-from ctxsieve.ingest.code import LineIndex
+from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
 from ctxsieve_client.cutting import MAX_INTENT_CHARS

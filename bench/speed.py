@@ -28,7 +28,8 @@ from ctxsieve.indexes.sources import SourceInput, SourceStore
 from ctxsieve.indexes.store import open_store
 from ctxsieve.indexes.vectors import EmbeddingCache
 from ctxsieve.ingest.embedding import resolve_model_path
-from ctxsieve.ingest.normalize import Document, html_to_text
+from ctxsieve.ingest.kinds.html import html_to_text
+from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import distil, ensure_static, session_encoder
 from ctxsieve.ingest.tokens import load_tokenizer
 

@@ -9,32 +9,31 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from ctxsieve.ingest.chunking import Chunk
-from ctxsieve.ingest.code import guess_language, header_lines, language_of, source_path
-from ctxsieve.ingest.normalize import LINE_KINDS, Document
-from ctxsieve.ingest.outputs import FAILURE, SUMMARY, TAIL
+from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
+from ctxsieve.ingest.kinds.code import source_path
+from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
 
 from .background import BackgroundEmbedder
-from .grep_view import grep_runs
-from .lexical import Bm25Index, code_terms, terms
+from .filtering import FilterParams, FilterResult, MapLine, Mode, PageResult, SearchResult, Snippet
+from .lexical import Bm25Index
 from .lru import Lru
-from .more import More, Rerun, more_of
+from .more import Rerun, more_of
 from .outline import outline
 from .ranking import Candidate, interleave, neighbours, rank_order, select
-from .reading import read_request
 from .sources import Source, SourceInput, SourceStore
-from .usage import Usage, make_usage
+from .usage import make_usage
 from .vectors import EmbeddingCache
 from .websearch import Page, SearchQuery
 
-Order = Literal["document", "score"]
+__all__ = ["FAST_CANDIDATES", "FAST_NEIGHBOURS", "FilterParams", "FilterResult", "Prepared", "Sieve"]
+
 # Prepared refs kept for re-filtering, by the bytes each holds (chunk texts, BM25, static and dense vectors): a few
 # dozen large outputs or hundreds of small ones. An evicted ref is prepared again when asked: slower, nothing lost.
 PREPARED_BYTES = 128 << 20
@@ -50,68 +49,7 @@ FAST_NEIGHBOURS = 3
 # embeds 5 of them and the neighbours of the best one, which keeps a fresh 10k-token file within 250 ms at the same
 # place shown as 6 or 10 (python -m bench.code); every other chunk competes on its lexical score.
 CODE_FAST_CANDIDATES = 5
-# fast and accurate rank chunks against the query; outline needs none: each chunk's first line (indexes.outline)
-Mode = Literal["fast", "accurate", "outline"]
 OUTLINE_TOKENS = 800  # an outline's budget when the request sets no max_tokens
-# Source code's budget when the request sets none: a third of the file, at least CODE_MIN_TOKENS, at most
-# CODE_MAX_TOKENS (chosen on the dev set's curve of place shown against tokens: python -m bench.code).
-CODE_SHARE, CODE_MIN_TOKENS, CODE_MAX_TOKENS = 3, 1500, 6000
-MAP_SHARE = 20  # a code view's map of the file (each definition's line and number) takes at most a twentieth
-
-
-def code_budget(file_tokens: int) -> int:
-    return max(CODE_MIN_TOKENS, min(file_tokens // CODE_SHARE, CODE_MAX_TOKENS))
-
-
-DEFAULT_K, LINED_K = 5, 50  # chunks when k is left out: any output; one read by lines without a max_tokens
-
-
-@dataclass(frozen=True)
-class FilterParams:
-    query: str | None
-    _: KW_ONLY
-    k: int | None = DEFAULT_K  # None: left out (DEFAULT_K, or LINED_K for a kind read by lines)
-    max_tokens: int | None = None
-    min_score: float | None = None
-    order: Order = "document"
-    mode: Mode = "fast"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Snippet:
-    id: str
-    text: str
-    score: float | None
-    start: int
-    end: int
-    tokens: int
-    document: int
-    title: str | None
-    url: str | None
-    context: str
-    line_start: int  # 1-based lines of the view the snippet covers
-    line_end: int
-
-
-@dataclass(frozen=True)
-class MapLine:
-    line: int  # 1-based
-    text: str  # the line as it is in the file (a definition's `def`/`class` line)
-
-    def shown(self) -> str:
-        """As the surfaces print it (ctxsieve_client.wrap.render_map), which is what its tokens are counted on."""
-        return f"{self.line:>6}│{self.text}"
-
-
-@dataclass(frozen=True, kw_only=True)
-class FilterResult:
-    ref: str
-    snippets: list[Snippet]
-    more: More  # what was held back and how to get it; each surface renders it as its placeholder
-    usage: Usage
-    passthrough: bool
-    content_type: str | None = None  # the view's kind
-    map: list[MapLine] | None = None  # code: the file's definitions around what is shown, with their lines
 
 
 class Sieve:
@@ -184,42 +122,35 @@ class Sieve:
     # --- projections --------------------------------------------------------------------------------
 
     def _project(self, source: Source, params: FilterParams, rerun: Rerun | None) -> FilterResult:
-        if params.k is None:  # left out: a kind read by lines is bounded by its budget, not by 5 chunks
-            lined = params.max_tokens is None and source.content_type in LINE_KINDS
-            params = replace(params, k=LINED_K if lined else DEFAULT_K)
-        if params.max_tokens is None and source.content_type in LINE_KINDS and params.mode != "outline":
-            params = replace(params, max_tokens=code_budget(source.view_tokens))
-        if source.content_type == "log" and params.max_tokens is not None and params.mode != "outline":
-            params = replace(params, max_tokens=max(params.max_tokens, _must_show_tokens(source)),
-                             k=max(params.k or DEFAULT_K, _must_show_count(source)))
+        kind = kind_named(source.content_type)
+        params = _defaults(kind, source, params)
         if self._fits(source, params):
             return self._whole(source, rerun)
         if params.mode == "outline":
             return self._outline(source, params, rerun)
         budget = params.max_tokens
-        share = budget // MAP_SHARE if source.content_type == "code" and budget else 0
+        share = budget // kind.map_share if kind.map_share and budget else 0
         picks = self._rank([source], replace(params, max_tokens=budget - share) if budget and share else params)
         if params.order == "document":
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
-        lines_map = self._map(source, snippets, share) if share else None
+        lines_map = self._map(source, kind, snippets, share) if share else None
         out = sum(s.tokens for s in snippets) + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
-        lines = source.line_span(0, len(source.view.text))[1] if source.content_type in LINE_KINDS else None
+        lines = source.line_span(0, len(source.view.text))[1] if kind.by_lines else None
         more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
                        min_score=params.min_score, lines=lines)
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
                             content_type=source.content_type, map=lines_map)
 
-    def _map(self, source: Source, snippets: list[Snippet], budget: int) -> list[MapLine]:
+    def _map(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[MapLine]:
         """The file's definition lines not already shown, nearest to the shown snippets first, within `budget`
         tokens (each counted as printed, with its number), in file order."""
         text = source.view.text
         lines = text.split("\n")
-        path = source_path(source.args)
         shown = [(s.line_start, s.line_end) for s in snippets]
-        candidates = [n for n in header_lines(text, language_of(path) or guess_language(text))
+        candidates = [n for n in kind.map_lines(text, source_path(source.args))
                       if not any(a <= n <= b for a, b in shown)]
         distance = {n: min((min(abs(n - a), abs(n - b)) for a, b in shown), default=n) for n in candidates}
         chosen, used = [], 0
@@ -250,26 +181,24 @@ class Sieve:
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:
             return source.view_tokens <= params.max_tokens
-        return len(source.chunks) <= (params.k or DEFAULT_K)
+        return len(source.chunks) <= (params.k or kind_named(source.content_type).default_k(None))
 
     def _rank(self, sources: Sequence[Source], params: FilterParams) -> list[Pick]:
         """The chunks of one or more sources (one search's pages) ranked together and packed."""
         query = params.query or ""
         prep = self._prepared_of(sources)
+        kind = kind_named(prep.kind)
         lexical = prep.lexical.scores(query)
-        if prep.kind == "grep":  # single lines, ranked on their own terms (no dense stage) and shown by runs
-            source = sources[0]
-            runs = grep_runs(source.view.text, [c for _, c in prep.units], lexical, self.tokenizer, source.line_span,
-                             params.max_tokens or sys.maxsize, params.k or DEFAULT_K)
-            return [Pick(0, chunk, score) for chunk, score in sorted(runs, key=lambda run: -run[1])]
+        k = params.k or kind.default_k(params.max_tokens)
+        own = kind.select(sources[0].view.text, [c for _, c in prep.units], lexical, self.tokenizer,
+                          sources[0].line_span, params.max_tokens or sys.maxsize, k) if len(sources) == 1 else None
+        if own is not None:  # the kind chooses its chunks itself (grep's single lines, by runs)
+            return [Pick(0, chunk, score) for chunk, score in sorted(own, key=lambda pick: -pick[1])]
         query_vector = self.vectors.query(query)
-        lined = prep.kind in LINE_KINDS
-        heads, around = (self.code_candidates, 1) if lined else (self.fast_candidates, self.fast_neighbours)
+        heads, around = (self.code_candidates, 1) if kind.by_lines else (self.fast_candidates, self.fast_neighbours)
         first = self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
         pool = list(range(len(lexical))) if first is None else sorted(first[:heads])
-        # what the request names goes first (it competes unscored, as every chunk of a line kind does)
-        named = _named(sources, prep, query) if prep.kind == "code" else _first_in_logs(prep) if prep.kind == "log" \
-            else None
+        first_of_all = _priorities(kind, sources, query)  # what the request (or the kind) puts first
         dense = np.full(len(prep.passages), np.nan)
         dense[pool] = self._passage_vectors(prep, pool) @ query_vector
         if len(pool) < len(prep.passages):  # fast mode: then the neighbours of its best hits
@@ -281,10 +210,9 @@ class Sieve:
             # The rest, in the order this query's first stage ranks it: the next query on the same output
             # is usually about the same things, so its candidates tend to be embedded first.
             self.background.submit(prep.key, [prep.passages[i] for i in first if i not in prep.vectors])
-        k = params.k or DEFAULT_K
         chosen = select(prep.candidates, dense, lexical, self.dense_weight, k, params.max_tokens,
-                        params.min_score, named, unscored_compete=lined)
-        if lined:
+                        params.min_score, first_of_all, unscored_compete=kind.by_lines)
+        if kind.by_lines:
             chosen = _whole_definitions(chosen, prep, k, params.max_tokens)
         return [Pick(prep.units[i][0], prep.units[i][1], float(np.nan_to_num(dense[i], nan=0.0))) for i in chosen]
 
@@ -299,8 +227,8 @@ class Sieve:
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
             kinds = {s.content_type for s in sources}
             kind = kinds.pop() if len(kinds) == 1 else "mixed"
-            static = self.static.embed(passages) if self.static is not None and kind != "grep" else None
-            lexical = Bm25Index.build(passages, code_terms if kind in LINE_KINDS else terms)
+            static = self.static.embed(passages) if self.static is not None and kind_named(kind).dense else None
+            lexical = Bm25Index.build(passages, kind_named(kind).terms)
             prep = self._prepared.put(key, Prepared(key, units, passages, candidates, lexical, static, documents,
                                                     kind=kind))
         return prep
@@ -367,22 +295,6 @@ class Sieve:
                             more=more_of(source.ref, usage, rerun, shown="whole"), content_type=source.content_type)
 
 
-@dataclass(frozen=True, kw_only=True)
-class PageResult:
-    url: str
-    title: str
-    ref: str
-    snippets: list[Snippet]
-    score: float | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class SearchResult:
-    results: list[PageResult]
-    more: More
-    usage: Usage
-
-
 @dataclass(frozen=True)
 class Pick:
     source: int  # index into the ranked sources
@@ -413,45 +325,26 @@ class Prepared:
         return texts + static + self.lexical.nbytes + 200 * len(self.units)
 
 
-def _named(sources: Sequence[Source], prep: Prepared, query: str) -> np.ndarray | None:
-    """1 for each chunk of a definition the request names as code, 2 where it names its path (`Class.method`) or
-    a traceback frame of this file points into it, else 0; None when it names none."""
-    request = read_request(query)
-    boost = np.zeros(len(prep.units))
-    for i, (_, chunk) in enumerate(prep.units):
-        names = [label.rsplit(" ", 1)[-1] for label in chunk.context.split(" > ") if label]
-        if names and names[-1] in request.names:
-            boost[i] = 2.0 if len(names) > 1 and (names[-2], names[-1]) in request.pairs else 1.0
-    for si, source in enumerate(sources):
-        frames = request.frames_in(source_path(source.args))
-        if not frames:
-            continue
-        for i, (owner, chunk) in enumerate(prep.units):
-            first, last = source.line_span(chunk.start, chunk.end)
-            if owner == si and any(f.line is not None and first <= f.line <= last for f in frames):
-                boost[i] = 2.0
-    return boost if boost.any() else None
+def _defaults(kind: Kind, source: Source, params: FilterParams) -> FilterParams:
+    """What a request leaves out, as the source's kind sets it (its k and its budget), and the budget raised to hold
+    what the kind never cuts away (a log's failures and summary)."""
+    if params.max_tokens is None and params.mode != "outline":
+        params = replace(params, max_tokens=kind.budget(source.view_tokens))
+    params = replace(params, k=params.k or kind.default_k(params.max_tokens))
+    must = [source.chunks[i] for i in kind.must_show(source.chunks)]
+    if must and params.max_tokens is not None and params.mode != "outline":
+        params = replace(params, max_tokens=max(params.max_tokens, sum(c.tokens for c in must)),
+                         k=max(params.k or 0, len(must)))
+    return params
 
 
-def _must_show(source: Source) -> list[Chunk]:
-    """A log's failures and summary: shown whole whatever the budget (an error is never cut, and a failing run's
-    failures are its error)."""
-    return [c for c in source.chunks if c.context.split(":", 1)[0] in (FAILURE, SUMMARY)]
-
-
-def _must_show_tokens(source: Source) -> int:
-    return sum(c.tokens for c in _must_show(source))
-
-
-def _must_show_count(source: Source) -> int:
-    return len(_must_show(source))
-
-
-def _first_in_logs(prep: Prepared) -> np.ndarray:
-    """A log's failures first, then its summary, then its last lines, whatever the request asks: a failure is
-    never cut away for a passing test that happens to match the request better."""
-    order = {FAILURE: 3.0, SUMMARY: 2.5, TAIL: 2.0}
-    return np.array([order.get(chunk.context.split(":", 1)[0], 0.0) for _, chunk in prep.units])
+def _priorities(kind: Kind, sources: Sequence[Source], query: str) -> np.ndarray | None:
+    """Each source's chunks as its kind ranks them first for this request, None when it puts none first."""
+    found = [kind.priorities(query, s.chunks, source_path(s.args), s.line_span) for s in sources]
+    if all(f is None for f in found):
+        return None
+    parts = [np.zeros(len(s.chunks)) if f is None else f for s, f in zip(sources, found, strict=True)]
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
 def _whole_definitions(chosen: list[int], prep: Prepared, k: int, max_tokens: int | None) -> list[int]:

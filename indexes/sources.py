@@ -11,8 +11,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ctxsieve.ingest.chunking import Chunk, chunk_view, chunker_signature
-from ctxsieve.ingest.code import LineIndex, language_of, source_path
-from ctxsieve.ingest.normalize import CONTENT_TYPES, Document, Section, View, build_view
+from ctxsieve.ingest.kinds import CONTENT_TYPES
+from ctxsieve.ingest.kinds.code import source_path
+from ctxsieve.ingest.lines import LineIndex
+from ctxsieve.ingest.normalize import Document, Section, View, build_view
 from ctxsieve.ingest.tokens import Tokenizer
 
 from .errors import Gone, InvalidInput, InvalidRequest, NotFound
@@ -133,7 +135,7 @@ class Source:
 
 
 # A chunk is stored as a row (a source holds hundreds: field names in each would double its payload).
-CHUNK_ROW = ("start", "end", "tokens", "document", "context")
+CHUNK_ROW = ("start", "end", "tokens", "document", "context", "role")
 
 
 def _chunk_row(chunk: Chunk) -> list[Any]:
@@ -141,7 +143,8 @@ def _chunk_row(chunk: Chunk) -> list[Any]:
 
 
 def _chunk_of(index: int, row: list[Any]) -> Chunk:
-    return Chunk(index=index, **dict(zip(CHUNK_ROW, row, strict=True)))
+    """A row as stored; one written before chunks had a role has none (its source is chunked again on reading)."""
+    return Chunk(index=index, **dict(zip(CHUNK_ROW, row, strict=False)))
 
 
 def tombstone(ref: str, tenant: str, created: float) -> PointData:
@@ -245,7 +248,7 @@ class SourceStore:
         except (NotFound, Gone):  # new, or expired: stored (again) below
             pass
         path = source_path(inp.args)
-        view = build_view(inp.documents, _kind(inp.content_type, path))
+        view = build_view(inp.documents, inp.content_type, path)
         text = inp.documents[0].text if inp.from_content else view.text
         tokens = sum(self.tokenizer.count(d.text) for d in inp.documents)
         source = Source(
@@ -320,14 +323,9 @@ class SourceStore:
             # projection in memory (the stored record is never rewritten).
             docs = source.documents or [{"text": source.text}]
             kind = source.content_type if source.content_type in CONTENT_TYPES else "auto"
-            view = build_view([Document(**d) for d in docs], kind)
+            view = build_view([Document(**d) for d in docs], kind, source_path(source.args))
             source.view = view
             source.chunks = chunk_view(view, self.tokenizer, self.chunk_tokens, source_path(source.args),
                                        self.code_chunk_tokens)
             source.chunker = self.signature
         return source
-
-
-def _kind(content_type: str, path: str | None) -> str:
-    """`auto` is code when the tool call names a source file (Read of `x.py`), else detected from the content."""
-    return "code" if content_type == "auto" and language_of(path) is not None else content_type

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ctxsieve.ingest.normalize import MAX_JSON_DEPTH, json_depth
+from ctxsieve.ingest.kinds.json import MAX_JSON_DEPTH, json_depth
 
 NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"  # toolset and collection names: safe in a URL path and as a key
 MAX_TEXT_CHARS = 8_000_000

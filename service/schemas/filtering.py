@@ -22,11 +22,12 @@ from .common import (
     UsageOut,
 )
 
+K_LEFT_OUT = "chunks at most; left out: 5, or for a kind read by lines (code, log, diff, grep) what its budget holds"
+
 
 class FilterOptions(Strict):
     query: Query | None = Field(None, description="what the agent needs from this output now")
-    k: int | None = Field(None, ge=1, le=MAX_K, description="chunks at most; left out: 5, or for a kind read by lines "
-                                                            "(code, log, diff, grep) without max_tokens, its budget")
+    k: int | None = Field(None, ge=1, le=MAX_K, description=K_LEFT_OUT)
     max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
     min_score: float | None = Field(None, ge=-1.0, le=1.0, description="minimum cosine similarity")
     order: Literal["document", "score"] = "document"
@@ -124,7 +125,7 @@ class SearchResponse(BaseModel):
 class ReadRequest(Strict):
     path: Annotated[str, Field(min_length=1, max_length=4096)]
     query: Query
-    k: int = Field(5, ge=1, le=MAX_K)
+    k: int | None = Field(None, ge=1, le=MAX_K, description=K_LEFT_OUT)
     max_tokens: int | None = Field(None, ge=1, le=MAX_TOKENS)
     min_score: float | None = Field(None, ge=-1.0, le=1.0)
     order: Literal["document", "score"] = "document"

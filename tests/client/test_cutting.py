@@ -22,7 +22,7 @@ def test_a_conversation_longer_than_the_query_limit_is_cut_by_its_latest_words(s
 
 def test_the_clients_source_files_are_the_services() -> None:
     """The light client tells a source file as the service does (it cannot import the service's core)."""
-    from ctxsieve.ingest import code
+    from ctxsieve.ingest.kinds import code
     from ctxsieve_client import cutting
 
     assert frozenset(code.LANGUAGES) == cutting.SOURCE_SUFFIXES

@@ -42,7 +42,7 @@ def test_a_source_file_is_cut_at_definitions_with_true_line_numbers(client: Test
     for snippet in out["snippets"]:
         shown = "\n".join(lines[snippet["line_start"] - 1 : snippet["line_end"]])
         assert snippet["text"] == shown, "whole lines of the file, indentation included"
-    assert out["snippets"][0]["context"].startswith("class Handler")
+    assert len(out["snippets"]) > 5 and out["usage"]["output_tokens"] > 400, "k left out follows the budget"
     assert any(s["context"] == "class Handler17 > def dispatch" for s in out["snippets"]), "the named one is shown"
     shown = {n for s in out["snippets"] for n in range(s["line_start"], s["line_end"] + 1)}
     assert out["map"], "a map of the file's other definitions"

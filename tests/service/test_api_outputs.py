@@ -111,5 +111,5 @@ def test_grep_results_are_the_lines_the_request_needs_by_runs_of_one_file(client
         assert len({line.split(":", 1)[0] for line in s["text"].split("\n")}) == 1, "a snippet is one file's lines"
         assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]]), "whole lines, true numbers"
     assert any("indexes/sieve.py:" in s["text"] for s in out["snippets"]), "the file the request is about"
-    shown = render(FilterResult.from_json(out).snippets, "", code=True).removesuffix(SEPARATOR)
+    shown = render(FilterResult.from_json(out).snippets, "", code=True, self_named=True).removesuffix(SEPARATOR)
     assert TOKENS.count(shown) <= 600, "the budget holds the snippets as the agent receives them, headings too"

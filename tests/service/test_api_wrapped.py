@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from ctxsieve.ingest.normalize import html_to_text
+from ctxsieve.ingest.kinds.html import html_to_text
 from tests.conftest import make_settings, open_client, shared, stub_models
 from tests.service.fake_tavily import KEY, FakeTavily
 

@@ -29,7 +29,7 @@ OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by it
 
 MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
 PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
-# A source file, as the service tells one (ctxsieve.ingest.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
+# A source file, as the service tells one (ingest.kinds.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
 PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
 SOURCE_SUFFIXES = frozenset({
     ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cc", ".cpp",

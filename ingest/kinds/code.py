@@ -6,19 +6,26 @@ its header chunk, the lines between definitions (imports, module code) are packe
 definition too long for one chunk is cut between its top-level statements. Every chunk is whole lines of the
 view, indentation included, so a snippet can be pasted into an edit as it is. A language without a grammar
 (or text that is not code) is cut by blank-line blocks, still whole lines.
+
+A request puts first the definitions it names as code (`_named`: a name in backticks, a call, a dotted path) and
+those a traceback frame of this file points into; the view gives a twentieth of its budget to a map of the file's
+other definitions (their `def`/`class` lines with their numbers).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from .tokens import Tokenizer
+import numpy as np
+
+from ..lines import LineSpan, line_chunks
+from ..request import read_request
+from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
 
 # a file's extension -> its tree-sitter grammar
 LANGUAGES = {
@@ -169,15 +176,6 @@ def header_lines(text: str, language: str | None) -> list[int]:
 
 # --- chunks: line ranges of the view ------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class LineSpan:
-    first: int  # 0-based, inclusive
-    last: int  # 0-based, inclusive
-    context: str
-    loose: bool = False  # lines between definitions (may join their neighbours), not a definition's own
-    statements: tuple[int, ...] = ()  # where a long unit may be cut (its statements' first lines)
-
-
 def code_spans(text: str, language: str | None) -> list[LineSpan]:
     """The view's lines cut into units: definitions (and class headers), and the blocks between them."""
     lines = text.split("\n")
@@ -217,105 +215,51 @@ def _blocks(lines: list[str], first: int, last: int, context: str) -> Iterator[L
         yield LineSpan(start, last, context, loose=True)
 
 
-def code_chunks(text: str, offset: int, language: str | None, tokenizer: Tokenizer, target: int
-                ) -> list[tuple[int, int, int, str]]:
-    """(start, end, tokens, context) chunks of a code section starting at `offset` of the view: whole lines,
-    a unit per chunk; small neighbouring blocks between definitions joined, a long unit cut at statements."""
-    return line_chunks(text, offset, code_spans(text, language), tokenizer, target)
+_CODE_HINT = re.compile(
+    r"^\s*(def |class |import |from \S+ import |function |const |let |var |func |fn |pub |package |"
+    r"#include|public |private |@\w+|return\b|if \(|for \()", re.M)
+MAP_SHARE = 20  # a code view's map of the file (each definition's line and number) takes at most a twentieth
 
 
-def line_chunks(text: str, offset: int, spans: list[LineSpan], tokenizer: Tokenizer, target: int
-                ) -> list[tuple[int, int, int, str]]:
-    """Whole-line chunks of line spans (code's units, a log's failures, a diff's hunks): loose neighbours joined
-    while they fit, a long span cut at its statements or lines."""
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    out: list[tuple[int, int, int, str]] = []
-    for span in _joined(spans, lines, tokenizer, target):
-        for first, last in _cut(span, lines, tokenizer, target):
-            while last > first and not lines[last].strip():  # no trailing blank lines
-                last -= 1
-            start, end = starts[first], starts[last] + len(lines[last])
-            if not text[start:end].strip():
-                continue
-            tokens = tokenizer.count(text[start:end])
-            if tokens <= target:
-                out.append((offset + start, offset + end, tokens, span.context))
-                continue
-            # one line over the target alone (minified code): the only cut that falls inside a line
-            cuts = [start + c for c in tokenizer.split_points(text[start:end], target)]
-            for a, b in zip([start, *cuts], [*cuts, end], strict=True):
-                if text[a:b].strip():
-                    out.append((offset + a, offset + b, tokenizer.count(text[a:b]), span.context))
-    return out
+class Code(ByLines):
+    """Whole definitions, the ones a request names first, and a map of the rest of the file."""
+
+    name = "code"
+    map_share = MAP_SHARE
+
+    def detect(self, text: str) -> bool:
+        lines = [ln for ln in text[:20000].splitlines() if ln.strip()]
+        return bool(lines) and len(_CODE_HINT.findall(text[:20000])) >= max(3, len(lines) // 8)
+
+    def chunk(self, view: str, start: int, end: int, title: str, leaves: tuple[Leaf, ...], how: Cutting
+              ) -> list[Piece]:
+        """A unit per chunk, whole lines; small neighbouring blocks between definitions joined, a long unit cut
+        at its statements (its language from the file the call named, else guessed from the text)."""
+        del title, leaves
+        text = view[start:end]
+        language = language_of(how.path) or guess_language(text)
+        return line_chunks(text, start, code_spans(text, language), how.tokenizer, how.line_target)
+
+    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf
+                   ) -> np.ndarray | None:
+        return _named(query, chunks, path, line_span)
+
+    def map_lines(self, view: str, path: str | None) -> list[int]:
+        return header_lines(view, language_of(path) or guess_language(view))
 
 
-def _joined(spans: list[LineSpan], lines: list[str], tokenizer: Tokenizer, target: int) -> Iterator[LineSpan]:
-    """Blocks between definitions (imports, constants) joined with the next ones of the same context while they
-    fit; definitions stay alone."""
-    pending: LineSpan | None = None
-    for span in spans:
-        if pending is not None and span.loose and span.context == pending.context and \
-                tokenizer.count("\n".join(lines[pending.first : span.last + 1])) <= target:
-            pending = LineSpan(pending.first, span.last, span.context, loose=True)
-            continue
-        if pending is not None:
-            yield pending
-            pending = None
-        if span.loose:
-            pending = span
-        else:
-            yield span
-    if pending is not None:
-        yield pending
-
-
-def _cut(span: LineSpan, lines: list[str], tokenizer: Tokenizer, target: int) -> Iterator[tuple[int, int]]:
-    """A unit as one chunk, or, when it is over `target` tokens, pieces cut before its statements (from the
-    parser; else the lines at its body's indentation), between any lines only when one statement overflows."""
-    text = "\n".join(lines[span.first : span.last + 1])
-    if tokenizer.count(text) <= target or span.first == span.last:
-        yield span.first, span.last
-        return
-    cuts = set(span.statements) or {i for i in range(span.first + 1, span.last + 1)
-                                     if lines[i].strip() and _indent(lines[i]) <= _body_indent(span, lines)}
-    piece_start, used = span.first, 0
-    last_cut = None
-    for i in range(span.first, span.last + 1):
-        cost = tokenizer.count(lines[i]) + 1
-        if i in cuts and i > piece_start:
-            last_cut = i
-        if used + cost > target and i > piece_start:
-            cut = last_cut if last_cut is not None and last_cut > piece_start else i
-            yield piece_start, cut - 1
-            used = sum(tokenizer.count(lines[j]) + 1 for j in range(cut, i))
-            piece_start, last_cut = cut, None
-        used += cost
-    yield piece_start, span.last
-
-
-def _body_indent(span: LineSpan, lines: list[str]) -> int:
-    return min((_indent(lines[i]) for i in range(span.first + 1, span.last + 1) if lines[i].strip()), default=0)
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-class LineIndex:
-    """1-based line numbers of a text's character offsets."""
-
-    def __init__(self, text: str) -> None:
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def line_of(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset)
-
-    def span(self, first: int, last: int, length: int) -> tuple[int, int]:
-        """The character range [start, end) of lines first..last (1-based, inclusive), clamped to the text."""
-        first = max(1, min(first, len(self.starts)))
-        last = max(first, min(last, len(self.starts)))
-        end = self.starts[last] - 1 if last < len(self.starts) else length
-        return self.starts[first - 1], end
+def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf) -> np.ndarray | None:
+    """1 for each chunk of a definition the request names as code, 2 where it names its path (`Class.method`) or
+    a traceback frame of this file points into it, else 0; None when it names none."""
+    request = read_request(query)
+    boost = np.zeros(len(chunks))
+    for i, chunk in enumerate(chunks):
+        names = [label.rsplit(" ", 1)[-1] for label in chunk.context.split(" > ") if label]
+        if names and names[-1] in request.names:
+            boost[i] = 2.0 if len(names) > 1 and (names[-2], names[-1]) in request.pairs else 1.0
+    frames = request.frames_in(path)
+    for i, chunk in enumerate(chunks):
+        first, last = line_span(chunk.start, chunk.end)
+        if any(f.line is not None and first <= f.line <= last for f in frames):
+            boost[i] = 2.0
+    return boost if boost.any() else None

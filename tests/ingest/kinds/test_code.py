@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from ctxsieve.ingest.chunking import chunk_view
-from ctxsieve.ingest.code import LineIndex, guess_language, language_of, source_path
+from ctxsieve.ingest.kinds.code import guess_language, language_of, source_path
+from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.normalize import Document, build_view
+
+from .cutting import chunks_of
 
 PYTHON = '''import re
 
@@ -93,3 +96,31 @@ def test_paths_languages_and_line_numbers() -> None:
     index = LineIndex("a\nbb\n\nccc")
     assert [index.line_of(o) for o in (0, 1, 2, 4, 5, 6)] == [1, 1, 2, 2, 3, 4]
     assert index.span(2, 3, 9) == (2, 5) and index.span(4, 9, 9) == (6, 9)
+
+
+def test_code_splits_at_definitions(tokenizer) -> None:
+    text = "import os\n\ndef alpha():\n    return 1\ndef beta():\n    return 2\n\nclass Gamma:\n    pass\n"
+    view, chunks = chunks_of(text, tokenizer, "code", target=8)
+    starts = [view.text[c.start : c.end].split("\n")[0] for c in chunks]
+    assert "def alpha():" in starts and "def beta():" in starts and "class Gamma:" in starts
+
+
+def test_a_named_definition_and_a_frame_into_this_file_come_first(tokenizer) -> None:
+    from ctxsieve.ingest.kinds import kind_named
+
+    text = ("def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\n"
+            "class Gamma:\n    def delta(self):\n        pass\n")
+    view, chunks = chunks_of(text, tokenizer, "code", target=16)
+    index = LineIndex(view.text)
+
+    def lines(start: int, end: int) -> tuple[int, int]:
+        return index.line_of(start), index.line_of(max(start, end - 1))
+
+    code = kind_named("code")
+    first = code.priorities("`beta` fails; see Gamma.delta", chunks, "pkg/mod.py", lines)
+    assert first is not None
+    by_name = {c.context: float(first[i]) for i, c in enumerate(chunks)}
+    assert by_name["def beta"] == 1.0 and by_name["class Gamma > def delta"] == 2.0 and by_name["def alpha"] == 0.0
+    framed = code.priorities('File "pkg/mod.py", line 2, in alpha', chunks, "pkg/mod.py", lines)
+    assert framed is not None and framed[0] == 2.0
+    assert code.priorities("nothing named here", chunks, "pkg/mod.py", lines) is None

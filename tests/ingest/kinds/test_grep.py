@@ -1,5 +1,5 @@
 """Grep output as its own kind: told from other text in each form agents print it, cut into single lines, and shown
-as runs of the lines a request needs within the budget as the agent receives it (indexes/grep_view.py)."""
+as runs of the lines a request needs within the budget as the agent receives it (ingest/kinds/grep.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from ctxsieve.indexes.grep_view import GrepLines, choose_lines, heading, runs_of, spread
+from ctxsieve.ingest.kinds.grep import GrepLines, choose_lines, grep_file, grep_spans, heading, runs_of, spread
 from ctxsieve.ingest.normalize import detect_content_type
-from ctxsieve.ingest.outputs import grep_file, grep_spans
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.models import FilterResult, Snippet
 from ctxsieve_client.wrap import SEPARATOR, render

@@ -1,25 +1,104 @@
-"""The view of a grep output: its single lines, best first, within the budget as the agent receives them.
+"""grep and ripgrep output: `path:line:text` lines (grep -rn, git grep -n, rg -n), or `line:text` lines of one file
+(grep -n FILE, rg --heading under each path line). Each line is a chunk, shown as the output's own lines.
 
-Each line of a grep output is its own chunk (ingest/outputs.py), scored by BM25 over identifier-aware terms
-(lexical.code_terms) against the request; a file's lines after its best are worth less and less (SPREAD), so the
-budget reaches more files (the file the fix edits is often not the one whose lines score best). Lines are taken best
-first while they fit: a line next to one already taken (of the same file) joins its run and costs its own tokens, a
-line on its own starts a new snippet and costs a separator too (and a heading where its lines do not name their
-file), as ctxsieve_client.wrap renders each snippet. Each run of adjacent lines is one snippet, so what is shown
-keeps the output's order and line numbers. No dense stage: on the dev set it did not help single lines
-(`python -m bench.grep`; figures in bench/results/grep.txt).
+The view: the output's single lines, best first, within the budget as the agent receives them. Each line is scored
+by BM25 over identifier-aware terms (analyzers.code_terms) against the request; a file's lines after its best are
+worth less and less (SPREAD), so the budget reaches more files (the file the fix edits is often not the one whose
+lines score best). Lines are taken best first while they fit: a line next to one already taken (of the same file)
+joins its run and costs its own tokens, a line on its own starts a new snippet and costs a separator too (and a
+heading where its lines do not name their file), as ctxsieve_client.wrap renders each snippet. Each run of adjacent
+lines is one snippet, so what is shown keeps the output's order and line numbers. No dense stage: on the dev set it
+did not help single lines (`python -m bench.grep`; figures in bench/results/grep.txt).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ctxsieve.ingest.chunking import Chunk
-from ctxsieve.ingest.outputs import grep_file
-from ctxsieve.ingest.tokens import Tokenizer
+from ..lines import LineSpan, line_chunks
+from ..tokens import Tokenizer
+from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
+
+_GREP_LINE = re.compile(r"^([^\s:][^:\n]*?)[:-](\d+)[:-]")
+_GREP_MATCH = re.compile(r"^([^\s:][^:\n]*?):(\d+):")  # path:N:text (a match); path-N-text is a context line
+_NUMBERED = re.compile(r"^(\d+)[:-]")  # N:text of one file (grep -n FILE, rg --heading under its path line)
+_PATH = re.compile(r"^[^\s:]*[/.][^\s:]*$")  # rg --heading's line naming the file below
+
+
+def looks_like_grep(text: str) -> bool:
+    """Most lines are `path:line:text` (or a context line `path-line-text`), or `line:text` of one file with the
+    numbers rising (grep -n of a file; rg --heading, each file's lines under its path)."""
+    lines = [line for line in text[:100_000].split("\n") if line.strip() and line != "--"]
+    if len(lines) < 5:
+        return False
+    return sum(bool(_GREP_LINE.match(line)) for line in lines) >= 0.8 * len(lines) or _numbered(lines)
+
+
+def _numbered(lines: list[str]) -> bool:
+    """`N:text` lines, rising between path lines (nothing else), their text rarely a number (not `10:30 ...`)."""
+    numbers, last, digits = 0, 0, 0
+    for line in lines:
+        match = _NUMBERED.match(line)
+        if match is None:
+            if not _PATH.match(line):
+                return False
+            last = 0  # a path line: the next file's numbers start again
+            continue
+        if int(match.group(1)) <= last:
+            return False
+        last = int(match.group(1))
+        numbers += 1
+        digits += line[match.end() : match.end() + 1].isdigit()
+    return numbers >= 0.5 * len(lines) and digits <= 0.2 * numbers
+
+
+def grep_file(line: str) -> str | None:
+    """The file a `path:N:text` (or context `path-N-text`) line names, else None (`N:text`, `N:M:text`)."""
+    match = _GREP_MATCH.match(line) or _GREP_LINE.match(line)
+    return match.group(1) if match and not match.group(1).isdigit() else None
+
+
+def grep_spans(text: str) -> list[LineSpan]:
+    """A span per line (a separator `--` and a blank line are none): lines are ranked one by one. A line that names
+    its file needs no context; a line of rg --heading is named by the path line above it."""
+    lines = text.split("\n")
+    spans: list[LineSpan] = []
+    heading = ""
+    for i, line in enumerate(lines):
+        if not line.strip() or line == "--":
+            heading = "" if not line.strip() else heading
+            continue
+        if grep_file(line) is not None:
+            spans.append(LineSpan(i, i, ""))
+        elif _NUMBERED.match(line):
+            spans.append(LineSpan(i, i, f"file {heading}" if heading else ""))
+        else:
+            heading = line if _PATH.match(line) else heading  # rg --heading's path line names the lines below
+            spans.append(LineSpan(i, i, ""))
+    return spans
+
+
+class Grep(ByLines):
+    name = "grep"
+    dense = False
+
+    def detect(self, text: str) -> bool:
+        return looks_like_grep(text)
+
+    def chunk(self, view: str, start: int, end: int, title: str, leaves: tuple[Leaf, ...], how: Cutting
+              ) -> list[Piece]:
+        del title, leaves
+        text = view[start:end]
+        return line_chunks(text, start, grep_spans(text), how.tokenizer, how.line_target)
+
+    def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
+               line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None:
+        return grep_runs(view, chunks, scores, tokenizer, line_span, budget, k)
+
 
 SPREAD = 0.1  # a file's n-th best line (from 0) counts 1 / (1 + SPREAD * n) of its score
 SEPARATOR = "\n\n---\n\n"  # between snippets, as ctxsieve_client.wrap.render joins them

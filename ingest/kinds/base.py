@@ -1,0 +1,161 @@
+"""What every content kind provides, and the parts kinds hand each other.
+
+A kind is the answer to "what is this output, and how is it cut and shown": it recognises its text (`detect`),
+turns it into the view chunks point into (`view`), cuts the view (`chunk`), names the terms BM25 indexes
+(`terms`), sets the budget a request that gives none gets (`budget`), says which chunks a request puts first
+(`priorities`) and which are never cut away (`must_show`), and may choose its chunks itself (`select`: grep's
+single lines). `Prose` holds the defaults every kind starts from; a kind overrides only what it does its own way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+__all__ = ["DEFAULT_K", "LINED_K", "ByLines", "Chunk", "Cutting", "Kind", "Leaf", "Piece", "Prose", "Viewed",
+           "lines_budget"]
+
+import numpy as np
+
+from ..analyzers import code_terms, terms
+from ..packing import Block, Piece, pack, paragraphs
+from ..tokens import Tokenizer
+
+LineSpanOf = Callable[[int, int], "tuple[int, int]"]  # a character span of the view -> its 1-based lines
+
+DEFAULT_K, LINED_K = 5, 50  # chunks when a request leaves k out: any output; a kind read by lines (its budget binds)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One flattened JSON value: `path: value` at [start, end) of the view (the value may span lines)."""
+
+    start: int
+    end: int
+    path: str
+
+
+class Viewed(NamedTuple):
+    """A document's view text, the kind that made it (JSON that does not parse is text), a title it holds."""
+
+    text: str
+    kind: str
+    title: str | None = None
+    leaves: tuple[Leaf, ...] = ()
+
+
+@dataclass(frozen=True)
+class Cutting:
+    """How a view is cut: the tokenizer, prose's chunk size, whole-line kinds' chunk size, the file the call named."""
+
+    tokenizer: Tokenizer
+    target: int
+    line_target: int
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Chunk:
+    index: int
+    start: int
+    end: int
+    tokens: int
+    document: int
+    context: str  # heading path, JSON record, definition path or document title: what the span is part of
+    role: str = ""  # the part it plays in its output, as its kind names it (a log's failures and summary)
+
+    def text(self, view: str) -> str:
+        return view[self.start : self.end]
+
+
+class Kind(Protocol):
+    name: str
+    by_lines: bool  # cut into whole lines and shown with their line numbers; a chunk's definition is completed
+    map_share: int  # the share (1/N) of a view's budget given to a map of the file's definitions; 0: none
+    dense: bool  # ranked with the embedding model too (else on its own terms only)
+
+    def detect(self, text: str) -> bool: ...
+    def view(self, text: str) -> Viewed: ...
+    def chunk(self, view: str, start: int, end: int, title: str, leaves: tuple[Leaf, ...], how: Cutting
+              ) -> list[Piece]: ...
+    def terms(self, text: str) -> list[str]: ...
+    def budget(self, view_tokens: int) -> int | None: ...
+    def default_k(self, max_tokens: int | None) -> int: ...
+    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf
+                   ) -> np.ndarray | None: ...
+    def must_show(self, chunks: Sequence[Chunk]) -> list[int]: ...
+    def map_lines(self, view: str, path: str | None) -> list[int]: ...
+    def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
+               line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None: ...
+
+
+class Prose:
+    """The defaults: the text is its own view, ranked dense and lexical alike, no chunk put first, bound by k."""
+
+    name = "text"
+    by_lines = False
+    map_share = 0
+    dense = True
+
+    def detect(self, text: str) -> bool:  # noqa: ARG002
+        return True
+
+    def view(self, text: str) -> Viewed:
+        return Viewed(text, self.name)
+
+    def chunk(self, view: str, start: int, end: int, title: str, leaves: tuple[Leaf, ...], how: Cutting
+              ) -> list[Piece]:
+        del leaves
+        blocks = [Block(s, e, title, False) for s, e in paragraphs(view, start, end)]
+        return list(pack(view, blocks, how.tokenizer, how.target))
+
+    def terms(self, text: str) -> list[str]:
+        return terms(text)
+
+    def budget(self, view_tokens: int) -> int | None:  # noqa: ARG002
+        return None
+
+    def default_k(self, max_tokens: int | None) -> int:  # noqa: ARG002
+        return DEFAULT_K
+
+    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf
+                   ) -> np.ndarray | None:
+        del query, chunks, path, line_span
+        return None
+
+    def must_show(self, chunks: Sequence[Chunk]) -> list[int]:  # noqa: ARG002
+        return []
+
+    def map_lines(self, view: str, path: str | None) -> list[int]:  # noqa: ARG002
+        return []
+
+    def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
+               line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None:
+        del view, chunks, scores, tokenizer, line_span, budget, k
+        return None
+
+
+# Source code's budget when the request sets none: a third of the file, at least LINES_MIN_TOKENS, at most
+# LINES_MAX_TOKENS (chosen on the dev set's curve of place shown against tokens: python -m bench.code).
+LINES_SHARE, LINES_MIN_TOKENS, LINES_MAX_TOKENS = 3, 1500, 6000
+
+
+def lines_budget(view_tokens: int) -> int:
+    return max(LINES_MIN_TOKENS, min(view_tokens // LINES_SHARE, LINES_MAX_TOKENS))
+
+
+class ByLines(Prose):
+    """Kinds cut into whole lines (code, logs, diffs, grep): identifier-aware terms, a third of the output when no
+    budget is given, and bound by that budget rather than by five chunks."""
+
+    by_lines = True
+
+    def terms(self, text: str) -> list[str]:
+        return code_terms(text)
+
+    def budget(self, view_tokens: int) -> int | None:
+        return lines_budget(view_tokens)
+
+    def default_k(self, max_tokens: int | None) -> int:  # noqa: ARG002
+        return LINED_K
