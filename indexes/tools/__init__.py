@@ -1,10 +1,12 @@
-"""Tool-definition retrieval: `index` (the registry and selection), `records` (what is stored), `scoring` (the
-fusion and abstention rules, shared with the tuning bench)."""
+"""Tool-definition retrieval: `registry` (toolsets and recorded uses in the store), `index` (selection over the
+registry), `prepared` (what a selection works on, built once per version), `records` (what is stored),
+`scoring` (the fusion and abstention rules, shared with the tuning bench)."""
 
 from __future__ import annotations
 
-from .index import Selected, Selection, SelectParams, ToolIndex, Toolset
+from .index import Selected, Selection, SelectParams, ToolIndex
 from .records import Recorded, ToolRecord, ToolsetHead
+from .registry import Toolset
 from .scoring import (
     ABSTAIN_QUANTILE,
     MARGIN_MIN_TOOLS,

@@ -159,7 +159,7 @@ def test_a_signal_whose_near_misses_score_higher_gets_no_weight() -> None:
 
 def test_a_toolsets_history_chooses_its_feedback_rule_at_enough_uses_and_again_when_they_double(
         index: ToolIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ctxsieve.indexes.tools import index as module
+    from ctxsieve.indexes.tools import prepared as module
     from ctxsieve.indexes.tools.feedback import DEFAULT_RULE, MIN_USES, FeedbackRule
 
     chosen: list[int] = []
