@@ -4,8 +4,9 @@ Usage: python -m bench.agents [--held-out 5] [--parts project,held-out] [--surfa
                               [--out bench/results/agents.txt]
 
 The real Claude Code CLI (the one claude-agent-sdk bundles) and the real Codex CLI (tests/mcp's npm `@openai/codex`)
-run against scripted model APIs on loopback that record every request (tests/client/scripted_*.py); `ctxsieve serve`
-runs with the real embedding model on a fresh data dir. Scenarios (tests/client/coding_scenarios.py's project):
+run against scripted model APIs on loopback that record every request (tests/client/scripted_*.py; bench.agent_runs
+runs each once); `ctxsieve serve` runs with the real embedding model on a fresh data dir. Scenarios
+(tests/client/coding_scenarios.py's project):
 - pytest: a failing `pytest -v` run over 30 KB (exit 1: Claude Code's PostToolUseFailure);
 - cat log: the same log through `cat` (exit 0: over Claude Code's 30,000-character preview);
 - build: a failing C build; read: a Read with offset 2000 / limit 1400 of the standard library's _pydecimal.py;
@@ -38,12 +39,8 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -52,12 +49,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.agent_runs import run_claude, run_codex
 from bench.code import DATA, TOKENS
 from bench.hooks import load, machine
 from bench.loadtest import scratch_service
 from bench.proxy import Case
 
-BIN = Path(sys.executable).parent
 CLAUDE_SURFACES = ("claude code alone", "+ command hook", "+ http hook", "+ proxy")
 CODEX_SURFACES = ("codex alone", "codex + proxy", "codex + proxy --serve-tools")
 CODEX_SHAPES = (("exec_command", "gpt-5-codex"), ("exec", "gpt-6.1-sol"))
@@ -131,137 +128,12 @@ def codex_numbers(shown: str) -> list[tuple[int, str]]:
     return claimed
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def proxy(service: str, anthropic: str = "http://127.0.0.1:9", openai: str = "http://127.0.0.1:9/v1",
-          serve_tools: bool = False) -> Iterator[str]:
-    """`ctxsieve proxy` as a user starts it (its defaults), in front of the scripted API; its URL."""
-    port = free_port()
-    command = [str(BIN / "ctxsieve"), "proxy", "--port", str(port), "--url", service, "--anthropic-upstream",
-               anthropic, "--openai-upstream", openai] + (["--serve-tools"] if serve_tools else [])
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, stdout=log, stderr=log)
-        try:
-            deadline = time.monotonic() + 60
-            while not _listening(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise SystemExit(f"ctxsieve proxy did not start: {log.read()[-2000:].decode(errors='replace')}")
-                time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            process.wait(30)
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-
-# --- Claude Code ---------------------------------------------------------------------------------------------------
-
-def claude_home(root: Path, surface: str, service: str) -> Path:
-    """A fresh HOME set up for the surface: the hooks by `ctxsieve-hook --install`, the MCP server as it writes it."""
-    home = Path(tempfile.mkdtemp(prefix="home-", dir=root))
-    if surface in ("+ command hook", "+ http hook"):
-        http = ["--http"] if surface == "+ http hook" else []
-        subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--install", "--url", service, *http], cwd=root,
-                       env={**os.environ, "HOME": str(home)}, check=True, capture_output=True, timeout=300)
-    elif surface == "+ proxy":
-        server = {"type": "stdio", "command": str(BIN / "ctxsieve"), "args": ["mcp", "--url", service]}
-        (home / ".claude.json").write_text(json.dumps({"mcpServers": {"ctxsieve": server}}))
-    return home
-
-
-def run_claude(cwd: Path, root: Path, request: str, calls: list[tuple[str, dict[str, Any]]], surface: str,
-               service: str) -> dict[str, str]:
-    """Claude Code run once (`claude -p`) as the surface has it; what the model was sent per call (toolu_NN)."""
-    from tests.client.coding_scenarios import tool_results
-    from tests.client.scripted_anthropic import ScriptedModel
-    from tests.client.test_claude_code_hook import CLAUDE
-
-    model = ScriptedModel(calls=calls)
-    api, server = model.serve()
-    home = claude_home(root, surface, service)
-    try:
-        with proxy(service, anthropic=api) if surface == "+ proxy" else _same(api) as base:
-            env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "ANTHROPIC_BASE_URL": base,
-                   "ANTHROPIC_API_KEY": "sk-bench", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
-                   "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-            done = subprocess.run([str(CLAUDE), "-p", request, "--allowedTools", "Bash,Read,Grep",
-                                   "--output-format", "json"], cwd=cwd, env=env, capture_output=True, text=True,
-                                  timeout=900)
-    finally:
-        server.should_exit = True
-    if done.returncode != 0:
-        raise SystemExit(f"claude ({surface}) exited {done.returncode}: {done.stderr[-2000:]}")
-    if os.environ.get("BENCH_AGENTS_KEEP"):  # a folder to keep each run's requests in, for a look at them
-        kept = Path(os.environ["BENCH_AGENTS_KEEP"], f"{surface}-{time.time():.0f}.json")
-        kept.write_text(json.dumps(model.requests))
-    return tool_results(model.requests)
-
-
-@contextmanager
-def _same(url: str) -> Iterator[str]:
-    yield url
-
-
-@contextmanager
-def _same_pair(url: str) -> Iterator[tuple[str, Path]]:
-    scratch = Path(tempfile.mkdtemp(prefix="bench-agents-"))
-    try:
-        yield url, scratch
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
 # --- Codex ---------------------------------------------------------------------------------------------------------
 
 def codex_call(shape: str, path: str) -> tuple[str, Any]:
     if shape == "exec_command":
         return "exec_command", {"cmd": f"cat {path}"}
     return "exec", f'const r = await tools.exec_command({{cmd: "cat {path}"}});\ntext(r);'
-
-
-def run_codex(cwd: Path, root: Path, request: str, call: tuple[str, Any], model: str, surface: str,
-              service: str) -> str:
-    """Codex run once (`codex exec`, a provider whose base URL is the API or the proxy); the model's text of the
-    command's output item."""
-    from tests.client.scripted_openai import ScriptedResponses
-    from tests.client.test_codex_gateway import CODEX
-
-    api = ScriptedResponses(calls=[call])
-    url, server = api.serve()
-    home = Path(tempfile.mkdtemp(prefix="codex-home-", dir=root))
-    (home / ".codex").mkdir()
-    try:
-        through = proxy(service, openai=url, serve_tools=surface.endswith("--serve-tools")) \
-            if surface != "codex alone" else _same(url.removesuffix("/v1"))
-        with through as base:
-            (home / ".codex" / "config.toml").write_text("\n".join([
-                f'model = "{model}"', 'model_provider = "p"', 'approval_policy = "never"',
-                'sandbox_mode = "read-only"', "", "[model_providers.p]", 'name = "bench"',
-                f'base_url = "{base}/v1"', 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ""]))
-            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
-                   "OPENAI_API_KEY": "sk-bench"}
-            done = subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", request], cwd=cwd, env=env,
-                                  capture_output=True, text=True, timeout=600)
-    finally:
-        server.should_exit = True
-    if done.returncode != 0:
-        raise SystemExit(f"codex ({surface}) exited {done.returncode}: {done.stderr[-2000:]}")
-    (item,) = api.outputs(api.requests[-1])
-    output = item["output"]
-    return output if isinstance(output, str) else "".join(p.get("text", "") for p in output if isinstance(p, dict))
 
 
 def codex_output(sent: str) -> str:
@@ -398,6 +270,15 @@ def versions() -> str:
     claude = (CLAUDE.parent / "claude.version").read_text().split()[0]
     codex = json.loads((CODEX.resolve().parents[1] / "package.json").read_text())["version"]
     return f"Claude Code {claude} (claude-agent-sdk's), Codex CLI {codex} (npm @openai/codex)"
+
+
+@contextmanager
+def _same_pair(url: str) -> Iterator[tuple[str, Path]]:
+    scratch = Path(tempfile.mkdtemp(prefix="bench-agents-"))
+    try:
+        yield url, scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
