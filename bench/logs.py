@@ -2,7 +2,7 @@
 and the summary, against the log's tail given exactly the same tokens?
 
 Usage: python -m bench.logs [--splits dev,held-out] [--repos a,b] [--limit N] [--url URL] [--out FILE]
-       python -m bench.logs --rebuild [--repos a,b]   (runs the suites again: about 40 minutes on 2 cores)
+       python -m bench.logs --rebuild [--repos a,b]   (runs the suites again: an hour on a busy 2-core machine)
 
 Runs, built once into ~/.cache/ctxsieve/bench/logs (a JSONL file per library; the bench reads them):
 - libraries (LIBRARIES): small pure-Python libraries whose suites run here, each at a pinned commit of its public
@@ -25,7 +25,7 @@ section, `Class.test_x[param]`, on a shown line or a snippet's heading), every f
 line number among the lines shown), the summary line shown; `target` is the first two together (issue 37: >= 0.95).
 
 Splits: a library is held out when the first byte of sha256(its repository's name) is divisible by 3 (bench.grep's
-odd rule would hold out five of these six): attrs, tenacity and boltons are held out; more-itertools, markupsafe and
+odd rule would hold out all six): attrs, tenacity and boltons are held out; more-itertools, markupsafe and
 click are dev. pytest-dev/pluggy is not used (pytest itself runs on it), nor pallets/itsdangerous (most of its tests
 need freezegun) and pyparsing (99 s a run).
 
@@ -36,7 +36,11 @@ counted as the model receives them (o200k_base of the snippets as ctxsieve_clien
 under its `── lines A-B ──` heading, joined by the separator; the placeholder, which any cut needs, left out of
 both; a cut the hook would not use, no shorter than the log, counted as the whole log), with the call's latency;
 and the log's tail: its last lines while they fit in exactly ctxsieve's tokens for that run, each with its newline.
-Per repository and pooled, per split, with the tokens' median.
+Per repository and pooled, per split, with the tokens' median; then each run ctxsieve misses. The ctxsieve measured
+is the one this Python imports (the report's third line says which: PYTHONPATH may point at a clean export), the
+scratch service started with the same environment. In Claude Code a command that exits non-zero fires
+PostToolUseFailure, whose request differs (content_type log, 1,000 tokens, beside Claude Code's own error): this
+bench measures a log as PostToolUse cuts it (`cat` of a saved log, a run piped through `tee`, any exit 0).
 """
 
 from __future__ import annotations
