@@ -24,13 +24,6 @@ class Agent:
         return ", ".join(parts + ([str(self.folder)] if self.folder else [])) or "not found"
 
 
-WIRED = ("claude-code", "codex")  # the agents `install` writes a config for
-NOT_WIRED = {  # what to do instead, for the agents install finds but does not write
-    "opencode": "`ctxsieve wrap opencode` sets ANTHROPIC_BASE_URL / OPENAI_BASE_URL, which its providers read "
-                "(not tested with OpenCode here); or its provider's baseURL at `ctxsieve proxy` in opencode.json",
-    "gemini": "the proxy does not speak Gemini's API; its MCP servers can go behind `ctxsieve gateway`",
-    "cursor": "its MCP servers can go behind `ctxsieve gateway` (README: The MCP gateway)",
-}
 ALIASES = {"claude": "claude-code", "gemini-cli": "gemini", "codex-cli": "codex"}
 
 

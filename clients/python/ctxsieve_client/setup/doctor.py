@@ -24,11 +24,13 @@ from typing import IO, Any
 import httpx
 
 from ..hooks import cli as hook_cli
-from . import codex
-from .agents import NOT_WIRED, WIRED, detect
+from . import codex, gateway_entry
+from .agents import detect
 from .changes import read
 from .claude_code import is_our_server
+from .json_agents import JSON_AGENTS
 from .manifest import Manifest
+from .mcp_json import JsonAgent, is_ours
 from .state import state_dir
 
 HTTP_HOOKS_FROM = (2, 1, 63)  # Claude Code's first version with `type: "http"` hooks
@@ -48,10 +50,12 @@ Check = Callable[[], list[Row]]
 
 
 def run(service_url: str) -> int:
-    wired = [*_claude_checks(), *_codex_checks()]
+    by_agent = {"claude-code": _claude_checks(), "codex": _codex_checks(),
+                **{name: _json_checks(agent) for name, agent in JSON_AGENTS.items()}}
+    wired = [check for checks in by_agent.values() for check in checks]
     if not wired:
         wired = [lambda: [Row("agents", "warn", "none wired to ctxsieve here", "ctxsieve install")]]
-    checks = [lambda: _service(service_url), *wired, _missing, _unwired]
+    checks = [lambda: _service(service_url), *wired, _missing, partial(_unwired, {n for n, c in by_agent.items() if c})]
     with ThreadPoolExecutor(max_workers=4) as pool:  # the slow ones start a process each
         rows = [row for found in pool.map(lambda check: check(), checks) for row in found]
     sys.stdout.write(f"ctxsieve doctor (service: {service_url})\n")
@@ -193,7 +197,7 @@ def _prefix(settings: dict[str, Any], scope: str) -> list[Row]:
 def _mcp(part: str, path: Path, entry: dict[str, Any]) -> list[Row]:
     command = [str(entry.get("command")), *map(str, entry.get("args", []))]
     try:
-        names = _listed(tuple(command)).result()
+        names = _listed(tuple(command), None).result()
     except (OSError, ValueError, TimeoutError) as exc:
         return [Row(part, "FAIL", f"{shlex.join(command)} ({path}): {type(exc).__name__}: {exc}",
                     "ctxsieve install (it writes the command found now)")]
@@ -206,8 +210,8 @@ _LISTINGS: dict[tuple[str, ...], Future[list[str]]] = {}
 _LISTING = threading.Lock()
 
 
-def _listed(command: tuple[str, ...]) -> Future[list[str]]:
-    """One listing per distinct command (Claude Code and Codex run the same `ctxsieve mcp`)."""
+def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[list[str]]:
+    """One listing per distinct command (every agent runs the same `ctxsieve mcp`)."""
     with _LISTING:
         if command not in _LISTINGS:
             _LISTINGS[command] = Future()
@@ -217,7 +221,7 @@ def _listed(command: tuple[str, ...]) -> Future[list[str]]:
     future = _LISTINGS[command]
     if first:
         try:
-            future.set_result(tools(list(command)))
+            future.set_result(tools(list(command), env=env))
         except (OSError, ValueError, TimeoutError) as exc:
             future.set_exception(exc)
     return future
@@ -226,13 +230,14 @@ def _listed(command: tuple[str, ...]) -> Future[list[str]]:
 HELLO = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ctxsieve-doctor", "version": "1"}}
 
 
-def tools(command: list[str], timeout: float = 60.0) -> list[str]:
+def tools(command: list[str], timeout: float = 60.0, env: dict[str, str] | None = None) -> list[str]:
     """The tools an MCP server over stdio lists, asked as a client asks (initialize, initialized, tools/list) in
     JSON-RPC lines: without the MCP SDK, whose import alone takes a second."""
     messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO},
                 {"jsonrpc": "2.0", "method": "notifications/initialized"},
                 {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env=env)
     assert server.stdin is not None and server.stdout is not None
     lines: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=_pump, args=(server.stdout, lines), daemon=True).start()
@@ -270,10 +275,13 @@ def _codex_checks() -> list[Check]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         broken = Row("codex: config", "FAIL", f"{path}: {exc}", "mend the line it names; Codex will not start either")
         return [lambda: [broken]]
-    server = config.get("mcp_servers", {}).get("ctxsieve")
-    if not is_our_server(server):
-        return []
-    return [_codex, lambda: _mcp("codex: MCP server", path, server), lambda: _codex_limit(config)]
+    servers = config.get("mcp_servers", {})
+    server, gateway = servers.get("ctxsieve"), servers.get(gateway_entry.NAME)
+    words = [str(gateway.get("command")), *map(str, gateway.get("args", []))] if isinstance(gateway, dict) else None
+    checks: list[Check] = [lambda: _gateway("codex", path, words, {})] if gateway_entry.is_ours(words) else []
+    if is_our_server(server):
+        checks.append(lambda: _mcp("codex: MCP server", path, server))
+    return [_codex, *checks, lambda: _codex_limit(config)] if checks else []
 
 
 def _codex() -> list[Row]:
@@ -301,6 +309,66 @@ def _missing() -> list[Row]:
             for e in manifest.entries.values() if not Path(e.path).exists()]
 
 
-def _unwired() -> list[Row]:
-    return [Row(f"{a.name}", "warn", f"found ({a.where()}), not wired by install", NOT_WIRED[a.name]) for a in detect()
-            if a.found and a.name not in WIRED]
+def _json_checks(agent: JsonAgent) -> list[Check]:
+    """An agent whose config install writes as JSON: its rows, when ctxsieve's servers are in it."""
+    path = agent.path()
+    data = _json(path)
+    at = agent.servers_at(data)
+    servers: Any = data
+    for key in at:
+        servers = servers.get(key, {}) if isinstance(servers, dict) else {}
+    if not isinstance(servers, dict):
+        return []
+    checks: list[Check] = []
+    gateway = servers.get(gateway_entry.NAME)
+    if isinstance(gateway, dict) and is_ours(agent, gateway_entry.NAME, gateway):
+        env = gateway.get("env") or gateway.get("environment") or {}
+        checks.append(partial(_gateway, agent.name, path, agent.command_of(gateway), env))
+    words = agent.command_of(servers.get("ctxsieve"))
+    if is_ours(agent, "ctxsieve", servers.get("ctxsieve")) and words:
+        checks.append(partial(_mcp, f"{agent.name}: MCP server", path, {"command": words[0], "args": words[1:]}))
+    if not checks:
+        return []
+    state, detail = agent.limits(data)
+    return [partial(_executable, agent.name), *checks, lambda: [Row(f"{agent.name}: output limits", state, detail)]]
+
+
+def _executable(name: str) -> list[Row]:
+    """The agent's command, found as install finds it, answers --version."""
+    found = next((a.executable for a in detect() if a.name == name), None)
+    part = f"{name}: {Path(found).name if found else 'command'}"
+    if found is None:
+        return [Row(part, "warn", "not on PATH: its config is wired for when it is")]
+    try:
+        done = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [Row(part, "FAIL", f"{found} --version: {exc}", "reinstall it")]
+    if done.returncode != 0:
+        return [Row(part, "FAIL", f"{found} --version exited {done.returncode}", "reinstall it")]
+    version = (done.stdout.strip().splitlines() or ["?"])[-1]
+    return [Row(part, "ok", f"{version} at {found}")]
+
+
+def _gateway(agent: str, path: Path, words: list[str] | None, env: dict[str, Any]) -> list[Row]:
+    """The gateway's entry starts and lists the tools of the servers behind it (not only its own)."""
+    part = f"{agent}: gateway"
+    held = sorted(gateway_entry.moved_names(agent) or [])
+    if not words:
+        return [Row(part, "FAIL", f"{path}: its {gateway_entry.NAME} entry has no command", "ctxsieve install")]
+    try:
+        names = _listed(tuple(words), gateway_entry.environment(env)).result()
+    except (OSError, ValueError, TimeoutError) as exc:
+        return [Row(part, "FAIL", f"{shlex.join(words)} ({path}): {type(exc).__name__}: {exc}",
+                    "ctxsieve install (it writes the command found now)")]
+    theirs = [n for n in names if n not in gateway_entry.OWN_TOOLS]
+    if held and not theirs:
+        return [Row(part, "FAIL", f"{shlex.join(words)} lists only its own tools: none of {', '.join(held)} "
+                    "started behind it (their stderr: /tmp/ctxsieve-gateway-*/)",
+                    f"run the server's command by hand; `ctxsieve uninstall --agent {agent}` puts them back")]
+    return [Row(part, "ok", f"{gateway_entry.NAME} in front of {', '.join(held) or 'no server'} ({path}) lists "
+                f"{len(names)} tools: {', '.join(sorted(names))}")]
+
+
+def _unwired(wired: set[str]) -> list[Row]:
+    return [Row(a.name, "warn", f"found ({a.where()}), not wired to ctxsieve", f"ctxsieve install --agent {a.name}")
+            for a in detect() if a.found and a.name not in wired]

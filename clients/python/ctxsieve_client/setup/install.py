@@ -13,28 +13,35 @@ import os
 import sys
 import tomllib
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from ..hooks import cli as hook_cli
-from . import claude_code, codex
-from .agents import NOT_WIRED, WIRED, Agent, canonical, detect
+from . import claude_code, codex, gateway_entry, mcp_json
+from .agents import Agent, canonical, detect
 from .changes import Change, read
+from .json_agents import JSON_AGENTS
 from .manifest import Entry, Manifest, digest
 from .state import service_url, state_dir
 
-REMOVERS: dict[str, Callable[[bytes], bytes]] = {"claude-settings": claude_code.remove_settings,
-                                                 "claude-servers": claude_code.remove_server, "codex": codex.remove}
+# how uninstall takes ctxsieve's part out of a file changed since install: (its bytes now, its bytes before) -> after
+REMOVERS: dict[str, Callable[[bytes, bytes | None], bytes]] = {
+    "claude-settings": lambda now, _: claude_code.remove_settings(now),
+    "claude-servers": lambda now, _: claude_code.remove_server(now), "codex": lambda now, _: codex.remove(now),
+    **{name: partial(mcp_json.remove_with, agent) for name, agent in JSON_AGENTS.items()}}
 PARSERS: dict[str, Callable[[str], object]] = {"claude-settings": json.loads, "claude-servers": json.loads,
-                                               "codex": tomllib.loads}
+                                               "codex": tomllib.loads, gateway_entry.KIND: json.loads,
+                                               **dict.fromkeys(JSON_AGENTS, json.loads)}
 
 
 def add_install_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", action="append", default=[], help="wire only this agent (repeatable): claude-code, "
-                   "codex (default: every one found)")
+                   "codex, opencode, gemini, cursor (default: every one found)")
     p.add_argument("--yes", "-y", action="store_true", help="write without asking")
     p.add_argument("--dry-run", action="store_true", help="show the plan, write nothing")
     p.add_argument("--scope", choices=["user", "project"], default="user",
-                   help="Claude Code: the user's settings or this project's (.claude/settings.json, .mcp.json)")
+                   help="Claude Code: the user's settings or this project's (.claude/settings.json, .mcp.json); the "
+                   "other agents' user config only")
     p.add_argument("--command", action="store_true", help="Claude Code: a command hook (a process per call) "
                    "instead of the http hook (Claude Code 2.1.63+)")
     p.add_argument("--url", default=None, help="the service the agents reach (default: CTXSIEVE_URL, else the "
@@ -49,10 +56,11 @@ def add_uninstall_arguments(p: argparse.ArgumentParser) -> None:
 def install(args: argparse.Namespace) -> int:
     url = (args.url or service_url()).rstrip("/")
     agents = _chosen(args.agent)
-    _say_agents(agents, args.agent)
+    _say_agents(agents)
     if not agents:
         sys.stdout.write("no agent to wire found (Claude Code: `claude` on PATH or ~/.claude; Codex: `codex` or "
-                         "~/.codex); name one with --agent\n")
+                         "~/.codex; OpenCode: `opencode` or ~/.config/opencode; Gemini CLI: `gemini` or ~/.gemini; "
+                         "Cursor: `cursor-agent`, `cursor` or ~/.cursor); name one with --agent\n")
         return 0
     try:
         changes, notes = _plan(agents, url, args)
@@ -72,36 +80,35 @@ def install(args: argparse.Namespace) -> int:
 
 
 def _chosen(names: list[str]) -> list[Agent]:
-    """The named agents (found or not), else every agent found that install wires."""
+    """The named agents (found or not), else every agent found."""
     wanted = {canonical(n) for n in names}
-    unwired = wanted - set(WIRED)
-    if unwired:
-        raise SystemExit("\n".join(f"ctxsieve install: {name}: not wired by install yet: {NOT_WIRED[name]}"
-                                   for name in sorted(unwired)))
-    return [a for a in detect() if (a.name in wanted if wanted else a.found and a.name in WIRED)]
+    return [a for a in detect() if (a.name in wanted if wanted else a.found)]
 
 
 def _plan(agents: list[Agent], url: str, args: argparse.Namespace) -> tuple[list[Change], list[str]]:
     changes: list[Change] = []
     notes: list[str] = []
+    checked = False  # the same `ctxsieve-mcp` is written for every agent: run once before (Claude Code's plan runs it)
     for agent in agents:
         if agent.name == "claude-code":
             changes += claude_code.plan(url, args.command, args.scope == "project", Path.cwd())
-        elif agent.name == "codex" and args.scope == "project":
-            notes.append("Codex: --scope project: its user config only is written by install; skipped")
-        elif agent.name == "codex":
-            more, said = codex.plan(url, checked=any(c.kind == "claude-servers" for c in changes))
-            changes += more
-            notes += said
+            continue
+        if args.scope == "project":
+            notes.append(f"{agent.title}: --scope project: its user config only is written by install; skipped")
+            continue
+        if not checked and not any(c.kind == "claude-servers" for c in changes):
+            hook_cli.check_runs(claude_code.server_command(url), "--check")
+        checked = True
+        more, said = codex.plan(url, checked=True) if agent.name == "codex" else \
+            mcp_json.plan(JSON_AGENTS[agent.name], url)
+        changes += more
+        notes += said
     return changes, notes
 
 
-def _say_agents(agents: list[Agent], named: list[str]) -> None:
+def _say_agents(agents: list[Agent]) -> None:
     if agents:
         sys.stdout.write(f"ctxsieve install: {', '.join(f'{a.title} ({a.where()})' for a in agents)}\n")
-    for other in detect():
-        if other.found and other.name not in WIRED and not named:
-            sys.stdout.write(f"found {other.title} ({other.where()}), not wired by install: {NOT_WIRED[other.name]}\n")
 
 
 def _show(changes: Iterable[Change], notes: list[str]) -> None:
@@ -207,7 +214,7 @@ def _undo(manifest: Manifest, entry: Entry) -> str:
     if entry.kind not in REMOVERS:
         return "changed since install: left as it is"
     try:
-        kept = REMOVERS[entry.kind](now)
+        kept = REMOVERS[entry.kind](now, manifest.before(entry))
     except ValueError as exc:  # the file no longer parses: it is the user's to mend
         return f"changed since install and does not parse ({exc}): left as it is; remove ctxsieve's entries by hand"
     if entry.backup is None and kept.strip() in (b"", b"{}"):
