@@ -127,7 +127,8 @@ def behind_gateway(text: str, mine: dict[str, Any]) -> tuple[str, list[Moved], l
     notes = [f"{config_path()}: {k.name} stays in front of Codex: {k.why}" for k in kept]
     if moved:
         notes.append(f"{config_path()}: {', '.join(m.name for m in moved)} moved behind {gateway_entry.NAME} "
-                     f"({gateway_entry.config_path('codex')}): their tools are mcp__{gateway_entry.NAME}__<tool> now")
+                     f"({gateway_entry.config_path('codex')}): Codex names their tools mcp__ctxsieve_gateway__<tool> "
+                     "now")
     return text, moved, notes
 
 
