@@ -125,3 +125,16 @@ def test_the_real_opencode_connects_to_what_install_wrote(machine: Machine) -> N
     for name in ("ctxsieve", "ctxsieve-gateway"):
         assert any(f"✓ {name} " in line and "connected" in line for line in lines), done.stdout
     assert not any("✓ files" in line for line in lines), "moved: OpenCode starts it only through the gateway"
+
+
+def test_servers_in_opencode_jsonc_beside_it_are_said_to_stay(tmp_path: Path, stub_url: str) -> None:
+    """OpenCode merges opencode.jsonc with opencode.json: install writes the latter, and says the former's servers
+    stay in front of OpenCode."""
+    jsonc = '{\n  // mine\n  "mcp": {"files": {"type": "local", "command": ["true"]}},\n}\n'
+    machine = home_with(tmp_path, stub_url, {".config/opencode/opencode.jsonc": jsonc}, ())
+    before = machine.files()
+    done = machine.run("install", "--yes", "--agent", "opencode")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "opencode.jsonc: its MCP servers stay in front of OpenCode (install edits opencode.json only)" in done.stdout
+    assert list(json.loads((machine.home / CONFIG_PATH).read_text())["mcp"]) == ["ctxsieve"]
+    assert machine.run("uninstall", "--yes").returncode == 0 and machine.files() == before

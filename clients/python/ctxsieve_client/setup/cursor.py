@@ -40,5 +40,8 @@ class Cursor(McpServers):
     def allowed(self, _data: Data, /) -> list[Any] | None:
         return None
 
+    def elsewhere(self) -> list[str]:
+        return []
+
     def limits(self, _data: Data, /) -> tuple[str, str]:
         return "ok", "Cursor has no output limit setting of its own; MCP outputs reach the gateway whole"

@@ -58,6 +58,9 @@ class Gemini(McpServers):
     def allowed(self, data: Data, /) -> list[Any] | None:
         return _listed(data, "allowed")
 
+    def elsewhere(self) -> list[str]:
+        return []
+
     def limits(self, data: Data, /) -> tuple[str, str]:
         tools = _object(data.get("tools"))
         threshold = tools.get("truncateToolOutputThreshold", DEFAULT_THRESHOLD)

@@ -65,6 +65,10 @@ class JsonAgent(Protocol):
         """Its own output limits in this config, for doctor: (ok or warn, what they mean for ctxsieve)."""
         ...
 
+    def elsewhere(self) -> list[str]:
+        """What the plan says of configs of its that install does not edit (their servers are not moved)."""
+        ...
+
 
 @dataclass
 class Wiring:
@@ -87,7 +91,7 @@ def plan(agent: JsonAgent, url: str) -> tuple[list[Change], list[str]]:
         gateway_entry.check(agent.name, wiring.moved, url)
         changes.append(Change(gateway, read(gateway), gateway_entry.config_bytes(wiring.moved), agent.name,
                               gateway_entry.KIND))
-    return changes, wiring.notes
+    return changes, wiring.notes + agent.elsewhere()
 
 
 def parsed(path: Path, content: bytes | None) -> Data:

@@ -77,6 +77,15 @@ class OpenCode:
     def allowed(self, _data: Data, /) -> list[Any] | None:
         return None
 
+    def elsewhere(self) -> list[str]:
+        """OpenCode merges opencode.jsonc and config.json beside it: their servers stay in front of it."""
+        out = []
+        for other in (config_dir() / "opencode.jsonc", config_dir() / "config.json"):
+            if other.exists() and "mcp" in other.read_text(encoding="utf-8", errors="replace"):
+                out.append(f"{other}: its MCP servers stay in front of OpenCode (install edits {self.path().name} "
+                           "only): move them there, then install again, to put them behind the gateway")
+        return out
+
     def limits(self, data: Data, /) -> tuple[str, str]:
         limits = _object(data.get("tool_output"))
         lines, size = limits.get("max_lines", DEFAULT_LIMITS[0]), limits.get("max_bytes", DEFAULT_LIMITS[1])
