@@ -28,13 +28,24 @@ import argparse
 import re
 import statistics
 import subprocess
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bench.hooks import machine
-from bench.logs import LIBRARIES, TOKENS, Library, Row, client_for, git_dir, origin, report, sent, split_of
+from bench.logs import (
+    LIBRARIES,
+    TOKENS,
+    Library,
+    Row,
+    client_for,
+    command_line,
+    git_dir,
+    origin,
+    report,
+    sent,
+    split_of,
+)
 from ctxsieve_client import Client
 from ctxsieve_client.cutting import PROSE_TOKENS
 from ctxsieve_client.intent import step_intent
@@ -191,7 +202,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="also write the report here")
     args = parser.parse_args()
     repos = [r for r in args.repos.split(",") if r]
-    lines = [f"# python -m bench.diffs {' '.join(sys.argv[1:])}".rstrip(), f"machine: {machine()}", origin()]
+    lines = [command_line("bench.diffs"), f"machine: {machine()}", origin()]
     print("\n".join(lines), flush=True)
     with client_for(args.url) as client:
         for split in [s for s in args.splits.split(",") if s]:

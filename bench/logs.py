@@ -468,6 +468,12 @@ def describe(chosen: list[LogRun]) -> Iterator[str]:
                f"{statistics.median(TOKENS.count(r.log) for r in of):.0f}")
 
 
+def command_line(module: str) -> str:
+    """The bench's command as run, with the PYTHONPATH that chose the ctxsieve measured."""
+    path = os.environ.get("PYTHONPATH")
+    return f"# {'PYTHONPATH=' + path + ' ' if path else ''}python -m {module} {' '.join(sys.argv[1:])}".rstrip()
+
+
 def origin() -> str:
     """Which ctxsieve the bench measures: the folder its packages are imported from, and its commit there (a scratch
     service runs the same, with this environment)."""
@@ -500,7 +506,7 @@ def main() -> None:
                 kept = list(build(library, CACHE / f"{library.name}.jsonl"))
                 print(f"{library.repo}: {len(kept)} runs kept", flush=True)
         return
-    lines = [f"# python -m bench.logs {' '.join(sys.argv[1:])}".rstrip(), f"machine: {machine()}", origin()]
+    lines = [command_line("bench.logs"), f"machine: {machine()}", origin()]
     chosen = runs(repos)
     lines += [f"{len(chosen)} failing pytest -v runs from {CACHE} (python -m bench.logs --rebuild)",
               *describe(chosen)]
