@@ -1,6 +1,9 @@
 """ctxsieve client: typed `Client` / `AsyncClient` over the HTTP API, `wrap_tool`, and SDK tool helpers."""
 
-from .client import AsyncClient, Call, Client, CtxsieveError, Requests
+from .async_client import AsyncClient
+from .calls import Call, Requests
+from .client import Client
+from .errors import CtxsieveError
 from .models import (
     CollectionInfo,
     CollectionResult,
