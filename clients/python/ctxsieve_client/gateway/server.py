@@ -1,46 +1,42 @@
 """The gateway: one MCP server (FastMCP) in front of the user's servers, with ctxsieve in each call's path.
 
-FastMCP's proxy providers relay everything a server offers; ours are the middleware (each call's output shaped,
-`intent` added to each listed tool, tool search), the renaming of colliding names, the own tools (`filter_ref`,
-`fetch_ref`, `find_tools`, `call_tool`) and the session strategy (upstreams.py).
+FastMCP's proxy providers relay everything a server offers; ours are what `Gateway` here decides (each call's
+output shaped, `intent` added to each listed tool, tool search, one ctxsieve client per client session), the
+FastMCP middleware and renaming transform that bring each request to it (middleware.py), the own tools
+(`filter_ref`, `fetch_ref`, `find_tools`, `call_tool`: own_tools.py) and the session strategy (upstreams.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
-from typing import Annotated, Any, TypeVar, cast
+from typing import Any
 
 import anyio
 import httpx
 import mcp_types as mt
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
-from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.server.transforms import GetToolNext, Transform
+from fastmcp.server.middleware import CallNext, MiddlewareContext
 from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
-from fastmcp.utilities.versions import VersionSpec
 from mcp.server.subscriptions import InMemorySubscriptionBus
-from pydantic import Field
 
 from ..client import AsyncClient, CtxsieveError
-from ..wrap import render_result
-from . import relays
+from . import own_tools, relays
 from .asking import Asking
 from .catalog import Catalog, toolset_of
 from .clients import Identities, Transport
 from .config import GatewayConfig
+from .middleware import Renamer, Sieve
 from .names import OWN_TOOLS, intent_of
 from .shaping import UpstreamCall, shape
 from .upstreams import UpstreamServer, logs_folder
 
 log = logging.getLogger("ctxsieve.gateway")
-F = TypeVar("F", bound=Callable[..., Any])
 INSTRUCTIONS = ("Large tool outputs are kept whole outside your context: you see the part your call's `intent` "
                 "asks for (or an outline) and a placeholder naming the ref. Get more with filter_ref or fetch_ref "
                 "instead of calling the tool again.")
@@ -69,12 +65,12 @@ class Gateway:
                         for u in config.servers}
         self.mcp: FastMCP[Any] = FastMCP("ctxsieve-gateway", instructions=INSTRUCTIONS)
         for server in self.servers.values():
-            server.provider.add_transform(_Renamer(self, server.name))
+            server.provider.add_transform(Renamer(self, server.name))
             self.mcp.add_provider(server.provider)
-        self.mcp.add_middleware(_Sieve(self))
+        self.mcp.add_middleware(Sieve(self))
         relays.install(self.mcp, self.servers.values(), self.bus)
         self.mcp._mcp_server.get_tool_input_schema = self.input_schema
-        self._own_tools()
+        own_tools.register(self)
 
     # --- start-up and list changes ---------------------------------------------------------------------
 
@@ -206,7 +202,7 @@ class Gateway:
     async def find(self, query: str, k: int, session: str | None) -> dict[str, Any]:
         toolsets = [toolset_of(s) for s in self.catalog.listings]
         if not toolsets:
-            return {"tools": [], "note": "no upstream server is listed yet" + self._failures()}
+            return {"tools": [], "note": "no upstream server is listed yet" + self.failures()}
         client = self.client(session)
         selection = await client.select_tools(query, toolsets, k=k, format="mcp", abstain=True)
         note = None
@@ -220,56 +216,9 @@ class Gateway:
             answer["note"] = note
         return answer
 
-    def _failures(self) -> str:
+    def failures(self) -> str:
+        """Why each server that could not be listed failed: the end of an answer that names a missing tool."""
         return "".join(f"; {why}" for why in self.failed.values())
-
-    # --- the gateway's own tools -----------------------------------------------------------------------
-
-    def _own_tools(self) -> None:
-        def tool(**kwargs: Any) -> Callable[[F], F]:  # text answers only: no structured copy of the same text
-            return cast(Callable[[F], F], self.mcp.tool(output_schema=None, **kwargs))
-
-        @tool(name="filter_ref", description="Filter a stored output (by its ref) again with a new query.")
-        async def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None,
-                             ctx: Context | None = None) -> str:
-            result = await self._own(ctx, lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens,
-                                                               placeholder="tools"))
-            return render_result(result)
-
-        @tool(name="fetch_ref", description="Fetch a stored output whole, a character range (start, end), "
-                                            "chunk N with `window` neighbours each side, or lines \"A-B\" (a file's "
-                                            "own line numbers).")
-        async def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
-                            window: int = 0, lines: str | None = None, ctx: Context | None = None) -> str:
-            part = await self._own(ctx, lambda c: c.fetch_ref(ref, start=start, end=end, chunk=chunk, lines=lines,
-                                                              window=window if chunk is not None else None))
-            return str(part.text)
-
-        @tool(name="find_tools", description="Find the tools for a step among every tool of the connected "
-                                             "servers; call a found tool by its name or through call_tool.")
-        async def find_tools(query: str, k: Annotated[int, Field(ge=1, le=50)] | None = None,
-                             ctx: Context | None = None) -> str:
-            session = self.session(ctx)
-            answer = await self._own(ctx, lambda _: self.find(query, k or self.options.find_k, session))
-            if self.options.notify_list_changed and ctx is not None and answer["tools"]:
-                await ctx.send_notification(mt.ToolListChangedNotification())
-            return json.dumps(answer, ensure_ascii=False)
-
-        @tool(name="call_tool", description="Call any tool of the connected servers by name (see find_tools).")
-        async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
-            if name in OWN_TOOLS:
-                raise ToolError(f"call {name} directly")
-            if name not in self.catalog.tools:
-                raise ToolError(f"unknown tool {name!r}" + self._failures())
-            return await self.mcp.call_tool(name, arguments or {})
-
-    async def _own(self, ctx: Context | None, call: Callable[[AsyncClient], Any]) -> Any:
-        try:
-            return await call(self.client(self.session(ctx)))
-        except CtxsieveError as exc:
-            raise ToolError(f"ctxsieve: {exc.status} {exc.type}: {exc.message}") from exc
-        except (httpx.HTTPError, OSError) as exc:
-            raise ToolError(f"the ctxsieve service did not answer ({type(exc).__name__}: {exc})") from exc
 
     # --- the listing and each upstream call --------------------------------------------------------------
 
@@ -301,7 +250,7 @@ class Gateway:
         name = context.message.name
         known = self.catalog.tools.get(name)
         if known is None:
-            raise ToolError(f"unknown tool {name!r}" + self._failures())
+            raise ToolError(f"unknown tool {name!r}" + self.failures())
         server = self.servers[known.server]
         options = server.upstream.options
         intent, forwarded = intent_of(context.message.arguments or {}, known.own_intent)
@@ -354,49 +303,6 @@ class Gateway:
                 await self.client(session).tools_feedback(query, [name], [toolset_of(server)])
             except (CtxsieveError, httpx.HTTPError, OSError) as exc:
                 log.warning("feedback not recorded: %s", exc)
-
-
-class _Sieve(Middleware):
-    def __init__(self, gateway: Gateway) -> None:
-        self.gateway = gateway
-
-    async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
-        with self.gateway.request():
-            return await call_next(context)
-
-    async def on_list_tools(self, context: MiddlewareContext[mt.ListToolsRequest],
-                            call_next: CallNext[mt.ListToolsRequest, Sequence[Tool]]) -> Sequence[Tool]:
-        await self.gateway.retry_failed()
-        return self.gateway.listed(await call_next(context), self.gateway.session(context.fastmcp_context))
-
-    async def on_call_tool(self, context: MiddlewareContext[mt.CallToolRequestParams],
-                           call_next: CallNext[mt.CallToolRequestParams, ToolResult]) -> ToolResult:
-        if context.message.name in OWN_TOOLS:
-            return await call_next(context)
-        return await self.gateway.call(context, call_next)
-
-
-class _Renamer(Transform):
-    """A server's tools under their exposed names (`server__tool` where a name is shared); each listing that
-    passes through here is what the catalog learns the server's tools from."""
-
-    def __init__(self, gateway: Gateway, server: str) -> None:
-        self.gateway = gateway
-        self.catalog = gateway.catalog
-        self.server = server
-
-    async def list_tools(self, tools: Sequence[Tool]) -> Sequence[Tool]:
-        await self.gateway.learn(self.server, [
-            t.to_mcp_tool().model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
-        return [t.model_copy(update={"name": self.catalog.exposed(self.server, t.name)}) for t in tools]
-
-    async def get_tool(self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None
-                       ) -> Tool | None:
-        upstream = self.catalog.upstream_of(self.server, name)
-        if upstream is None:
-            return None if name in self.catalog.tools else await call_next(name, version=version)
-        tool = await call_next(upstream, version=version)
-        return tool.model_copy(update={"name": name}) if tool is not None else None
 
 
 def _error(text: str) -> ToolResult:
