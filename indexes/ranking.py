@@ -76,8 +76,9 @@ class Candidate:
 
 
 def pack_to_budget(candidates: Sequence[Candidate], fused: np.ndarray, k: int, max_tokens: int | None,
-                   eligible: np.ndarray | None = None) -> list[int]:
-    """Best-first selection: at most k chunks, at most max_tokens in total, no repeated text.
+                   eligible: np.ndarray | None = None, distinct: bool = True) -> list[int]:
+    """Best-first selection: at most k chunks, at most max_tokens in total, no repeated text when `distinct` (the
+    same paragraph on two pages is one answer; the same lines at two places of a log or a file are two).
 
     A chunk too large for what is left of the budget is skipped, and smaller ones further down still get
     their chance. Ties break by position so the same input always selects the same chunks.
@@ -92,7 +93,7 @@ def pack_to_budget(candidates: Sequence[Candidate], fused: np.ndarray, k: int, m
         cand = candidates[i]
         if eligible is not None and not eligible[i]:
             continue
-        if cand.text in seen or (max_tokens is not None and used + cand.tokens > max_tokens):
+        if (distinct and cand.text in seen) or (max_tokens is not None and used + cand.tokens > max_tokens):
             continue
         chosen.append(i)
         seen.add(cand.text)
@@ -102,7 +103,7 @@ def pack_to_budget(candidates: Sequence[Candidate], fused: np.ndarray, k: int, m
 
 def select(candidates: Sequence[Candidate], dense: np.ndarray, lexical: np.ndarray, dense_weight: float, k: int,
            max_tokens: int | None, min_score: float | None = None, boost: np.ndarray | None = None,
-           unscored_compete: bool = False) -> list[int]:
+           unscored_compete: bool = False, distinct: bool = True) -> list[int]:
     """Fuse, then pack: only chunks with a dense score (NaN = not scored) that reach min_score compete, or, with
     `unscored_compete` (code, whose budget spans many definitions), every chunk, an unscored one on its lexical
     score alone; a `boost` (what the request names) is added to the fused score, so a boosted chunk goes first."""
@@ -110,4 +111,5 @@ def select(candidates: Sequence[Candidate], dense: np.ndarray, lexical: np.ndarr
     if min_score is not None:
         eligible &= np.nan_to_num(dense, nan=-2.0) >= min_score
     fused = fuse(dense, lexical, dense_weight)
-    return pack_to_budget(candidates, fused if boost is None else fused + boost, k, max_tokens, eligible)
+    return pack_to_budget(candidates, fused if boost is None else fused + boost, k, max_tokens, eligible,
+                          distinct)

@@ -211,7 +211,8 @@ class Sieve:
             # is usually about the same things, so its candidates tend to be embedded first.
             self.background.submit(prep.key, [prep.passages[i] for i in first if i not in prep.vectors])
         chosen = select(prep.candidates, dense, lexical, self.dense_weight, k, params.max_tokens,
-                        params.min_score, first_of_all, unscored_compete=kind.by_lines)
+                        params.min_score, first_of_all, unscored_compete=kind.by_lines,
+                        distinct=not kind.by_lines)  # the same lines at two places of a log are two failures
         if kind.by_lines:
             chosen = _whole_definitions(chosen, prep, k, params.max_tokens)
         return [Pick(prep.units[i][0], prep.units[i][1], float(np.nan_to_num(dense[i], nan=0.0))) for i in chosen]

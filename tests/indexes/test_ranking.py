@@ -43,5 +43,11 @@ def test_packing_drops_repeated_text_and_honours_eligibility() -> None:
     assert pack_to_budget(repeated, np.array([0.9, 0.8, 0.1]), k=3, max_tokens=None, eligible=eligible) == [1, 2]
 
 
+def test_lines_repeated_at_two_places_are_both_kept_where_places_count() -> None:
+    """Two parametrized failures end in the same `E   ValueError` lines: for a log each is its own failure."""
+    repeated = [Candidate(0, 5, "E   ValueError: n must be > 0"), Candidate(1, 5, "E   ValueError: n must be > 0")]
+    assert pack_to_budget(repeated, np.array([0.9, 0.8]), k=3, max_tokens=None, distinct=False) == [0, 1]
+
+
 def test_ties_break_by_position() -> None:
     assert pack_to_budget(cands([1, 1, 1]), np.array([0.5, 0.5, 0.5]), k=2, max_tokens=None) == [0, 1]
