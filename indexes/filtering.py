@@ -47,7 +47,7 @@ class MapLine:
 
     def shown(self) -> str:
         """As the surfaces print it (ctxsieve_client.wrap.render_map), which is what its tokens are counted on."""
-        return f"{self.line:>6}│{self.text}"
+        return f"{self.line}│{self.text}"
 
 
 @dataclass(frozen=True, kw_only=True)

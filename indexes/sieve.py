@@ -135,7 +135,8 @@ class Sieve:
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         lines_map = self._map(source, kind, snippets, share) if share else None
-        out = sum(s.tokens for s in snippets) + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
+        shown = sum(kind.cost(s.tokens, s.line_start, s.line_end) for s in snippets)
+        out = shown + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
         lines = source.line_span(0, len(source.view.text))[1] if kind.by_lines else None
@@ -198,7 +199,7 @@ class Sieve:
         heads, around = (self.code_candidates, 1) if kind.by_lines else (self.fast_candidates, self.fast_neighbours)
         first = self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
         pool = list(range(len(lexical))) if first is None else sorted(first[:heads])
-        first_of_all = _priorities(kind, sources, query)  # what the request (or the kind) puts first
+        first_of_all = _priorities(kind, sources, query, params.max_tokens)  # what the request (or the kind) puts first
         dense = np.full(len(prep.passages), np.nan)
         dense[pool] = self._passage_vectors(prep, pool) @ query_vector
         if len(pool) < len(prep.passages):  # fast mode: then the neighbours of its best hits
@@ -224,7 +225,8 @@ class Sieve:
         if prep is None:
             units = [(si, c) for si, s in enumerate(sources) for c in s.chunks]
             passages = [sources[si].passage(c) for si, c in units]
-            candidates = [Candidate(i, c.tokens, sources[si].chunk_text(c)) for i, (si, c) in enumerate(units)]
+            candidates = [Candidate(i, _cost(sources[si], c), sources[si].chunk_text(c))
+                          for i, (si, c) in enumerate(units)]
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
             kinds = {s.content_type for s in sources}
             kind = kinds.pop() if len(kinds) == 1 else "mixed"
@@ -330,7 +332,7 @@ def _defaults(kind: Kind, source: Source, params: FilterParams) -> FilterParams:
     """What a request leaves out, as the source's kind sets it (its k and its budget), and the budget raised to hold
     what the kind never cuts away (a log's failures and summary)."""
     if params.max_tokens is None and params.mode != "outline":
-        params = replace(params, max_tokens=kind.budget(source.view_tokens))
+        params = replace(params, max_tokens=kind.budget(source.view.text, source.view_tokens))
     params = replace(params, k=params.k or kind.default_k(params.max_tokens))
     must = [source.chunks[i] for i in kind.must_show(source.chunks)]
     if must and params.max_tokens is not None and params.mode != "outline":
@@ -339,13 +341,18 @@ def _defaults(kind: Kind, source: Source, params: FilterParams) -> FilterParams:
     return params
 
 
-def _priorities(kind: Kind, sources: Sequence[Source], query: str) -> np.ndarray | None:
+def _priorities(kind: Kind, sources: Sequence[Source], query: str, budget: int | None) -> np.ndarray | None:
     """Each source's chunks as its kind ranks them first for this request, None when it puts none first."""
-    found = [kind.priorities(query, s.chunks, source_path(s.args), s.line_span) for s in sources]
+    found = [kind.priorities(query, s.chunks, source_path(s.args), s.line_span, budget) for s in sources]
     if all(f is None for f in found):
         return None
     parts = [np.zeros(len(s.chunks)) if f is None else f for s, f in zip(sources, found, strict=True)]
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _cost(source: Source, chunk: Chunk) -> int:
+    """A chunk's tokens as its kind shows it (a code line after its number)."""
+    return kind_named(source.content_type).cost(chunk.tokens, *source.line_span(chunk.start, chunk.end))
 
 
 def _whole_definitions(chosen: list[int], prep: Prepared, k: int, max_tokens: int | None) -> list[int]:

@@ -80,10 +80,11 @@ class Kind(Protocol):
     def chunk(self, view: str, start: int, end: int, title: str, leaves: tuple[Leaf, ...], how: Cutting
               ) -> list[Piece]: ...
     def terms(self, text: str) -> list[str]: ...
-    def budget(self, view_tokens: int) -> int | None: ...
+    def budget(self, view: str, view_tokens: int) -> int | None: ...
     def default_k(self, max_tokens: int | None) -> int: ...
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf
-                   ) -> np.ndarray | None: ...
+    def cost(self, tokens: int, first: int, last: int) -> int: ...
+    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+                   budget: int | None) -> np.ndarray | None: ...
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]: ...
     def map_lines(self, view: str, path: str | None) -> list[int]: ...
     def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
@@ -113,15 +114,19 @@ class Prose:
     def terms(self, text: str) -> list[str]:
         return terms(text)
 
-    def budget(self, view_tokens: int) -> int | None:  # noqa: ARG002
+    def budget(self, view: str, view_tokens: int) -> int | None:  # noqa: ARG002
         return None
 
     def default_k(self, max_tokens: int | None) -> int:  # noqa: ARG002
         return DEFAULT_K
 
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf
-                   ) -> np.ndarray | None:
-        del query, chunks, path, line_span
+    def cost(self, tokens: int, first: int, last: int) -> int:  # noqa: ARG002
+        """What a chunk of `tokens` tokens on lines first..last costs as the agent is shown it."""
+        return tokens
+
+    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+                   budget: int | None) -> np.ndarray | None:
+        del query, chunks, path, line_span, budget
         return None
 
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]:  # noqa: ARG002
@@ -154,7 +159,7 @@ class ByLines(Prose):
     def terms(self, text: str) -> list[str]:
         return code_terms(text)
 
-    def budget(self, view_tokens: int) -> int | None:
+    def budget(self, view: str, view_tokens: int) -> int | None:  # noqa: ARG002
         return lines_budget(view_tokens)
 
     def default_k(self, max_tokens: int | None) -> int:  # noqa: ARG002

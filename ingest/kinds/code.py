@@ -219,6 +219,13 @@ _CODE_HINT = re.compile(
     r"^\s*(def |class |import |from \S+ import |function |const |let |var |func |fn |pub |package |"
     r"#include|public |private |@\w+|return\b|if \(|for \()", re.M)
 MAP_SHARE = 20  # a code view's map of the file (each definition's line and number) takes at most a twentieth
+# A source file's budget when the request sets none: a third of the file as the model reads it (each line after
+# Read's number), at least MIN_TOKENS, at most MAX_TOKENS, less NOTE_TOKENS for the placeholder and the client's
+# note beside the cut (python -m bench.code: dev split).
+SHARE, MIN_TOKENS, MAX_TOKENS, NOTE_TOKENS = 3, 1000, 6000, 300
+# A definition the request names goes first whole, unless it is over a WHOLE_SHARE-th of the budget (a long one the
+# request may only mention): then its header chunk goes first, and the rest competes on the request's words.
+WHOLE_SHARE = 8
 
 
 class Code(ByLines):
@@ -240,26 +247,55 @@ class Code(ByLines):
         language = language_of(how.path) or guess_language(text)
         return line_chunks(text, start, code_spans(text, language), how.tokenizer, how.line_target)
 
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf
-                   ) -> np.ndarray | None:
-        return _named(query, chunks, path, line_span)
+    def budget(self, view: str, view_tokens: int) -> int | None:
+        read = view_tokens + view.count("\n") + 1  # Read's `12\t` before each line: about a token
+        return max(MIN_TOKENS, min(read // SHARE, MAX_TOKENS)) - NOTE_TOKENS
+
+    def cost(self, tokens: int, first: int, last: int) -> int:
+        """Each line is shown after its number (`12│`: o200k_base reads digits in threes, then the bar)."""
+        return tokens + sum(-(-len(str(n)) // 3) + 1 for n in range(first, last + 1))
+
+    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+                   budget: int | None) -> np.ndarray | None:
+        longest = budget // WHOLE_SHARE if budget else None
+        return _named(query, chunks, path, line_span, longest)
 
     def map_lines(self, view: str, path: str | None) -> list[int]:
         return header_lines(view, language_of(path) or guess_language(view))
 
 
-def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf) -> np.ndarray | None:
+def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf, longest: int | None
+           ) -> np.ndarray | None:
     """1 for each chunk of a definition the request names as code, 2 where it names its path (`Class.method`) or
-    a traceback frame of this file points into it, else 0; None when it names none."""
+    a traceback frame of this file points into it, else 0; None when it names none. A named definition of more
+    than `longest` tokens gets it on its header chunk only: the request may only mention it."""
     request = read_request(query)
     boost = np.zeros(len(chunks))
+    sizes = _definition_sizes(chunks)
     for i, chunk in enumerate(chunks):
         names = [label.rsplit(" ", 1)[-1] for label in chunk.context.split(" > ") if label]
-        if names and names[-1] in request.names:
-            boost[i] = 2.0 if len(names) > 1 and (names[-2], names[-1]) in request.pairs else 1.0
+        if not names or names[-1] not in request.names:
+            continue
+        first, tokens = sizes[i]
+        if longest is not None and tokens > longest and first != i:
+            continue
+        boost[i] = 2.0 if len(names) > 1 and (names[-2], names[-1]) in request.pairs else 1.0
     frames = request.frames_in(path)
     for i, chunk in enumerate(chunks):
         first, last = line_span(chunk.start, chunk.end)
         if any(f.line is not None and first <= f.line <= last for f in frames):
             boost[i] = 2.0
     return boost if boost.any() else None
+
+
+def _definition_sizes(chunks: Sequence[Chunk]) -> list[tuple[int, int]]:
+    """Per chunk, the first chunk of its definition (the run of neighbours with its path) and the run's tokens."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(chunks) + 1):
+        if i == len(chunks) or not chunks[i].context or chunks[i].context != chunks[start].context \
+                or chunks[i].document != chunks[start].document:
+            tokens = sum(c.tokens for c in chunks[start:i])
+            out.extend([(start, tokens)] * (i - start))
+            start = i
+    return out

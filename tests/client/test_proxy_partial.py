@@ -98,7 +98,7 @@ def test_a_cut_of_a_kept_text_shows_only_numbers_that_are_the_outputs() -> None:
         "snippets": [snippet(mark - 2, mark + 2, "\n".join(rows[mark - 3:mark + 2]), "def f")],
         "map": [{"line": 3, "text": rows[2]}, {"line": mark + 5, "text": rows[mark + 4]}]})
     shown = render_cut(result, cut, "[ctxsieve src_1: placeholder]")
-    assert f"   3│{rows[2]}" in shown and f"{mark + 5}│" not in shown, "the map keeps what can be placed"
+    assert f"3│{rows[2]}" in shown and f"{mark + 5}│" not in shown, "the map keeps what can be placed"
     assert f"── lines {mark - 2}-{mark - 1} · def f ──\n{rows[mark - 3]}\n{rows[mark - 2]}\n" \
            f"── Codex cut the output here, before ctxsieve saw it ──\n{rows[mark - 1]}\n" \
            f"── after Codex's cut: lines whose place in the output is unknown ──\n{rows[mark]}\n{rows[mark + 1]}" \

@@ -33,7 +33,7 @@ def render_map(lines_map: list[MapLine], offset: int = 0) -> str:
     counts a map line's tokens on: ctxsieve.indexes.sieve.MapLine.shown); `offset`: the lines the text the service
     read starts after (a Read from line offset+1)."""
     return "\n".join(["Map of the file (its other definitions, by line):",
-                      *(f"{m.line + offset:>6}│{m.text}" for m in lines_map)])
+                      *(f"{m.line + offset}│{m.text}" for m in lines_map)])
 
 
 def heading(snippet: Snippet) -> str:

@@ -244,7 +244,7 @@ def _numbered_read(response: dict[str, Any], file: dict[str, Any], result: Filte
         first, text = runs[0]
         content, start, note = text, first, ""
     else:
-        blocks = ["\n".join(f"{first + i:>6}│{line}" for i, line in enumerate(text.split("\n")))
+        blocks = ["\n".join(f"{first + i}│{line}" for i, line in enumerate(text.split("\n")))
                   for first, text in runs]
         content, start = "\n     ⋮\n".join(blocks), 1
         note = ("The number before │ on each line is its line in the file (Read's own numbering of this cut is "
