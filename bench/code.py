@@ -1,183 +1,224 @@
 """Coding agents' reads: does the view of a source file keep the lines an issue's fix edits?
 
-Usage: python -m bench.code [--budgets 1000,1500,2000,3000] [--limit N] [--repos a,b]
+Usage: python -m bench.code [--splits dev,test,held-out] [--budgets 1500,3000] [--limit N] [--repos a,b] [--url URL]
 
 On ../shared/data/swe_dev (430 cases: an issue's text, the Python file its fix edits at the issue's base commit,
-and the lines the gold patch edits), each file is read as Claude Code's Read would send it to the hook: the issue
-is the intent (its end, within the API's 4,000-character query), the call names the file (`file_path`), the
-service chooses the kind and the view. Per case and budget:
+and the lines the gold patch edits), each file is read as Claude Code's Read sends it to the hook
+(ctxsieve_client.hooks.claude_code): the intent is the issue with the call's words (intent.step_intent), its end
+within the API's 4,000 characters; the filter call is cutting.cut_request's (max_tokens unset: the service's
+budget for code), and the view is the hook's `_numbered_read` of the answer. Facts, per case:
 - place shown: at least one edited line visible together with a line next to it;
-- every edited line shown;
-- tokens shown (tiktoken o200k_base of the snippets and the map of the file), and the p50 latency of the call.
-Peers in the same run, at the same budgets: the whole file, its head (the first lines within the budget), and
-BM25 over fixed 20-line windows (the issue's terms, best windows first, within the budget). `--default` also
-runs the service's own budget for code (max_tokens unset). Results per repository and pooled. Each file is read
-fresh at the first budget run only (later budgets re-filter the stored ref): that run's p50 is a fresh read's,
-also given for the files of 8-12k tokens.
+- every edited line shown.
+Tokens are counted as the model receives them (o200k_base), one line number per line: the whole file as Claude
+Code's Read numbers it (`N\\t` before each line); the cut as the hook renders it: its lines (one run as Read
+numbers it, several runs with the hook's `N│` numbers and its `⋮` between runs, without Claude Code's second
+numbering), the note, the placeholder and the map in its additional context.
+Peer, per case, at exactly the cut's tokens: BM25 over fixed 20-line windows (the intent's terms, best windows
+first while they fit), rendered the same way (numbers and `⋮` included). `--budgets` also runs the service at
+fixed budgets (the windows again at each view's tokens).
+
+Splits, the rule bench.grep uses: a repository is held out when the first byte of sha256(its name) is odd
+(openlibrary and pyvista here); the other repositories' cases are `dev` when the first byte of sha256(instance
+id) is even, else `test`. The code view's rule was chosen on `dev` alone. Per repository (>= 20 cases) and
+pooled, per split.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
 import statistics
-import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.loadtest import scratch_service
 from ctxsieve.indexes.lexical import Bm25Index
-from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
-from ctxsieve_client.cutting import MAX_INTENT_CHARS
+from ctxsieve_client.cutting import CutOptions, cut_request, was_cut
+from ctxsieve_client.hooks.claude_code import _numbered_read, _spans
+from ctxsieve_client.intent import step_intent
+from ctxsieve_client.models import FilterResult
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "swe_dev" / "cases.jsonl"
 TOKENS = load_tokenizer("o200k_base", Path.home() / ".cache" / "ctxsieve" / "tiktoken")
 WINDOW = 20
+SPLITS = ("dev", "test", "held-out")
+GAP = "\n     ⋮\n"  # the hook's mark between runs of a cut
 
 
 @dataclass(frozen=True)
 class Case:
     repo: str
+    instance: str
     path: str
-    issue: str
+    intent: str
     text: str
     gold: tuple[int, ...]
-    tokens: int  # of the file
+    split: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
 
 
 @dataclass(frozen=True)
 class Outcome:
     place: bool
     every: bool
-    tokens: int
-    ms: float
-    file_tokens: int = 0
+    tokens: int  # as the model receives them
+    whole: int  # the whole file's tokens as the model receives them
 
 
-def cases(limit: int | None, repos: set[str] | None) -> list[Case]:
+def split_of(repo: str, instance: str) -> str:
+    if hashlib.sha256(repo.encode()).digest()[0] % 2:
+        return "held-out"
+    return "dev" if hashlib.sha256(instance.encode()).digest()[0] % 2 == 0 else "test"
+
+
+def cases(limit: int | None, repos: set[str] | None, splits: set[str]) -> list[Case]:
     out = []
     with DATA.open(encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
-            if repos and row["repo"] not in repos:
+            split = split_of(row["repo"], row["instance_id"])
+            if (repos and row["repo"] not in repos) or split not in splits:
                 continue
-            out.append(Case(row["repo"], row["path"], row["problem_statement"], row["file_text"],
-                            tuple(row["gold_lines"]), TOKENS.count(row["file_text"])))
+            intent = (step_intent(row["problem_statement"], None, {"file_path": row["path"]}) or "")
+            out.append(Case(row["repo"], row["instance_id"], row["path"], intent, row["file_text"],
+                            tuple(row["gold_lines"]), split))
     return out[:limit] if limit else out
 
 
-def judged(case: Case, shown: set[int], tokens: int, ms: float) -> Outcome:
+def read_numbered(lines: list[str], first: int = 1) -> str:
+    """Lines as Claude Code's Read shows them: `N\\t` before each."""
+    return "\n".join(f"{first + i}\t{line}" for i, line in enumerate(lines))
+
+
+def rendered(runs: list[tuple[int, int]], lines: list[str]) -> str:
+    """Runs of file lines (1-based, inclusive) as the hook's cut of a Read shows them, one number per line: one
+    run as Read numbers it, several with the hook's `N│` numbers and `⋮` between them."""
+    if len(runs) == 1:
+        return read_numbered(lines[runs[0][0] - 1:runs[0][1]], runs[0][0])
+    return GAP.join("\n".join(f"{n}│{lines[n - 1]}" for n in range(a, b + 1)) for a, b in runs)
+
+
+def judged(case: Case, shown: set[int], tokens: int) -> Outcome:
     place = any(line in shown and (line - 1 in shown or line + 1 in shown) for line in case.gold)
-    return Outcome(place, all(line in shown for line in case.gold), tokens, ms, case.tokens)
+    whole = TOKENS.count(read_numbered(case.lines))
+    return Outcome(place, all(line in shown for line in case.gold), tokens, whole)
 
 
-def lines_of(spans: Iterable[tuple[int, int]], index: LineIndex) -> set[int]:
-    """The file lines a set of character spans shows."""
-    return {n for start, end in spans for n in range(index.line_of(start), index.line_of(max(start, end - 1)) + 1)}
+def read_payload(case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Read's tool_response for the whole file, and its `file`."""
+    file = {"filePath": case.path, "content": case.text, "numLines": len(case.lines), "startLine": 1,
+            "totalLines": len(case.lines)}
+    return {"type": "text", "file": file}, file
 
 
 def ctxsieve(client: Client, case: Case, budget: int | None) -> Outcome:
-    started = time.perf_counter()
-    result = client.filter(case.issue[-MAX_INTENT_CHARS:], case.text, source={"tool": "Read", "args": {
-        "file_path": case.path}}, k=50, max_tokens=budget, placeholder="tools")
-    ms = (time.perf_counter() - started) * 1000
-    index = LineIndex(case.text)
-    shown = lines_of(((s.start, s.end) for s in result.snippets), index) | {m.line for m in result.map or []}
-    return judged(case, shown, result.usage.output_tokens, ms)  # the map's lines are file lines the agent sees
-
-
-def head(case: Case, budget: int) -> Outcome:
-    lines = case.text.split("\n")
-    used, shown = 0, set()
-    for number, line in enumerate(lines, 1):
-        cost = TOKENS.count(line + "\n")
-        if used + cost > budget:
-            break
-        used += cost
-        shown.add(number)
-    return judged(case, shown, used, 0.0)
+    """The hook's path for a Read: cut_request, the service, `_numbered_read`."""
+    options = CutOptions(max_tokens=budget)
+    request = cut_request(case.text, case.intent, "Read", {"file_path": case.path}, options)
+    result: FilterResult | None = client.send(request) if request is not None else None
+    if result is None or not was_cut(result, options) or result.content_type != "code":
+        return judged(case, set(range(1, len(case.lines) + 1)), TOKENS.count(read_numbered(case.lines)))
+    response, file = read_payload(case)
+    answer = _numbered_read(response, file, result)["hookSpecificOutput"]
+    runs = _spans(result, case.lines)
+    content = rendered(runs, case.lines)  # the hook's content, with Read's numbers on a single run
+    sent = answer["updatedToolOutput"]["file"]["content"]
+    assert sent == (content if len(runs) > 1 else "\n".join(case.lines[runs[0][0] - 1:runs[0][1]])), "as the hook"
+    tokens = TOKENS.count(content) + TOKENS.count(answer["additionalContext"])
+    shown = {n for a, b in runs for n in range(a, b + 1)} | {m.line for m in result.map or []}
+    return judged(case, shown, tokens)
 
 
 def windows(case: Case, budget: int) -> Outcome:
-    lines = case.text.split("\n")
-    spans = [(i, min(i + WINDOW, len(lines))) for i in range(0, len(lines), WINDOW)]
-    texts = ["\n".join(lines[a:b]) for a, b in spans]
-    scores = Bm25Index.build(texts).scores(case.issue)
-    used, shown = 0, set()
-    for i in sorted(range(len(texts)), key=lambda j: (-scores[j], j)):
-        cost = TOKENS.count(texts[i])
+    """BM25 over 20-line windows, best first while the rendered cut stays within `budget` tokens."""
+    lines = case.lines
+    spans = [(i + 1, min(i + WINDOW, len(lines))) for i in range(0, len(lines), WINDOW)]
+    scores = Bm25Index.build(["\n".join(lines[a - 1:b]) for a, b in spans]).scores(case.intent)
+    chosen: list[tuple[int, int]] = []
+    used = 0
+    for i in sorted(range(len(spans)), key=lambda j: (-scores[j], j)):
+        cost = TOKENS.count(rendered([spans[i]], lines)) + TOKENS.count(GAP)
         if used + cost > budget:
             continue
+        trial = _joined(sorted([*chosen, spans[i]]))
+        if TOKENS.count(rendered(trial, lines)) > budget:
+            continue
+        chosen.append(spans[i])
         used += cost
-        shown.update(range(spans[i][0] + 1, spans[i][1] + 1))
-    return judged(case, shown, used, 0.0)
+    runs = _joined(sorted(chosen))
+    shown = {n for a, b in runs for n in range(a, b + 1)}
+    return judged(case, shown, TOKENS.count(rendered(runs, lines)) if runs else 0)
 
 
-def whole(case: Case) -> Outcome:
-    return judged(case, set(range(1, case.text.count("\n") + 2)), case.tokens, 0.0)
+def _joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for a, b in spans:
+        if runs and a <= runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], max(b, runs[-1][1]))
+        else:
+            runs.append((a, b))
+    return runs
 
 
-def report(name: str, rows: dict[str, list[Outcome]], files: dict[str, list[int]]) -> Iterator[str]:
+def report(name: str, rows: dict[str, list[Outcome]]) -> Iterator[str]:
     pooled = [o for outcomes in rows.values() for o in outcomes]
-    every_file = [t for tokens in files.values() for t in tokens]
     for repo, outcomes in [*sorted(rows.items()), ("pooled", pooled)]:
-        if repo != "pooled" and len(outcomes) < 20:
+        if not outcomes or (repo != "pooled" and len(outcomes) < 20):
             continue  # the small Lite-dev repositories are in the pooled figure
         n = len(outcomes)
-        tokens = statistics.median(o.tokens for o in outcomes)
-        of_file = statistics.median(files.get(repo, every_file))
-        latency = statistics.median(o.ms for o in outcomes) if any(o.ms for o in outcomes) else None
-        tenk = [o.ms for o in outcomes if 8000 <= o.file_tokens <= 12000]
-        near = f" (files of 8-12k tokens: {statistics.median(tenk):.0f} ms, n={len(tenk)})" \
-            if repo == "pooled" and tenk and latency is not None else ""
-        yield (f"{name:<28} {repo:<30} n={n:<4} place {sum(o.place for o in outcomes) / n:.3f}  every line "
-               f"{sum(o.every for o in outcomes) / n:.3f}  tokens median {tokens:>6.0f} "
-               f"({tokens / of_file:.2f} of the file's {of_file:.0f})"
-               + (f"  p50 {latency:.0f} ms{near}" if latency is not None else ""))
+        share = statistics.median(o.tokens / o.whole for o in outcomes)
+        tokens, whole = statistics.median(o.tokens for o in outcomes), statistics.median(o.whole for o in outcomes)
+        yield (f"{name:<26} {repo:<28} n={n:<4} place {sum(o.place for o in outcomes) / n:.3f}  every line "
+               f"{sum(o.every for o in outcomes) / n:.3f}  tokens median {tokens:>5.0f}"
+               f" of the file's {whole:>5.0f} as received (per case {share:.2f})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budgets", default="1000,1500,2000,3000")
+    parser.add_argument("--splits", default="dev")
+    parser.add_argument("--budgets", default="", help="fixed budgets besides the default (max_tokens unset)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--repos", default="")
-    parser.add_argument("--default", action="store_true", help="also the service's own budget for code")
-    parser.add_argument("--peers", action="store_true", help="also the whole file, its head and BM25 windows")
+    parser.add_argument("--url", default="", help="a running service instead of a scratch one")
     args = parser.parse_args()
-    chosen = cases(args.limit, set(filter(None, args.repos.split(","))))
-    budgets: list[int | None] = [int(b) for b in args.budgets.split(",") if b]
-    if args.default:
-        budgets.insert(0, None)
-    files: dict[str, list[int]] = defaultdict(list)
-    for case in chosen:
-        files[case.repo].append(case.tokens)
-    print(f"{len(chosen)} cases from {DATA.parent.name}; file tokens median "
-          f"{statistics.median(t for ts in files.values() for t in ts):.0f}", flush=True)
-    with scratch_service("bench-code-") as (url, _):
+    splits = [s for s in args.splits.split(",") if s]
+    chosen = cases(args.limit, set(filter(None, args.repos.split(","))), set(splits))
+    budgets: list[int | None] = [None, *(int(b) for b in args.budgets.split(",") if b)]
+    for split in splits:
+        mine = [c for c in chosen if c.split == split]
+        print(f"  {split}: {len(mine)} cases from {', '.join(sorted({c.repo for c in mine}))}", flush=True)
+    with _service(args.url) as url:
         client = Client(url, timeout=600)
-        for budget in budgets:
-            rows: dict[str, list[Outcome]] = defaultdict(list)
-            for case in chosen:
-                rows[case.repo].append(ctxsieve(client, case, budget))
-            for line in report(f"ctxsieve @{budget or 'default'}", rows, files):
-                print(line, flush=True)
-    if args.peers:
-        for budget in [b for b in budgets if b is not None]:
-            for name, peer in (("head", head), ("bm25 20-line windows", windows)):
-                rows = defaultdict(list)
-                for case in chosen:
-                    rows[case.repo].append(peer(case, budget))
-                for line in report(f"{name} @{budget}", rows, files):
+        for split in splits:
+            for budget in budgets:
+                shipped: dict[str, list[Outcome]] = defaultdict(list)
+                peer: dict[str, list[Outcome]] = defaultdict(list)
+                for case in (c for c in chosen if c.split == split):
+                    outcome = ctxsieve(client, case, budget)
+                    shipped[case.repo].append(outcome)
+                    peer[case.repo].append(windows(case, outcome.tokens))
+                at = f"@{budget or 'default'}"
+                for line in [*report(f"{split}: ctxsieve {at}", shipped), *report(f"{split}: windows {at}", peer)]:
                     print(line, flush=True)
-        rows = defaultdict(list)
-        for case in chosen:
-            rows[case.repo].append(whole(case))
-        for line in report("whole file", rows, files):
-            print(line, flush=True)
+
+
+@contextlib.contextmanager
+def _service(url: str) -> Iterator[str]:
+    if url:
+        yield url
+        return
+    with scratch_service("bench-code-") as (scratch, _):
+        yield scratch
 
 
 if __name__ == "__main__":
