@@ -47,6 +47,7 @@ class SessionRead:
     repeated: bool
     at: float
     shown: list[list[Any]]
+    agent: str | None = None  # the agent the read came from (X-Agent), when its surface says
 
     @property
     def ref(self) -> str | None:
@@ -56,7 +57,7 @@ class SessionRead:
         return PointData(key=f"read:{self.tenant}:{self.session}:{event}", payload={
             "tenant": self.tenant, "session": self.session, "route": self.route, "ref": self.ref,
             "refs": self.refs, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-            "repeated": self.repeated, "at": self.at, "shown": self.shown})
+            "repeated": self.repeated, "at": self.at, "shown": self.shown, "agent": self.agent})
 
     @classmethod
     def of(cls, found: Found) -> SessionRead:
@@ -64,7 +65,7 @@ class SessionRead:
         refs = p.get("refs") or ([p["ref"]] if p.get("ref") else [])
         return cls(tenant=p["tenant"], session=p["session"], route=p["route"], refs=list(refs),
                    input_tokens=p["input_tokens"], output_tokens=p["output_tokens"], repeated=p["repeated"],
-                   at=p["at"], shown=p.get("shown") or [])
+                   at=p["at"], shown=p.get("shown") or [], agent=p.get("agent"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +89,7 @@ class SessionReport:
     compactions: int = 0
     cleared_results: int = 0
     cleared_refetched: int = 0  # cleared refs the session later fetched or re-filtered
+    agent: str | None = None  # the agent its latest read named
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +114,7 @@ class SessionSummary:
     session: str
     requests: int
     updated: float
+    agent: str | None = None
 
 
 class SessionLog:
@@ -123,16 +126,17 @@ class SessionLog:
     def _live(self, tenant: str, now: float) -> Where:
         return where(tenant=tenant).and_(Range("at", gte=now - self.retention))
 
-    def record(self, tenant: str, session: str, read: Read, event: str | None = None) -> bool:
-        """Append one read (`event` names it, e.g. the request id, so a retry is not counted twice);
-        True when it touched a ref this session was already served. A compaction (route COMPACT) is recorded the
-        same way, its refs the results it cleared, and is never a repeat."""
+    def record(self, tenant: str, session: str, read: Read, event: str | None = None, agent: str | None = None
+               ) -> bool:
+        """Append one read (`event` names it, e.g. the request id, so a retry is not counted twice; `agent` the
+        agent it came from); True when it touched a ref this session was already served. A compaction (route
+        COMPACT) is recorded the same way, its refs the results it cleared, and is never a repeat."""
         now = time.time()
         served = self._live(tenant, now).and_(where(session=session), MatchAny("refs", tuple(read.refs)))
         repeated = read.route != COMPACT and bool(read.refs) and self.store.count(SESSIONS.name, served) > 0
         stored = SessionRead(tenant=tenant, session=session, route=read.route, refs=list(read.refs),
                              input_tokens=read.input_tokens, output_tokens=read.output_tokens, repeated=repeated,
-                             at=now, shown=[list(s) for s in read.shown])
+                             at=now, shown=[list(s) for s in read.shown], agent=agent)
         self.store.upsert(SESSIONS.name, [stored.point(event or uuid.uuid4().hex)])
         return repeated
 
@@ -172,9 +176,10 @@ class SessionLog:
         out = []
         for session, requests in counts.items():
             last, _ = self.store.scroll(SESSIONS.name, self._live(tenant, now).and_(where(session=session)), limit=1,
-                                        payload=("at",), order_by="at", descending=True)
+                                        payload=("at", "agent"), order_by="at", descending=True)
             out.append(SessionSummary(session=session, requests=requests,
-                                      updated=last[0].payload["at"] if last else 0.0))
+                                      updated=last[0].payload["at"] if last else 0.0,
+                                      agent=last[0].payload.get("agent") if last else None))
         return sorted(out, key=lambda s: (-s.updated, s.session))
 
     def expire(self, now: float | None = None) -> None:

@@ -27,6 +27,7 @@ class ReadLog:
     tenant: str
     session: str | None
     request_id: str | None = None
+    agent: str | None = None  # X-Agent: the agent the session's reads came from (`ctxsieve stats` groups by it)
 
     def __call__(self, route: str, refs: Sequence[str], input_tokens: int, output_tokens: int,
                  shown: Sequence[tuple[str, int, int]] = ()) -> None:
@@ -38,7 +39,8 @@ class ReadLog:
         if self.session is None:
             return
         read = Read(route=route, refs=refs, input_tokens=input_tokens, output_tokens=output_tokens, shown=shown)
-        repeated = self.engine.sessions.record(self.tenant, self.session, read, event=self.request_id)
+        repeated = self.engine.sessions.record(self.tenant, self.session, read, event=self.request_id,
+                                               agent=self.agent)
         if repeated:
             self.metrics.repeated.inc()
 
@@ -51,7 +53,11 @@ def read_log(request: Request, engine: EngineDep, tenant: TenantDep) -> ReadLog:
     session = request.headers.get("x-session-id")
     if session is not None and not valid_session(session):
         raise InvalidInput("X-Session-Id: 1-128 letters, digits, '_', '-', '.' or ':'")
-    return ReadLog(engine, request.app.state.metrics, tenant, session, getattr(request.state, "request_id", None))
+    agent = request.headers.get("x-agent")
+    if agent is not None and not valid_session(agent):
+        raise InvalidInput("X-Agent: 1-128 letters, digits, '_', '-', '.' or ':'")
+    return ReadLog(engine, request.app.state.metrics, tenant, session, getattr(request.state, "request_id", None),
+                   agent)
 
 
 ReadLogDep = Annotated[ReadLog, Depends(read_log)]

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from ctxsieve.indexes.errors import CtxsieveError, InvalidRequest
 from ctxsieve_client.client import Call
+from ctxsieve_client.hooks.claude_code import AGENT as CLAUDE_CODE
 from ctxsieve_client.hooks.claude_code import HookOptions, handle, session_of
 from ctxsieve_client.models import Model
 
@@ -57,6 +58,8 @@ def claude_code_hook(
     session = session_of(payload)
     if reads.session is None and session is not None and valid_session(session):
         reads = replace(reads, session=session)
+    if reads.agent is None:  # this route is Claude Code's hook: its reads are Claude Code's
+        reads = replace(reads, agent=CLAUDE_CODE)
     try:
         answer = handle(payload, _InProcess(engine, tenant, reads),
                         HookOptions(passthrough_tokens=passthrough_tokens, max_tokens=max_tokens))

@@ -26,12 +26,14 @@ class SessionResponse(BaseModel):
     compactions: int = Field(0, description="compactions that cleared something (POST /v1/context/compact)")
     cleared_results: int = 0
     cleared_refetched: int = Field(0, description="cleared refs this session later fetched or re-filtered")
+    agent: str | None = Field(None, description="the agent its latest read named (X-Agent), if any")
 
 
 class SessionSummary(BaseModel):
     session: str
     requests: int
     updated: float
+    agent: str | None = Field(None, description="the agent its latest read named (X-Agent), if any")
 
 
 class SessionList(BaseModel):

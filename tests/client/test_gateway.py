@@ -163,7 +163,9 @@ def test_the_call_is_stored_with_secrets_masked_and_the_session_reported(standar
     stored = httpx.get(f"{stub_url}/v1/refs/{ref}").json()
     assert stored["source"] == {"tool": "lookup", "args": {"api_token": "***", "station": 4}}
     sessions = httpx.get(f"{stub_url}/v1/sessions").json()["sessions"]
-    assert any(s["session"].startswith("gw-") for s in sessions), "each client session is a ctxsieve session"
+    ours = [s for s in sessions if s["session"].startswith("gw-")]
+    assert ours, "each client session is a ctxsieve session"
+    assert "mcp" in {s["agent"] for s in ours}, "its agent is the client's own name (the SDK's clientInfo)"
 
 
 def test_faults_are_said_and_the_other_servers_keep_working(tmp_path: Path, files: Path, stub_url: str) -> None:

@@ -96,7 +96,7 @@ def test_a_session_past_the_remembered_ones_takes_its_client_and_its_finds_with_
 
     async def scenario() -> tuple[list[str | None], list[str | None], int]:
         gateway = gateway_server.Gateway(parse_config({"mcpServers": {"fs": FS}}, {}),
-                                         lambda _: AsyncClient("http://127.0.0.1:9"))
+                                         lambda *_: AsyncClient("http://127.0.0.1:9"))
         first = gateway.client("s0")
         gateway.found["s0"] = {"read_file": "read the log"}
         for i in range(1, gateway_server.SESSION_CLIENTS + 1):

@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
@@ -124,9 +123,10 @@ def test_wrapped_agents_work_with_no_service_to_reach(machine: Machine) -> None:
     assert result["output"] == LOG, "the command's output whole"
 
 
-def test_stats_shows_each_sessions_tokens_and_refs_fetched_back(machine: Machine) -> None:
-    """Two reads of a Claude Code session through the http hook and one fetch of a ref back, as `ctxsieve stats`
-    tells them (sessions of other tests on the same service are beside it)."""
+def test_stats_shows_each_agents_sessions_tokens_and_refs_fetched_back(machine: Machine) -> None:
+    """Claude Code through the command hook (two reads and a ref fetched back) and Codex through `wrap` (its proxy
+    told `--agent codex`): `ctxsieve stats` puts each session under its agent and sums each agent (sessions of other
+    tests on the same service are beside them)."""
     from ctxsieve_client import Client
 
     url, session = machine.env["CTXSIEVE_URL"], f"stats-{machine.home.parent.name[-12:]}"
@@ -134,14 +134,30 @@ def test_stats_shows_each_sessions_tokens_and_refs_fetched_back(machine: Machine
         payload = {"session_id": session, "transcript_path": "/nonexistent", "cwd": str(machine.home),
                    "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": command},
                    "tool_response": {"stdout": LOG * 3, "stderr": ""}, "tool_use_id": "toolu_1"}
-        answer = httpx.post(f"{url}/v1/hooks/claude-code", json=payload, timeout=60).json()
-    ref = re.search(r"src_[0-9a-f]+", json.dumps(answer))
-    assert ref is not None
+        answer = machine.run("hook", "claude-code", stdin=json.dumps(payload)).stdout
+    ref = re.search(r"src_[0-9a-f]+", answer)
+    assert ref is not None, answer
     Client(url, session_id=f"cc-{session}").fetch_ref(ref.group(0))
+    (machine.home / "sync.log").write_text(LOG)
+    model = ScriptedResponses(calls=[("exec", CAT)])
+    api, server = model.serve()
+    codex_config(machine, api)
+    try:
+        wrapped = machine.run("wrap", "codex", "exec", "--skip-git-repo-check", f"Which shard failed ({session})?",
+                              OPENAI_API_KEY="sk-test")
+    finally:
+        server.should_exit = True
+    assert wrapped.returncode == 0, wrapped.stderr[-2000:]
     done = machine.run("stats", "--since", "1h")
     assert done.returncode == 0, done.stderr
-    (row,) = [line.split() for line in done.stdout.splitlines() if line.startswith(f"cc-{session}")]
-    assert row[1:4] == ["claude-code", "hook", "3"] and row[7] == "1", done.stdout
-    produced, sent = int(row[4].replace(",", "")), int(row[5].replace(",", ""))
+    rows = [line.split() for line in done.stdout.splitlines()]
+    (claude,) = [r for r in rows if r[1] == f"cc-{session}"]
+    assert claude[0] == "claude-code" and claude[2:4] == ["hook", "3"] and claude[7] == "1", done.stdout
+    produced, sent = int(claude[4].replace(",", "")), int(claude[5].replace(",", ""))
     assert produced > 10_000 and 0 < sent < produced / 3
+    codex = [r for r in rows if r[0] == "codex" and r[1].startswith("px-")]
+    assert codex and all(r[2] == "proxy" for r in codex), done.stdout
+    assert any(int(r[4].replace(",", "")) > int(r[5].replace(",", "")) > 0 for r in codex), done.stdout
+    sums = {r[0] for r in rows if "all" in r[1:4]}  # each agent's line, and the total's
+    assert {"claude-code", "codex", "total"} <= sums, done.stdout
     assert machine.run("stats", "--since", "yesterday").returncode == 1

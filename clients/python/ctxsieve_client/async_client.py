@@ -44,9 +44,11 @@ class AsyncClient:
     """The same calls as `Client`, awaitable."""
 
     def __init__(self, base_url: str, api_key: str | None = None, session_id: str | None = None,
-                 timeout: float = 120.0, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=client_headers(api_key, session_id),
-                                       timeout=timeout, transport=transport, verify=verify_tls(base_url))
+                 timeout: float = 120.0, transport: httpx.AsyncBaseTransport | None = None, agent: str | None = None
+                 ) -> None:
+        self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"),
+                                       headers=client_headers(api_key, session_id, agent), timeout=timeout,
+                                       transport=transport, verify=verify_tls(base_url))
 
     async def send(self, call: Call[M]) -> M:
         """Send one request built by `Requests`; raises `CtxsieveError` on a non-2xx answer."""

@@ -59,11 +59,13 @@ __all__ = ["FEEDBACK_BATCH", "JSON", "AsyncClient", "Call", "Client", "CompactOp
 
 
 class Client:
-    """`Client("http://127.0.0.1:8000", api_key=None, session_id=None)`: the API as typed methods."""
+    """`Client("http://127.0.0.1:8000", api_key=None, session_id=None)`: the API as typed methods (`agent`: the
+    agent its session's reads come from, as `ctxsieve stats` groups them)."""
 
     def __init__(self, base_url: str, api_key: str | None = None, session_id: str | None = None,
-                 timeout: float = 120.0, transport: httpx.BaseTransport | None = None) -> None:
-        self._http = httpx.Client(base_url=base_url.rstrip("/"), headers=client_headers(api_key, session_id),
+                 timeout: float = 120.0, transport: httpx.BaseTransport | None = None, agent: str | None = None
+                 ) -> None:
+        self._http = httpx.Client(base_url=base_url.rstrip("/"), headers=client_headers(api_key, session_id, agent),
                                   timeout=timeout, transport=transport, verify=verify_tls(base_url))
 
     def send(self, call: Call[M]) -> M:

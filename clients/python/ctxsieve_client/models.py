@@ -283,6 +283,7 @@ class SessionReport(Model):
     compactions: int = 0
     cleared_results: int = 0
     cleared_refetched: int = 0
+    agent: str | None = None  # the agent its latest read named (X-Agent)
 
 
 # --- compaction ------------------------------------------------------------------------------------------

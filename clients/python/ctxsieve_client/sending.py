@@ -4,6 +4,7 @@ session header, and the answer read into its model or raised as `CtxsieveError`.
 
 from __future__ import annotations
 
+import re
 import typing
 from typing import Any
 
@@ -14,12 +15,15 @@ from .errors import CtxsieveError
 from .models import Model
 
 
-def client_headers(api_key: str | None, session_id: str | None) -> dict[str, str]:
+def client_headers(api_key: str | None, session_id: str | None, agent: str | None = None) -> dict[str, str]:
+    """`agent` (X-Agent) names the agent the session's reads come from: `ctxsieve stats` groups by it."""
     headers = {}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     if session_id:
         headers["X-Session-Id"] = session_id
+    if agent:  # any name (a wrapped command's, a client's) in the header's letters
+        headers["X-Agent"] = re.sub(r"[^A-Za-z0-9_.:\-]", "-", agent)[:128]
     return headers
 
 

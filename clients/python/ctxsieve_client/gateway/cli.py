@@ -68,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from .server import Gateway  # FastMCP loads only when a gateway runs
 
-    def client(session: str | None) -> AsyncClient:
-        return AsyncClient(args.url, api_key=key, session_id=f"gw-{session}" if session else None, timeout=300)
+    def client(session: str | None, agent: str | None = None) -> AsyncClient:
+        return AsyncClient(args.url, api_key=key, session_id=f"gw-{session}" if session else None, timeout=300,
+                           agent=agent)
 
     gateway = Gateway(config, client)
     with contextlib.suppress(KeyboardInterrupt):

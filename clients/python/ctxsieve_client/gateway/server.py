@@ -46,7 +46,7 @@ SESSION_CLIENTS = 256  # client sessions remembered (a ctxsieve client and find_
 
 
 class Gateway:
-    def __init__(self, config: GatewayConfig, client: Callable[[str | None], AsyncClient]) -> None:
+    def __init__(self, config: GatewayConfig, client: Callable[[str | None, str | None], AsyncClient]) -> None:
         self.config = config
         self.options = config.options
         self._client_for = client
@@ -130,7 +130,7 @@ class Gateway:
     def client(self, session: str | None) -> AsyncClient:
         found = self._clients.get(session)
         if found is None:
-            found = self._clients[session] = self._client_for(session)
+            found = self._clients[session] = self._client_for(session, self._agent(session))
             if len(self._clients) > SESSION_CLIENTS:  # the oldest session's client is closed, not leaked
                 evicted = next(iter(self._clients))
                 oldest = self._clients.pop(evicted)
@@ -138,6 +138,11 @@ class Gateway:
                 self._closing.add(asyncio.get_running_loop().create_task(oldest.aclose()))
                 self._closing = {t for t in self._closing if not t.done()}
         return found
+
+    def _agent(self, session: str | None) -> str | None:
+        """The agent of a session's reads (X-Agent): its client's own name (clientInfo), e.g. "claude-code"."""
+        who = self.identities.current() if session is not None else None
+        return who.program if who is not None else None
 
     async def close(self) -> None:
         await self.asking.close()

@@ -45,6 +45,9 @@ class Sender(Protocol):
     def send(self, call: Call[M]) -> M: ...
 
 
+AGENT = "claude-code"  # the agent this hook's sessions are (X-Agent), as its MCP clientInfo names itself
+
+
 def session_of(payload: Any) -> str | None:
     """Claude Code's session as the ctxsieve session, so GET /v1/sessions/cc-... shows this agent's reads."""
     session = payload.get("session_id") if isinstance(payload, dict) else None

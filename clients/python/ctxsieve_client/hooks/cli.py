@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import Client
-from .claude_code import HookOptions, handle, session_of
+from .claude_code import AGENT, HookOptions, handle, session_of
 from .whole import capture_script
 
 
@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         payload = json.loads(sys.stdin.read() or "{}")
         key = args.api_key or os.environ.get("CTXSIEVE_API_KEY") or None
-        with Client(args.url, api_key=key, session_id=session_of(payload), timeout=args.timeout) as client:
+        with Client(args.url, api_key=key, session_id=session_of(payload), timeout=args.timeout,
+                    agent=AGENT) as client:
             answer = handle(payload, client, HookOptions(passthrough_tokens=args.passthrough_tokens,
                                                          max_tokens=args.max_tokens))
     except Exception as exc:  # never break the agent: its tool's own output goes on

@@ -36,6 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trigger-tokens", type=int, default=100_000, help="compaction: clear old results above this")
     p.add_argument("--budget-s", type=float, default=10.0,
                    help="the service's time per request; a cut not ready by then goes upstream whole")
+    p.add_argument("--agent", default=os.environ.get("CTXSIEVE_AGENT") or None,
+                   help="the agent behind this proxy (codex, claude...), as `ctxsieve stats` groups its sessions "
+                   "(default: CTXSIEVE_AGENT; `ctxsieve wrap` passes the agent it runs)")
     p.add_argument("--serve-tools", action="store_true",
                    help="offer the model filter_ref/fetch_ref and answer them here (for clients without MCP)")
 
@@ -59,7 +62,7 @@ def build(args: argparse.Namespace) -> ProxyApp:
                            trigger_tokens=args.trigger_tokens, budget_s=args.budget_s)
     return ProxyApp(args.url, args.api_key, Upstreams(anthropic=args.anthropic_upstream,
                                                       openai=args.openai_upstream), options,
-                    serve_tools=args.serve_tools)
+                    serve_tools=args.serve_tools, agent=args.agent)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -54,8 +54,10 @@ class Upstreams:
 
 class ProxyApp:
     def __init__(self, service_url: str, api_key: str | None, upstreams: Upstreams, options: ProxyOptions,
-                 serve_tools: bool = False, upstream_transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self.service = AsyncClient(service_url, api_key=api_key, timeout=max(options.budget_s, 1.0) + 60)
+                 serve_tools: bool = False, upstream_transport: httpx.AsyncBaseTransport | None = None,
+                 agent: str | None = None) -> None:
+        self.service = AsyncClient(service_url, api_key=api_key, timeout=max(options.budget_s, 1.0) + 60,
+                                   agent=agent)  # the sessions' agent (X-Agent): `ctxsieve stats` groups by it
         self.upstreams = upstreams
         self.projector = Projector(self.service.send, options, serve_tools=serve_tools)
         self.tools = ToolServer(self.service.send, self.projector.partials) if serve_tools else None

@@ -168,7 +168,7 @@ def _proxy(service_url: str, pointing: Pointing) -> Iterator[str]:
 
     _log_to_file()
     args = parser().parse_args(["--url", service_url, "--anthropic-upstream", pointing.anthropic,
-                                "--openai-upstream", pointing.openai])
+                                "--openai-upstream", pointing.openai, "--agent", Path(pointing.argv[0]).name])
     server = uvicorn.Server(uvicorn.Config(build(args), host="127.0.0.1", port=0, log_config=None,
                                            log_level="warning", access_log=False, lifespan="on", ws="none"))
     thread = threading.Thread(target=server.run, name="ctxsieve-proxy", daemon=True)
