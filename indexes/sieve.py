@@ -343,7 +343,7 @@ def _defaults(kind: Kind, source: Source, params: FilterParams) -> FilterParams:
 
 def _priorities(kind: Kind, sources: Sequence[Source], query: str, budget: int | None) -> np.ndarray | None:
     """Each source's chunks as its kind ranks them first for this request, None when it puts none first."""
-    found = [kind.priorities(query, s.chunks, source_path(s.args), s.line_span, budget) for s in sources]
+    found = [kind.priorities(query, s.view.text, s.chunks, source_path(s.args), s.line_span, budget) for s in sources]
     if all(f is None for f in found):
         return None
     parts = [np.zeros(len(s.chunks)) if f is None else f for s, f in zip(sources, found, strict=True)]

@@ -11,8 +11,8 @@ from .kinds import Chunk, Cutting, kind_named
 from .normalize import View
 from .tokens import Tokenizer
 
-CHUNKER_VERSION = "5"  # 2: code cut at definitions, whole lines; 3: logs, diffs, grep; 4: a grep output by single
-# lines; 5: a chunk's role (a log's failures and summary) stored beside its context
+CHUNKER_VERSION = "6"  # 2: code cut at definitions, whole lines; 3: logs, diffs, grep; 4: a grep output by single
+# lines; 5: a chunk's role (a log's failures and summary) stored beside its context; 6: a plain diff's files apart
 
 __all__ = ["CHUNKER_VERSION", "Chunk", "chunk_view", "chunker_signature"]
 

@@ -83,7 +83,7 @@ class Kind(Protocol):
     def budget(self, view: str, view_tokens: int) -> int | None: ...
     def default_k(self, max_tokens: int | None) -> int: ...
     def cost(self, tokens: int, first: int, last: int) -> int: ...
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+    def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None: ...
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]: ...
     def map_lines(self, view: str, path: str | None) -> list[int]: ...
@@ -124,9 +124,9 @@ class Prose:
         """What a chunk of `tokens` tokens on lines first..last costs as the agent is shown it."""
         return tokens
 
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+    def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None:
-        del query, chunks, path, line_span, budget
+        del query, view, chunks, path, line_span, budget
         return None
 
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]:  # noqa: ARG002

@@ -255,8 +255,9 @@ class Code(ByLines):
         """Each line is shown after its number (`12│`: o200k_base reads digits in threes, then the bar)."""
         return tokens + sum(-(-len(str(n)) // 3) + 1 for n in range(first, last + 1))
 
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+    def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None:
+        del view
         longest = budget // WHOLE_SHARE if budget else None
         return _named(query, chunks, path, line_span, longest)
 

@@ -4,7 +4,7 @@ A request puts first the hunks of the files it names (`priorities`), all of a fi
 goes to one file's whole change before it spreads across the tests, changelog entries and stubs that repeat the same
 identifiers. A file is named when the request writes its path, its file name or its stem as a word (`more.py`,
 `README`, "the options docs"), or the name of a definition its hunks touch (the `@@ ... @@ def name` heading's, or a
-`def`/`class` line in a hunk: each hunk's chunks carry these names as their role) as code or as a word of four
+`def`/`class` line in a hunk) as code or as a word of four
 characters or more. Tests, changelogs and `.pyi` stubs named only through a definition go after the source files
 named; named by their own path or name, they count as source. The files named go first in order: a file whose path or
 file name the request writes, then the ones named most ways, then as the diff lists them.
@@ -48,10 +48,10 @@ class Diff(ByLines):
         text = view[start:end]
         return line_chunks(text, start, diff_spans(text), how.tokenizer, how.line_target)
 
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+    def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None:
         del path, line_span, budget
-        return named_files(query, chunks)
+        return named_files(query, view, chunks)
 
 
 def looks_like_diff(text: str) -> bool:
@@ -60,16 +60,14 @@ def looks_like_diff(text: str) -> bool:
 
 
 def diff_spans(text: str) -> list[LineSpan]:
-    """A span per hunk, named by its file, its role the definitions it touches; a file's header lines go with its
-    first hunk."""
+    """A span per hunk, named by its file; a file's header lines go with its first hunk."""
     lines = text.split("\n")
     spans: list[LineSpan] = []
     path, start = "", 0
 
     def close(last: int) -> None:
         if last >= start and any(lines[j].strip() for j in range(start, last + 1)):
-            spans.append(LineSpan(start, last, f"{_FILE_PREFIX}{path}" if path else "",
-                                  role=_touched(lines[start:last + 1])))
+            spans.append(LineSpan(start, last, f"{_FILE_PREFIX}{path}" if path else ""))
 
     in_header = False  # between a file's header line and its first hunk
     for i, line in enumerate(lines):
@@ -89,15 +87,15 @@ def diff_spans(text: str) -> list[LineSpan]:
     return spans
 
 
-def _touched(lines: list[str]) -> str:
-    """The definitions a hunk touches, space-separated: its `@@` heading's and the `def`/`class` lines in it."""
+def _touched(lines: list[str]) -> list[str]:
+    """The definitions a hunk touches: its `@@` heading's and the `def`/`class` lines in it."""
     names: dict[str, None] = {}
     for line in lines:
         if _HUNK.match(line):
             names.update(dict.fromkeys(_DEFINES.findall(line[line.index("@@", 2) + 2:])))
         elif line[:1] in ("+", "-", " ") and not line.startswith(("+++ ", "--- ")):
             names.update(dict.fromkeys(_DEFINES.findall(line[1:])))
-    return " ".join(names)
+    return list(names)
 
 
 @dataclass
@@ -108,7 +106,7 @@ class _File:
     names: set[str] = field(default_factory=set)
 
 
-def named_files(query: str, chunks: Sequence[Chunk]) -> np.ndarray | None:
+def named_files(query: str, view: str, chunks: Sequence[Chunk]) -> np.ndarray | None:
     """Per chunk, how far first its file goes (0: not named; each named file's chunks one step above the next named
     file's, source files above tests, changelogs and stubs named only through a definition), None when the request
     names no file of the diff."""
@@ -118,7 +116,7 @@ def named_files(query: str, chunks: Sequence[Chunk]) -> np.ndarray | None:
             continue
         found = files.setdefault(chunk.context, _File(chunk.context.removeprefix(_FILE_PREFIX), i))
         found.chunks.append(i)
-        found.names.update(chunk.role.split())
+        found.names.update(_touched(chunk.text(view).split("\n")))
     if not files:
         return None
     code = read_request(query).names

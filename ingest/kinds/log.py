@@ -50,9 +50,9 @@ class Log(ByLines):
         rest is the passing noise a budget would otherwise fill."""
         return LINED_K if max_tokens is None else DEFAULT_K
 
-    def priorities(self, query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
+    def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None:
-        del query, path, line_span, budget
+        del query, view, path, line_span, budget
         return np.array([FIRST.get(chunk.role, 0.0) for chunk in chunks])
 
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]:

@@ -117,13 +117,13 @@ def test_a_named_definition_and_a_frame_into_this_file_come_first(tokenizer) -> 
         return index.line_of(start), index.line_of(max(start, end - 1))
 
     code = kind_named("code")
-    first = code.priorities("`beta` fails; see Gamma.delta", chunks, "pkg/mod.py", lines, None)
+    first = code.priorities("`beta` fails; see Gamma.delta", view.text, chunks, "pkg/mod.py", lines, None)
     assert first is not None
     by_name = {c.context: float(first[i]) for i, c in enumerate(chunks)}
     assert by_name["def beta"] == 1.0 and by_name["class Gamma > def delta"] == 2.0 and by_name["def alpha"] == 0.0
-    framed = code.priorities('File "pkg/mod.py", line 2, in alpha', chunks, "pkg/mod.py", lines, None)
+    framed = code.priorities('File "pkg/mod.py", line 2, in alpha', view.text, chunks, "pkg/mod.py", lines, None)
     assert framed is not None and framed[0] == 2.0
-    assert code.priorities("nothing named here", chunks, "pkg/mod.py", lines, None) is None
+    assert code.priorities("nothing named here", view.text, chunks, "pkg/mod.py", lines, None) is None
 
 
 def test_a_long_definition_the_request_only_mentions_goes_first_by_its_header(tokenizer) -> None:
@@ -142,7 +142,7 @@ def test_a_long_definition_the_request_only_mentions_goes_first_by_its_header(to
     latex = [i for i, c in enumerate(chunks) if c.context == "def latex"]
     assert len(latex) > 2, "a long definition is cut between its statements"
     code = kind_named("code")
-    roomy = code.priorities("`latex(x)` prints asin wrong", chunks, None, lines, 100_000)
-    tight = code.priorities("`latex(x)` prints asin wrong", chunks, None, lines, 2_000)
+    roomy = code.priorities("`latex(x)` prints asin wrong", view.text, chunks, None, lines, 100_000)
+    tight = code.priorities("`latex(x)` prints asin wrong", view.text, chunks, None, lines, 2_000)
     assert roomy is not None and all(roomy[i] == 1.0 for i in latex), "short enough for the budget: whole"
     assert tight is not None and tight[latex[0]] == 1.0 and not any(tight[i] for i in latex[1:])

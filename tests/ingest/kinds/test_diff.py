@@ -51,19 +51,22 @@ def _files(view, chunks):  # type: ignore[no-untyped-def]
     return [c.context.removeprefix("file ") for c in chunks]
 
 
-def test_a_hunk_carries_the_definitions_it_touches(tokenizer) -> None:
+def test_each_hunk_is_its_files_and_names_the_definitions_it_touches(tokenizer) -> None:
+    from ctxsieve.ingest.kinds.diff import _touched
+
     view, chunks = chunks_of(COMMIT, tokenizer, "auto", target=200)
     assert view.content_type == "diff"
     assert_exact(view, chunks, 200)
     assert _files(view, chunks) == ["", "pkg/alpha.py", "pkg/alpha.py", "pkg/beta.py", "pkg/beta.py", "pkg/beta.pyi",
                                     "tests/test_beta.py"]
-    assert [c.role for c in chunks] == ["", "f", "Alpha", "frobnicate", "frobnicate", "frobnicate", "test_frobnicate"]
+    touched = [" ".join(_touched(c.text(view.text).split("\n"))) for c in chunks]
+    assert touched == ["", "f", "Alpha", "frobnicate", "frobnicate", "frobnicate", "test_frobnicate"]
 
 
 def test_the_named_files_hunks_go_first_the_stub_and_tests_after_the_source(tokenizer) -> None:
     diff = Diff()
     view, chunks = chunks_of(COMMIT, tokenizer, "auto", target=200)
-    boost = diff.priorities("Make `frobnicate` lazy", chunks, None, lambda a, b: (a, b), 1500)
+    boost = diff.priorities("Make `frobnicate` lazy", view.text, chunks, None, lambda a, b: (a, b), 1500)
     assert boost is not None
     files = _files(view, chunks)
     beta = [b for f, b in zip(files, boost, strict=True) if f == "pkg/beta.py"]
@@ -71,7 +74,8 @@ def test_the_named_files_hunks_go_first_the_stub_and_tests_after_the_source(toke
     rest = [b for f, b in zip(files, boost, strict=True) if f not in ("pkg/beta.py", "pkg/beta.pyi")]
     assert len(set(beta)) == 1 and min(beta) >= max(stub) + 1 and min(stub) >= max(rest) + 1  # a file's hunks together
     assert max(rest) == 0  # the test's `def test_frobnicate` is another name; alpha only calls it
-    plain = diff.priorities("Make frobnicate lazy", chunks, None, lambda a, b: (a, b), 1500)  # a word of the diff's
+    plain = diff.priorities("Make frobnicate lazy", view.text, chunks, None,  # a word of the diff's
+                            lambda a, b: (a, b), 1500)
     assert plain is not None and list(plain) == list(boost)
 
 
@@ -80,15 +84,15 @@ def test_a_file_named_by_its_path_name_or_stem(tokenizer) -> None:
     view, chunks = chunks_of(COMMIT, tokenizer, "auto", target=200)
     files = _files(view, chunks)
     for request in ("Tidy pkg/alpha.py", "Tidy alpha.py", "tidy the alpha module"):
-        boost = diff.priorities(request, chunks, None, lambda a, b: (a, b), 1500)
+        boost = diff.priorities(request, view.text, chunks, None, lambda a, b: (a, b), 1500)
         assert boost is not None, request
         assert {f for f, b in zip(files, boost, strict=True) if b > 0} == {"pkg/alpha.py"}, request
     # a test file named by its own name counts as source, ahead of the source that only defines the name
-    boost = diff.priorities("Fix frobnicate in test_beta.py", chunks, None, lambda a, b: (a, b), 1500)
+    boost = diff.priorities("Fix frobnicate in test_beta.py", view.text, chunks, None, lambda a, b: (a, b), 1500)
     assert boost is not None and files[int(boost.argmax())] == "tests/test_beta.py"
 
 
 def test_a_request_naming_no_file_puts_none_first(tokenizer) -> None:
     view, chunks = chunks_of(COMMIT, tokenizer, "auto", target=200)
-    assert Diff().priorities("Make it faster", chunks, None, lambda a, b: (a, b), 1500) is None
-    assert Diff().priorities("", chunks, None, lambda a, b: (a, b), 1500) is None
+    assert Diff().priorities("Make it faster", view.text, chunks, None, lambda a, b: (a, b), 1500) is None
+    assert Diff().priorities("", view.text, chunks, None, lambda a, b: (a, b), 1500) is None

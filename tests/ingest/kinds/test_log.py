@@ -40,7 +40,7 @@ def test_a_pytest_log_is_told_and_cut_by_its_parts(tokenizer) -> None:
 def test_failures_then_summary_then_tail_come_first_and_are_never_cut(tokenizer) -> None:
     view, chunks = chunks_of(LOG, tokenizer, "log", target=64)
     log = kind_named("log")
-    first = log.priorities("why does the run of test_ok_3 pass", chunks, None, lambda a, b: (a, b), 1500)
+    first = log.priorities("why does the run of test_ok_3 pass", view.text, chunks, None, lambda a, b: (a, b), 1500)
     assert first is not None
     for i, chunk in enumerate(chunks):
         assert first[i] == {FAILURE: 3.0, SUMMARY: 2.5, TAIL: 2.0}.get(chunk.role, 0.0)
