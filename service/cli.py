@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxsieve_client.gateway.cli import add_arguments as gateway_arguments
 from ctxsieve_client.hooks.cli import add_arguments as hook_arguments
@@ -18,10 +18,13 @@ from ctxsieve_client.mcp_cli import add_arguments as mcp_arguments
 from ctxsieve_client.mcp_cli import run as run_mcp
 from ctxsieve_client.proxy.cli import add_arguments as proxy_arguments
 
-from .settings import Settings
+if TYPE_CHECKING:  # imported where used: it pulls in numpy and the sieve, a quarter second `wrap` and the hooks
+    from .settings import Settings  # do not need before the agent starts
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from .settings import Settings
+
     overrides = {k: v for k, v in {"host": args.host, "port": args.port, "data_dir": args.data_dir}.items()
                  if v is not None}
     return Settings(**overrides)
