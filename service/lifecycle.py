@@ -31,6 +31,7 @@ from ctxsieve_client.setup.state import state_dir
 
 Say = Callable[[str], None]
 LOG_KEPT = 10 << 20  # a log past this is moved to service.log.1 at the next start
+STILL_EVERY = 30.0  # seconds without a start-up line before `start` says the step still runs
 
 
 def say_stderr(line: str) -> None:
@@ -164,10 +165,19 @@ def _write_record(paths: Paths, record: dict[str, Any]) -> None:
 
 
 def _wait_ready(url: str, pid: int, paths: Paths, wait: float, say: Say) -> int:
-    """Polls /readyz, saying each of the service's own start-up steps from its log as it goes."""
+    """Polls /readyz, saying each of the service's own start-up steps from its log as it goes, and, when a step
+    runs long (a first start distils the static stage: minutes on a busy machine), that it still runs."""
     deadline, seen, began = time.monotonic() + wait, _log_size(paths), time.monotonic()
+    said = [began]  # when a line was last said
+
+    def step(line: str) -> None:
+        said[0] = time.monotonic()
+        say(line)
+
     while time.monotonic() < deadline:
-        seen = _say_steps(paths, seen, say)
+        seen = _say_steps(paths, seen, step)
+        if time.monotonic() - said[0] >= STILL_EVERY:
+            step(f"ctxsieve service: still on the step above ({time.monotonic() - began:.0f} s since the start)")
         answer = ready(url)
         if answer is not None and answer.get("ready"):
             say(f"ctxsieve service: ready at {url} ({time.monotonic() - began:.1f} s)")
