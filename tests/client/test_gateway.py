@@ -171,7 +171,8 @@ def test_the_call_is_stored_with_secrets_masked_and_the_session_reported(standar
 def test_faults_are_said_and_the_other_servers_keep_working(tmp_path: Path, files: Path, stub_url: str) -> None:
     broken = {"command": sys.executable, "args": ["-c", "import sys; sys.stderr.write('cannot open the database "
                                                         "at /nope\\n'); sys.exit(3)"]}
-    faults = {"command": sys.executable, "args": [str(FAULTS)], "ctxsieve": {"timeout_s": 2}}
+    # its calls get 5 s (a restarted server's start is inside a call's time); the start waits for its tools
+    faults = {"command": sys.executable, "args": [str(FAULTS)], "ctxsieve": {"timeout_s": 5, "start_timeout_s": 120}}
     config = write_config(tmp_path / "faulty.json", {"fs": filesystem_server(files), "faults": faults,
                                                       "broken": broken}, tool_search="off")
 
@@ -184,7 +185,7 @@ def test_faults_are_said_and_the_other_servers_keep_working(tmp_path: Path, file
         return out
 
     hang, crash, again, other, unknown, _, listed, added = run(config, stub_url, steps)
-    assert hang.is_error and "faults: hang did not answer within 2 s" in text(hang)
+    assert hang.is_error and "faults: hang did not answer within 5 s" in text(hang)
     assert crash.is_error and "server 'faults' failed" in text(crash) and "crashing on purpose" in text(crash)
     assert not again.is_error and "record 1" in text(again), "a crashed server is started again on its next call"
     assert not other.is_error and str(files) in text(other)
@@ -331,3 +332,26 @@ def test_the_mcp_inspector_cli_calls_through_the_gateway(tmp_path: Path, files: 
     answer = json.loads(done.stdout)
     shown = answer["content"][0]["text"]
     assert answer["isError"] is False and "Entry 17.42:" in shown and 'filter_ref(ref="src_' in shown
+
+
+ENV_SERVER = ("import os\nfrom fastmcp import FastMCP\nserver = FastMCP('env')\n"
+              "@server.tool(description='A variable of its environment.')\n"
+              "def variable(name: str) -> str:\n    return os.environ.get(name, '<unset>')\n"
+              "server.run(show_banner=False)\n")
+
+
+@pytest.mark.parametrize(("inherit", "seen"), [(False, "<unset>"), (True, "from-the-agent")])
+def test_inherit_env_passes_the_gateways_environment_to_its_servers(tmp_path: Path, stub_url: str, inherit: bool,
+                                                                     seen: str) -> None:
+    config = write_config(tmp_path / "env.json", {"env": {"command": sys.executable, "args": ["-c", ENV_SERVER]}},
+                          inherit_env=inherit, tool_search="off")
+    params = StdioServerParameters(command=str(BIN / "ctxsieve"), args=["gateway", "--config", str(config), "--url",
+                                   stub_url], env={**os.environ, "CTXSIEVE_TEST_AGENT_VAR": "from-the-agent"})
+
+    async def main() -> Any:  # the gateway started as an agent starts it: with the agent's environment
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await session.call_tool("variable", {"name": "CTXSIEVE_TEST_AGENT_VAR"})
+
+    result = asyncio.run(main())
+    assert not result.is_error and text(result) == seen

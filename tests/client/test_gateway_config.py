@@ -29,6 +29,17 @@ def test_the_config_clients_already_have_is_read_with_overrides() -> None:
     assert config.options.tool_search == "on" and config.options.always == ("read_file",)
 
 
+def test_a_stdio_server_gets_the_environment_the_config_passes_it() -> None:
+    environ = {"HOME": "/home/ada", "GITHUB_TOKEN": "ghp", "LANG": "C.UTF-8"}
+    config = parse_config({"mcpServers": {
+        "none": FS, "all": {**FS, "env": {"LANG": "own"}, "ctxsieve": {"inherit_env": True}},
+        "named": {**FS, "ctxsieve": {"inherit_env": ["GITHUB_TOKEN", "UNSET"]}},
+        "api": {"type": "http", "url": "https://example.com/mcp"}}, "ctxsieve": {"inherit_env": False}}, environ)
+    none, everything, named, api = config.servers
+    assert none.env == {} and named.env == {"GITHUB_TOKEN": "ghp"} and api.env == {}
+    assert everything.env == {**environ, "LANG": "own"}, "the whole environment, the server's own env over it"
+
+
 @pytest.mark.parametrize(("config", "names"), [
     ({}, "mcpServers"),
     ({"mcpServers": {"fs": FS}, "extra": 1}, "'extra'"),
@@ -45,6 +56,7 @@ def test_the_config_clients_already_have_is_read_with_overrides() -> None:
     ({"mcpServers": {"fs": FS}, "ctxsieve": {"passthrough_tokens": 1.5}}, "ctxsieve.passthrough_tokens"),
     ({"mcpServers": {"fs": {**FS, "ctxsieve": {"notify_list_changed": "no"}}}}, "mcpServers.fs.ctxsieve"),
     ({"mcpServers": {"bad name": FS}}, "mcpServers.bad name"),
+    ({"mcpServers": {"fs": FS}, "ctxsieve": {"inherit_env": "yes"}}, "ctxsieve.inherit_env"),
 ])
 def test_a_bad_config_names_the_key(config: dict[str, object], names: str) -> None:
     with pytest.raises(ConfigError, match=__import__("re").escape(names)):

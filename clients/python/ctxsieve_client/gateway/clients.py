@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+import weakref
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -49,6 +50,9 @@ class Identities:
     def __init__(self) -> None:
         self.transport: Transport = "stdio"
         self._process = uuid.uuid4().hex[:12]  # the one stdio client of this gateway process
+        # session-era connections seen, told tools/list_changed when a late server's tools arrive (a 2026-07-28
+        # client hears it on its listen stream instead); a closed one drops out by itself
+        self.connections: weakref.WeakSet[Any] = weakref.WeakSet()
 
     def current(self) -> Who | None:
         """The client of the request being served (None outside a request: start-up, list changes)."""
@@ -64,6 +68,8 @@ class Identities:
         info = params.client_info if params is not None else None
         program = info.name if info is not None else None
         declared = declared_by(connection.client_capabilities)
+        if not modern:
+            self.connections.add(connection)
         if self.transport == "stdio":
             return Who(key="stdio", name=self._process, modern=modern, connection=None, idles=False, program=program,
                        declared=declared)

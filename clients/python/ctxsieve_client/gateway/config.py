@@ -6,7 +6,10 @@
                 "ctxsieve": {"max_tokens": 800}}},
      "ctxsieve": {"tool_search": "auto", "passthrough_tokens": 1000}}
 
-`${VAR}` in any string expands from the environment (a missing variable is an error naming it). A server's
+`${VAR}` in any string expands from the environment (a missing variable is an error naming it). A stdio server
+gets only what the MCP SDK passes (HOME, PATH, SHELL, TERM, USER, LOGNAME) and its own `env`, unless
+`"inherit_env"` says more: `true` passes the gateway's whole environment, as the agent would have, a list passes
+the variables it names (its own `env` still wins). A server's
 own `"ctxsieve"` object overrides the top-level one for that server. A bad config is refused at start with the
 key that is wrong.
 """
@@ -40,9 +43,11 @@ class Options:
     tool_search_threshold: int = 30
     find_k: int = 5
     always: tuple[str, ...] = ()  # tools listed even with tool search on
-    timeout_s: float = 60.0  # per upstream call
+    timeout_s: float = 60.0  # per upstream call, and for a server's tools listed after start_timeout_s
+    start_timeout_s: float = 5.0  # the gateway serves after this long; a server listed later is added then
     notify_list_changed: bool = False  # send tools/list_changed when find_tools found tools (breaks prompt caches)
     client_idle_s: float = 900.0  # a 2026-07-28 client over HTTP is gone after this long without a request
+    inherit_env: bool | tuple[str, ...] = False  # a stdio server gets the gateway's environment (or these names)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,8 +112,9 @@ def _server(name: str, entry: Any, defaults: Options, environ: Mapping[str, str]
         command = entry.get("command")
         if not isinstance(command, str) or not command:
             raise ConfigError(f"{where}.command: a stdio server needs a command (a string)")
+        env = {**_inherited(options.inherit_env, environ), **_mapping(entry.get("env", {}), f"{where}.env")}
         return Upstream(name=name, transport="stdio", command=command, args=_strings(entry.get("args", []),
-                        f"{where}.args"), env=_mapping(entry.get("env", {}), f"{where}.env"),
+                        f"{where}.args"), env=env,
                         cwd=_optional_string(entry.get("cwd"), f"{where}.cwd"), options=options)
     if kind in ("http", "sse", "streamable-http"):
         _only(entry, known | {"url", "headers"}, where)
@@ -139,12 +145,17 @@ def _option(key: str, value: Any, where: str) -> Any:
         return value
     if key == "always":
         return _strings(value, where)
+    if key == "inherit_env":
+        if isinstance(value, bool) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            return value if isinstance(value, bool) else tuple(value)
+        raise ConfigError(f"{where}: true, false or a list of variable names")
     if key == "notify_list_changed":
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: true or false")
         return value
-    limits = {"timeout_s": (0.1, 3600.0), "client_idle_s": (1.0, 86_400.0), "find_k": (1, 50),
-              "tool_search_threshold": (0, 100_000), "passthrough_tokens": (0, 1_000_000), "max_tokens": (50, 32_000)}
+    limits = {"timeout_s": (0.1, 3600.0), "start_timeout_s": (0.0, 3600.0), "client_idle_s": (1.0, 86_400.0),
+              "find_k": (1, 50), "tool_search_threshold": (0, 100_000), "passthrough_tokens": (0, 1_000_000),
+              "max_tokens": (50, 32_000)}
     low, high = limits[key]
     seconds = key.endswith("_s")
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high \
@@ -152,6 +163,13 @@ def _option(key: str, value: Any, where: str) -> Any:
         kind = "a number" if seconds else "a whole number"
         raise ConfigError(f"{where}: {kind} from {low} to {high}")
     return float(value) if seconds else value
+
+
+def _inherited(inherit: bool | tuple[str, ...], environ: Mapping[str, str]) -> dict[str, str]:
+    """What a stdio server gets of the gateway's environment beyond the SDK's few variables."""
+    if inherit is True:
+        return dict(environ)
+    return {name: environ[name] for name in inherit or () if name in environ}
 
 
 def _expand(value: Any, environ: Mapping[str, str], where: str) -> Any:

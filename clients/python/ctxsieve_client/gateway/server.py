@@ -24,6 +24,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, MiddlewareContext
 from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
 from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.subscriptions import ToolsListChanged
 
 from ..client import AsyncClient, CtxsieveError
 from . import own_tools, relays
@@ -41,6 +42,8 @@ INSTRUCTIONS = ("Large tool outputs are kept whole outside your context: you see
                 "asks for (or an outline) and a placeholder naming the ref. Get more with filter_ref or fetch_ref "
                 "instead of calling the tool again.")
 RETRY_S = 30.0
+LIST_S = 120.0  # a server's start and first listing, in the background (a first `npx -y` downloads it)
+REGISTER_S = 10.0  # a toolset's registration with the service, in the background: past this, tool search lacks it
 DEFERS_TOOLS_ITSELF = frozenset({"claude-code"})  # clients (by clientInfo name) with their own MCP tool search
 SESSION_CLIENTS = 256  # client sessions remembered (a ctxsieve client and find_tools' finds each; oldest go first)
 
@@ -58,6 +61,10 @@ class Gateway:
         self.found: dict[str | None, dict[str, str]] = {}  # session -> tool found by find_tools -> its query
         self.identities = Identities()
         self._serving: Counter[Hashable] = Counter()  # client key -> its requests being served now
+        self._listing: dict[str, asyncio.Task[None]] = {}  # server -> its tools being listed (start-up, retries)
+        self._registering: dict[str, asyncio.Task[None]] = {}  # server -> its toolset being registered
+        self._unregistered: dict[str, str] = {}  # server -> why its toolset is not in the service (said once)
+        self._started = False  # start() has returned: a server listed from now on is announced to the clients
         self.asking = Asking()
         self.bus = InMemorySubscriptionBus()  # what 2026-07-28 clients' listen streams carry (relays.py)
         logs = logs_folder()
@@ -75,17 +82,33 @@ class Gateway:
     # --- start-up and list changes ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        """List every server (concurrently) and register its tools as a toolset; a server that fails is said
-        once, and its calls answer with why."""
-        async with anyio.create_task_group() as group:
-            for server in self.servers.values():
-                group.start_soon(self.refresh, server.name)
+        """List every server concurrently and return (the gateway then serves) once each has answered or its own
+        start_timeout_s has passed; one that answers later is added then, its tools announced. A server that
+        fails is said once, and its calls answer with why."""
+        for name in self.servers:
+            self._list_in_background(name)
+        await asyncio.gather(*(self._until_listed(name) for name in self.servers))
+        self._started = True
+        late = [name for name in self.servers if not self.servers[name].listed and name not in self.failed]
+        if late:
+            log.info("serving without %s: not listed within its start_timeout_s; added when it answers",
+                     ", ".join(late))
+
+    async def _until_listed(self, name: str) -> None:
+        task = self._listing.get(name)
+        if task is not None:
+            await asyncio.wait({task}, timeout=self.servers[name].upstream.options.start_timeout_s)
+
+    def _list_in_background(self, name: str) -> None:
+        running = self._listing.get(name)
+        if running is None or running.done():
+            self._listing[name] = asyncio.get_running_loop().create_task(self.refresh(name))
 
     async def refresh(self, name: str) -> None:
         server = self.servers[name]
         self._retried[name] = time.monotonic()
         try:
-            definitions = await server.list_tool_definitions()
+            definitions = await server.list_tool_definitions(max(server.upstream.options.timeout_s, LIST_S))
         except Exception as exc:  # any failure to start or list: the other servers keep working
             why = _failure(name, exc, server.stderr_tail())
             if self.failed.get(name) != why:
@@ -95,23 +118,60 @@ class Gateway:
         self.failed.pop(name, None)
         await self.learn(name, definitions)
         log.info("%s: %d tools", name, len(definitions))
+        if not server.listed:
+            server.listed = True
+            if self._started:
+                await self.announce()
+
+    async def announce(self) -> None:
+        """The tool list changed (a late server's tools arrived): session-era clients get tools/list_changed,
+        2026-07-28 clients an event on their listen streams. A client that ignores it sees them at its next
+        listing."""
+        await self.bus.publish(ToolsListChanged())
+        for connection in list(self.identities.connections):
+            try:
+                await connection.outbound.notify("notifications/tools/list_changed", None)
+            except Exception as exc:  # a connection closing as it is told: it lists afresh if it comes back
+                log.debug("tools/list_changed not sent: %s: %s", type(exc).__name__, exc)
 
     async def learn(self, name: str, definitions: list[dict[str, Any]]) -> None:
-        """A server's tools as it just listed them (at start, or in a client's listing): the catalog, and the
-        toolset in ctxsieve when they changed (registering an unchanged toolset again is cheap, but not free)."""
+        """A server's tools as it just listed them (at start, or in a client's listing): the catalog now, and
+        the toolset in ctxsieve in the background when they changed (registering an unchanged toolset again is
+        cheap, but not free): a slow or absent service never holds up serving the tools."""
         if self.catalog.listings.get(name) == definitions:
             return
         self.catalog.update(name, definitions)
+        previous = self._registering.get(name)
+        if previous is not None:
+            previous.cancel()  # superseded by this listing
+        self._registering[name] = asyncio.get_running_loop().create_task(self._register(name))
+
+    async def _register(self, name: str) -> None:
         try:
-            await self.client(None).register_toolset(toolset_of(name), self.catalog.toolset(name))
-        except (CtxsieveError, httpx.HTTPError, OSError) as exc:  # tool search then finds nothing of this server's
-            log.warning("could not register %s's tools with ctxsieve: %s", name, exc)
+            with anyio.fail_after(REGISTER_S):
+                await self.client(None).register_toolset(toolset_of(name), self.catalog.toolset(name))
+        except (TimeoutError, CtxsieveError, httpx.HTTPError, OSError) as exc:  # its tools are served all the same
+            why = f"{type(exc).__name__}: {exc}" if str(exc) else f"no answer within {REGISTER_S:g} s"
+            if self._unregistered.get(name) != why:
+                log.warning("%s's tools are served without ctxsieve tool search (not registered with the service: "
+                            "%s)", name, why)
+            self._unregistered[name] = why
+            return
+        self._unregistered.pop(name, None)
+
+    async def registered(self) -> None:
+        """Registrations under way are over (each within REGISTER_S): what tool search needs to find them."""
+        pending = [t for t in self._registering.values() if not t.done()]
+        if pending:
+            await asyncio.wait(pending)
 
     async def retry_failed(self) -> None:
-        """A server that could not start is tried again when tools are listed, at most every RETRY_S."""
+        """A server that could not start is tried again, in the background, when tools are listed, at most every
+        RETRY_S; its tools are announced when it answers."""
         for name in list(self.failed):
             if time.monotonic() - self._retried.get(name, 0.0) >= RETRY_S:
-                await self.refresh(name)
+                self._retried[name] = time.monotonic()
+                self._list_in_background(name)
 
     def _listener(self, name: str) -> Callable[[Any, Any], Awaitable[None]]:
         """An upstream's notifications: on tools/list_changed its tools are read again over the session that said
@@ -145,6 +205,8 @@ class Gateway:
         return who.program if who is not None else None
 
     async def close(self) -> None:
+        for task in [*self._listing.values(), *self._registering.values()]:
+            task.cancel()
         await self.asking.close()
         for server in self.servers.values():
             await server.close()
@@ -208,6 +270,7 @@ class Gateway:
         toolsets = [toolset_of(s) for s in self.catalog.listings]
         if not toolsets:
             return {"tools": [], "note": "no upstream server is listed yet" + self.failures()}
+        await self.registered()
         client = self.client(session)
         selection = await client.select_tools(query, toolsets, k=k, format="mcp", abstain=True)
         note = None
@@ -222,8 +285,11 @@ class Gateway:
         return answer
 
     def failures(self) -> str:
-        """Why each server that could not be listed failed: the end of an answer that names a missing tool."""
-        return "".join(f"; {why}" for why in self.failed.values())
+        """Why each server that could not be listed failed, and which are still starting: the end of an answer
+        that names a missing tool."""
+        starting = [f"; server {name!r} has not listed its tools yet (still starting)"
+                    for name, server in self.servers.items() if not server.listed and name not in self.failed]
+        return "".join(f"; {why}" for why in self.failed.values()) + "".join(starting)
 
     # --- the listing and each upstream call --------------------------------------------------------------
 

@@ -8,7 +8,8 @@ the upstream can: a 2026-07-28 client's negotiates (`server/discover`, falling b
 server), a session-era client's shakes hands. A session declares roots, sampling and elicitation only where its
 client did, so its server asks (or falls back) as it would with that client alone; the gateway's own listing
 session declares none. A client whose server died is dropped, so the next call starts the server again. A stdio
-server's stderr goes to a log file of its own, whose tail names what went wrong.
+server's stderr goes to a log file of its own, whose tail names what went wrong. Until a server has listed its
+tools once (at start, or later: server.py) a client's listing leaves it out at once rather than wait for it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import contextlib
 import logging
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Collection, Hashable
+from collections.abc import Awaitable, Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,8 @@ class UpstreamServer:
         self._asking = asking
         self._on_message = on_message
         self._clients: dict[Hashable, _Held] = {}
-        self.provider = ProxyProvider(self.client)  # a call resolves its tool from the last listing
+        self.listed = False  # it has answered a listing of its tools (the gateway's, at start or later)
+        self.provider = _Provider(self)  # a call resolves its tool from the last listing
 
     def transport(self) -> ClientTransport:
         u = self.upstream
@@ -132,10 +134,12 @@ class UpstreamServer:
         for key in list(self._clients):
             await self._close(key)
 
-    async def list_tool_definitions(self) -> list[dict[str, Any]]:
-        """The server's tools in MCP format, from a session of its own (start-up and list changes)."""
-        client = ProxyClient(self.transport(), timeout=self.upstream.options.timeout_s, **undeclared(frozenset()))
-        with anyio.fail_after(self.upstream.options.timeout_s):
+    async def list_tool_definitions(self, timeout: float | None = None) -> list[dict[str, Any]]:
+        """The server's tools in MCP format, from a session of its own (start-up and list changes), within
+        `timeout` (default timeout_s), its start included."""
+        timeout = self.upstream.options.timeout_s if timeout is None else timeout
+        client = ProxyClient(self.transport(), timeout=timeout, init_timeout=timeout, **undeclared(frozenset()))
+        with anyio.fail_after(timeout):
             async with client:
                 tools = await client.list_tools()
         return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
@@ -151,6 +155,27 @@ class UpstreamServer:
 def undeclared(declared: frozenset[str]) -> dict[str, Any]:
     """ProxyClient's handlers (each of which declares its capability) for what the client did not declare."""
     return {HANDLERS[name]: None for name in ASKABLE if name not in declared}
+
+
+class _Provider(ProxyProvider):
+    """A server's tools, resources and prompts, as nothing until it has listed its tools once: one server still
+    starting (or hanging) never holds up a client's listing of the others."""
+
+    def __init__(self, server: UpstreamServer) -> None:
+        super().__init__(server.client)
+        self._server = server
+
+    async def _list_tools(self) -> Sequence[Any]:
+        return await super()._list_tools() if self._server.listed else []
+
+    async def _list_resources(self) -> Sequence[Any]:
+        return await super()._list_resources() if self._server.listed else []
+
+    async def _list_resource_templates(self) -> Sequence[Any]:
+        return await super()._list_resource_templates() if self._server.listed else []
+
+    async def _list_prompts(self) -> Sequence[Any]:
+        return await super()._list_prompts() if self._server.listed else []
 
 
 class _Persistent(StatefulProxyClient[Any]):
