@@ -76,8 +76,10 @@ loadtest: prepare
 	mkdir -p bench/results
 	HF_HUB_OFFLINE=1 $(PY) -m bench.loadtest 2>/dev/null | tee bench/results/loadtest.txt
 
-# Wheels of the service and of the light client in build/dist (build/ is not tracked); the `ctxsieve` command needs
-# both: pip install build/dist/*.whl, or uv tool install build/dist/ctxsieve-*.whl --with build/dist/ctxsieve_client-*.whl
+# Wheels of the service and of the light client in build/dist (build/ is not tracked). The ctxsieve wheel alone gives
+# every command (it carries the light client): uv tool install --compile-bytecode --find-links /opt/wheels
+# build/dist/ctxsieve-0.1.0-py3-none-any.whl; the light client's wheel is for machines that run only hooks, the proxy
+# or the gateway against a service elsewhere.
 dist: install
 	rm -rf build/dist build/lib build/bdist.* clients/python/build
 	$(PIP) wheel --quiet --no-deps --no-build-isolation -w build/dist . ./clients/python
