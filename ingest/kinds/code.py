@@ -218,11 +218,11 @@ def _blocks(lines: list[str], first: int, last: int, context: str) -> Iterator[L
 _CODE_HINT = re.compile(
     r"^\s*(def |class |import |from \S+ import |function |const |let |var |func |fn |pub |package |"
     r"#include|public |private |@\w+|return\b|if \(|for \()", re.M)
-MAP_SHARE = 20  # a code view's map of the file (each definition's line and number) takes at most a twentieth
+MAP_SHARE = 20  # a view's map of the file (each definition's line and number), where the caller sets the budget
 # A source file's budget when the request sets none: a third of the file as the model reads it (each line after
 # Read's number), at least MIN_TOKENS, at most MAX_TOKENS, less NOTE_TOKENS for the placeholder and the client's
 # note beside the cut (python -m bench.code: dev split).
-SHARE, MIN_TOKENS, MAX_TOKENS, NOTE_TOKENS = 3, 1000, 6000, 300
+SHARE, MIN_TOKENS, MAX_TOKENS, NOTE_TOKENS = 3, 1000, 6000, 130
 # A definition the request names goes first whole, unless it is over a WHOLE_SHARE-th of the budget (a long one the
 # request may only mention): then its header chunk goes first, and the rest competes on the request's words.
 WHOLE_SHARE = 8

@@ -254,11 +254,17 @@ def _numbered_read(response: dict[str, Any], file: dict[str, Any], result: Filte
                 "not); edit by the text after │. ")
     if outline:
         note = "An outline (no request to rank by): each part's first line. " + note
-    shown = ", ".join(f"{first}-{first + text.count(chr(10))}" for first, text in runs)
     window = f" (this Read's lines {offset + 1}-{offset + len(own)}; fetch_ref's lines count from its first, " \
         f"file line {offset + 1})" if offset else ""
-    context = f"ctxsieve cut this Read to lines {shown} of {file.get('totalLines', '?')}{window}. {note}" + \
-        _claude_names(result.placeholder) + (f"\n{render_map(result.map, offset)}" if result.map else "")
+    if outline:
+        shown = ", ".join(f"{first}-{first + text.count(chr(10))}" for first, text in runs)
+        context = f"ctxsieve cut this Read to lines {shown} of {file.get('totalLines', '?')}{window}. {note}" + \
+            _claude_names(result.placeholder)
+    else:  # short: every token of the note is one the cut's lines do not get (python -m bench.code)
+        numbers = "the number before │ is the file's line" if len(runs) > 1 else "Read's numbers are the file's"
+        context = f"ctxsieve cut this Read of {file.get('totalLines', '?')} lines{window}; {numbers}. Other lines: " \
+            f'{TOOL_PREFIX}fetch_ref(ref="{result.ref}", lines="A-B")'
+    context += f"\n{render_map(result.map, offset)}" if result.map else ""
     replaced = {**response, "file": {**file, "content": content, "startLine": start,
                                      "numLines": content.count("\n") + 1}}
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": replaced,
