@@ -22,13 +22,11 @@ figures, the baseline's, and the difference in points.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
 from collections.abc import Callable, Iterator
 
 from bench import code, diffs, grep, logs
-from bench.loadtest import scratch_service
 from bench.logs import Row, report
 from ctxsieve_client import Client
 
@@ -99,7 +97,7 @@ def main() -> None:
           + (f" --limit {args.limit}" if args.limit else "") + f"; load average {os.getloadavg()[0]:.1f}", flush=True)
     print(logs.origin(), flush=True)
     found: list[tuple[str, str, list[Row]]] = []
-    with _client(args.url) as client:
+    with logs.client_for(args.url) as client:
         for kind in filter(None, args.kinds.split(",")):
             for split in filter(None, args.splits.split(",")):
                 rows = MEASURES[kind](client, split, args.limit)
@@ -111,16 +109,6 @@ def main() -> None:
     for kind, split, rows in found:
         for line in summary(kind, split, rows):
             print(line, flush=True)
-
-
-@contextlib.contextmanager
-def _client(url: str) -> Iterator[Client]:
-    """A client of the given service, or of a scratch one started for this run."""
-    if url:
-        yield Client(url, timeout=600)
-        return
-    with scratch_service("bench-kinds-") as (scratch, _):
-        yield Client(scratch, timeout=600)
 
 
 if __name__ == "__main__":
