@@ -24,6 +24,7 @@ from ..request import read_request
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
 
 _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)")
+_DIFF_START = re.compile(r"^diff (?:--git|-\S+) ")  # any file's header line (`--no-prefix`, `diff -ruN a b`)
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _DEFINES = re.compile(r"\b(?:def|class|function|func|fn)\s+([A-Za-z_$][\w$]*)")
 _WORD = re.compile(r"[A-Za-z_][\w$]*")
@@ -72,11 +73,12 @@ def diff_spans(text: str) -> list[LineSpan]:
     in_header = False  # between a file's header line and its first hunk
     for i, line in enumerate(lines):
         header = _DIFF_FILE.match(line)
-        plain = header is None and not in_header and line.startswith("--- ") and i + 2 < len(lines) \
+        started = header is not None or bool(_DIFF_START.match(line))
+        plain = not started and not in_header and line.startswith("--- ") and i + 2 < len(lines) \
             and lines[i + 1].startswith("+++ ") and bool(_HUNK.match(lines[i + 2]))
-        if header or plain:
+        if started or plain:
             close(i - 1)
-            path = header.group(2) if header else lines[i + 1][4:].split("\t")[0].removeprefix("b/")
+            path = header.group(2) if header else _new_path(lines, i, line)
             start, in_header = i, True
         elif _HUNK.match(line):
             if not in_header:  # the header goes with the file's first hunk
@@ -85,6 +87,16 @@ def diff_spans(text: str) -> list[LineSpan]:
             in_header = False
     close(len(lines) - 1)
     return spans
+
+
+def _new_path(lines: list[str], i: int, line: str) -> str:
+    """The path a file's header gives after `+++ ` (before its first hunk), else its header line's last word."""
+    for j in range(i, min(i + 8, len(lines))):
+        if lines[j].startswith("+++ "):
+            return lines[j][4:].split("\t")[0].removeprefix("b/")
+        if j > i and (_HUNK.match(lines[j]) or _DIFF_START.match(lines[j])):
+            break
+    return line.split()[-1]
 
 
 def _touched(lines: list[str]) -> list[str]:

@@ -96,3 +96,14 @@ def test_a_request_naming_no_file_puts_none_first(tokenizer) -> None:
     view, chunks = chunks_of(COMMIT, tokenizer, "auto", target=200)
     assert Diff().priorities("Make it faster", view.text, chunks, None, lambda a, b: (a, b), 1500) is None
     assert Diff().priorities("", view.text, chunks, None, lambda a, b: (a, b), 1500) is None
+
+
+def test_a_diff_without_prefixes_keeps_each_files_header_with_its_hunks(tokenizer) -> None:
+    """`git diff --no-prefix` (or diff.noprefix) and `diff -ruN a b`: each header line starts its file."""
+    no_prefix = DIFF.replace(" a/pkg/", " pkg/").replace(" b/pkg/", " pkg/")
+    run = no_prefix.replace("diff --git pkg/alpha.py pkg/alpha.py", "diff -ruN old/alpha.py new/alpha.py")
+    for text in (no_prefix, run):
+        view, chunks = chunks_of(text, tokenizer, "diff", target=200)
+        assert [c.context for c in chunks] == ["file pkg/alpha.py", "file pkg/alpha.py", "file pkg/beta.py"]
+        assert chunks[0].text(view.text).startswith("diff ")
+        assert chunks[2].text(view.text).startswith("diff --git pkg/beta")
