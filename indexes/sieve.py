@@ -183,8 +183,9 @@ class Sieve:
                             usage=usage, passthrough=False, content_type=source.content_type)
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
-        if params.max_tokens is not None:
-            return source.view_tokens <= params.max_tokens
+        if params.max_tokens is not None:  # measured as the budget is: the view as its kind shows it
+            whole = kind_named(source.content_type).cost(source.view_tokens, 1, source.view.text.count("\n") + 1)
+            return whole <= params.max_tokens
         return len(source.chunks) <= (params.k or kind_named(source.content_type).default_k(None))
 
     def _rank(self, sources: Sequence[Source], params: FilterParams) -> list[Pick]:
@@ -319,7 +320,7 @@ class Prepared:
     lexical: Bm25Index
     static: np.ndarray | None
     documents: np.ndarray  # per chunk, which (source, document) it belongs to: neighbours never cross one
-    kind: str = "text"  # the sources' content type: code, log and diff are cut and shown by whole lines
+    kind: str = "text"  # the sources' content type (`mixed` for pages of several): its Kind ranks them
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
     completing: bool = False  # handed to the background worker
 
@@ -334,9 +335,9 @@ class Prepared:
 def _defaults(kind: Kind, source: Source, params: FilterParams) -> FilterParams:
     """What a request leaves out, as the source's kind sets it (its k and its budget), and the budget raised to hold
     what the kind never cuts away (a log's failures and summary)."""
+    params = replace(params, k=params.k or kind.default_k(params.max_tokens))  # as the caller set the budget
     if params.max_tokens is None and params.mode != "outline":
         params = replace(params, max_tokens=kind.budget(source.view.text, source.view_tokens))
-    params = replace(params, k=params.k or kind.default_k(params.max_tokens))
     must = [source.chunks[i] for i in kind.must_show(source.chunks)]
     if must and params.max_tokens is not None and params.mode != "outline":
         params = replace(params, max_tokens=max(params.max_tokens, sum(c.tokens for c in must)),

@@ -143,8 +143,10 @@ def _chunk_row(chunk: Chunk) -> list[Any]:
 
 
 def _chunk_of(index: int, row: list[Any]) -> Chunk:
-    """A row as stored; one written before chunks had a role has none (its source is chunked again on reading)."""
-    return Chunk(index=index, **dict(zip(CHUNK_ROW, row, strict=False)))
+    """A row as stored; one written before chunks had a role (5 columns) has none (its source is chunked again on
+    reading: its chunker signature is older)."""
+    columns = CHUNK_ROW if len(row) == len(CHUNK_ROW) else CHUNK_ROW[:-1]
+    return Chunk(index=index, **dict(zip(columns, row, strict=True)))
 
 
 def tombstone(ref: str, tenant: str, created: float) -> PointData:

@@ -141,8 +141,8 @@ class Prose:
         return None
 
 
-# Source code's budget when the request sets none: a third of the file, at least LINES_MIN_TOKENS, at most
-# LINES_MAX_TOKENS (chosen on the dev set's curve of place shown against tokens: python -m bench.code).
+# The budget of a log, a diff or grep output when the request sets none: a third of the output, at least
+# LINES_MIN_TOKENS, at most LINES_MAX_TOKENS (source code has its own: ingest/kinds/code.py).
 LINES_SHARE, LINES_MIN_TOKENS, LINES_MAX_TOKENS = 3, 1500, 6000
 
 

@@ -8,8 +8,9 @@ view, indentation included, so a snippet can be pasted into an edit as it is. A 
 (or text that is not code) is cut by blank-line blocks, still whole lines.
 
 A request puts first the definitions it names as code (`_named`: a name in backticks, a call, a dotted path) and
-those a traceback frame of this file points into; the view gives a twentieth of its budget to a map of the file's
-other definitions (their `def`/`class` lines with their numbers).
+those a traceback frame of this file points into. Where the caller sets the budget, a twentieth of it goes to a map
+of the file's other definitions (their `def`/`class` lines with their numbers). Each shown line is counted with its
+number (`cost`), as the hooks show it.
 """
 
 from __future__ import annotations

@@ -57,10 +57,6 @@ def parse_json(text: str) -> Any:
     return value if json_depth(value) <= MAX_JSON_DEPTH else NOT_JSON
 
 
-def _parses_as_json(text: str) -> bool:
-    return parse_json(text) is not NOT_JSON
-
-
 def flatten_json(value: Any) -> tuple[str, list[Leaf]]:
     """`results[3].content: ...` lines, keys kept in order, so each value names its path."""
     lines: list[str] = []

@@ -18,7 +18,9 @@ from ..lines import LineSpan, line_chunks
 from .base import DEFAULT_K, LINED_K, ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
 
 FAILURE, SUMMARY, TAIL = "failure", "summary", "last lines"  # the parts a log's chunks play
-FIRST = {FAILURE: 3.0, SUMMARY: 2.5, TAIL: 2.0}  # what a request puts first, whatever it asks
+# what a request puts first, whatever it asks: steps of 2 over fused scores in [0, 1], so no tail chunk outranks
+# the summary and no summary chunk a failure
+FIRST = {FAILURE: 6.0, SUMMARY: 4.0, TAIL: 2.0}
 TAIL_LINES = 15
 
 _PYTEST_SECTION = re.compile(r"^=+ (FAILURES|ERRORS|short test summary info|warnings summary) =+$")

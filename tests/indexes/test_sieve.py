@@ -92,3 +92,27 @@ def test_an_outline_needs_no_query_and_shows_the_structure_within_the_budget(sie
     again = sieve.filter("t", SourceInput((Document(doc),), True, "markdown"), FilterParams(None, mode="outline",
                                                                                               max_tokens=200))
     assert again == result
+
+
+def test_a_log_read_at_its_defaults_keeps_its_failures_and_its_last_lines(sieve: Sieve) -> None:
+    """Left out, k follows the log's own budget: the failures, then the last lines that say how the run ended."""
+    body: list[str] = []
+    for i in range(400):
+        body.append(f"   Compiling crate{i} v0.1.{i}")
+        if i % 50 == 7:
+            body += [f"error[E0308]: mismatched types in crate{i}", ""]
+    body += ["warning: build finished with errors", "Finished: exit status 101 (the build was aborted)"]
+    result = sieve.filter("t", SourceInput((Document("\n".join(body)),), True, "auto", "bash", {}),
+                          FilterParams("why did the build fail"))
+    shown = "\n".join(s.text for s in result.snippets)
+    assert result.content_type == "log" and shown.count("error[E0308]") == 8
+    assert "exit status 101" in shown, "the last lines are shown too"
+
+
+def test_a_source_file_fits_its_budget_as_the_model_is_shown_it(sieve: Sieve, words: Tokenizer) -> None:
+    """A code view's budget counts each line's number: a file fits it only when its lines with their numbers do."""
+    text = "\n".join(f"value_{i} = compute(alpha, beta, gamma, {i})" for i in range(300))
+    read = SourceInput((Document(text),), True, "auto", "Read", {"file_path": "/repo/values.py"})
+    result = sieve.filter("t", read, FilterParams("value_7", max_tokens=words.count(text) + 10))
+    assert not result.passthrough, "300 numbered lines cost more than the text alone"
+    assert sieve.filter("t", read, FilterParams("value_7", max_tokens=4 * words.count(text))).passthrough

@@ -29,7 +29,7 @@ def render(snippets: list[Snippet], placeholder: str, code: bool = False, lines_
 
 
 def render_map(lines_map: list[MapLine], offset: int = 0) -> str:
-    """`Map of the file:` and each definition line as `   100│    def __call__(self, value):` (the form the service
+    """`Map of the file:` and each definition line as `100│    def __call__(self, value):` (the form the service
     counts a map line's tokens on: ctxsieve.indexes.sieve.MapLine.shown); `offset`: the lines the text the service
     read starts after (a Read from line offset+1)."""
     return "\n".join(["Map of the file (its other definitions, by line):",

@@ -43,7 +43,7 @@ def test_failures_then_summary_then_tail_come_first_and_are_never_cut(tokenizer)
     first = log.priorities("why does the run of test_ok_3 pass", view.text, chunks, None, lambda a, b: (a, b), 1500)
     assert first is not None
     for i, chunk in enumerate(chunks):
-        assert first[i] == {FAILURE: 3.0, SUMMARY: 2.5, TAIL: 2.0}.get(chunk.role, 0.0)
+        assert first[i] == {FAILURE: 6.0, SUMMARY: 4.0, TAIL: 2.0}.get(chunk.role, 0.0)
     must = log.must_show(chunks)
     assert must and all(chunks[i].role in (FAILURE, SUMMARY) for i in must)
     assert kind_named("text").must_show(chunks) == []
