@@ -17,7 +17,8 @@ from .errors import Forbidden, NotFound, TooLarge, UnsupportedMedia
 _SPECIAL = (Path("/proc"), Path("/sys"), Path("/dev"))
 SUFFIX_TYPES = {
     ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".json": "json",
-    ".rst": "text", ".csv": "text",  # .txt and .log are told by their text: a saved test log is a log
+    ".rst": "text", ".csv": "text",
+    ".txt": "auto", ".log": "auto",  # told by their text: a saved test log is a log
     **dict.fromkeys((".py", ".js", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".hpp", ".cs",
                      ".rb", ".php", ".sh", ".sql", ".kt", ".swift", ".scala", ".toml", ".yaml", ".yml"), "code"),
 }
