@@ -26,7 +26,6 @@ pooled, per split.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import statistics
@@ -36,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.loadtest import scratch_service
+from bench.loadtest import service_url
 from ctxsieve.indexes.lexical import Bm25Index
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
@@ -197,7 +196,7 @@ def main() -> None:
     for split in splits:
         mine = [c for c in chosen if c.split == split]
         print(f"  {split}: {len(mine)} cases from {', '.join(sorted({c.repo for c in mine}))}", flush=True)
-    with _service(args.url) as url:
+    with service_url(args.url, "bench-code-") as url:
         client = Client(url, timeout=600)
         for split in splits:
             for budget in budgets:
@@ -210,15 +209,6 @@ def main() -> None:
                 at = f"@{budget or 'default'}"
                 for line in [*report(f"{split}: ctxsieve {at}", shipped), *report(f"{split}: windows {at}", peer)]:
                     print(line, flush=True)
-
-
-@contextlib.contextmanager
-def _service(url: str) -> Iterator[str]:
-    if url:
-        yield url
-        return
-    with scratch_service("bench-code-") as (scratch, _):
-        yield scratch
 
 
 if __name__ == "__main__":

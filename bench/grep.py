@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import builtins
-import contextlib
 import hashlib
 import json
 import keyword
@@ -48,7 +47,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench.loadtest import scratch_service
+from bench.loadtest import service_url
 from ctxsieve.indexes.lexical import Bm25Index
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
@@ -233,7 +232,7 @@ def main() -> None:
     for split, cases in chosen.items():
         print(f"  {split}: {len(cases)} outputs of {len({c.instance for c in cases})} issues, from "
               f"{', '.join(sorted({c.repo for c in cases}))}", flush=True)
-    with _service(args.url) as url:
+    with service_url(args.url, "bench-grep-") as url:
         client = Client(url, timeout=600)
         for split, cases in chosen.items():
             shipped: dict[str, list[Outcome]] = defaultdict(list)
@@ -244,15 +243,6 @@ def main() -> None:
                 peer[case.repo].append(bm25_lines(case, outcome.tokens))
             for line in [*report(f"{split}: ctxsieve", shipped), *report(f"{split}: bm25 lines", peer)]:
                 print(line, flush=True)
-
-
-@contextlib.contextmanager
-def _service(url: str) -> Iterator[str]:
-    if url:
-        yield url
-        return
-    with scratch_service("bench-grep-") as (scratch, _):
-        yield scratch
 
 
 if __name__ == "__main__":

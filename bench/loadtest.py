@@ -85,6 +85,16 @@ def scratch_service(prefix: str) -> Iterator[tuple[str, Path]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def service_url(url: str, prefix: str) -> Iterator[str]:
+    """The given service's URL, or a scratch one's (started for the run, removed after) when none is given."""
+    if url:
+        yield url
+        return
+    with scratch_service(prefix) as (scratch, _):
+        yield scratch
+
+
 def rss_mib(pid: int | None, field: str = "VmRSS") -> float | None:
     """Resident MiB from /proc: VmRSS in all, or RssAnon (heap) / RssFile (mapped files the kernel can drop)."""
     if pid is None:

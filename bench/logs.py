@@ -66,7 +66,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.hooks import machine
-from bench.loadtest import scratch_service
+from bench.loadtest import service_url
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
 from ctxsieve_client.cutting import CutOptions, cut_request, cut_text
@@ -413,8 +413,8 @@ def measure(split: str, client: Client | None = None, repos: Iterable[str] = (),
     client is given)."""
     chosen = [r for r in runs(repos) if r.split == split][:limit]
     if client is None:
-        with scratch_service("bench-logs-") as (url, _):
-            return measure(split, Client(url, timeout=600), repos, limit)
+        with client_for("") as scratch:
+            return measure(split, scratch, repos, limit)
     rows = []
     for run in chosen:
         _, text, shown, ms = sent(client, run.log, run.intent, run.command)
@@ -524,11 +524,8 @@ def main() -> None:
 
 @contextlib.contextmanager
 def client_for(url: str) -> Iterator[Client]:
-    if url:
-        yield Client(url, timeout=600)
-        return
-    with scratch_service("bench-logs-") as (scratch, _):
-        yield Client(scratch, timeout=600)
+    with service_url(url, "bench-logs-") as served:
+        yield Client(served, timeout=600)
 
 
 if __name__ == "__main__":
