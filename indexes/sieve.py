@@ -184,7 +184,8 @@ class Sieve:
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:  # measured as the budget is: the view as its kind shows it
-            whole = kind_named(source.content_type).cost(source.view_tokens, 1, source.view.text.count("\n") + 1)
+            last = source.line_span(0, len(source.view.text))[1]  # the source's line index, built once
+            whole = kind_named(source.content_type).cost(source.view_tokens, 1, last)
             return whole <= params.max_tokens
         return len(source.chunks) <= (params.k or kind_named(source.content_type).default_k(None))
 
