@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)  # CJK runs apart from digits and letters
@@ -40,9 +41,15 @@ def code_terms(text: str) -> list[str]:
     its parts at case changes (`URLValidator`: urlvalidator, url, validator; `get_vars`: get_vars)."""
     out = terms(text)
     for identifier in _IDENTIFIER.findall(text):
-        core = identifier.strip("_")
-        parts = [p.lower() for piece in core.split("_") for p in _CASE_PART.findall(piece)]
-        if len(parts) > 1:
-            out.append(identifier.lower())
-            out.extend(p for p in parts if p not in _STOPWORDS and any(c.isupper() for c in core))
+        out.extend(_identifier_terms(identifier))
     return out
+
+
+@lru_cache(maxsize=1 << 16)  # a repository repeats its identifiers: split each once
+def _identifier_terms(identifier: str) -> tuple[str, ...]:
+    core = identifier.strip("_")
+    parts = [p.lower() for piece in core.split("_") for p in _CASE_PART.findall(piece)]
+    if len(parts) <= 1:
+        return ()
+    cased = any(c.isupper() for c in core)
+    return (identifier.lower(), *(p for p in parts if cased and p not in _STOPWORDS))

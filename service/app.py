@@ -15,7 +15,7 @@ from ctxsieve.indexes.store import Store
 from .engine import EngineHolder, Models
 from .errors import ERROR_TABLE, envelope, install_error_handlers
 from .metrics import Metrics
-from .routes import collections, context, filtering, health, hooks, sessions, tools, wrapped
+from .routes import collections, context, filtering, health, hooks, repos, sessions, tools, wrapped
 from .schemas import ErrorResponse
 from .settings import Settings
 
@@ -113,6 +113,7 @@ def create_app(settings: Settings | None = None, models: Models | None = None, s
     app.include_router(tools.router)
     app.include_router(wrapped.router)
     app.include_router(collections.router)
+    app.include_router(repos.router)
     app.include_router(sessions.router)
     app.include_router(context.router)
     app.include_router(hooks.router)

@@ -16,6 +16,7 @@ from ctxsieve.indexes.background import BackgroundEmbedder
 from ctxsieve.indexes.collections import CollectionIndex
 from ctxsieve.indexes.errors import CtxsieveError
 from ctxsieve.indexes.files import FileReader
+from ctxsieve.indexes.repos import RepoIndex
 from ctxsieve.indexes.sessions import SessionLog
 from ctxsieve.indexes.sieve import Sieve
 from ctxsieve.indexes.sources import SourceStore, utc_stamp
@@ -46,6 +47,7 @@ class Engine:
     sessions: SessionLog
     web: WebSearch
     files: FileReader
+    repos: RepoIndex
     gate: AdmissionGate
 
 
@@ -112,8 +114,14 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
     collections = CollectionIndex(store, cache, tokenizer, settings.chunk_tokens, settings.dense_weight)
     sessions = SessionLog(store, settings.session_retention_days)
+    repos = RepoIndex(store, files, tokenizer, progress=_log_progress)
     return Engine(settings=settings, tokenizer=tokenizer, store=store, embedder=embedder, sieve=sieve, tools=tools,
-                  collections=collections, sessions=sessions, web=web, files=files, gate=gate)
+                  collections=collections, sessions=sessions, web=web, files=files, repos=repos, gate=gate)
+
+
+def _log_progress(repo: str, done: int, total: int) -> None:
+    if done == total or done % 1024 < 64:  # about a line per thousand files, and the last
+        log.info("repository %s: %d of %d changed files indexed", repo, done, total)
 
 
 class EngineHolder:
@@ -180,6 +188,7 @@ class EngineHolder:
         if self.engine is not None:
             if self.engine.sieve.background is not None:
                 self.engine.sieve.background.close()  # before the store it writes to
+            self.engine.repos.close()
             self.engine.store.close()
 
     def status(self) -> tuple[bool, dict[str, object]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 # model's vector name, so two models never share a vector space.
 SOURCES = "sources"
 SESSIONS = "sessions"
+REPOS = "repos"  # repositories' heads, files and code units (no vectors)
 _CHUNK_VECTORS = "chunks__"
 _COLLECTIONS = "collections__"
 _TOOLSETS = "toolsets__"

@@ -103,7 +103,7 @@ def _parsed(text: str, language: str | None) -> tuple[Definition, ...] | None:
     if parser is None:
         return None
     tree = parser.parse(text.encode("utf-8"))
-    return tuple(_definitions(tree.root_node, text.split("\n")))
+    return tuple(_definitions(tree.root_node, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE)))
 
 
 def _parser(language: str | None) -> Any:
@@ -116,14 +116,26 @@ def _parser(language: str | None) -> Any:
         return None
 
 
-def _definitions(node: Any, lines: list[str]) -> Iterator[Definition]:
+# node types that hold no definition: the walk does not descend into them (in any grammar, and in Python, whose
+# definitions are statements: none inside an expression, an import or a return)
+_OPAQUE = frozenset({"string", "comment", "line_comment", "block_comment", "concatenated_string", "string_literal",
+                     "template_string", "raw_string_literal", "interpreted_string_literal", "heredoc_body"})
+_OPAQUE_BY_LANGUAGE = {"python": _OPAQUE | {
+    "expression_statement", "return_statement", "import_statement", "import_from_statement", "assert_statement",
+    "raise_statement", "delete_statement", "global_statement", "nonlocal_statement", "pass_statement",
+    "future_import_statement", "print_statement", "exec_statement", "type_alias_statement"}}
+
+
+def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE) -> Iterator[Definition]:
     for child in node.children:
+        if child.child_count == 0 or child.type in opaque:
+            continue
         target = child
         if child.type == "decorated_definition":  # Python: the decorators belong to the definition
             target = child.child_by_field_name("definition") or child
         kind = _KINDS.get(target.type)
         if kind is None or target.end_point[0] == target.start_point[0] and child is target and kind[1]:
-            yield from _definitions(child, lines)
+            yield from _definitions(child, lines, opaque)
             continue
         word, container = kind
         name_node = target.child_by_field_name("name")
@@ -133,7 +145,7 @@ def _definitions(node: Any, lines: list[str]) -> Iterator[Definition]:
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
         first = _with_comments_above(child.start_point[0], lines)
-        inner = tuple(_definitions(body if body is not None else target, lines)) if container or body else ()
+        inner = tuple(_definitions(body if body is not None else target, lines, opaque)) if container or body else ()
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
                          statements, target.start_point[0])

@@ -1,0 +1,268 @@
+"""Repositories as collections of their code's definitions, kept in step with the files by content hash.
+
+`register` names a folder inside the read roots and queues its first sync; `sync` brings it up to date with the
+files on disk (a changed file re-read, a deleted one dropped, a moved HEAD is just files that changed). One worker
+thread runs the syncs, a repository at a time; searches read each repository's memory (`RepoMemory`) meanwhile, so
+they answer from each file's last complete state and never "not indexed". The store keeps every unit, so a restart
+(or a kill -9 mid-sync) loads what was complete and the next sync re-reads only what changed since.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ctxsieve.ingest.coderank.query import read_code_query
+from ctxsieve.ingest.coderank.units import units_of
+from ctxsieve.ingest.tokens import Tokenizer
+
+from ..errors import CtxsieveError, InvalidInput, NotFound
+from ..files import FileReader
+from ..sources import utc_stamp
+from ..store import Match, Store, Where, scroll_all
+from .memory import RepoMemory
+from .records import SPEC, RepoHead, file_point, head_of, head_point, scope, units_of_point
+from .results import DEFAULT_TOKENS, CodeResult, pack_hits
+from .walk import FileState, read_source, walk
+from .walk import head_of as git_head
+
+__all__ = ["CodeSearch", "RepoIndex", "RepoStatus"]
+
+log = logging.getLogger("ctxsieve")
+BATCH_FILES = 64  # files whose units go to the store in one write
+Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
+
+
+@dataclass(frozen=True)
+class RepoStatus:
+    name: str
+    path: str
+    files: int
+    definitions: int
+    state: str  # indexing (a sync under way) | lexical (searchable by its words and names) | ready
+    head: str | None
+    indexed_at: str | None
+    skipped: dict[str, int]
+    done: int = 0  # files read by the sync under way, of `total`
+    total: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class CodeSearch:
+    results: list[CodeResult]
+    state: str
+    input_tokens: int  # the tokens of every hit's whole definition
+    output_tokens: int
+
+
+@dataclass
+class _Repo:
+    head: RepoHead
+    memory: RepoMemory = field(default_factory=RepoMemory)
+    loaded: bool = False
+    running: bool = False
+    requested: int = 0  # syncs asked for
+    finished: int = 0  # syncs done (a sync covers every request made before it started)
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size) when hashed
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+class RepoIndex:
+    def __init__(self, store: Store, reader: FileReader, tokenizer: Tokenizer, progress: Progress | None = None
+                 ) -> None:
+        self.store = store
+        self.reader = reader
+        self.tokenizer = tokenizer
+        self.progress = progress
+        store.ensure(SPEC)
+        for name, kind in SPEC.indexes.items():
+            store.index(SPEC.name, name, kind)
+        self._repos: dict[tuple[str, str], _Repo] = {}
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._jobs: queue.Queue[tuple[str, str] | None] = queue.Queue()
+        self._worker = threading.Thread(target=self._work, name="ctxsieve-repos", daemon=True)
+        self._worker.start()
+
+    # --- the API's verbs --------------------------------------------------------------------------------
+
+    def register(self, tenant: str, name: str, path: str) -> RepoStatus:
+        """Index a folder as `name` (queued); registering it again with another folder re-points it."""
+        real = self.reader.resolve(path)
+        if not real.is_dir():
+            raise InvalidInput(f"{path}: not a folder")
+        with self._lock:
+            repo = self._repos.get((tenant, name)) or self._stored(tenant, name)
+            if repo is None or repo.head.path != str(real):
+                repo = _Repo(RepoHead(name, str(real)), loaded=repo is None)
+                self._repos[(tenant, name)] = repo
+                self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
+        return self.sync(tenant, name)
+
+    def sync(self, tenant: str, name: str, wait: bool = False) -> RepoStatus:
+        """Queue a sync (one already queued covers this request too); with `wait`, return once it is done."""
+        with self._lock:
+            repo = self._get(tenant, name)
+            repo.requested += 1
+            wanted = repo.requested
+            if not repo.running and repo.requested == repo.finished + 1:
+                self._jobs.put((tenant, name))
+            while wait and repo.finished < wanted:
+                self._changed.wait()
+        return self.status(tenant, name)
+
+    def status(self, tenant: str, name: str) -> RepoStatus:
+        with self._lock:
+            return _status(self._get(tenant, name))
+
+    def all(self, tenant: str) -> list[RepoStatus]:
+        found = scroll_all(self.store, SPEC.name, Where((Match("tenant", tenant), Match("type", "repo"))),
+                           payload=("repo",))
+        return [self.status(tenant, name) for name in sorted({f.payload["repo"] for f in found})]
+
+    def delete(self, tenant: str, name: str) -> None:
+        with self._lock:
+            self._get(tenant, name)
+            self._repos.pop((tenant, name), None)
+            self.store.delete_where(SPEC.name, scope(tenant, name))
+
+    def search(self, tenant: str, name: str, query: str, k: int = 10, max_tokens: int | None = None,
+               path: str | None = None) -> CodeSearch:
+        with self._lock:
+            repo = self._get(tenant, name)
+            state = _state(repo)
+        hits = repo.memory.search(read_code_query(query), k, path)
+        results = pack_hits(hits, self.tokenizer, max_tokens or DEFAULT_TOKENS)
+        whole = sum(self.tokenizer.count(h.unit.text) for h in hits)
+        return CodeSearch(results, state, whole, sum(r.tokens for r in results))
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self._worker.join(timeout=30)
+
+    # --- repositories in memory -------------------------------------------------------------------------
+
+    def _get(self, tenant: str, name: str) -> _Repo:
+        """The repository (loaded from the store on first use after a start); NotFound names `ctxsieve index`."""
+        repo = self._repos.get((tenant, name)) or self._stored(tenant, name)
+        if repo is None:
+            raise NotFound(f"repository {name!r} is not indexed: run `ctxsieve index PATH --name {name}` "
+                           f"(or PUT /v1/repos/{name} with its path)")
+        return repo
+
+    def _stored(self, tenant: str, name: str) -> _Repo | None:
+        found = scroll_all(self.store, SPEC.name, scope(tenant, name, "repo"), most=1)
+        head = next((head_of(f.payload) for f in found), None)
+        if head is None:
+            return None
+        repo = _Repo(head)
+        self._repos[(tenant, name)] = repo
+        repo.requested += 1  # load what the store holds, then catch up with the folder
+        self._jobs.put((tenant, name))
+        return repo
+
+    # --- the worker ---------------------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            tenant, name = job
+            with self._lock:
+                repo = self._repos.get(job)
+                if repo is None or repo.running:
+                    continue
+                repo.running, repo.error, covers = True, None, repo.requested
+            try:
+                self._run_sync(tenant, repo)
+            except (CtxsieveError, OSError) as exc:
+                log.warning("repository %s: sync failed: %s", name, exc)
+                repo.error = f"{type(exc).__name__}: {exc}"
+            finally:
+                with self._lock:
+                    repo.running, repo.finished = False, covers
+                    if repo.requested > repo.finished:  # asked again while running
+                        self._jobs.put(job)
+                    self._changed.notify_all()
+
+    def _run_sync(self, tenant: str, repo: _Repo) -> None:
+        if not repo.loaded:
+            self._load(tenant, repo)
+        root = Path(repo.head.path)
+        if not root.is_dir():
+            raise NotFound(f"{root}: the repository's folder is gone")
+        files = walk(root).files
+        changed, skipped = self._changed_files(repo, root, files)
+        repo.done, repo.total, repo.skipped = 0, len(changed), skipped
+        for batch in _batches(changed, BATCH_FILES):
+            self._write(tenant, repo, batch)
+            repo.done += len(batch)
+            if self.progress is not None:
+                self.progress(repo.head.name, repo.done, repo.total)
+        listed = set(files)
+        for path in sorted(set(repo.memory.hashes()) - listed):
+            self.store.delete_where(SPEC.name, scope(tenant, repo.head.name, path=path))
+            repo.memory.drop_file(path)
+            repo.stats.pop(path, None)
+        repo.head = replace(repo.head, head=git_head(root), indexed_at=utc_stamp(), files=repo.memory.file_count,
+                            definitions=repo.memory.unit_count, skipped=dict(skipped))
+        self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
+
+    def _changed_files(self, repo: _Repo, root: Path, files: list[str]) -> tuple[list[FileState], Counter[str]]:
+        """The files whose bytes differ from what is indexed (a file whose size and mtime are unchanged is not
+        read again); binary and huge files counted apart."""
+        indexed = repo.memory.hashes()
+        changed: list[FileState] = []
+        skipped: Counter[str] = Counter()
+        for path in files:
+            try:
+                info = os.stat(root / path)
+                seen = (info.st_mtime_ns, info.st_size)
+                if path in indexed and repo.stats.get(path) == seen:
+                    continue
+                state = read_source(root, path)
+            except OSError:  # removed or unreadable between the listing and now
+                continue
+            repo.stats[path] = seen
+            if state.text is None:
+                skipped[state.why] += 1
+            elif indexed.get(path) != state.hash:
+                changed.append(state)
+        return changed, skipped
+
+    def _write(self, tenant: str, repo: _Repo, batch: list[FileState]) -> None:
+        """Each file's point (its text and units, in one upsert), then the memory swap."""
+        name = repo.head.name
+        parsed = [(state, units_of(state.path, state.text or "")) for state in batch]
+        self.store.upsert(SPEC.name, [file_point(tenant, name, s.path, s.hash, s.text or "", u) for s, u in parsed])
+        for state, units in parsed:
+            repo.memory.put_file(state.path, state.hash, units)
+
+    def _load(self, tenant: str, repo: _Repo) -> None:
+        """What the store holds: each file as it was last indexed whole."""
+        for found in scroll_all(self.store, SPEC.name, scope(tenant, repo.head.name, "file"), page=256):
+            repo.memory.put_file(found.payload["path"], found.payload["hash"], units_of_point(found.payload))
+        repo.loaded = True
+
+
+def _batches(items: list[FileState], size: int) -> Iterator[list[FileState]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _state(repo: _Repo) -> str:
+    return "indexing" if repo.running or repo.requested > repo.finished else "lexical"
+
+
+def _status(repo: _Repo) -> RepoStatus:
+    head = repo.head
+    return RepoStatus(head.name, head.path, repo.memory.file_count, repo.memory.unit_count, _state(repo), head.head,
+                      head.indexed_at, dict(repo.skipped or head.skipped or {}), repo.done, repo.total, repo.error)

@@ -1,0 +1,131 @@
+"""One repository's units in memory, ranked by the code ranker: the state searches read.
+
+A file's units are swapped in whole (its new units added, then its old ones removed, under one lock), so a search
+during an update sees each file either as it was or as it is now, never half of it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import threading
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from ctxsieve.ingest.coderank.lexical import UnitIndex, unit_terms
+from ctxsieve.ingest.coderank.query import CodeQuery
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, score_units
+from ctxsieve.ingest.coderank.units import CodeUnit
+
+__all__ = ["Hit", "RepoMemory"]
+
+POOL = 400  # units re-scored with every signal: the lexical best, plus every unit the request names
+
+
+@dataclass(frozen=True)
+class Hit:
+    unit: CodeUnit
+    score: float
+
+
+@dataclass
+class _File:
+    hash: str
+    ids: list[int]
+
+
+class RepoMemory:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._lexical = UnitIndex()
+        self._units: dict[int, CodeUnit] = {}
+        self._files: dict[str, _File] = {}
+        self._by_leaf: dict[str, set[int]] = {}
+        self._by_path: dict[str, list[int]] = {}
+
+    # --- state --------------------------------------------------------------------------------------------
+
+    def hashes(self) -> dict[str, str]:
+        with self._lock:
+            return {path: f.hash for path, f in self._files.items()}
+
+    @property
+    def file_count(self) -> int:
+        return len(self._files)
+
+    @property
+    def unit_count(self) -> int:
+        return len(self._units)
+
+    def put_file(self, path: str, digest: str, units: list[CodeUnit]) -> None:
+        bags = [unit_terms(u) for u in units]  # outside the lock: the costly part
+        with self._lock:
+            old = self._files.get(path)
+            ids = self._lexical.add(bags)
+            for unit_id, unit in zip(ids, units, strict=True):
+                self._units[unit_id] = unit
+                self._by_leaf.setdefault(unit.leaf, set()).add(unit_id)
+            self._files[path] = _File(digest, ids)
+            self._by_path[path] = ids
+            if old is not None:
+                self._forget(old.ids)
+
+    def drop_file(self, path: str) -> None:
+        with self._lock:
+            old = self._files.pop(path, None)
+            self._by_path.pop(path, None)
+            if old is not None:
+                self._forget(old.ids)
+
+    def _forget(self, ids: list[int]) -> None:
+        self._lexical.remove(ids)
+        for unit_id in ids:
+            unit = self._units.pop(unit_id)
+            leaf = self._by_leaf.get(unit.leaf)
+            if leaf is not None:
+                leaf.discard(unit_id)
+                if not leaf:
+                    del self._by_leaf[unit.leaf]
+
+    def units_of(self, path: str) -> list[CodeUnit]:
+        with self._lock:
+            return [self._units[i] for i in self._by_path.get(path, [])]
+
+    # --- search -------------------------------------------------------------------------------------------
+
+    def search(self, query: CodeQuery, k: int, path_glob: str | None = None, weights: Weights = WEIGHTS
+               ) -> list[Hit]:
+        """The best k units, ties broken by path and line so the same request gives the same order."""
+        with self._lock:
+            lexical = self._lexical.scores(query.terms)
+            pool = self._pool(query, lexical, path_glob)
+            if not pool:
+                return []
+            units = [self._units[i] for i in pool]
+            counts = {u.leaf: len(self._by_leaf.get(u.leaf, ())) for u in units}
+            scores = score_units(query, units, lexical[pool], name_counts=counts, weights=weights)
+        order = sorted(range(len(units)), key=lambda j: (-scores[j], units[j].path, units[j].start_line))
+        return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
+
+    def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None) -> list[int]:
+        live = np.fromiter(self._units.keys(), dtype=np.int64, count=len(self._units))
+        if path_glob:
+            live = np.array([i for i in live if _matches(self._units[i].path, path_glob)], dtype=np.int64)
+        if len(live) == 0:
+            return []
+        best = live[np.argsort(-lexical[live], kind="stable")[:POOL]]
+        named = {i for name in query.names for i in self._by_leaf.get(name, ())}
+        named |= {i for path in self._by_path if query.names_file(path) for i in self._by_path[path]}
+        allowed = set(live.tolist()) if path_glob else None
+        pool = set(best.tolist()) | {i for i in named if allowed is None or i in allowed}
+        return sorted(pool)
+
+    def leaf_counts(self) -> Counter[str]:
+        with self._lock:
+            return Counter({leaf: len(ids) for leaf, ids in self._by_leaf.items()})
+
+
+def _matches(path: str, glob: str) -> bool:
+    """A glob over the relative path (`lib/**/*.py`, `*.py`), or a folder prefix (`lib/ansible`)."""
+    return fnmatch.fnmatch(path, glob) or path.startswith(glob.rstrip("/") + "/")

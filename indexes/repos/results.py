@@ -1,0 +1,75 @@
+"""A search's hits as the agent receives them: each definition's lines, cut to the budget over all results.
+
+Every hit first gets its head (its first lines, up to HEAD_TOKENS: the signature and docstring say what it is);
+what is left of the budget then goes best hit first to whole definitions, a definition that does not fit shown
+as far as whole lines fit. A cut result keeps its true span (`start_line`/`end_line`) and says the last line shown
+(`shown_end_line`), so the rest is one read of the file away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxsieve.ingest.tokens import Tokenizer
+
+from .memory import Hit
+
+__all__ = ["DEFAULT_TOKENS", "HEAD_TOKENS", "CodeResult", "pack_hits"]
+
+DEFAULT_TOKENS = 2000  # a search's budget when the request sets none
+HEAD_TOKENS = 80
+
+
+@dataclass(frozen=True)
+class CodeResult:
+    path: str
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
+    score: float
+    text: str
+    shown_end_line: int
+    tokens: int
+
+    @property
+    def whole(self) -> bool:
+        return self.shown_end_line >= self.end_line
+
+
+def pack_hits(hits: Sequence[Hit], tokenizer: Tokenizer, max_tokens: int) -> list[CodeResult]:
+    """The hits within `max_tokens` (text tokens, counted with the tokenizer); a hit none of whose lines fit is left
+    out, and so are the ones after it."""
+    lines = [hit.unit.text.split("\n") for hit in hits]
+    costs = [[tokenizer.count(line + "\n") for line in unit_lines] for unit_lines in lines]
+    shown = [0] * len(hits)
+    used = 0
+    for i, unit_costs in enumerate(costs):  # heads first
+        n, spent = _fit(unit_costs, 0, min(HEAD_TOKENS, max_tokens - used))
+        if n == 0:
+            break
+        shown[i], used = n, used + spent
+    for i, unit_costs in enumerate(costs):  # then whole definitions, best first
+        if shown[i] == 0:
+            break
+        n, spent = _fit(unit_costs, shown[i], max_tokens - used)
+        shown[i], used = shown[i] + n, used + spent
+    return [_result(hit, unit_lines, n, sum(unit_costs[:n]))
+            for hit, unit_lines, unit_costs, n in zip(hits, lines, costs, shown, strict=True) if n]
+
+
+def _fit(costs: list[int], start: int, budget: int) -> tuple[int, int]:
+    """How many lines from `start` fit in `budget`, and their cost."""
+    n = spent = 0
+    for cost in costs[start:]:
+        if spent + cost > budget:
+            break
+        n, spent = n + 1, spent + cost
+    return n, spent
+
+
+def _result(hit: Hit, lines: list[str], n: int, tokens: int) -> CodeResult:
+    unit = hit.unit
+    return CodeResult(unit.path, unit.name, unit.kind, unit.start_line, unit.end_line, round(hit.score, 6),
+                      "\n".join(lines[:n]), unit.start_line + n - 1, tokens)

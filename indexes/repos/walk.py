@@ -1,0 +1,98 @@
+"""The source files of a repository: what git tracks or would track (`.gitignore` respected), else a walk of the
+folder; vendored and build folders skipped, every language the code kind reads, binary and huge files counted."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ctxsieve.ingest.kinds.code import LANGUAGES
+
+__all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "read_source", "walk"]
+
+MAX_FILE_BYTES = 1 << 20  # a larger source file is generated or data: skipped and counted
+SKIPPED_FOLDERS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "thirdparty", "build", "dist", "target", "out",
+    ".venv", "venv", "env", "site-packages", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache", ".eggs", ".next", ".cache", "bower_components", "Pods", ".gradle", ".idea", ".vscode",
+})
+
+
+@dataclass
+class Walk:
+    files: list[str] = field(default_factory=list)  # relative posix paths, sorted
+    skipped: Counter[str] = field(default_factory=Counter)  # why -> how many (binary, huge)
+
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    hash: str  # sha256 of the bytes
+    text: str | None  # None: binary or huge (counted, not indexed)
+    why: str = ""
+
+
+def walk(root: Path) -> Walk:
+    """The repository's candidate source files (by suffix, outside skipped folders)."""
+    listed = _git_files(root)
+    names = listed if listed is not None else _walked(root)
+    out = Walk()
+    for name in sorted(set(names)):
+        parts = PurePosixPath(name).parts
+        if any(p in SKIPPED_FOLDERS or p.endswith(".egg-info") for p in parts[:-1]):
+            continue
+        if PurePosixPath(name).suffix.lower() in LANGUAGES and (root / name).is_file():
+            out.files.append(name)
+    return out
+
+
+def read_source(root: Path, name: str) -> FileState:
+    data = (root / name).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if len(data) > MAX_FILE_BYTES:
+        return FileState(name, digest, None, "huge")
+    if b"\x00" in data[:8192]:
+        return FileState(name, digest, None, "binary")
+    return FileState(name, digest, data.decode("utf-8", "replace"))
+
+
+def head_of(root: Path) -> str | None:
+    """The commit checked out, where the folder is a git repository."""
+    done = _git(root, "rev-parse", "HEAD")
+    return done.strip() if done else None
+
+
+def _git_files(root: Path) -> list[str] | None:
+    """Tracked files and untracked ones .gitignore lets in, relative to root; None outside a git repository."""
+    done = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
+    if done is None:
+        return None
+    return [n for n in done.split("\0") if n]
+
+
+def _git(root: Path, *args: str) -> str | None:
+    if not (root / ".git").exists() and not _inside_git(root):
+        return None
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=120,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _inside_git(root: Path) -> bool:
+    return any((parent / ".git").exists() for parent in root.resolve().parents)
+
+
+def _walked(root: Path) -> list[str]:
+    out: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        base = Path(folder).relative_to(root)
+        out.extend((base / f).as_posix() for f in files)
+    return out

@@ -1,0 +1,127 @@
+"""BM25 over code units with the repository's own term statistics, updated a file at a time.
+
+A unit's bag of terms is its text's identifier-aware terms (analyzers.code_terms), plus its qualified name's and its
+file path's terms NAME_WEIGHT and PATH_WEIGHT times over: a request names code by what it is called and where it
+lives more than by the words inside it. Postings are kept per term as {unit: frequency} so that replacing a file
+touches only its own units' terms; the arrays a query reads are built per term on first use after a change.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ..analyzers import code_terms
+from .units import CodeUnit
+
+__all__ = ["NAME_WEIGHT", "PATH_WEIGHT", "UnitIndex", "unit_terms"]
+
+NAME_WEIGHT, PATH_WEIGHT = 3, 1
+K1, B = 1.2, 0.75
+
+
+def unit_terms(unit: CodeUnit) -> Counter[str]:
+    """The unit's weighted bag of terms (see the module's docstring)."""
+    bag = Counter(code_terms(unit.text))
+    for term in code_terms(unit.name.replace(".", " ")):
+        bag[term] += NAME_WEIGHT
+    for term in code_terms(unit.path.replace("/", " ").replace(".", " ")):
+        bag[term] += PATH_WEIGHT
+    return bag
+
+
+class UnitIndex:
+    """Units by integer id (ids are reused after a removal), with BM25 postings kept in step."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._postings: dict[str, dict[int, int]] = {}
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._bags: dict[int, Counter[str]] = {}
+        self._lengths = np.zeros(0, dtype=np.float64)
+        self._free: list[int] = []
+        self._total_length = 0.0
+
+    def __len__(self) -> int:
+        return len(self._bags)
+
+    def add(self, bags: Iterable[Counter[str]]) -> list[int]:
+        """Index these bags; their ids, in order."""
+        with self._lock:
+            return [self._add_one(bag) for bag in bags]
+
+    def remove(self, ids: Sequence[int]) -> None:
+        with self._lock:
+            for unit in ids:
+                bag = self._bags.pop(unit, None)
+                if bag is None:
+                    continue
+                for term in bag:
+                    posting = self._postings[term]
+                    del posting[unit]
+                    if not posting:
+                        del self._postings[term]
+                    self._arrays.pop(term, None)
+                self._total_length -= self._lengths[unit]
+                self._lengths[unit] = 0.0
+                self._free.append(unit)
+
+    def scores(self, query_terms: Iterable[str]) -> np.ndarray:
+        """BM25 of every id slot (a free slot scores 0) against the query's distinct terms."""
+        with self._lock:
+            size = len(self._lengths)
+            out = np.zeros(size, dtype=np.float64)
+            n = len(self._bags)
+            if n == 0:
+                return out
+            norm = K1 * (1 - B + B * self._lengths / (self._total_length / n or 1.0))
+            for term in sorted(set(query_terms)):  # sorted: the same float sums in the same order every time
+                arrays = self._posting_arrays(term)
+                if arrays is None:
+                    continue
+                docs, tf = arrays
+                out[docs] += self.idf(term) * tf * (K1 + 1) / (tf + norm[docs])
+            return out
+
+    def idf(self, term: str) -> float:
+        n = len(self._bags)
+        containing = len(self._postings.get(term, ()))
+        return math.log(1 + (n - containing + 0.5) / (containing + 0.5))
+
+    def frequency(self, term: str) -> int:
+        """In how many units the term occurs."""
+        return len(self._postings.get(term, ()))
+
+    # --- inside the lock --------------------------------------------------------------------------------
+
+    def _add_one(self, bag: Counter[str]) -> int:
+        unit = self._free.pop() if self._free else len(self._lengths)
+        if unit == len(self._lengths):
+            grown = np.zeros(max(16, 2 * len(self._lengths)), dtype=np.float64)
+            grown[: len(self._lengths)] = self._lengths
+            self._free.extend(range(len(grown) - 1, unit, -1))
+            self._lengths = grown
+        self._bags[unit] = bag
+        length = float(sum(bag.values()))
+        self._lengths[unit] = length
+        self._total_length += length
+        for term, tf in bag.items():
+            self._postings.setdefault(term, {})[unit] = tf
+            self._arrays.pop(term, None)
+        return unit
+
+    def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        arrays = self._arrays.get(term)
+        if arrays is None:
+            posting = self._postings.get(term)
+            if not posting:
+                return None
+            ordered = sorted(posting.items())
+            arrays = (np.fromiter((u for u, _ in ordered), dtype=np.int64, count=len(ordered)),
+                      np.fromiter((f for _, f in ordered), dtype=np.float64, count=len(ordered)))
+            self._arrays[term] = arrays
+        return arrays

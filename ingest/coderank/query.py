@@ -1,0 +1,69 @@
+"""A request read as code is written: its terms, the identifiers it writes as code, the files and modules it names,
+and its traceback frames. One reading serves every cut of code (a file, a grep, a repository search)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from ..analyzers import code_terms
+from ..kinds.code import LANGUAGES
+from ..request import Frame, read_request
+
+__all__ = ["CodeQuery", "read_code_query"]
+
+_SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
+_FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:{_SUFFIXES}))\b")
+_MODULE = re.compile(r"\b([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,8})\b")
+
+
+@dataclass(frozen=True)
+class CodeQuery:
+    text: str
+    terms: tuple[str, ...]  # code_terms of the whole request
+    names: frozenset[str]  # identifiers written as code (backticks, calls, dotted paths, snake/CamelCase, frames)
+    pairs: frozenset[tuple[str, str]]  # `Outer.inner` as written
+    frames: tuple[Frame, ...]
+    files: tuple[str, ...]  # file paths as written (`lib/ansible/vars/manager.py`, `manager.py`)
+    modules: tuple[str, ...]  # dotted module paths as written (`ansible.vars.manager`)
+
+    def names_file(self, path: str) -> int:
+        """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more),
+        1 its file name alone (`manager.py`), else 0."""
+        if not self.files and not self.modules:
+            return 0
+        own, dotted = _forms(path)
+        best = 0
+        for written in self.files:
+            parts = tuple(written.split("/"))
+            if len(parts) <= len(own) and own[-len(parts):] == parts:
+                best = max(best, 2 if len(parts) > 1 else 1)
+        for module in self.modules:
+            if dotted == module or dotted.endswith("." + module):
+                best = 2
+        return best
+
+
+@lru_cache(maxsize=1 << 16)
+def _forms(path: str) -> tuple[tuple[str, ...], str]:
+    """A path's parts, and its dotted module path without the suffix."""
+    pure = PurePosixPath(path)
+    return pure.parts, ".".join(pure.with_suffix("").parts)
+
+
+@lru_cache(maxsize=64)
+def read_code_query(text: str) -> CodeQuery:
+    request = read_request(text)
+    files = tuple(dict.fromkeys(m.replace("\\", "/").lstrip("./") for m in _FILE.findall(text)))
+    modules = tuple(dict.fromkeys(m for m in _MODULE.findall(text) if not _FILE.fullmatch(m) and "." in m))
+    frame_files = tuple(f.path.replace("\\", "/") for f in request.frames)
+    return CodeQuery(text, tuple(code_terms(text)), request.names, request.pairs, request.frames,
+                     tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules)
+
+
+def _tail(path: str) -> str:
+    """A frame's path from an installed copy (`/usr/lib/python3/site-packages/ansible/x.py`): its last parts."""
+    parts = PurePosixPath(path).parts
+    return "/".join(parts[-3:]) if len(parts) > 3 else path

@@ -1,0 +1,108 @@
+"""A source file as the records code search ranks: its definitions, and the code outside them.
+
+Each function, method and class is a unit named as its language qualifies it (`QuerySet.filter`), with its true
+1-based line span. A class's unit is its own lines before its first nested definition (the `class` line, its
+docstring, its attributes): its methods are units of their own, so no line is ranked twice. The lines outside every
+top-level definition (imports, constants, module code) are units of kind `module`, one per run between
+definitions, named by the file's module path (`ansible/vars/manager.py` -> `ansible.vars.manager`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from ..kinds.code import Definition, definitions, language_of
+
+__all__ = ["CodeUnit", "module_name", "units_of"]
+
+# the word a definition's label starts with -> the unit's kind
+_KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
+                 "constructor": "method", "class": "class", "struct": "class", "interface": "class",
+                 "enum": "class", "trait": "class", "impl": "class", "object": "class", "protocol": "class",
+                 "module": "module", "mod": "module", "namespace": "module", "type": "type"}
+_CONTAINERS = frozenset({"class"})
+
+
+@dataclass(frozen=True)
+class CodeUnit:
+    path: str  # the file, relative to its repository, with `/`
+    name: str  # qualified with `.`: `QuerySet.filter`; a module run: the module's dotted path
+    kind: str  # function, method, class, module, type
+    start_line: int  # 1-based, inclusive
+    end_line: int  # 1-based, inclusive
+    text: str  # the unit's lines, verbatim
+    signature: str = ""  # its header line (`def filter(self, *args, **kwargs):`), stripped
+
+    @property
+    def leaf(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+def module_name(path: str) -> str:
+    """`lib/ansible/vars/manager.py` -> `lib.ansible.vars.manager`; `pkg/__init__.py` -> `pkg`."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[-1] in ("__init__", "index", "mod"):
+        parts.pop()
+    return ".".join(parts) or PurePosixPath(path).stem
+
+
+def units_of(path: str, text: str) -> list[CodeUnit]:
+    """Every definition of a source file and the runs of module code between them, in file order. A file with no
+    grammar (or none of its definitions found) is one module unit."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # a file's last newline ends its last line; it opens none
+    if not any(line.strip() for line in lines):
+        return []
+    found = definitions(text, language_of(path)) or []
+    out = list(_walk(path, found, lines, "", None))
+    out.extend(_module_runs(path, found, lines))
+    return sorted(out, key=lambda u: (u.start_line, u.end_line, u.name))
+
+
+def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: list[str], prefix: str,
+          parent_kind: str | None) -> Iterator[CodeUnit]:
+    for d in found:
+        word, _, name = d.label.partition(" ")
+        kind = _KIND_OF_WORD.get(word, "function")
+        if kind == "function" and parent_kind == "class":
+            kind = "method"
+        qualified = f"{prefix}.{name}" if prefix else name
+        last = min(d.last, len(lines) - 1)
+        if d.children:
+            own_last = max(d.first, d.children[0].first - 1)
+            while own_last > d.first and not lines[own_last].strip():
+                own_last -= 1
+            yield _unit(path, qualified, kind, d.first, own_last, lines, d.header)
+            yield from _walk(path, d.children, lines, qualified, kind)
+        else:
+            yield _unit(path, qualified, kind, d.first, last, lines, d.header)
+
+
+def _unit(path: str, name: str, kind: str, first: int, last: int, lines: list[str], header: int) -> CodeUnit:
+    signature = lines[header].strip() if 0 <= header < len(lines) else ""
+    return CodeUnit(path, name, kind, first + 1, last + 1, "\n".join(lines[first : last + 1]), signature)
+
+
+def _module_runs(path: str, found: list[Definition], lines: list[str]) -> Iterator[CodeUnit]:
+    """The runs of lines outside every top-level definition that hold code (blank edges trimmed)."""
+    covered = [False] * len(lines)
+    for d in found:
+        for i in range(d.first, min(d.last, len(lines) - 1) + 1):
+            covered[i] = True
+    name = module_name(path)
+    i = 0
+    while i < len(lines):
+        if covered[i] or not lines[i].strip():
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and not covered[j + 1]:
+            j += 1
+        last = j
+        while last > i and not lines[last].strip():
+            last -= 1
+        yield CodeUnit(path, name, "module", i + 1, last + 1, "\n".join(lines[i : last + 1]))
+        i = j + 1

@@ -1,0 +1,62 @@
+"""Repositories (code search)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, Field
+
+from .common import MAX_K, MAX_TOKENS, Query, Strict, UsageOut, valid_unicode
+
+RepoState = Literal["indexing", "lexical", "ready"]
+PathText = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode)]
+
+
+class RepoPut(Strict):
+    path: PathText
+
+
+class RepoProgress(BaseModel):
+    done: int  # files read by the sync under way
+    total: int  # files it has to read (the ones whose content changed)
+
+
+class RepoInfo(BaseModel):
+    name: str
+    path: str
+    files: int
+    definitions: int
+    state: RepoState
+    head: str | None
+    indexed_at: str | None
+    skipped: dict[str, int]  # files left out, by why (binary, huge)
+    progress: RepoProgress
+    error: str | None = None  # the last sync's failure, verbatim
+
+
+class RepoList(BaseModel):
+    repos: list[RepoInfo]
+
+
+class CodeSearchQuery(Strict):
+    query: Query
+    k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
+    max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] | None = None
+    path: Annotated[str, Field(min_length=1, max_length=512), AfterValidator(valid_unicode)] | None = None
+
+
+class CodeHit(BaseModel):
+    path: str
+    name: str
+    kind: str
+    start_line: int  # the definition's true span, 1-based, inclusive
+    end_line: int
+    score: float
+    text: str  # its lines from start_line to shown_end_line, verbatim
+    shown_end_line: int  # the last line in `text`: below end_line when the budget cut it
+
+
+class CodeSearchResponse(BaseModel):
+    results: list[CodeHit]
+    usage: UsageOut
+    state: RepoState
