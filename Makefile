@@ -7,7 +7,7 @@ PYTHON ?= python3
 
 NODE_STAMP := tests/mcp/node_modules/.installed
 
-.PHONY: install prepare run test lint browser node bench loadtest dist clean
+.PHONY: install prepare run test lint docs browser node bench loadtest dist clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ lint: install
 	@for p in ingest indexes service; do ln -sfn ../../../$$p $(VENV)/mypy-src/ctxsieve/$$p; done
 	$(VENV)/bin/mypy
 
+# The docs site (mkdocs.yml): --strict fails on a broken link or anchor and on a page left out of the nav; the
+# site goes to build/site, which is not tracked.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
+
 # The third-party MCP servers and tools the gateway's tests run (server-filesystem, the MCP Inspector, the
 # conformance suite, and Node 22 from npm's node package), pinned by tests/mcp/package-lock.json.
 $(NODE_STAMP): tests/mcp/package.json tests/mcp/package-lock.json
@@ -47,7 +52,7 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium is not installed: the inspector test will be skipped"; fi; fi
 
-test: lint browser node prepare
+test: lint docs browser node prepare
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
 # Quality and speed against the peers named in the issues, on ../shared/data; about 70 minutes on 2 cores the

@@ -75,8 +75,8 @@ def run_claude(cwd: Path, root: Path, request: str, calls: list[tuple[str, dict[
                service: str) -> dict[str, str]:
     """Claude Code run once (`claude -p`) as the surface has it; what the model was sent per call (toolu_NN)."""
     from tests.client.coding_scenarios import tool_results
+    from tests.client.hooks.test_claude_code_hook import CLAUDE
     from tests.client.scripted_anthropic import ScriptedModel
-    from tests.client.test_claude_code_hook import CLAUDE
 
     model = ScriptedModel(calls=calls)
     api, server = model.serve()
@@ -111,8 +111,8 @@ def run_codex(cwd: Path, root: Path, request: str, call: tuple[str, Any], model:
               service: str) -> str:
     """Codex run once (`codex exec`, a provider whose base URL is the API or the proxy); the model's text of the
     command's output item."""
+    from tests.client.gateway.test_codex_gateway import CODEX
     from tests.client.scripted_openai import ScriptedResponses
-    from tests.client.test_codex_gateway import CODEX
 
     api = ScriptedResponses(calls=[call])
     url, server = api.serve()

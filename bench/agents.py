@@ -153,8 +153,8 @@ OFFSET = 2000
 
 
 def project_calls(project: Any) -> list[tuple[str, dict[str, Any]]]:
-    """The first five calls tests/client/test_claude_code_outputs.py scripts, in its order (facts judged by index)."""
-    from tests.client.test_claude_code_outputs import calls
+    """The first five calls tests/client/hooks/test_claude_code_outputs.py scripts, in its order (facts by index)."""
+    from tests.client.hooks.test_claude_code_outputs import calls
 
     return calls(project)[:5]
 
@@ -264,8 +264,8 @@ def passing(rows: list[Row]) -> str:
 
 
 def versions() -> str:
-    from tests.client.test_claude_code_hook import CLAUDE
-    from tests.client.test_codex_gateway import CODEX
+    from tests.client.gateway.test_codex_gateway import CODEX
+    from tests.client.hooks.test_claude_code_hook import CLAUDE
 
     claude = (CLAUDE.parent / "claude.version").read_text().split()[0]
     codex = json.loads((CODEX.resolve().parents[1] / "package.json").read_text())["version"]

@@ -168,7 +168,7 @@ async def era_session(target: Any, mode: str, small: Path, calls: int) -> list[f
 def eras(url: str, root: Path, calls: int, rounds: int) -> None:
     from mcp.client.stdio import StdioServerParameters
 
-    from tests.client.test_gateway import gateway_over_http
+    from tests.client.gateway.test_gateway import gateway_over_http
 
     small = root / "files" / "small.txt"
     small.write_text("just a line\n", encoding="utf-8")
@@ -210,8 +210,8 @@ def texts_in(value: Any) -> Iterator[str]:
 
 
 def claude_code_tool_search(url: str, root: Path, pool: str) -> None:
+    from tests.client.hooks.test_claude_code_hook import CLAUDE
     from tests.client.scripted_anthropic import ScriptedModel
-    from tests.client.test_claude_code_hook import CLAUDE
 
     size = len(pools()[pool][0])
     for gateway_search in ("off", "on", "auto"):

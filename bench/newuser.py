@@ -116,7 +116,7 @@ def first_start(steps: list[Step], user: NewUser, name: str) -> list[tuple[float
 def seed_configs(user: NewUser, openai: str) -> None:
     """The user's own Claude Code settings and Codex config, as the install tests have them; Codex's provider at the
     scripted API, as a user's own provider."""
-    from tests.client.test_install_agents import CODEX_CONFIG, LOG, SETTINGS
+    from tests.client.setup.test_install_agents import CODEX_CONFIG, LOG, SETTINGS
 
     (user.home / ".claude").mkdir(exist_ok=True)
     (user.home / ".codex").mkdir(exist_ok=True)
@@ -129,8 +129,8 @@ def seed_configs(user: NewUser, openai: str) -> None:
 
 def codex_through_wrap(steps: list[Step], user: NewUser) -> None:
     from tests.client.scripted_openai import ScriptedResponses
-    from tests.client.test_install_agents import LOG
-    from tests.client.test_install_wrap import CAT
+    from tests.client.setup.test_install_agents import LOG
+    from tests.client.setup.test_install_wrap import CAT
 
     model = ScriptedResponses(calls=[("exec", CAT)])
     api, server = model.serve()

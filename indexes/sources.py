@@ -22,7 +22,7 @@ from .lru import Lru
 from .store import HasIds, Match, PointData, Range, SpaceSpec, Store, Where, layout, point_id, scroll_all, where
 
 # `vector_keys` (the chunk vectors a source uses) is deliberately not indexed: Edge keeps a mutable segment's
-# indexes in RAM, which grew by hundreds of MB over many stored outputs (`python -m bench.scale`, README: Scale).
+# indexes in RAM, which grew by hundreds of MB over many stored outputs (bench/README.md: Scale).
 # It is read only to forget vectors.
 SOURCES = SpaceSpec(name=layout.SOURCES, indexes={"tenant": "tenant", "state": "keyword", "created": "float"})
 

@@ -50,7 +50,7 @@ class Settings(BaseSettings):
                             "AVX-512 BF16), else ONNX Runtime fp32 (both read the export made at prepare; same "
                             "vectors, checked at start); torch on request")
     int8: bool = Field(False, description="int8 linear layers in the dense model: faster, but lower recall "
-                                          "(README: int8)")
+                                          "(docs/settings.md)")
     background_embedding: bool = Field(True, description="embed the rest of a fresh input while idle, so "
                                                          "re-filtering it needs no inference")
     malloc_trim_seconds: float = Field(5.0, ge=0, description="how often `serve` hands freed heap pages back to "

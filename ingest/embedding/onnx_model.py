@@ -109,7 +109,7 @@ def _export(model_folder: Path, partial: Path) -> None:
 
 def ensure_onnx_int8(model_folder: Path, cache_dir: Path) -> Path:
     """int8 weights, per output channel, activations quantised at run time (onnxruntime's dynamic
-    quantisation) from the fp32 export: faster, at a recall cost outside the quality gate (README: int8)."""
+    quantisation) from the fp32 export: faster, at a recall cost outside the quality gate (bench/README.md: int8)."""
     source = ensure_onnx(model_folder, cache_dir)
     target = source.with_name(source.stem + "-int8.onnx")
     if current(target, [source], INT8_VERSION):

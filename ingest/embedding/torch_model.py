@@ -69,7 +69,7 @@ def load_sentence_transformer(name: str, model_dir: Path, threads: int | None = 
         model = SentenceTransformer(path, device="cpu", local_files_only=True)
     model_id = model_id_for(name, path)
     if int8:
-        # Dynamic int8 linear layers: faster on CPU, but its vectors differ from fp32 ones (README: int8), so
+        # Dynamic int8 linear layers: faster on CPU, but its vectors differ from fp32 ones (bench/README.md: int8), so
         # it is another model id and its vectors never mix with the fp32 model's.
         with quiet_loading():
             torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]

@@ -21,9 +21,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.client.test_gateway import BIN, filesystem_server, gateway_over_http, text
+from tests.client.gateway.test_gateway import BIN, filesystem_server, gateway_over_http, text
 
-STATEFUL = Path(__file__).resolve().parents[1] / "mcp" / "stateful_server.py"
+STATEFUL = Path(__file__).resolve().parents[2] / "mcp" / "stateful_server.py"
 CONFORMANCE = STATEFUL.with_name("conformance_server.py")
 MODERN = "2026-07-28"
 

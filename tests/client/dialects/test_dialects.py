@@ -14,7 +14,7 @@ import pytest
 
 from ctxsieve_client.dialects import DIALECTS, detect
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LINES = ["line 1", "line 2"]
 ASKED = {"pattern": "checksum"}
 # (name, the same step in each format, where its result is: turn and block)

@@ -16,7 +16,7 @@ import mcp_types as mt
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.client.test_gateway import BIN, FAULTS, files, filesystem_server, text, write_config
+from tests.client.gateway.test_gateway import BIN, FAULTS, files, filesystem_server, text, write_config
 
 __all__ = ["files"]  # the fixture, shared with test_gateway.py
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.test_claude_code_hook import CLAUDE
-from tests.client.test_codex_gateway import CODEX
+from tests.client.gateway.test_codex_gateway import CODEX
+from tests.client.hooks.test_claude_code_hook import CLAUDE
 
 BIN = Path(sys.executable).parent
 ROW = re.compile(r"^(ok|warn|FAIL)\s+(.+?)  ")  # doctor's state and part

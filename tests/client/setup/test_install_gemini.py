@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.test_gateway import NODE_BIN
-from tests.client.test_install_agents import (
+from tests.client.gateway.test_gateway import NODE_BIN
+from tests.client.setup.test_install_agents import (
     BIN,
     Machine,
     doctor_rows,

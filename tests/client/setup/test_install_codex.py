@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.client.gateway.test_codex_gateway import CODEX
+from tests.client.gateway.test_gateway import NODE_BIN
 from tests.client.scripted_openai import ScriptedResponses
-from tests.client.test_codex_gateway import CODEX
-from tests.client.test_gateway import NODE_BIN
-from tests.client.test_install_agents import (
+from tests.client.setup.test_install_agents import (
     BIN,
     LOG,
     Machine,

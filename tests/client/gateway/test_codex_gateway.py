@@ -15,11 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.client.gateway.test_gateway import BIN
+from tests.client.gateway.test_gateway_eras import STATEFUL, counted, starts
 from tests.client.scripted_openai import ScriptedResponses
-from tests.client.test_gateway import BIN
-from tests.client.test_gateway_eras import STATEFUL, counted, starts
 
-CODEX = Path(__file__).resolve().parents[1] / "mcp" / "node_modules" / ".bin" / "codex"
+CODEX = Path(__file__).resolve().parents[2] / "mcp" / "node_modules" / ".bin" / "codex"
 TICK = "const result = await tools.mcp__gw__tick({});\ntext(JSON.stringify(result));"
 
 

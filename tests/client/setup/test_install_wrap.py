@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 
 from tests.client.scripted_anthropic import ScriptedModel, serve_on_loopback
 from tests.client.scripted_openai import ScriptedResponses
-from tests.client.test_install_agents import LOG, Machine, machine
+from tests.client.setup.test_install_agents import LOG, Machine, machine
 
 __all__ = ["machine"]  # the fixture, shared with the install tests
 

@@ -29,9 +29,9 @@ import pytest
 from fastapi import Request
 
 from ctxsieve_client import Client
-from tests.client import test_proxy
+from tests.client.proxy import test_proxy
+from tests.client.proxy.test_proxy import proxy, run_codex
 from tests.client.scripted_openai import ScriptedResponses
-from tests.client.test_proxy import proxy, run_codex
 
 serve = test_proxy.serve  # the fixture serving an app on loopback for the test
 

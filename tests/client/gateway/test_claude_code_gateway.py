@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.client.gateway.test_gateway_eras import STATEFUL, counted, starts
+from tests.client.hooks.test_claude_code_hook import BIN, CLAUDE
 from tests.client.scripted_anthropic import ScriptedModel
-from tests.client.test_claude_code_hook import BIN, CLAUDE
-from tests.client.test_gateway_eras import STATEFUL, counted, starts
 
 
 def test_three_calls_through_the_gateway_start_the_upstream_at_most_twice(stub_url: str, tmp_path: Path) -> None:

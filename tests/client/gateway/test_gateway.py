@@ -20,7 +20,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NODE_BIN = ROOT / "tests" / "mcp" / "node_modules" / ".bin"
 FAULTS = ROOT / "tests" / "mcp" / "fault_server.py"
 BIN = Path(sys.executable).parent

@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.client.test_gateway import BIN, free_port, write_config
+from tests.client.gateway.test_gateway import BIN, free_port, write_config
 
-MCP = Path(__file__).resolve().parents[1] / "mcp"
+MCP = Path(__file__).resolve().parents[2] / "mcp"
 NODE = MCP / "node_modules" / ".bin" / "node"
 SUITE = MCP / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 SUITE_2026 = MCP / "node_modules" / "conformance-2026" / "dist" / "index.js"

@@ -23,9 +23,9 @@ import uvicorn
 from ctxsieve_client import Client
 from ctxsieve_client.proxy.projection import ProxyOptions
 from ctxsieve_client.proxy.server import ProxyApp, Upstreams
+from tests.client.hooks.test_claude_code_hook import BIN, CLAUDE
 from tests.client.scripted_anthropic import ScriptedModel, serve_on_loopback
 from tests.client.scripted_openai import ScriptedChat, ScriptedResponses
-from tests.client.test_claude_code_hook import BIN, CLAUDE
 from tests.service.test_api_code import TEXT as SOURCE
 
 REQUEST = "Handler17.dispatch gives up too early; fix it"
@@ -349,7 +349,7 @@ def run_codex(url: str, tmp_path: Path, prompt: str, model: str = "gpt-6.1-sol",
     """`codex exec` (0.169) with a model provider whose base_url is the proxy, as the README's setup writes it, and
     settings given as `-c key=value`. The model's name sets Codex's tools: an unknown one gets its `exec` (JavaScript
     calling `tools.exec_command`), `gpt-5-codex` an `exec_command` function."""
-    from tests.client.test_codex_gateway import CODEX
+    from tests.client.gateway.test_codex_gateway import CODEX
 
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
@@ -417,7 +417,7 @@ def test_real_codex_with_serve_tools_gets_the_fetch_answered_by_the_proxy(stub_u
 def test_the_ctxsieve_proxy_command_serves_count_tokens_projected(stub_url: str, serve: Any) -> None:
     """`ctxsieve-proxy` as a user starts it: one line on stderr saying where it forwards, and
     /v1/messages/count_tokens counts the request the model would be sent (the cut)."""
-    from tests.client.test_gateway import free_port
+    from tests.client.gateway.test_gateway import free_port
 
     model = ScriptedModel(calls=[])
     api = serve(model.app)
