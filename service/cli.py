@@ -202,6 +202,18 @@ def optimize(args: argparse.Namespace) -> int:
     return 0
 
 
+def index(args: argparse.Namespace) -> int:
+    from .repo_cli import index as run_index
+
+    return run_index(args)
+
+
+def search(args: argparse.Namespace) -> int:
+    from .repo_cli import search as run_search
+
+    return run_search(args)
+
+
 def mcp(args: argparse.Namespace) -> int:
     return run_mcp(args)
 
@@ -339,7 +351,13 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--port", type=int)
     cmd.add_argument("--data-dir", type=Path)
     cmd.set_defaults(fn=ingest)
+    from .repo_cli import add_index_arguments, add_search_arguments
+
     _commands(sub, [
+        ("index", "index a repository's code for search (default: the one around here); incremental",
+         add_index_arguments, index),
+        ("search", "search an indexed repository's code: definitions best first, with line numbers",
+         add_search_arguments, search),
         ("mcp", "serve ctxsieve's tools over MCP (stdio, or --http); also ctxsieve-mcp", mcp_arguments, mcp),
         ("hook", "a tool-output hook for an agent runtime (claude-code)", hook_arguments, hook),
         ("gateway", "one MCP server in front of your MCP servers (their mcpServers config)", gateway_arguments,

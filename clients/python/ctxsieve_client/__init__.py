@@ -5,6 +5,8 @@ from .calls import Call, Requests
 from .client import Client
 from .errors import CtxsieveError
 from .models import (
+    CodeHit,
+    CodeSearchResult,
     CollectionInfo,
     CollectionResult,
     Compaction,
@@ -14,6 +16,8 @@ from .models import (
     FilterResult,
     More,
     RefContent,
+    RepoInfo,
+    RepoList,
     Rerun,
     SearchPage,
     SearchResult,
@@ -36,8 +40,9 @@ from .tools import (
 )
 from .wrap import render, wrap_tool
 
-__all__ = ["AsyncClient", "Call", "Client", "CollectionInfo", "CollectionResult", "Compaction", "CtxsieveError",
-           "DocumentEntry", "DocumentPage", "DocumentsAdded", "FilterResult", "More", "RefContent", "Requests",
-           "Rerun", "SearchPage", "SearchResult", "Selected", "Selection", "SessionRead", "SessionReport", "Snippet",
-           "ToolsetDetail", "ToolsetInfo", "Usage", "anthropic_deferred", "anthropic_tool_search_result",
-           "anthropic_tools", "openai_deferred", "openai_tool_search_output", "openai_tools", "render", "wrap_tool"]
+__all__ = ["AsyncClient", "Call", "Client", "CodeHit", "CodeSearchResult", "CollectionInfo", "CollectionResult",
+           "Compaction", "CtxsieveError", "DocumentEntry", "DocumentPage", "DocumentsAdded", "FilterResult", "More",
+           "RefContent", "RepoInfo", "RepoList", "Requests", "Rerun", "SearchPage", "SearchResult", "Selected",
+           "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetDetail", "ToolsetInfo", "Usage",
+           "anthropic_deferred", "anthropic_tool_search_result", "anthropic_tools", "openai_deferred",
+           "openai_tool_search_output", "openai_tools", "render", "wrap_tool"]

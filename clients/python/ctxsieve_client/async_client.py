@@ -10,6 +10,7 @@ import httpx
 from .calls import (
     JSON,
     Call,
+    CodeSearchOptions,
     CompactOptions,
     FilterOptions,
     HookOptions,
@@ -24,6 +25,7 @@ from .calls import (
     ToolFormat,
 )
 from .models import (
+    CodeSearchResult,
     CollectionInfo,
     CollectionResult,
     Compaction,
@@ -31,6 +33,8 @@ from .models import (
     DocumentsAdded,
     FilterResult,
     RefContent,
+    RepoInfo,
+    RepoList,
     SearchResult,
     Selection,
     SessionReport,
@@ -128,6 +132,30 @@ class AsyncClient:
     async def query_collection(self, name: str, query: str, **options: Unpack[QueryOptions]) -> CollectionResult:
         """See `Client.query_collection`."""
         return await self.send(Requests.query_collection(name, query, **options))
+
+    async def index_repo(self, name: str, path: str) -> RepoInfo:
+        """See `Client.index_repo`."""
+        return await self.send(Requests.index_repo(name, path))
+
+    async def sync_repo(self, name: str) -> RepoInfo:
+        """See `Client.sync_repo`."""
+        return await self.send(Requests.sync_repo(name))
+
+    async def repo(self, name: str) -> RepoInfo:
+        """See `Client.repo`."""
+        return await self.send(Requests.repo(name))
+
+    async def repos(self) -> RepoList:
+        """See `Client.repos`."""
+        return await self.send(Requests.repos())
+
+    async def delete_repo(self, name: str) -> None:
+        """See `Client.delete_repo`."""
+        await self.send(Requests.delete_repo(name))
+
+    async def search_code(self, name: str, query: str, **options: Unpack[CodeSearchOptions]) -> CodeSearchResult:
+        """See `Client.search_code`."""
+        return await self.send(Requests.search_code(name, query, **options))
 
     async def compact(self, messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Compaction:
         """See `Client.compact`."""

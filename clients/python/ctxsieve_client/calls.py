@@ -10,6 +10,7 @@ from typing import Any, Generic, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import quote
 
 from .models import (
+    CodeSearchResult,
     CollectionInfo,
     CollectionResult,
     Compaction,
@@ -17,6 +18,8 @@ from .models import (
     DocumentsAdded,
     FilterResult,
     RefContent,
+    RepoInfo,
+    RepoList,
     SearchResult,
     Selection,
     SessionReport,
@@ -133,6 +136,12 @@ class CompactOptions(TypedDict, total=False):
     placeholder: Placeholder
 
 
+class CodeSearchOptions(TypedDict, total=False):
+    k: int
+    max_tokens: int | None
+    path: str | None  # a glob over the repository's relative paths, or a folder
+
+
 class HookOptions(TypedDict, total=False):
     passthrough_tokens: int
     max_tokens: int
@@ -221,6 +230,30 @@ class Requests:
     def query_collection(name: str, query: str, **options: Unpack[QueryOptions]) -> Call[CollectionResult]:
         return Call("POST", f"/v1/collections/{quote(name)}/query", CollectionResult,
                     body=_present(query=query, **options))
+
+    @staticmethod
+    def index_repo(name: str, path: str) -> Call[RepoInfo]:
+        return Call("PUT", f"/v1/repos/{quote(name)}", RepoInfo, body={"path": path})
+
+    @staticmethod
+    def sync_repo(name: str) -> Call[RepoInfo]:
+        return Call("POST", f"/v1/repos/{quote(name)}/sync", RepoInfo)
+
+    @staticmethod
+    def repo(name: str) -> Call[RepoInfo]:
+        return Call("GET", f"/v1/repos/{quote(name)}", RepoInfo)
+
+    @staticmethod
+    def repos() -> Call[RepoList]:
+        return Call("GET", "/v1/repos", RepoList)
+
+    @staticmethod
+    def delete_repo(name: str) -> Call[JSON]:
+        return Call("DELETE", f"/v1/repos/{quote(name)}", dict)
+
+    @staticmethod
+    def search_code(name: str, query: str, **options: Unpack[CodeSearchOptions]) -> Call[CodeSearchResult]:
+        return Call("POST", f"/v1/repos/{quote(name)}/search", CodeSearchResult, body=_present(query=query, **options))
 
     @staticmethod
     def compact(messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Call[Compaction]:

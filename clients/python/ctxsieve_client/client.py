@@ -19,6 +19,7 @@ from .calls import (
     FEEDBACK_BATCH,
     JSON,
     Call,
+    CodeSearchOptions,
     CompactOptions,
     ContentType,
     FilterOptions,
@@ -38,6 +39,7 @@ from .calls import (
 )
 from .errors import CtxsieveError
 from .models import (
+    CodeSearchResult,
     CollectionInfo,
     CollectionResult,
     Compaction,
@@ -45,6 +47,8 @@ from .models import (
     DocumentsAdded,
     FilterResult,
     RefContent,
+    RepoInfo,
+    RepoList,
     SearchResult,
     Selection,
     SessionReport,
@@ -148,6 +152,28 @@ class Client:
     def query_collection(self, name: str, query: str, **options: Unpack[QueryOptions]) -> CollectionResult:
         """The chunks of a collection most relevant to `query`, within `k` and `max_tokens`, under `filter`."""
         return self.send(Requests.query_collection(name, query, **options))
+
+    def index_repo(self, name: str, path: str) -> RepoInfo:
+        """Register a folder (inside the service's read roots) as repository `name`; indexed in the background."""
+        return self.send(Requests.index_repo(name, path))
+
+    def sync_repo(self, name: str) -> RepoInfo:
+        """Bring repository `name` up to date with its files on disk (in the background)."""
+        return self.send(Requests.sync_repo(name))
+
+    def repo(self, name: str) -> RepoInfo:
+        """A repository's files, definitions and state (indexing, lexical, ready)."""
+        return self.send(Requests.repo(name))
+
+    def repos(self) -> RepoList:
+        return self.send(Requests.repos())
+
+    def delete_repo(self, name: str) -> None:
+        self.send(Requests.delete_repo(name))
+
+    def search_code(self, name: str, query: str, **options: Unpack[CodeSearchOptions]) -> CodeSearchResult:
+        """Definitions of repository `name` best first for `query`, their lines within `max_tokens` over all."""
+        return self.send(Requests.search_code(name, query, **options))
 
     def compact(self, messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Compaction:
         """The history to send: the oldest tool results replaced by placeholders (each stored: its ref gives it

@@ -18,11 +18,18 @@ from typing import Any, TypeVar
 import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
+from . import code_search
 from .client import Client, CtxsieveError
 from .models import SearchResult
 from .wrap import render, render_result
 
 T = TypeVar("T")
+
+
+SEARCH_CODE_DESCRIPTION = (
+    "Search this repository's code by meaning and by name: functions, methods and classes best first, each with "
+    "its path, qualified name and true line numbers. Use it before grepping to find where something is defined or "
+    "handled; `path` narrows to a glob or folder, `repo` names another indexed repository.")
 
 
 class ServiceError(ToolError):
@@ -72,6 +79,10 @@ def build_server(client: Client, url: str) -> Any:
     def read_file(path: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
         result = answered(url, lambda: client.read(path, query, k=k, max_tokens=max_tokens, placeholder="tools"))
         return render_result(result)
+
+    @tool(description=SEARCH_CODE_DESCRIPTION, structured_output=False)
+    def search_code(query: str, k: int = 10, path: str | None = None, repo: str | None = None) -> str:
+        return answered(url, lambda: code_search.search_code(client, query, repo=repo, k=k, path=path))
 
     @tool(description="Filter a stored output (by ref) again with a new query.", structured_output=False)
     def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:

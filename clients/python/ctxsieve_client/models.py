@@ -324,3 +324,54 @@ class Compaction(Model):
     usage: CompactUsage
     tuned: Tuned | None = None
     format: str = "openai"
+
+
+# --- repositories (code search) ----------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class RepoProgress(Model):
+    done: int
+    total: int
+
+
+@dataclass(kw_only=True)
+class RepoInfo(Model):
+    name: str
+    path: str
+    files: int
+    definitions: int
+    state: str  # indexing | lexical | ready
+    head: str | None = None
+    indexed_at: str | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    progress: RepoProgress | None = None
+    error: str | None = None
+
+
+@dataclass(kw_only=True)
+class RepoList(Model):
+    repos: list[RepoInfo]
+
+
+@dataclass(kw_only=True)
+class CodeHit(Model):
+    path: str
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
+    score: float
+    text: str
+    shown_end_line: int = 0
+
+    @property
+    def whole(self) -> bool:
+        return self.shown_end_line >= self.end_line
+
+
+@dataclass(kw_only=True)
+class CodeSearchResult(Model):
+    results: list[CodeHit]
+    usage: Usage
+    state: str

@@ -1,0 +1,136 @@
+"""`ctxsieve index [PATH]` and `ctxsieve search QUERY`: a repository's code search from the command line.
+
+`index` registers the repository (default: the git repository around the current folder, named as its folder) with
+the running service and prints a line per step, a progress line every few seconds on a long first index, and exits
+0 once the repository can be searched. `--dry-run` counts the files the service would read and estimates the
+definitions and the time from a sample it parses here; it writes nothing. `search` prints the definitions best first
+with their true line numbers, as the agents' `search_code` tool shows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+
+from ctxsieve_client.errors import CtxsieveError
+
+if TYPE_CHECKING:
+    from ctxsieve_client import Client, RepoInfo
+
+PROGRESS_EVERY_S = 5.0
+SAMPLE_FILES = 40
+
+
+def add_index_arguments(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("path", nargs="?", default=".", help="the repository or folder (default: the one around here)")
+    cmd.add_argument("--name", help="the repository's name (default: its folder's name)")
+    cmd.add_argument("--url", help="the service (default: CTXSIEVE_URL, else the one install wired)")
+    cmd.add_argument("--api-key", help="for --url when keys are configured (also CTXSIEVE_API_KEY)")
+    cmd.add_argument("--dry-run", action="store_true", help="count the files and estimate; write nothing")
+    cmd.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for it to be searchable")
+
+
+def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("query")
+    cmd.add_argument("--repo", help="the repository (default: the one around the current folder)")
+    cmd.add_argument("-k", type=int, default=10, help="definitions to return")
+    cmd.add_argument("--path", help="only files matching this glob or under this folder")
+    cmd.add_argument("--max-tokens", type=int, help="budget over all results (default 2000)")
+    cmd.add_argument("--url")
+    cmd.add_argument("--api-key")
+
+
+def index(args: argparse.Namespace) -> int:
+    from ctxsieve_client.code_search import repo_around
+
+    target = repo_around(Path(args.path))
+    name = args.name or target.name
+    assert target.path is not None
+    if args.dry_run:
+        return _dry_run(name, target.path)
+    client = _client(args)
+    started = time.monotonic()
+    _say(f"indexing {target.path} as repository {name} at {client_url(args)}")
+    try:
+        info = client.index_repo(name, str(target.path))
+        info = _wait(client, name, info, args.timeout, started)
+    except (CtxsieveError, httpx.HTTPError) as exc:
+        return _failed(exc, args)
+    if info.error:
+        _say(f"{name}: the sync failed: {info.error}")
+        return 1
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(info.skipped.items())) or "none"
+    _say(f"{name}: {info.files} files, {info.definitions} definitions, state {info.state} "
+         f"({time.monotonic() - started:.1f} s; skipped: {skipped}); search it with `ctxsieve search QUERY "
+         f"--repo {name}` or the agents' search_code")
+    return 0 if info.state != "indexing" else 1
+
+
+def search(args: argparse.Namespace) -> int:
+    from ctxsieve_client.code_search import search_code
+
+    client = _client(args)
+    try:
+        text = search_code(client, args.query, repo=args.repo, k=args.k, path=args.path, max_tokens=args.max_tokens)
+    except (CtxsieveError, httpx.HTTPError) as exc:
+        return _failed(exc, args)
+    sys.stdout.write(text + "\n")
+    return 0
+
+
+def _wait(client: Client, name: str, info: RepoInfo, timeout: float, started: float) -> RepoInfo:
+    said = time.monotonic()
+    while info.state == "indexing" and time.monotonic() - started < timeout:
+        time.sleep(0.25)
+        info = client.repo(name)
+        if time.monotonic() - said >= PROGRESS_EVERY_S and info.progress is not None and info.progress.total:
+            _say(f"{name}: {info.progress.done} of {info.progress.total} files read")
+            said = time.monotonic()
+    return info
+
+
+def _dry_run(name: str, root: Path) -> int:
+    from ctxsieve.indexes.repos.walk import read_source, walk  # the parser and numpy: only for a dry run
+    from ctxsieve.ingest.coderank.units import units_of
+
+    files = walk(root).files
+    sizes = [(root / f).stat().st_size for f in files]
+    sample = files[:: max(1, len(files) // SAMPLE_FILES)][:SAMPLE_FILES]
+    started = time.perf_counter()
+    definitions = sum(len(units_of(f, s.text)) for f in sample if (s := read_source(root, f)).text is not None)
+    spent = time.perf_counter() - started
+    sampled = sum((root / f).stat().st_size for f in sample) or 1
+    scale = sum(sizes) / sampled
+    _say(f"dry run: {root} as repository {name}: {len(files)} source files, {sum(sizes) / 1e6:.1f} MB; about "
+         f"{definitions * scale:.0f} definitions and {spent * scale:.0f} s to index them here (from {len(sample)} "
+         "files parsed now); nothing written")
+    return 0
+
+
+def _client(args: argparse.Namespace) -> Client:
+    from ctxsieve_client import Client
+
+    return Client(client_url(args), api_key=args.api_key or os.environ.get("CTXSIEVE_API_KEY"), timeout=120)
+
+
+def client_url(args: argparse.Namespace) -> str:
+    from ctxsieve_client.setup.state import service_url
+
+    return str(args.url or service_url())
+
+
+def _failed(exc: CtxsieveError | httpx.HTTPError, args: argparse.Namespace) -> int:
+    _say(f"ctxsieve at {client_url(args)}: {type(exc).__name__}: {exc}"
+         + ("; is the service running? `ctxsieve service start`" if "connect" in str(exc).lower() else ""))
+    return 1
+
+
+def _say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,214 @@
+"""Repositories (code search) through HTTP against the real app and store: ctxsieve's own repository found by plain
+words and by names, and a small git repository edited, deleted from, renamed in, searched during an update, and
+killed with SIGKILL mid-index."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.conftest import make_settings, open_client, stub_models
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("repos")
+
+
+@pytest.fixture(scope="module")
+def repos(roots: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    settings = make_settings(tmp_path_factory.mktemp("repos-data"), read_roots=os.pathsep.join([str(REPO),
+                                                                                                str(roots)]))
+    client = open_client(settings, stub_models())
+    yield client
+    client.__exit__(None, None, None)
+
+
+def indexed(client: TestClient, name: str, timeout: float = 120) -> dict:  # type: ignore[type-arg]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = client.get(f"/v1/repos/{name}").json()
+        if info["state"] != "indexing":
+            return info  # type: ignore[no-any-return]
+        time.sleep(0.1)
+    raise AssertionError(f"{name} still indexing: {info}")
+
+
+def found(client: TestClient, name: str, query: str, **options: object) -> list[tuple[str, str]]:
+    answer = client.post(f"/v1/repos/{name}/search", json={"query": query, **options})
+    assert answer.status_code == 200, answer.text
+    return [(r["path"], r["name"]) for r in answer.json()["results"]]
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def own(repos: TestClient) -> dict:  # type: ignore[type-arg]
+    if repos.get("/v1/repos/ctxsieve").status_code == 404:
+        assert repos.put("/v1/repos/ctxsieve", json={"path": str(REPO)}).status_code == 202
+    return indexed(repos, "ctxsieve")
+
+
+def test_own_repository_by_words_and_names(repos: TestClient) -> None:
+    info = own(repos)
+    assert info["files"] > 100 and info["definitions"] > 1000 and info["head"], info
+    assert ("indexes/sieve.py", "Sieve._project") in found(repos, "ctxsieve", "Sieve._project", k=3)[:1]
+    assert ("indexes/lexical.py", "Bm25Index") in found(repos, "ctxsieve", "Okapi BM25 with an inverted index", k=5)
+    assert ("service/deps.py", "get_tenant") in found(repos, "ctxsieve", "which tenant does an API key belong to",
+                                                      k=5)
+    assert ("ingest/coderank/units.py", "units_of") in found(
+        repos, "ctxsieve", "split a source file into its definitions and module code", k=5)
+    assert found(repos, "ctxsieve", "Sieve", path="tests/**")[0][0].startswith("tests/")
+
+
+def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) -> None:  # type: ignore[no-untyped-def]
+    own(repos)
+    body = repos.post("/v1/repos/ctxsieve/search", json={"query": "filter a source by its query and budget",
+                                                         "k": 10, "max_tokens": 400}).json()
+    assert body["usage"]["output_tokens"] <= 400 and body["results"]
+    assert sum(tokenizer.count(r["text"]) for r in body["results"]) <= 400 + len(body["results"]) * 2
+    for result in body["results"]:
+        lines = (REPO / result["path"]).read_text().split("\n")
+        shown = result["text"].split("\n")
+        assert lines[result["start_line"] - 1 : result["shown_end_line"]] == shown, result["name"]
+        assert result["start_line"] <= result["shown_end_line"] <= result["end_line"]
+    same = repos.post("/v1/repos/ctxsieve/search", json={"query": "filter a source by its query and budget",
+                                                         "k": 10, "max_tokens": 400}).json()
+    assert same["results"] == body["results"], "the same request gives the same answer"
+
+
+def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
+    root = roots / "small"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "billing.py").write_text("def compute_invoice_total(items):\n    return sum(items)\n")
+    (root / "pkg" / "shipping.py").write_text("class Parcel:\n    def weigh_parcel(self):\n        return 1\n")
+    (root / "build").mkdir()
+    (root / "build" / "generated.py").write_text("def generated_helper():\n    pass\n")
+    (root / "pkg" / "blob.py").write_bytes(b"\x00\x01def binary_thing(): pass\n")
+    (root / "pkg" / "huge.py").write_text("x = 1\n" * 200_000)
+    (root / ".gitignore").write_text("ignored.py\n")
+    (root / "ignored.py").write_text("def ignored_function():\n    pass\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    assert repos.put("/v1/repos/small", json={"path": str(root)}).status_code == 202
+    info = indexed(repos, "small")
+    assert info["files"] == 2 and info["skipped"] == {"binary": 1, "huge": 1}, info
+    assert found(repos, "small", "compute_invoice_total")[0] == ("pkg/billing.py", "compute_invoice_total")
+    assert found(repos, "small", "weigh_parcel")[0] == ("pkg/shipping.py", "Parcel.weigh_parcel")
+    assert not found(repos, "small", "ignored_function generated_helper")
+
+    (root / "pkg" / "billing.py").write_text("def compute_invoice_total(items, tax):\n    return sum(items) * tax\n"
+                                             "\n\ndef refund_invoice(invoice):\n    return -invoice\n")
+    (root / "pkg" / "shipping.py").rename(root / "pkg" / "delivery.py")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "second")
+    assert repos.post("/v1/repos/small/sync").status_code == 202
+    info = indexed(repos, "small")
+    assert found(repos, "small", "refund_invoice")[0] == ("pkg/billing.py", "refund_invoice")
+    assert found(repos, "small", "weigh_parcel")[0] == ("pkg/delivery.py", "Parcel.weigh_parcel")
+    assert all(path != "pkg/shipping.py" for path, _ in found(repos, "small", "weigh_parcel Parcel"))
+    (root / "pkg" / "billing.py").unlink()
+    repos.post("/v1/repos/small/sync")
+    info = indexed(repos, "small")
+    assert info["files"] == 1 and not found(repos, "small", "refund_invoice compute_invoice_total")
+    assert len(info["head"]) == 40
+    assert any(r["name"] == "small" for r in repos.get("/v1/repos").json()["repos"])
+    assert repos.delete("/v1/repos/small").status_code == 200
+    assert repos.get("/v1/repos/small").status_code == 404
+
+
+def test_search_during_an_update_answers_from_the_last_complete_state(repos: TestClient, roots: Path) -> None:
+    root = roots / "busy"
+    root.mkdir()
+    for i in range(400):
+        (root / f"mod_{i:03}.py").write_text(f"def handler_{i:03}(request):\n    return 'old {i}'\n")
+    repos.put("/v1/repos/busy", json={"path": str(root)})
+    indexed(repos, "busy")
+    for i in range(400):
+        (root / f"mod_{i:03}.py").write_text(f"def handler_{i:03}(request):\n    return 'new {i}'\n\n\n"
+                                             f"def extra_{i:03}():\n    pass\n")
+    repos.post("/v1/repos/busy/sync")
+    seen_during = 0
+    while repos.get("/v1/repos/busy").json()["state"] == "indexing":
+        answer = repos.post("/v1/repos/busy/search", json={"query": "handler_123 request", "k": 3})
+        assert answer.status_code == 200, "never 'not indexed' during an update"
+        top = answer.json()["results"][0]
+        assert top["name"] == "handler_123" and top["text"].split("\n")[1].strip() in ("return 'old 123'",
+                                                                                        "return 'new 123'")
+        seen_during += 1
+    assert found(repos, "busy", "extra_399")[0] == ("mod_399.py", "extra_399")
+
+
+def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
+    outside = repos.put("/v1/repos/outside", json={"path": str(tmp_path)})
+    assert outside.status_code == 403 and outside.json()["error"]["type"] == "forbidden"
+    missing = repos.post("/v1/repos/never/search", json={"query": "x"})
+    assert missing.status_code == 404 and "ctxsieve index" in missing.json()["error"]["message"]
+    (roots / "afile.py").write_text("x = 1\n")
+    assert repos.put("/v1/repos/afile", json={"path": str(roots / "afile.py")}).status_code == 422
+    assert repos.put("/v1/repos/bad name", json={"path": str(roots)}).status_code == 422
+    assert repos.post("/v1/repos/never/search", json={"query": "x", "k": 0}).status_code == 422
+    assert repos.put("/v1/repos/x", json={"path": str(roots), "extra": 1}).status_code == 422
+
+
+KILLED_INDEXER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from ctxsieve.indexes.files import FileReader
+    from ctxsieve.indexes.repos import RepoIndex
+    from ctxsieve.indexes.store import open_store
+    from ctxsieve.ingest.tokens import load_tokenizer
+    root, data, cache = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    index = RepoIndex(open_store(data), FileReader([root], 1 << 24), load_tokenizer("o200k_base", cache),
+                      progress=lambda name, done, total: print(done, flush=True))
+    index.register("default", "crash", str(root))
+    index.sync("default", "crash", wait=True)
+    print("finished", flush=True)
+""")
+
+
+def test_kill_9_mid_index_leaves_every_file_whole(tmp_path: Path) -> None:
+    from ctxsieve.indexes.files import FileReader
+    from ctxsieve.indexes.repos import RepoIndex
+    from ctxsieve.indexes.store import open_store
+    from tests.conftest import CACHE
+
+    root = tmp_path / "big"
+    root.mkdir()
+    for i in range(1200):
+        (root / f"m{i:04}.py").write_text("".join(f"def f{i}_{j}(a, b):\n    return a + b + {j}\n\n\n"
+                                                  for j in range(20)))
+    data = tmp_path / "data"
+    child = subprocess.Popen([sys.executable, "-c", KILLED_INDEXER, str(root), str(data), str(CACHE / "tiktoken")],
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    line = child.stdout.readline()  # the first batch of files is in the store
+    assert line.strip().isdigit(), line
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+
+    from ctxsieve.ingest.tokens import load_tokenizer
+
+    index = RepoIndex(open_store(data), FileReader([root], 1 << 24), load_tokenizer("o200k_base", CACHE / "tiktoken"))
+    try:
+        info = index.sync("default", "crash", wait=True)
+        assert info.files == 1200 and info.definitions == 1200 * 20 and info.error is None, info
+        hit = index.search("default", "crash", "f1199_7", k=1).results[0]
+        assert (hit.path, hit.name, hit.start_line, hit.end_line) == ("m1199.py", "f1199_7", 29, 30)
+    finally:
+        index.close()
