@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from ctxsieve.ingest.kinds.code import LANGUAGES, Definition, definitions
 
@@ -258,23 +259,22 @@ def case_of(row: dict[str, str], patch: str, folder: Path) -> LocCase:
                    tuple(sorted(set(functions))), split_of(row["repo"], row["instance_id"]))
 
 
-def build(skip_missing: bool = False) -> tuple[list[LocCase], list[str]]:
-    """The cases (sorted by instance id) and notes on what was left out."""
+def build() -> tuple[list[LocCase], list[str], list[str]]:
+    """The cases (sorted by instance id), notes on what was left out, and the repositories with no snapshot."""
     rows = instances()
     patches = gold_patches({r["instance_id"] for r in rows})
     notes: list[str] = []
-    folders: dict[str, Path | None] = {}
+    folders: dict[str, Path] = {}
+    missing: list[str] = []
     for repo in sorted({r["repo"] for r in rows}):
         try:
             folders[repo] = git_dir(repo)
-        except MissingSnapshot as missing:
-            if not skip_missing:
-                raise
-            folders[repo] = None
-            notes.append(f"left out {sum(r['repo'] == repo for r in rows)} case(s) of {repo}: {missing}")
+        except MissingSnapshot as absent:
+            missing.append(repo)
+            notes.append(f"{sum(r['repo'] == repo for r in rows)} case(s) of {repo} need its snapshot: {absent}")
     out: list[LocCase] = []
     for row in rows:
-        folder = folders[row["repo"]]
+        folder = folders.get(row["repo"])
         if folder is None:
             continue
         if row["instance_id"] not in patches:
@@ -283,7 +283,7 @@ def build(skip_missing: bool = False) -> tuple[list[LocCase], list[str]]:
             notes.append(f"left out {row['instance_id']}: base commit {row['base_commit']} not in the snapshot")
         else:
             out.append(case_of(row, patches[row["instance_id"]], folder))
-    return out, notes
+    return out, notes, missing
 
 
 def _stamp() -> str:
@@ -294,20 +294,37 @@ def _stamp() -> str:
     return digest.hexdigest()
 
 
-def load(skip_missing: bool = False) -> tuple[list[LocCase], list[str]]:
-    """The cases from the cache when they were built from the same inputs, else built now and cached."""
+def load(skip_missing: bool = False, repos: set[str] | None = None) -> tuple[list[LocCase], list[str]]:
+    """The cases (of `repos`, default all) from the cache when built from the same inputs and snapshots, else built
+    now and cached, with notes on what was left out. Fails naming a needed snapshot that is absent unless
+    `skip_missing`."""
     cached = CACHE / "cases.jsonl"
-    stamp = f"{_stamp()} skip_missing={skip_missing}"
+    stamp = _stamp()
+    meta: dict[str, Any] = {}
     if cached.exists():
         head, *rest = cached.read_text(encoding="utf-8").split("\n")
         meta = json.loads(head)
-        if meta["stamp"] == stamp:
-            return [_case(json.loads(line)) for line in rest if line], meta["notes"]
-    cases, notes = build(skip_missing)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps({"stamp": stamp, "notes": notes}), *(json.dumps(asdict(c)) for c in cases)]
-    cached.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return cases, notes
+    if meta.get("stamp") != stamp or any(git_dir_exists(r) for r in meta.get("missing", [])):
+        cases, notes, missing = build()
+        CACHE.mkdir(parents=True, exist_ok=True)
+        meta = {"stamp": stamp, "notes": notes, "missing": missing}
+        cached.write_text("\n".join([json.dumps(meta), *(json.dumps(asdict(c)) for c in cases)]) + "\n",
+                          encoding="utf-8")
+    else:
+        cases = [_case(json.loads(line)) for line in rest if line]
+    needed = [r for r in meta["missing"] if not repos or r in repos]
+    if needed and not skip_missing:
+        git_dir(needed[0])  # raises MissingSnapshot naming it
+    cases = [c for c in cases if not repos or c.repo in repos]
+    return cases, [n for n in meta["notes"] if not repos or any(r in n for r in repos)]
+
+
+def git_dir_exists(repo: str) -> bool:
+    try:
+        git_dir(repo)
+    except MissingSnapshot:
+        return False
+    return True
 
 
 def _case(row: dict) -> LocCase:  # type: ignore[type-arg]
