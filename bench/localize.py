@@ -191,7 +191,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranker", default="bm25", help=f"comma-separated, of: {', '.join(sorted(RANKERS))}")
     parser.add_argument("--splits", default=",".join(SPLITS))
-    parser.add_argument("--limit", type=int, default=None, help="at most N cases per split (the first by id)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="at most N cases per split and repository (the first by instance id)")
     parser.add_argument("--repos", default="")
     parser.add_argument("--k", type=int, default=K, help="hits asked of each search")
     parser.add_argument("--skip-missing", action="store_true", help="leave out the cases of absent snapshots")
@@ -204,7 +205,8 @@ def main() -> None:
     all_cases, notes = load(args.skip_missing, repos)
     chosen: list[LocCase] = []
     for split in splits:
-        chosen.extend([c for c in all_cases if c.split == split][:args.limit])
+        for repo in sorted({c.repo for c in all_cases}):
+            chosen.extend([c for c in all_cases if c.split == split and c.repo == repo][:args.limit])
     for note in notes:
         print(note)
     print(f"{len(chosen)} cases ({', '.join(f'{s} {sum(c.split == s for c in chosen)}' for s in splits)}) "
