@@ -3,11 +3,12 @@
 Usage: python -m bench.localize [--ranker bm25[,other]] [--splits dev,test,held-out] [--limit N] [--repos a,b]
                                 [--k 100] [--skip-missing]
 
-Cases: bench.localize_data (each swe_dev instance's gold files and functions, from the gold patches in the
-mirrors). A repository is materialised once at ~/.cache/ctxsieve/bench/localize/repos/<owner+name> (a shared clone
-of the mirror) and its cases run in base-commit order (`git checkout -f <commit>`, `git clean -fdx`), so an
-incremental index re-reads only what changed between consecutive commits. Each ranker gets a fresh localizer per
-repository: `sync(folder)` after each checkout, then `search(problem statement, k)`.
+Cases: bench.localize_data (each swe_dev instance's gold files and functions, from the gold patches in the mirrors);
+--limit N keeps the first N by instance id of each split and repository. A repository is materialised once at
+~/.cache/ctxsieve/bench/localize/repos/<owner+name> (a shared clone of the mirror) and its cases run in base-commit
+order (`git checkout -f <commit>`, `git clean -fdx`), so an incremental index re-reads only what changed between
+consecutive commits. Each ranker gets a fresh localizer per repository: `sync(folder)` after each checkout, then
+`search(problem statement, k)`.
 Metrics per case, over the hits in the order returned:
 - file Acc@1 / Acc@5: every gold file is among the first 1 / 5 distinct files of the hits; file MRR: 1 / the rank
   of the first gold file among the distinct files (0 when none);
@@ -180,9 +181,9 @@ def report(results: dict[str, list[Outcome]], splits: list[str]) -> Iterator[str
                 groups.append((f"{split}: {repo}", split, repo))
         groups.append((f"{split}: pooled", split, None))
     groups.append(("all splits: pooled", None, None))
-    for label, split, repo in groups:
+    for label, in_split, in_repo in groups:
         for name in names:
-            picked = [o for o in results[name] if split in (None, o.split) and repo in (None, o.repo)]
+            picked = [o for o in results[name] if in_split in (None, o.split) and in_repo in (None, o.repo)]
             if picked:
                 yield line(name, label, picked)
 

@@ -67,7 +67,7 @@ def records(text: str, language: str | None) -> list[tuple[str, str, int, int, s
 
 def _outside(lines: list[str], first: int, last: int, children: tuple[Definition, ...]) -> str:
     """The lines first..last (0-based) that no child definition holds."""
-    taken = set()
+    taken: set[int] = set()
     for c in children:
         taken.update(range(c.first, c.last + 1))
     return "\n".join(lines[i] for i in range(first, last + 1) if i not in taken)
