@@ -44,6 +44,7 @@ FUNCTION_KINDS = frozenset({"function", "method"})
 # name -> "module:factory"; a factory takes no argument and returns a fresh Localizer (one per repository)
 RANKERS = {
     "bm25": "bench.localize_bm25:Bm25Localizer",
+    "ctxsieve": "bench.localize_ctxsieve:CtxsieveLocalizer",
 }
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from .query import CodeQuery
 from .units import CodeUnit
 
-__all__ = ["Weights", "WEIGHTS", "place_factor", "score_units"]
+__all__ = ["SIGNALS", "WEIGHTS", "Weights", "combine", "place_factor", "score_units", "signals"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
                     r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
@@ -57,27 +57,46 @@ def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
     return 1.0
 
 
+SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense")
+
+
+def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
+            name_counts: dict[str, int] | None = None, dense: np.ndarray | None = None) -> np.ndarray:
+    """One row per unit, one column per signal (SIGNALS), each in [0, 1] but lexical's raw scale kept apart:
+    lexical scaled to the best unit's; named, the name's rarity; pair, 1 where `Class.method` is written; path, how
+    closely the request names the file (1: its path, 0.5: its file name); frame, 1 where a frame points inside."""
+    out = np.zeros((len(units), len(SIGNALS)))
+    if not units:
+        return out
+    top = float(lexical.max()) if len(lexical) else 0.0
+    if top > 0:
+        out[:, 0] = lexical / top
+    counts = name_counts if name_counts is not None else _leaf_counts(units)
+    file_named: dict[str, float] = {}
+    for i, unit in enumerate(units):
+        out[i, 1], out[i, 2] = _named(query, unit, counts)
+        if unit.path not in file_named:
+            file_named[unit.path] = query.names_file(unit.path) / 2
+        out[i, 3] = file_named[unit.path]
+        out[i, 4] = _frame_in(query, unit)
+    if dense is not None:
+        out[:, 5] = np.nan_to_num(dense, nan=0.0)
+    return out
+
+
+def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
+    """The rule: lexical plus the weighted signals, times the place's factor."""
+    w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
+    factors = np.fromiter((place_factor(u.path, weights) for u in units), dtype=np.float64, count=len(units))
+    return (rows @ w) * factors
+
+
 def score_units(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
                 name_counts: dict[str, int] | None = None, dense: np.ndarray | None = None,
                 weights: Weights = WEIGHTS) -> np.ndarray:
     """Each unit's score (see the module's docstring); `lexical` and `dense` hold one value per unit, in order;
     `name_counts` how many units of the whole index bear each leaf name (the units' own when not given)."""
-    if not units:
-        return np.zeros(0)
-    top = float(lexical.max()) if len(lexical) else 0.0
-    score = lexical / top if top > 0 else np.zeros(len(units))
-    counts = name_counts if name_counts is not None else _leaf_counts(units)
-    file_named: dict[str, float] = {}
-    for i, unit in enumerate(units):
-        bonus = _named(query, unit, counts, weights)
-        if unit.path not in file_named:
-            file_named[unit.path] = _path_signal(query, unit.path, weights)
-        bonus += file_named[unit.path] + _frame_in(query, unit, weights)
-        score[i] += bonus
-    if dense is not None and weights.dense:
-        score += weights.dense * np.nan_to_num(dense, nan=0.0)
-    factors = np.fromiter((place_factor(u.path, weights) for u in units), dtype=np.float64, count=len(units))
-    return score * factors
+    return combine(signals(query, units, lexical, name_counts=name_counts, dense=dense), units, weights)
 
 
 def _leaf_counts(units: Sequence[CodeUnit]) -> dict[str, int]:
@@ -87,23 +106,19 @@ def _leaf_counts(units: Sequence[CodeUnit]) -> dict[str, int]:
     return counts
 
 
-def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int], weights: Weights) -> float:
+def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[float, float]:
     if unit.kind == "module" or unit.leaf not in query.names:
-        return 0.0
+        return 0.0, 0.0
     rarity = 1.0 / (1.0 + math.log(max(1, counts.get(unit.leaf, 1))))
     parts = unit.name.split(".")
     paired = len(parts) > 1 and (parts[-2], parts[-1]) in query.pairs
-    return weights.named * rarity + (weights.pair if paired else 0.0)
+    return rarity, 1.0 if paired else 0.0
 
 
-def _path_signal(query: CodeQuery, path: str, weights: Weights) -> float:
-    return weights.path * query.names_file(path) / 2
-
-
-def _frame_in(query: CodeQuery, unit: CodeUnit, weights: Weights) -> float:
+def _frame_in(query: CodeQuery, unit: CodeUnit) -> float:
     for frame in query.frames:
         if frame.line is None or not (unit.start_line <= frame.line <= unit.end_line):
             continue
         if query.names_file(unit.path) and unit.path.endswith(frame.path.replace("\\", "/").rsplit("/", 1)[-1]):
-            return weights.frame
+            return 1.0
     return 0.0
