@@ -20,8 +20,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
-from .gateway.names import masked
 from .models import FilterResult
+from .names import masked
 from .wrap import render_outline, render_result
 
 OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by its chunk number):"

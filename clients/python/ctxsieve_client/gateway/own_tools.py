@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import httpx
 import mcp_types as mt
@@ -17,17 +17,15 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from ..client import AsyncClient, CtxsieveError
+from ..names import OWN_TOOLS
 from ..wrap import render_result
-from .names import OWN_TOOLS
-
-if TYPE_CHECKING:
-    from .server import Gateway
+from .host import Host
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def register(gateway: Gateway) -> None:
-    """The own tools on the gateway's FastMCP server (which of them a listing shows: `Gateway.listed`)."""
+def register(gateway: Host) -> None:
+    """The own tools on the gateway's FastMCP server (which of them a listing shows: `Host.listed`)."""
     def tool(**kwargs: Any) -> Callable[[F], F]:  # text answers only: no structured copy of the same text
         return cast(Callable[[F], F], gateway.mcp.tool(output_schema=None, **kwargs))
 
@@ -66,7 +64,7 @@ def register(gateway: Gateway) -> None:
         return await gateway.mcp.call_tool(name, arguments or {})
 
 
-async def _own(gateway: Gateway, ctx: Context | None, call: Callable[[AsyncClient], Any]) -> Any:
+async def _own(gateway: Host, ctx: Context | None, call: Callable[[AsyncClient], Any]) -> Any:
     """One call to ctxsieve with the client of the caller's session; its failure as the tool's error."""
     try:
         return await call(gateway.client(gateway.session(ctx)))

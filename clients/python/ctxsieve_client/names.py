@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..intent import first_text
+from .intent import first_text
 
 OWN_TOOLS = ("filter_ref", "fetch_ref", "find_tools", "call_tool")
 SEPARATOR = "__"
