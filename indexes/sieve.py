@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
-from ctxsieve.ingest.kinds.code import source_path
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
+from ctxsieve_client.languages import source_path
 
 from .background import BackgroundEmbedder
 from .filtering import FilterParams, FilterResult, MapLine, Mode, PageResult, SearchResult, Snippet

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
+from .languages import is_source, source_path
 from .models import FilterResult
 from .names import masked
 from .wrap import render_outline, render_result
@@ -29,11 +29,6 @@ OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by it
 
 MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
 PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
-# A source file, as the service tells one (ingest.kinds.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
-PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
-SOURCE_SUFFIXES = frozenset({
-    ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cc", ".cpp",
-    ".cxx", ".hpp", ".hh", ".cs", ".rb", ".php", ".sh", ".bash", ".kt", ".kts", ".swift", ".scala", ".lua"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,8 +39,8 @@ class CutOptions:
 
 def names_source_file(arguments: Mapping[str, Any]) -> bool:
     """The call names a source file (Read's `file_path`, read_text_file's `path`, ...): the service reads it as code."""
-    path = next((v for k in PATH_ARGUMENTS if isinstance(v := arguments.get(k), str) and v.strip()), None)
-    return path is not None and PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES
+    path = source_path(arguments)
+    return path is not None and is_source(path)
 
 
 # a shell command (or a script that runs one) printing a file: cat, nl, head, tail, sed -n 'A,Bp', bat, less
@@ -58,7 +53,7 @@ def prints_source_file(arguments: Mapping[str, Any]) -> bool:
     that file's text, read as code."""
     commands = [v for v in arguments.values() if isinstance(v, str)] + \
         [" ".join(v) for v in arguments.values() if isinstance(v, list) and all(isinstance(w, str) for w in v)]
-    return any(PurePosixPath(m.group(1)).suffix.lower() in SOURCE_SUFFIXES
+    return any(is_source(m.group(1))
                for command in commands for m in _PRINTS.finditer(command))
 
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cutting import PATH_ARGUMENTS
+from .languages import source_path
 from .models import More
 from .partial import Partial
 
@@ -52,7 +52,7 @@ def source_of(arguments: Mapping[str, Any]) -> Source:
     command = _command(arguments)
     printed = _PRINTS_FILE.match(command) if command else None
     offset = arguments.get("offset")
-    read = next((v for k in PATH_ARGUMENTS if isinstance(v := arguments.get(k), str) and v.strip()), None)
+    read = source_path(arguments)
     searched = any(isinstance(arguments.get(k), str) for k in ("pattern", "query"))  # a Grep's path: not its output
     path = printed.group(2) if printed else read if read and not searched and (
         not isinstance(offset, int) or offset <= 1) else None
