@@ -67,7 +67,8 @@ def test_a_cut_no_shorter_than_the_output_is_not_used() -> None:
     result = FilterResult.from_json({"ref": "src_1", "placeholder": "[ctxsieve src_1: 30 of 59 chunks shown]",
                                      "usage": {"input_tokens": 1536, "output_tokens": 754, "saved_ratio": 0.5,
                                                "chunks_total": 59, "chunks_returned": 30},
-                                     "snippets": snippets, "content_type": "log"})
+                                     "snippets": snippets, "content_type": "log",
+                                     "view": {"by_lines": True, "headed": True, "numbered": True}})
     options = CutOptions()
     shown = cut_text(result, options)
     assert shown is not None

@@ -26,6 +26,7 @@ from .models import (
     ToolsetInfo,
     Usage,
 )
+from .rendering import View, render
 from .tools import (
     anthropic_deferred,
     anthropic_tool_search_result,
@@ -34,10 +35,11 @@ from .tools import (
     openai_tool_search_output,
     openai_tools,
 )
-from .wrap import render, wrap_tool
+from .wrap import render_result, wrap_tool
 
 __all__ = ["AsyncClient", "Call", "Client", "CollectionInfo", "CollectionResult", "Compaction", "CtxsieveError",
            "DocumentEntry", "DocumentPage", "DocumentsAdded", "FilterResult", "More", "RefContent", "Requests",
            "Rerun", "SearchPage", "SearchResult", "Selected", "Selection", "SessionRead", "SessionReport", "Snippet",
            "ToolsetDetail", "ToolsetInfo", "Usage", "anthropic_deferred", "anthropic_tool_search_result",
-           "anthropic_tools", "openai_deferred", "openai_tool_search_output", "openai_tools", "render", "wrap_tool"]
+           "anthropic_tools", "openai_deferred", "openai_tool_search_output", "openai_tools", "render",
+           "render_result", "View", "wrap_tool"]

@@ -14,7 +14,7 @@ sees. Sans-IO like `Requests`: each surface sends the call its own way (sync or 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,9 @@ from .client import Call, ContentType, FilterOptions, Requests
 from .languages import is_source, source_path
 from .models import FilterResult
 from .names import masked
-from .wrap import render_outline, render_result
+from .placeholder import Namer, as_is, placeholder_line
+from .rendering import render_outline
+from .wrap import render_result
 
 OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by its chunk number):"
 
@@ -78,19 +80,24 @@ def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str
     return Requests.filter(intent, text, **fields)
 
 
+def named_placeholder(result: FilterResult, name: Namer) -> str:
+    """The answer's placeholder (the `tools` style a surface asks for) with ctxsieve's tools as `name` names them."""
+    return result.placeholder if result.more is None or name is as_is else placeholder_line(result.more, "tools", name)
+
+
 def was_cut(result: FilterResult, options: CutOptions) -> bool:
     """The service cut the output (it did not come back whole, and was over passthrough_tokens)."""
     return not result.passthrough and result.usage.input_tokens > options.passthrough_tokens
 
 
-def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[str], str] = lambda line: line,
-             original: str | None = None) -> str | None:
-    """What the agent sees instead of the output (snippets or an outline, then the placeholder, whose tool names
-    `name_tools` may spell as the runtime knows them), or None when the output passes as it is: also when the cut,
-    with its headings and placeholder, would be no shorter than the `original` output."""
+def cut_text(result: FilterResult, options: CutOptions, name: Namer = as_is, original: str | None = None,
+             placeholder: str | None = None) -> str | None:
+    """What the agent sees instead of the output (snippets or an outline, then the placeholder, its tools named as
+    the runtime offers them: `name`), or None when the output passes as it is: also when the cut, with its headings
+    and placeholder, would be no shorter than the `original` output. `placeholder`: a line of the surface's own."""
     if not was_cut(result, options):
         return None
-    placeholder = name_tools(result.placeholder)
+    placeholder = named_placeholder(result, name) if placeholder is None else placeholder
     if result.more is not None and result.more.shown == "outline":
         shown = render_outline(result.snippets, placeholder, OUTLINE_HEADING)
     else:
