@@ -54,7 +54,7 @@ from ctxsieve_client import Client
 from ctxsieve_client.cutting import MAX_INTENT_CHARS
 from ctxsieve_client.intent import step_intent
 from ctxsieve_client.models import Snippet
-from ctxsieve_client.wrap import SEPARATOR, heading
+from ctxsieve_client.rendering import SEPARATOR, View, snippet
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "swe_dev" / "cases.jsonl"
 TOKENS = load_tokenizer("o200k_base", Path.home() / ".cache" / "ctxsieve" / "tiktoken")
@@ -172,7 +172,7 @@ def judged(case: GrepCase, shown: set[int], tokens: int) -> Outcome:
 
 def rendered_tokens(snippets: list[Snippet]) -> int:
     """The snippets as the model receives them (wrap.render without the placeholder)."""
-    shown = [("" if not s.context else heading(s)) + s.text for s in snippets]  # as wrap.render shows grep's
+    shown = [snippet(s, View(by_lines=True, headed=False)) for s in snippets]  # as the surfaces show grep's
     return TOKENS.count(SEPARATOR.join(shown)) if snippets else 0
 
 

@@ -72,7 +72,7 @@ from ctxsieve_client import Client
 from ctxsieve_client.cutting import CutOptions, cut_request, cut_text
 from ctxsieve_client.intent import step_intent
 from ctxsieve_client.models import FilterResult, Snippet
-from ctxsieve_client.wrap import SEPARATOR, heading
+from ctxsieve_client.rendering import SEPARATOR, View, snippet
 
 CACHE = Path.home() / ".cache" / "ctxsieve" / "bench" / "logs"
 MIRROR = Path("/work/.mirror")  # where the search tool's `fetch` lays each repository's bare git dir
@@ -362,7 +362,7 @@ def runs(repos: Iterable[str] = ()) -> list[LogRun]:
 
 def rendered(snippets: list[Snippet]) -> tuple[str, set[int]]:
     """The snippets as the model receives a line kind's (wrap.render without the placeholder), and the lines shown."""
-    text = SEPARATOR.join(heading(s) + s.text for s in snippets)
+    text = SEPARATOR.join(snippet(s, View(by_lines=True)) for s in snippets)
     shown = {n for s in snippets if s.line_start for n in range(s.line_start, (s.line_end or s.line_start) + 1)}
     return text, shown
 

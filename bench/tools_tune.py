@@ -27,11 +27,9 @@ import numpy as np
 
 from bench.models import dense_model
 from bench.tools import CACHE, Query, pool_split, pools
-from ctxsieve.indexes.intents import split_intents
 from ctxsieve.indexes.lexical import Bm25Index
 from ctxsieve.indexes.ranking import normalise, standardise
 from ctxsieve.indexes.store import open_store
-from ctxsieve.indexes.toolformats import Tool, index_text, name_text, parse_toolset
 from ctxsieve.indexes.tools import (
     TOOL_DENSE_WEIGHT,
     Evidence,
@@ -45,6 +43,8 @@ from ctxsieve.indexes.tools import (
     nearest_evidence,
     without,
 )
+from ctxsieve.indexes.tools.formats import Tool, index_text, name_text, parse_toolset
+from ctxsieve.indexes.tools.intents import split_intents
 from ctxsieve.indexes.tools.scoring import INTENT_GATE_MIN_TOOLS
 from ctxsieve.indexes.vectors import EmbeddingCache
 

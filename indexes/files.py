@@ -12,6 +12,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxsieve_client.languages import LANGUAGES
+
 from .errors import Forbidden, NotFound, TooLarge, UnsupportedMedia
 
 _SPECIAL = (Path("/proc"), Path("/sys"), Path("/dev"))
@@ -19,8 +21,7 @@ SUFFIX_TYPES = {
     ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".json": "json",
     ".rst": "text", ".csv": "text",
     ".txt": "auto", ".log": "auto",  # told by their text: a saved test log is a log
-    **dict.fromkeys((".py", ".js", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".hpp", ".cs",
-                     ".rb", ".php", ".sh", ".sql", ".kt", ".swift", ".scala", ".toml", ".yaml", ".yml"), "code"),
+    **dict.fromkeys(LANGUAGES, "code"),  # the code kind's own table: a file it has a grammar for
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import Literal
 
+from ctxsieve_client.rendering import View, map_line
+
 from .more import More
 from .usage import Usage
 
@@ -46,8 +48,8 @@ class MapLine:
     text: str  # the line as it is in the file (a definition's `def`/`class` line)
 
     def shown(self) -> str:
-        """As the surfaces print it (ctxsieve_client.wrap.render_map), which is what its tokens are counted on."""
-        return f"{self.line}│{self.text}"
+        """As the surfaces print it (ctxsieve_client.rendering), which is what its tokens are counted on."""
+        return map_line(self.line, self.text)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +60,7 @@ class FilterResult:
     usage: Usage
     passthrough: bool
     content_type: str | None = None  # the view's kind
+    view: View | None = None  # how its kind's snippets are shown
     map: list[MapLine] | None = None  # code: the file's definitions around what is shown, with their lines
 
 

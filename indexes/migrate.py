@@ -22,8 +22,8 @@ from .collections import CollectionIndex, NewDocument
 from .sessions import SESSIONS
 from .sources import SourceStore
 from .store import DataDir, EdgeStore, PointData, explain_store_error, open_edge, point_id
-from .toolformats import Tool
 from .tools import ToolIndex
+from .tools.formats import Tool
 from .vectors import EmbeddingCache
 
 log = logging.getLogger("ctxsieve")

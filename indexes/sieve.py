@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
-from ctxsieve.ingest.kinds.code import source_path
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
+from ctxsieve_client.languages import source_path
 
 from .background import BackgroundEmbedder
 from .filtering import FilterParams, FilterResult, MapLine, Mode, PageResult, SearchResult, Snippet
@@ -142,11 +142,11 @@ class Sieve:
         out = shown + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
-        lines = source.line_span(0, len(source.view.text))[1] if kind.by_lines else None
+        lines = source.line_span(0, len(source.view.text))[1] if kind.shown_as.by_lines else None
         more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
                        min_score=params.min_score, lines=lines)
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
-                            content_type=source.content_type, map=lines_map)
+                            content_type=source.content_type, view=kind.shown_as, map=lines_map)
 
     def _map(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[MapLine]:
         """The file's definition lines not already shown, nearest to the shown snippets first, within `budget`
@@ -180,7 +180,8 @@ class Sieve:
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(e.tokens for e in entries),
                            chunks_total=len(source.chunks), chunks_returned=len(snippets))
         return FilterResult(ref=source.ref, snippets=snippets, more=more_of(source.ref, usage, rerun, shown="outline"),
-                            usage=usage, passthrough=False, content_type=source.content_type)
+                            usage=usage, passthrough=False, content_type=source.content_type,
+                            view=kind_named(source.content_type).shown_as)
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:  # measured as the budget is: the view as its kind shows it
@@ -201,7 +202,8 @@ class Sieve:
         if own is not None:  # the kind chooses its chunks itself (grep's single lines, by runs)
             return [Pick(0, chunk, score) for chunk, score in sorted(own, key=lambda pick: -pick[1])]
         query_vector = self.vectors.query(query)
-        heads, around = (self.code_candidates, 1) if kind.by_lines else (self.fast_candidates, self.fast_neighbours)
+        by_lines = kind.shown_as.by_lines
+        heads, around = (self.code_candidates, 1) if by_lines else (self.fast_candidates, self.fast_neighbours)
         first = self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
         pool = list(range(len(lexical))) if first is None else sorted(first[:heads])
         first_of_all = _priorities(kind, sources, query, params.max_tokens)  # what the request (or the kind) puts first
@@ -217,9 +219,9 @@ class Sieve:
             # is usually about the same things, so its candidates tend to be embedded first.
             self.background.submit(prep.key, [prep.passages[i] for i in first if i not in prep.vectors])
         chosen = select(prep.candidates, dense, lexical, self.dense_weight, k, params.max_tokens,
-                        params.min_score, first_of_all, unscored_compete=kind.by_lines,
-                        distinct=not kind.by_lines)  # the same lines at two places of a log are two failures
-        if kind.by_lines:
+                        params.min_score, first_of_all, unscored_compete=kind.shown_as.by_lines,
+                        distinct=not kind.shown_as.by_lines)  # the same lines at two places of a log are two failures
+        if kind.shown_as.by_lines:
             chosen = _whole_definitions(chosen, prep, k, params.max_tokens)
         return [Pick(prep.units[i][0], prep.units[i][1], float(np.nan_to_num(dense[i], nan=0.0))) for i in chosen]
 
@@ -300,7 +302,8 @@ class Sieve:
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(s.tokens for s in snippets),
                            chunks_total=len(source.chunks), chunks_returned=len(source.chunks))
         return FilterResult(ref=source.ref, snippets=snippets, usage=usage, passthrough=True,
-                            more=more_of(source.ref, usage, rerun, shown="whole"), content_type=source.content_type)
+                            more=more_of(source.ref, usage, rerun, shown="whole"), content_type=source.content_type,
+                            view=kind_named(source.content_type).shown_as)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from typing import Any
 
 from ctxsieve.ingest.chunking import Chunk, chunk_view, chunker_signature
 from ctxsieve.ingest.kinds import CONTENT_TYPES
-from ctxsieve.ingest.kinds.code import source_path
 from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.normalize import Document, Section, View, build_view
 from ctxsieve.ingest.tokens import Tokenizer
+from ctxsieve_client.languages import source_path
 
 from .errors import Gone, InvalidInput, InvalidRequest, NotFound
 from .lru import Lru

@@ -49,16 +49,15 @@ def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
 def index(args: argparse.Namespace) -> int:
     from ctxsieve_client.code_search import repo_around
 
-    target = repo_around(Path(args.path))
-    name = args.name or target.name
-    assert target.path is not None
+    default, root = repo_around(Path(args.path))
+    name = args.name or default
     if args.dry_run:
-        return _dry_run(name, target.path)
+        return _dry_run(name, root)
     client = _client(args)
     started = time.monotonic()
-    _say(f"indexing {target.path} as repository {name} at {client_url(args)}")
+    _say(f"indexing {root} as repository {name} at {client_url(args)}")
     try:
-        info = client.index_repo(name, str(target.path))
+        info = client.index_repo(name, str(root))
         info = _wait(client, name, info, args.timeout, started)
     except (CtxsieveError, httpx.HTTPError) as exc:
         return _failed(exc, args)
@@ -73,11 +72,13 @@ def index(args: argparse.Namespace) -> int:
 
 
 def search(args: argparse.Namespace) -> int:
-    from ctxsieve_client.code_search import search_code
+    from ctxsieve_client.code_search import render_hits, search_request
 
     client = _client(args)
+    call = search_request({"query": args.query, "repo": args.repo, "k": args.k, "path": args.path,
+                           "max_tokens": args.max_tokens})
     try:
-        text = search_code(client, args.query, repo=args.repo, k=args.k, path=args.path, max_tokens=args.max_tokens)
+        text = render_hits(client.send(call))
     except (CtxsieveError, httpx.HTTPError) as exc:
         return _failed(exc, args)
     sys.stdout.write(text + "\n")

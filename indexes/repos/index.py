@@ -13,6 +13,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,7 @@ __all__ = ["CodeSearch", "RepoIndex", "RepoStatus"]
 
 log = logging.getLogger("ctxsieve")
 BATCH_FILES = 64  # files whose units go to the store in one write
+FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
 Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
 
 
@@ -108,6 +110,20 @@ class RepoIndex:
                 self._repos[(tenant, name)] = repo
                 self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
         return self.sync(tenant, name)
+
+    def ensure(self, tenant: str, name: str, path: str, wait_s: float = FIRST_INDEX_WAIT_S) -> RepoStatus:
+        """A repository known already as it is; else `path` registered as `name`, waited for up to `wait_s`."""
+        with self._lock:
+            known = (tenant, name) in self._repos or self._stored(tenant, name) is not None
+        if known:
+            return self.status(tenant, name)
+        self.register(tenant, name, path)
+        deadline = time.monotonic() + wait_s
+        with self._lock:
+            repo = self._get(tenant, name)
+            while repo.finished < repo.requested and (left := deadline - time.monotonic()) > 0:
+                self._changed.wait(left)
+        return self.status(tenant, name)
 
     def sync(self, tenant: str, name: str, wait: bool = False) -> RepoStatus:
         """Queue a sync (one already queued covers this request too); with `wait`, return once it is done."""

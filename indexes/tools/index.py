@@ -18,13 +18,13 @@ import numpy as np
 from ctxsieve.ingest.tokens import Tokenizer
 
 from ..errors import InvalidRequest, NotFound
-from ..intents import split_intents
 from ..lexical import Bm25Index
 from ..ranking import interleave, rank_order, standardise
 from ..store import Store
-from ..toolformats import Format, Tool, index_text, render, serialized
 from ..vectors import EmbeddingCache
 from .feedback import DEFAULT_RULE, FeedbackRule
+from .formats import Format, Tool, index_text, render, serialized
+from .intents import split_intents
 from .prepared import Prepared, Preparer, ToolsetFit
 from .registry import ToolRegistry
 from .request import focus

@@ -13,8 +13,8 @@ import numpy as np
 from ..errors import NotFound
 from ..lexical import Bm25Index
 from ..lru import Lru
-from ..toolformats import Tool, index_text, name_text
 from .feedback import DEFAULT_RULE, FeedbackRule, ToolsetView, choose_rule, history_bucket, uses_for_choice
+from .formats import Tool, index_text, name_text
 from .registry import ToolRegistry, Toolset
 from .scoring import Evidence, Judge, attribute, centroids, fit_signals
 

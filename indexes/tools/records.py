@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..store import Found, PointData
-from ..toolformats import Tool
+from .formats import Tool
 
 
 @dataclass(frozen=True, kw_only=True)

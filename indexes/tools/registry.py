@@ -17,8 +17,8 @@ from typing import Any
 from ..errors import NotFound
 from ..lru import Lru
 from ..store import MatchAny, SpaceSpec, Store, layout, scroll_all, where
-from ..toolformats import Tool, index_text, name_text, parse_toolset
 from ..vectors import EmbeddingCache
+from .formats import Tool, index_text, name_text, parse_toolset
 from .records import Recorded, ToolRecord, ToolsetHead
 from .scoring import digest
 

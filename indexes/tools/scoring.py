@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..intents import split_intents
 from ..ranking import standardise
-from ..toolformats import Tool
+from .formats import Tool
+from .intents import split_intents
 
 
 def digest(value: Any) -> str:

@@ -21,7 +21,7 @@ from .text import Text
 KINDS: tuple[Kind, ...] = (Json(), Html(), Diff(), Grep(), Log(), Markdown(), Code(), Text())
 _BY_NAME: dict[str, Kind] = {kind.name: kind for kind in KINDS}
 CONTENT_TYPES: tuple[str, ...] = tuple(_BY_NAME)
-LINE_KINDS: tuple[str, ...] = tuple(kind.name for kind in KINDS if kind.by_lines)
+LINE_KINDS: tuple[str, ...] = tuple(kind.name for kind in KINDS if kind.shown_as.by_lines)
 MIXED = Text()  # several documents of different kinds (one search's pages) are ranked as text
 
 

@@ -18,6 +18,8 @@ __all__ = ["DEFAULT_K", "LINED_K", "ByLines", "Chunk", "Cutting", "Kind", "Leaf"
 
 import numpy as np
 
+from ctxsieve_client.rendering import View
+
 from ..analyzers import code_terms, terms
 from ..packing import Block, Piece, pack, paragraphs
 from ..tokens import Tokenizer
@@ -71,7 +73,8 @@ class Chunk:
 
 class Kind(Protocol):
     name: str
-    by_lines: bool  # cut into whole lines and shown with their line numbers; a chunk's definition is completed
+    shown_as: View  # how its snippets are shown (a response's `view`); by lines: cut into whole lines, shown
+    # with their line numbers, a chunk's definition completed
     map_share: int  # the share (1/N) of a view's budget given to a map of the file's definitions; 0: none
     dense: bool  # ranked with the embedding model too (else on its own terms only)
 
@@ -95,7 +98,7 @@ class Prose:
     """The defaults: the text is its own view, ranked dense and lexical alike, no chunk put first, bound by k."""
 
     name = "text"
-    by_lines = False
+    shown_as = View()
     map_share = 0
     dense = True
 
@@ -154,7 +157,7 @@ class ByLines(Prose):
     """Kinds cut into whole lines (code, logs, diffs, grep): identifier-aware terms, a third of the output when no
     budget is given, and bound by that budget rather than by five chunks."""
 
-    by_lines = True
+    shown_as = View(by_lines=True)
 
     def terms(self, text: str) -> list[str]:
         return code_terms(text)

@@ -16,7 +16,7 @@ number (`cost`), as the hooks show it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -24,19 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from ctxsieve_client.languages import LANGUAGES
+
 from ..lines import LineSpan, line_chunks
 from ..request import read_request
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
 
-# a file's extension -> its tree-sitter grammar
-LANGUAGES = {
-    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".jsx": "javascript", ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust", ".java": "java",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".cs": "csharp",
-    ".rb": "ruby", ".php": "php", ".sh": "bash", ".bash": "bash", ".kt": "kotlin", ".kts": "kotlin",
-    ".swift": "swift", ".scala": "scala", ".lua": "lua",
-}
-PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
 # node types that are definitions, in any grammar: (the word a chunk's context calls it, is it a container)
 _KINDS = {
     "function_definition": ("def", False), "function_declaration": ("function", False),
@@ -50,15 +43,6 @@ _KINDS = {
     "object_declaration": ("object", True), "protocol_declaration": ("protocol", True),
 }
 _NAMED = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def source_path(args: Mapping[str, Any]) -> str | None:
-    """The file a tool call names (Read's `file_path`, a read_text_file's `path`, ...), if any."""
-    for key in PATH_ARGUMENTS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
 
 
 def language_of(path: str | None) -> str | None:

@@ -6,7 +6,7 @@ by BM25 over identifier-aware terms (analyzers.code_terms) against the request; 
 worth less and less (SPREAD), so the budget reaches more files (the file the fix edits is often not the one whose
 lines score best). Lines are taken best first while they fit: a line next to one already taken (of the same file)
 joins its run and costs its own tokens, a line on its own starts a new snippet and costs a separator too (and a
-heading where its lines do not name their file), as ctxsieve_client.wrap renders each snippet. Each run of adjacent
+heading where its lines do not name their file), as ctxsieve_client.rendering renders each snippet. Each run of adjacent
 lines is one snippet, so what is shown keeps the output's order and line numbers. No dense stage: on the dev set it
 did not help single lines (`python -m bench.grep`; figures in bench/results/grep.txt).
 """
@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from ctxsieve_client.rendering import SEPARATOR, View, snippet_heading
 
 from ..lines import LineSpan, line_chunks
 from ..tokens import Tokenizer
@@ -84,6 +86,7 @@ def grep_spans(text: str) -> list[LineSpan]:
 
 class Grep(ByLines):
     name = "grep"
+    shown_as = View(by_lines=True, headed=False)  # `path:N:` lines name themselves
     dense = False
 
     def detect(self, text: str) -> bool:
@@ -101,14 +104,13 @@ class Grep(ByLines):
 
 
 SPREAD = 0.1  # a file's n-th best line (from 0) counts 1 / (1 + SPREAD * n) of its score
-SEPARATOR = "\n\n---\n\n"  # between snippets, as ctxsieve_client.wrap.render joins them
 ROUNDS, MIN_LEFT = 3, 8  # the choice is made again with what the rendered runs leave of the budget, while it is some
 
 
 def heading(first: int, last: int, context: str) -> str:
-    """A snippet's heading as ctxsieve_client.wrap.render renders a grep snippet's (what its tokens are counted on):
-    none where its lines name their own file and line (no context), else its line range and file."""
-    return f"── lines {first}-{last} · {context} ──\n" if context else ""
+    """A grep snippet's heading as the surfaces render it (what its tokens are counted on): none where its lines name
+    their own file and line (no context), else its line range and file."""
+    return snippet_heading(first, last, context, Grep.shown_as)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from ctxsieve_client.rendering import View
+
 from ..packing import Piece, pack
 from .base import Cutting, Leaf, Prose, Viewed
 from .markdown import markdown_blocks
@@ -14,6 +16,7 @@ _HTML_HINT = re.compile(r"<(!doctype html|html|head|body|div|p|article|span|tabl
 
 class Html(Prose):
     name = "html"
+    shown_as = View(numbered=False)  # its view is a rendering: its lines are not the source's
 
     def detect(self, text: str) -> bool:
         return bool(_HTML_HINT.search(text.lstrip()[:2000]))

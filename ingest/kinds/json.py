@@ -8,12 +8,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ctxsieve_client.rendering import View
+
 from ..packing import Block, Piece, join_context, pack, paragraphs
 from .base import Cutting, Leaf, Prose, Viewed
 
 
 class Json(Prose):
     name = "json"
+    shown_as = View(numbered=False)  # its view is a rendering: its lines are not the source's
 
     def detect(self, text: str) -> bool:
         return text.lstrip()[:1] in ("{", "[") and parse_json(text) is not NOT_JSON

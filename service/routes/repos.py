@@ -56,12 +56,14 @@ def delete_repo(name: NamePath, engine: EngineDep, tenant: TenantDep) -> Deleted
 @router.post("/{name}/search", response_model=CodeSearchResponse, operation_id="search_code")
 def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant: TenantDep) -> CodeSearchResponse:
     """Definitions best first, each with its true line span and its lines within the budget over all results."""
+    if body.folder is not None:
+        engine.repos.ensure(tenant, name, body.folder)
     found = engine.repos.search(tenant, name, body.query, body.k, body.max_tokens, body.path)
     results = [CodeHit(path=r.path, name=r.name, kind=r.kind, start_line=r.start_line, end_line=r.end_line,
                        score=r.score, text=r.text, shown_end_line=r.shown_end_line) for r in found.results]
     usage = make_usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens,
                        chunks_total=len(found.results), chunks_returned=len(found.results))
-    return CodeSearchResponse(results=results, usage=UsageOut(**asdict(usage)), state=found.state)  # type: ignore[arg-type]
+    return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state)  # type: ignore[arg-type]
 
 
 def _info(status: RepoStatus) -> RepoInfo:

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from ctxsieve.indexes.toolformats import render
 from ctxsieve.indexes.tools import SelectParams, Toolset
+from ctxsieve.indexes.tools.formats import render
 from ctxsieve.indexes.usage import saved_ratio
 
 from ..deps import EngineDep, NamePath, TenantDep

@@ -54,6 +54,17 @@ class MapLineOut(BaseModel):
     text: str = Field(description="that line as it is (a definition's def/class line)")
 
 
+class ViewOut(BaseModel):
+    """How the kind's snippets are shown to an agent: what a surface needs of the kind, not its name."""
+
+    by_lines: bool = Field(description="snippets are whole lines of the view, each shown under its line range "
+                                       "(`── lines A-B · what it is part of ──`)")
+    headed: bool = Field(description="with by_lines: every snippet is headed; false: its lines name their own file "
+                                     "and line (grep's path:N:), so only a snippet with a context is")
+    numbered: bool = Field(description="the view's line N is the source's own line N (false: a rendering of it, "
+                                       "as JSON and HTML are)")
+
+
 class FilterResponse(BaseModel):
     ref: str
     snippets: list[SnippetOut]
@@ -63,6 +74,7 @@ class FilterResponse(BaseModel):
     passthrough: bool
     content_type: str | None = Field(None, description="the kind the service read the output as (code, json, ...)")
     map: list[MapLineOut] | None = Field(None, description="code: the file's definition lines around what is shown")
+    view: ViewOut | None = Field(None, description="how the kind's snippets are shown")
 
 
 class SourceOut(BaseModel):

@@ -43,6 +43,9 @@ class CodeSearchQuery(Strict):
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] | None = None
     path: Annotated[str, Field(min_length=1, max_length=512), AfterValidator(valid_unicode)] | None = None
+    # the repository's folder: a repository not yet known is registered with it and indexed on first use (the
+    # search waits a few seconds for the first index, then answers from what is indexed, state `indexing`)
+    folder: PathText | None = None
 
 
 class CodeHit(BaseModel):
@@ -57,6 +60,7 @@ class CodeHit(BaseModel):
 
 
 class CodeSearchResponse(BaseModel):
+    repo: str
     results: list[CodeHit]
     usage: UsageOut
     state: RepoState

@@ -21,12 +21,18 @@ def test_a_conversation_longer_than_the_query_limit_is_cut_by_its_latest_words(s
 
 
 def test_the_clients_source_files_are_the_services() -> None:
-    """The light client tells a source file as the service does (it cannot import the service's core)."""
-    from ctxsieve.ingest.kinds import code
-    from ctxsieve_client import cutting
+    """One table of source files: the code kind's grammars, the file reader's kinds and the surfaces' cut rule."""
+    from pathlib import Path
 
-    assert frozenset(code.LANGUAGES) == cutting.SOURCE_SUFFIXES
-    assert cutting.PATH_ARGUMENTS == code.PATH_ARGUMENTS
+    from ctxsieve.indexes.files import SUFFIX_TYPES
+    from ctxsieve.ingest.kinds import code
+    from ctxsieve_client import languages
+    from ctxsieve_client.cutting import names_source_file
+
+    assert code.LANGUAGES is languages.LANGUAGES
+    assert all(SUFFIX_TYPES[suffix] == "code" for suffix in languages.LANGUAGES)
+    assert all(names_source_file({"file_path": f"a{suffix}"}) for suffix in languages.LANGUAGES)
+    assert not names_source_file({"file_path": "a.yaml"}) and Path("a.yaml").suffix not in languages.LANGUAGES
 
 
 def test_the_proxy_tells_an_error_text_as_compaction_does() -> None:
@@ -61,7 +67,8 @@ def test_a_cut_no_shorter_than_the_output_is_not_used() -> None:
     result = FilterResult.from_json({"ref": "src_1", "placeholder": "[ctxsieve src_1: 30 of 59 chunks shown]",
                                      "usage": {"input_tokens": 1536, "output_tokens": 754, "saved_ratio": 0.5,
                                                "chunks_total": 59, "chunks_returned": 30},
-                                     "snippets": snippets, "content_type": "log"})
+                                     "snippets": snippets, "content_type": "log",
+                                     "view": {"by_lines": True, "headed": True, "numbered": True}})
     options = CutOptions()
     shown = cut_text(result, options)
     assert shown is not None

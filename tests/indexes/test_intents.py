@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxsieve.indexes.intents import MAX_INTENTS, split_intents
+from ctxsieve.indexes.tools.intents import MAX_INTENTS, split_intents
 
 
 @pytest.mark.parametrize(("request_text", "intents"), [

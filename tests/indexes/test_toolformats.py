@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxsieve.indexes.toolformats import FORMATS, InvalidTool, index_text, parse_tool, parse_toolset, render
+from ctxsieve.indexes.tools.formats import FORMATS, InvalidTool, index_text, parse_tool, parse_toolset, render
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client.models import FilterResult
-from ctxsieve_client.wrap import SEPARATOR, render
+from ctxsieve_client.rendering import SEPARATOR, render
 from tests.conftest import CACHE
 
 TOKENS = load_tokenizer("o200k_base", CACHE / "tiktoken")
@@ -111,5 +111,7 @@ def test_grep_results_are_the_lines_the_request_needs_by_runs_of_one_file(client
         assert len({line.split(":", 1)[0] for line in s["text"].split("\n")}) == 1, "a snippet is one file's lines"
         assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]]), "whole lines, true numbers"
     assert any("indexes/sieve.py:" in s["text"] for s in out["snippets"]), "the file the request is about"
-    shown = render(FilterResult.from_json(out).snippets, "", code=True, self_named=True).removesuffix(SEPARATOR)
+    result = FilterResult.from_json(out)
+    assert result.view is not None and result.view.by_lines and not result.view.headed
+    shown = render(result.snippets, "", result.view).removesuffix(SEPARATOR)
     assert TOKENS.count(shown) <= 600, "the budget holds the snippets as the agent receives them, headings too"

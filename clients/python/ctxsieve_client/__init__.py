@@ -30,6 +30,7 @@ from .models import (
     ToolsetInfo,
     Usage,
 )
+from .rendering import View, render
 from .tools import (
     anthropic_deferred,
     anthropic_tool_search_result,
@@ -38,11 +39,11 @@ from .tools import (
     openai_tool_search_output,
     openai_tools,
 )
-from .wrap import render, wrap_tool
+from .wrap import render_result, wrap_tool
 
 __all__ = ["AsyncClient", "Call", "Client", "CodeHit", "CodeSearchResult", "CollectionInfo", "CollectionResult",
            "Compaction", "CtxsieveError", "DocumentEntry", "DocumentPage", "DocumentsAdded", "FilterResult", "More",
            "RefContent", "RepoInfo", "RepoList", "Requests", "Rerun", "SearchPage", "SearchResult", "Selected",
-           "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetDetail", "ToolsetInfo", "Usage",
+           "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetDetail", "ToolsetInfo", "Usage", "View",
            "anthropic_deferred", "anthropic_tool_search_result", "anthropic_tools", "openai_deferred",
-           "openai_tool_search_output", "openai_tools", "render", "wrap_tool"]
+           "openai_tool_search_output", "openai_tools", "render", "render_result", "wrap_tool"]

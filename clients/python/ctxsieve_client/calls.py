@@ -140,6 +140,7 @@ class CodeSearchOptions(TypedDict, total=False):
     k: int
     max_tokens: int | None
     path: str | None  # a glob over the repository's relative paths, or a folder
+    folder: str | None  # the repository's folder: registered and indexed on first use when the name is new
 
 
 class HookOptions(TypedDict, total=False):

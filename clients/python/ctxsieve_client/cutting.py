@@ -14,26 +14,23 @@ sees. Sans-IO like `Requests`: each surface sends the call its own way (sync or 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
-from .gateway.names import masked
+from .languages import is_source, source_path
 from .models import FilterResult
-from .wrap import render_outline, render_result
+from .names import masked
+from .placeholder import Namer, as_is, placeholder_line
+from .rendering import render_outline
+from .wrap import render_result
 
 OUTLINE_HEADING = "Outline (no intent given; ask with one, or fetch a part by its chunk number):"
 
 
 MAX_INTENT_CHARS = 4000  # the API's limit on a filter query: a longer intent (a conversation's turns) keeps its end
 PROSE_TOKENS = 1500  # the budget of any output but a source file, unless the user set one
-# A source file, as the service tells one (ingest.kinds.code: PATH_ARGUMENTS, LANGUAGES; a test keeps them equal)
-PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
-SOURCE_SUFFIXES = frozenset({
-    ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cc", ".cpp",
-    ".cxx", ".hpp", ".hh", ".cs", ".rb", ".php", ".sh", ".bash", ".kt", ".kts", ".swift", ".scala", ".lua"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,8 +41,8 @@ class CutOptions:
 
 def names_source_file(arguments: Mapping[str, Any]) -> bool:
     """The call names a source file (Read's `file_path`, read_text_file's `path`, ...): the service reads it as code."""
-    path = next((v for k in PATH_ARGUMENTS if isinstance(v := arguments.get(k), str) and v.strip()), None)
-    return path is not None and PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES
+    path = source_path(arguments)
+    return path is not None and is_source(path)
 
 
 # a shell command (or a script that runs one) printing a file: cat, nl, head, tail, sed -n 'A,Bp', bat, less
@@ -58,7 +55,7 @@ def prints_source_file(arguments: Mapping[str, Any]) -> bool:
     that file's text, read as code."""
     commands = [v for v in arguments.values() if isinstance(v, str)] + \
         [" ".join(v) for v in arguments.values() if isinstance(v, list) and all(isinstance(w, str) for w in v)]
-    return any(PurePosixPath(m.group(1)).suffix.lower() in SOURCE_SUFFIXES
+    return any(is_source(m.group(1))
                for command in commands for m in _PRINTS.finditer(command))
 
 
@@ -83,19 +80,24 @@ def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str
     return Requests.filter(intent, text, **fields)
 
 
+def named_placeholder(result: FilterResult, name: Namer) -> str:
+    """The answer's placeholder (the `tools` style a surface asks for) with ctxsieve's tools as `name` names them."""
+    return result.placeholder if result.more is None or name is as_is else placeholder_line(result.more, "tools", name)
+
+
 def was_cut(result: FilterResult, options: CutOptions) -> bool:
     """The service cut the output (it did not come back whole, and was over passthrough_tokens)."""
     return not result.passthrough and result.usage.input_tokens > options.passthrough_tokens
 
 
-def cut_text(result: FilterResult, options: CutOptions, name_tools: Callable[[str], str] = lambda line: line,
-             original: str | None = None) -> str | None:
-    """What the agent sees instead of the output (snippets or an outline, then the placeholder, whose tool names
-    `name_tools` may spell as the runtime knows them), or None when the output passes as it is: also when the cut,
-    with its headings and placeholder, would be no shorter than the `original` output."""
+def cut_text(result: FilterResult, options: CutOptions, name: Namer = as_is, original: str | None = None,
+             placeholder: str | None = None) -> str | None:
+    """What the agent sees instead of the output (snippets or an outline, then the placeholder, its tools named as
+    the runtime offers them: `name`), or None when the output passes as it is: also when the cut, with its headings
+    and placeholder, would be no shorter than the `original` output. `placeholder`: a line of the surface's own."""
     if not was_cut(result, options):
         return None
-    placeholder = name_tools(result.placeholder)
+    placeholder = named_placeholder(result, name) if placeholder is None else placeholder
     if result.more is not None and result.more.shown == "outline":
         shown = render_outline(result.snippets, placeholder, OUTLINE_HEADING)
     else:

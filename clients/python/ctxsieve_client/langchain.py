@@ -24,13 +24,13 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from .client import AsyncClient, Call, Client, CompactOptions, RefPart
+from .client import AsyncClient, Call, Client, CompactOptions
 from .cutting import CutOptions, cut_request, cut_text, passes
 from .intent import step_intent
 from .models import Compaction, FilterResult
-from .wrap import render
+from .ref_tools import NAMES, REF_TOOLS, RefTool, as_function
 
-OWN_TOOLS = ("filter_ref", "fetch_ref")
+OWN_TOOLS = NAMES
 
 
 class CtxsieveMiddleware(AgentMiddleware):
@@ -48,7 +48,7 @@ class CtxsieveMiddleware(AgentMiddleware):
         # compact: before each model call, the history as POST /v1/context/compact projects it (True: its defaults;
         # or trigger_tokens, keep_tool_results, clear_at_least...). The agent's state keeps every message whole.
         self.compacting: CompactOptions | None = (CompactOptions() if compact is True else compact) or None
-        self.tools = [self._filter_ref_tool(), self._fetch_ref_tool()]
+        self.tools = [self._ref_tool(t) for t in REF_TOOLS]
 
     # --- tool results ----------------------------------------------------------------------------------
 
@@ -158,31 +158,15 @@ class CtxsieveMiddleware(AgentMiddleware):
 
     # --- the own tools -----------------------------------------------------------------------------------
 
-    def _filter_ref_tool(self) -> BaseTool:
-        def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-            """Filter a stored tool output (by its ref) again with a new query."""
-            result = self._sync(lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens, placeholder="tools"))
-            return render(result.snippets, result.placeholder)
+    def _ref_tool(self, ref_tool: RefTool) -> BaseTool:
+        def run(**arguments: Any) -> str:
+            return ref_tool.answer(self._sync(lambda c: c.send(ref_tool.call(arguments))))
 
-        async def afilter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-            result = await self._async(lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens,
-                                                            placeholder="tools"))
-            return render(result.snippets, result.placeholder)
+        async def arun(**arguments: Any) -> str:
+            return ref_tool.answer(await self._async(lambda c: c.send(ref_tool.call(arguments))))
 
-        return StructuredTool.from_function(func=filter_ref, coroutine=afilter_ref, name="filter_ref")
-
-    def _fetch_ref_tool(self) -> BaseTool:
-        def fetch_ref(ref: str, chunk: int | None = None, window: int = 1, lines: str | None = None) -> str:
-            """Fetch a stored tool output whole, chunk N with `window` neighbours each side, or `lines` "A-B" (the
-            line numbers a placeholder or a snippet's heading names)."""
-            part = self._sync(lambda c: c.fetch_ref(ref, **_part(chunk, window, lines)))
-            return str(part.text)
-
-        async def afetch_ref(ref: str, chunk: int | None = None, window: int = 1, lines: str | None = None) -> str:
-            part = await self._async(lambda c: c.fetch_ref(ref, **_part(chunk, window, lines)))
-            return str(part.text)
-
-        return StructuredTool.from_function(func=fetch_ref, coroutine=afetch_ref, name="fetch_ref")
+        return StructuredTool.from_function(func=as_function(ref_tool, run), coroutine=as_function(ref_tool, arun),
+                                            name=ref_tool.name, description=ref_tool.description)
 
     # --- one client, either kind ---------------------------------------------------------------------------
 
@@ -245,10 +229,3 @@ def _document(source: Document, snippet: Any, ref: str) -> Document:
     metadata = {**source.metadata, "ctxsieve_ref": ref, "ctxsieve_snippet": snippet.id,
                 "ctxsieve_score": snippet.score}
     return Document(page_content=snippet.text, metadata=metadata, id=source.id)
-
-
-def _part(chunk: int | None, window: int, lines: str | None) -> RefPart:
-    """The part of a ref a fetch_ref call names: its lines, else a chunk and its neighbours, else the whole."""
-    if lines:
-        return {"lines": lines}
-    return {"chunk": chunk, "window": window} if chunk is not None else {}

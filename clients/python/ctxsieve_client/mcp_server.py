@@ -18,18 +18,13 @@ from typing import Any, TypeVar
 import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
-from . import code_search
 from .client import Client, CtxsieveError
 from .models import SearchResult
-from .wrap import render, render_result
+from .ref_tools import REF_TOOLS, RefTool, as_function
+from .rendering import render
+from .wrap import render_result
 
 T = TypeVar("T")
-
-
-SEARCH_CODE_DESCRIPTION = (
-    "Search this repository's code by meaning and by name: functions, methods and classes best first, each with "
-    "its path, qualified name and true line numbers. Use it before grepping to find where something is defined or "
-    "handled; `path` narrows to a glob or folder, `repo` names another indexed repository.")
 
 
 class ServiceError(ToolError):
@@ -59,6 +54,13 @@ def search_text(result: SearchResult) -> str:
     return "\n\n".join([*blocks, result.placeholder])
 
 
+def _ref_tool(ref_tool: RefTool, client: Client, url: str) -> Callable[..., str]:
+    def run(**arguments: Any) -> str:
+        return ref_tool.answer(answered(url, lambda: client.send(ref_tool.call(arguments))))
+
+    return as_function(ref_tool, run)
+
+
 def build_server(client: Client, url: str) -> Any:
     from mcp.server.mcpserver import MCPServer
 
@@ -80,24 +82,9 @@ def build_server(client: Client, url: str) -> Any:
         result = answered(url, lambda: client.read(path, query, k=k, max_tokens=max_tokens, placeholder="tools"))
         return render_result(result)
 
-    @tool(description=SEARCH_CODE_DESCRIPTION, structured_output=False)
-    def search_code(query: str, k: int = 10, path: str | None = None, repo: str | None = None) -> str:
-        return answered(url, lambda: code_search.search_code(client, query, repo=repo, k=k, path=path))
-
-    @tool(description="Filter a stored output (by ref) again with a new query.", structured_output=False)
-    def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
-        result = answered(url, lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens,
-                                                       placeholder="tools"))
-        return render_result(result)
-
-    @tool(description="Fetch a stored output whole, a character range, chunk N with W neighbours, or lines \"A-B\" "
-                      "(a file's own line numbers).",
-          structured_output=False)
-    def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
-                  window: int = 0, lines: str | None = None) -> str:
-        window_of = window if chunk is not None else None
-        return answered(url, lambda: client.fetch_ref(ref, start=start, end=end, chunk=chunk, window=window_of,
-                                                      lines=lines)).text
+    for ref_tool in REF_TOOLS:
+        tool(name=ref_tool.name, description=ref_tool.description, structured_output=False)(
+            _ref_tool(ref_tool, client, url))
 
     @tool(description="The few tool definitions relevant to a request, from the named toolsets (JSON). With "
                       "abstain, an empty list and a reason when no tool fits.", structured_output=False)

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, TypeVar
 
+from .rendering import View
+
 T = TypeVar("T", bound="Model")
 
 
@@ -42,13 +44,15 @@ def _convert(hint: Any, value: Any) -> Any:
         lists = [a for a in typing.get_args(hint) if typing.get_origin(a) is list]
         if lists and isinstance(value, list):  # an optional list of models
             return _convert(lists[0], value)
-        models = [a for a in typing.get_args(hint) if isinstance(a, type) and issubclass(a, Model)]
-        return models[0].from_json(value) if models and isinstance(value, dict) else value
+        models = [a for a in typing.get_args(hint) if isinstance(a, type) and dataclasses.is_dataclass(a)]
+        return _convert(models[0], value) if models and isinstance(value, dict) else value
     if origin is list and isinstance(value, list):
         (item,) = typing.get_args(hint)
         return [_convert(item, v) for v in value]
     if isinstance(hint, type) and issubclass(hint, Model):
         return hint.from_json(value)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(value, dict):  # a plain fact (View)
+        return hint(**{f.name: value[f.name] for f in dataclasses.fields(hint) if f.name in value})
     return value
 
 
@@ -127,6 +131,7 @@ class FilterResult(Model):
     passthrough: bool = False
     content_type: str | None = None  # the kind the service read it as (code: snippets are whole numbered lines)
     map: list[MapLine] | None = None  # code: the file's definition lines around what is shown
+    view: View | None = None  # how its kind's snippets are shown (None from a service older than the field)
     path: str | None = None  # /v1/read
     size: int | None = None
     mtime: float | None = None
@@ -372,6 +377,7 @@ class CodeHit(Model):
 
 @dataclass(kw_only=True)
 class CodeSearchResult(Model):
+    repo: str
     results: list[CodeHit]
     usage: Usage
     state: str

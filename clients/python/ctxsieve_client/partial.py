@@ -26,7 +26,7 @@ from itertools import groupby
 
 from .cutting import OUTLINE_HEADING
 from .models import FilterResult, MapLine, Snippet
-from .wrap import LINE_KINDS, SEPARATOR, heading, render, render_map, render_outline
+from .rendering import PLAIN, SEPARATOR, heading, render, render_map, render_outline
 
 _CODEX_WARNING = re.compile(r"\AWarning: truncated output \(original token count: \d+\)\nTotal output lines: (\d+)\n\n")
 _CODEX_MARK = re.compile(r"…(\d+) (tokens|chars) truncated…")
@@ -144,12 +144,12 @@ def _line_of(text: str, position: int) -> int:
 
 
 def render_cut(result: FilterResult, cut: Partial, placeholder: str) -> str:
-    """A filter answer on a kept text as one text: the line kinds' snippets headed by the output's own line numbers
-    where they can be placed, the agent's mark and the lines that cannot be placed headed as what they are; the map
-    of the file without the definitions that cannot be placed; then the placeholder."""
+    """A filter answer on a kept text as one text: the snippets of a view read by lines headed by the output's own
+    line numbers where they can be placed, the agent's mark and the lines that cannot be placed headed as what they
+    are; the map of the file without the definitions that cannot be placed; then the placeholder."""
     if result.more is not None and result.more.shown == "outline":
         return render_outline(result.snippets, placeholder, OUTLINE_HEADING)
-    if result.content_type not in LINE_KINDS:
+    if not (result.view or PLAIN).by_lines:
         return render(result.snippets, placeholder)
     lines_map = [MapLine(line=n, text=m.text) for m in result.map or [] if (n := cut.line(m.line)) is not None]
     shown = [_placed(s, cut) for s in result.snippets]
@@ -177,7 +177,7 @@ def _kind(cut: Partial, n: int) -> str:
 def _run_heading(kind: str, lines: list[tuple[int, str]], cut: Partial, context: str) -> str:
     if kind == "placed":
         first, last = cut.line(lines[0][0]), cut.line(lines[-1][0])
-        return heading(Snippet(id="", text="", line_start=first, line_end=last, context=context))
+        return heading(first, last, context)
     where = f" · {context}" if context else ""
     if kind == "mark":
         return f"── {cut.agent} cut the output here, before ctxsieve saw it{where} ──\n"

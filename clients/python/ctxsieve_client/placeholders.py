@@ -18,9 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cutting import PATH_ARGUMENTS
+from .languages import source_path
 from .models import More
 from .partial import Partial
+from .placeholder import Namer, head, prefixed, ref_ways
 
 # a command that prints one file from its first line and nothing else: its output's lines are the file's
 _PRINTS_FILE = re.compile(r"\A\s*(?:cat|bat|nl|less|more|head(?:\s+-n\s*\d+|\s+-\d+)?)\s+(['\"]?)([\w./~+@-]+)\1\s*\Z")
@@ -36,6 +37,7 @@ class Tools:
 
     ref_tools: bool
     read: bool = False
+    prefix: str = ""  # how the client names the ref tools to its model (`mcp__ctxsieve__`), "" as they are
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,7 +54,7 @@ def source_of(arguments: Mapping[str, Any]) -> Source:
     command = _command(arguments)
     printed = _PRINTS_FILE.match(command) if command else None
     offset = arguments.get("offset")
-    read = next((v for k in PATH_ARGUMENTS if isinstance(v := arguments.get(k), str) and v.strip()), None)
+    read = source_path(arguments)
     searched = any(isinstance(arguments.get(k), str) for k in ("pattern", "query"))  # a Grep's path: not its output
     path = printed.group(2) if printed else read if read and not searched and (
         not isinstance(offset, int) or offset <= 1) else None
@@ -87,18 +89,13 @@ def line(more: More, source: Source, tools: Tools, cut: Partial | None = None) -
     ref = more.ref or ""
     facts = [_shown(more, cut), *([_numbers(cut, source)] if cut else [])]
     if tools.ref_tools:
-        facts += _ref_ways(more, ref, source, cut)
+        facts += _ref_ways(more, source, cut, prefixed(tools.prefix))
     facts += _own_ways(more, source, tools, cut)
     return f"[ctxsieve {ref}: " + "; ".join(facts) + "]"
 
 
 def _shown(more: More, cut: Partial | None) -> str:
-    counts = f"{more.chunks_shown} of {more.chunks_total} chunks shown, {more.input_tokens} -> {more.output_tokens} " \
-             "tokens"
-    if more.shown == "outline":
-        counts = "outline: first lines of " + counts
-    elif more.shown == "none":
-        counts = f"no chunk of {more.chunks_total} reached min_score {more.min_score}, {more.input_tokens} tokens held"
+    counts = head(more)
     if cut is None:
         return counts
     return f"{cut.agent} cut this output before ctxsieve saw it ({cut.dropped}); of what it kept, {counts}"
@@ -116,18 +113,11 @@ def _whose(source: Source) -> str:
     return "the file's" if source.path else "the output's"
 
 
-def _ref_ways(more: More, ref: str, source: Source, cut: Partial | None) -> list[str]:
-    ways = [f"more: filter_ref(ref={json.dumps(ref)}, query=\"...\")"]
-    if more.shown == "outline":
-        ways.insert(0, f"a part: fetch_ref(ref={json.dumps(ref)}, chunk=N, window=1)")
-    fetch = f"fetch_ref(ref={json.dumps(ref)}, lines=\"A-B\")"
-    if cut is not None:
-        ways.append(f"lines A-B of the text {cut.agent} kept (its own numbering, {_whose(source)} only to line "
-                    f"{cut.head}): {fetch}")
-    elif more.lines is not None and more.shown == "some":
-        ways.append(f"lines A-B of {more.lines}: {fetch}")
-    ways.append(f"{'all it kept' if cut else 'whole'}: fetch_ref(ref={json.dumps(ref)})")
-    return ways
+def _ref_ways(more: More, source: Source, cut: Partial | None, name: Namer) -> list[str]:
+    if cut is None:
+        return ref_ways(more, "tools", name)
+    kept = f"lines A-B of the text {cut.agent} kept (its own numbering, {_whose(source)} only to line {cut.head})"
+    return ref_ways(more, "tools", name, lines=kept, whole="all it kept")
 
 
 def _own_ways(more: More, source: Source, tools: Tools, cut: Partial | None) -> list[str]:

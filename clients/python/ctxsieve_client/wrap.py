@@ -10,54 +10,15 @@ from collections.abc import Callable
 from typing import Any
 
 from .client import JSON, AsyncClient, Call, Client, FilterOptions, Requests
-from .models import FilterResult, MapLine, Snippet
-
-SEPARATOR = "\n\n---\n\n"
-LINE_KINDS = ("code", "log", "diff", "grep")  # shown by whole lines, each snippet headed by its line range
-
-
-def render(snippets: list[Snippet], placeholder: str, code: bool = False, lines_map: list[MapLine] | None = None,
-           self_named: bool = False) -> str:
-    """Snippets then the placeholder, as one text an agent can read (the MCP server renders the same way). Code's
-    snippets are whole lines of the file, each headed by its true line range and the definition it is part of,
-    so an agent can edit by the text and navigate by the numbers; a map of the file's other definitions first.
-    `self_named`: lines that name their own file and line (grep's `path:N:`) need no heading unless their snippet
-    names what they do not (rg --heading's file)."""
-    parts = [render_map(lines_map)] if lines_map else []
-    shown = [(heading(s) if not self_named or s.context else "") + s.text if code else s.text for s in snippets]
-    return SEPARATOR.join([*parts, *shown, placeholder])
-
-
-def render_map(lines_map: list[MapLine], offset: int = 0) -> str:
-    """`Map of the file:` and each definition line as `100│    def __call__(self, value):` (the form the service
-    counts a map line's tokens on: ctxsieve.indexes.sieve.MapLine.shown); `offset`: the lines the text the service
-    read starts after (a Read from line offset+1)."""
-    return "\n".join(["Map of the file (its other definitions, by line):",
-                      *(f"{m.line + offset}│{m.text}" for m in lines_map)])
-
-
-def heading(snippet: Snippet) -> str:
-    """`── lines 100-131 · class URLValidator > def __call__ ──`, then the lines (a form no file line takes)."""
-    where = f" · {snippet.context}" if snippet.context else ""
-    return f"── lines {snippet.line_start}-{snippet.line_end}{where} ──\n" if snippet.line_start else ""
-
-
-def render_outline(snippets: list[Snippet], placeholder: str, heading: str) -> str:
-    """An outline answer (filter mode outline): one line per entry, its chunk number (for fetching that part),
-    what it is part of, and its first line; then the placeholder."""
-    lines = [heading]
-    for snippet in snippets:
-        where = f" [{snippet.context}]" if snippet.context else ""
-        lines.append(f"#{snippet.id.rsplit('#', 1)[-1]}{where} {snippet.text}")
-    return "\n".join([*lines, placeholder])
+from .models import FilterResult
+from .rendering import PLAIN, render
 
 
 def render_result(result: FilterResult, placeholder: str | None = None) -> str:
-    """A filter or re-filter answer as one text: its snippets (by whole numbered lines for the line kinds), its map
-    of the file, then its placeholder (or the one given: the same facts in a surface's own tool names)."""
+    """A filter or re-filter answer as one text: its map of the file, its snippets (as its kind shows them: the
+    response's `view`), then its placeholder (or the one given: the same facts in a surface's own tool names)."""
     return render(result.snippets, result.placeholder if placeholder is None else placeholder,
-                  code=result.content_type in LINE_KINDS, lines_map=result.map,
-                  self_named=result.content_type == "grep")
+                  result.view or PLAIN, result.map)
 
 
 def _as_content(output: Any, source: JSON, k: int, max_tokens: int | None) -> tuple[str, FilterOptions]:

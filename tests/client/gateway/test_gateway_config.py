@@ -6,7 +6,7 @@ import pytest
 
 from ctxsieve_client.gateway.catalog import Catalog, as_listed
 from ctxsieve_client.gateway.config import ConfigError, Options, parse_config
-from ctxsieve_client.gateway.names import exposed_names, intent_of, is_secret, masked
+from ctxsieve_client.names import exposed_names, intent_of, is_secret, masked
 
 FS = {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}
 

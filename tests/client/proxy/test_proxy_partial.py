@@ -93,7 +93,8 @@ def test_a_cut_of_a_kept_text_shows_only_numbers_that_are_the_outputs() -> None:
     rows = kept.split("\n")
     mark = cut.cuts[0][0]
     result = FilterResult.from_json({
-        "ref": "src_1", "placeholder": "[ctxsieve src_1: ...]", "content_type": "code", "usage": {
+        "ref": "src_1", "placeholder": "[ctxsieve src_1: ...]", "content_type": "code",
+        "view": {"by_lines": True, "headed": True, "numbered": True}, "usage": {
             "input_tokens": 1, "output_tokens": 1, "saved_ratio": 0},
         "snippets": [snippet(mark - 2, mark + 2, "\n".join(rows[mark - 3:mark + 2]), "def f")],
         "map": [{"line": 3, "text": rows[2]}, {"line": mark + 5, "text": rows[mark + 4]}]})

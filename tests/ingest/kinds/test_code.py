@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ctxsieve.ingest.chunking import chunk_view
-from ctxsieve.ingest.kinds.code import guess_language, language_of, source_path
+from ctxsieve.ingest.kinds.code import guess_language, language_of
 from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.normalize import Document, build_view
+from ctxsieve_client.languages import source_path
 
 from .cutting import chunks_of
 

@@ -11,9 +11,10 @@ from ctxsieve.ingest.kinds.grep import GrepLines, choose_lines, grep_file, grep_
 from ctxsieve.ingest.normalize import detect_content_type
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.models import FilterResult, Snippet
-from ctxsieve_client.wrap import SEPARATOR, render
-from ctxsieve_client.wrap import heading as client_heading
+from ctxsieve_client.rendering import SEPARATOR, View, render
+from ctxsieve_client.rendering import snippet as client_snippet
 
+GREP_VIEW = View(by_lines=True, headed=False)  # as the service says grep output is shown
 # `grep -rn 'def ' .` over a project holding two methods of the same name, the one the request needs among many
 DEFINITIONS = [f"    def method_{i}(self, value, context=None):" for i in range(300)]
 DEFINITIONS[120] = "    def quantize(self, exp, rounding=None, context=None):"
@@ -77,13 +78,11 @@ def test_a_files_later_lines_count_less_so_the_budget_reaches_more_files() -> No
 def test_the_heading_counted_is_the_one_the_client_renders() -> None:
     """A grep snippet is headed only where its lines do not name their file (rg --heading): the service counts what
     the client shows."""
-    from ctxsieve_client.wrap import render
-
     snippet = Snippet(id="src_x#3", text="12:x", score=None, start=0, end=8, tokens=4, document=0, title=None,
                       url=None, context="file a.py", line_start=12, line_end=15)
     bare = Snippet(**{**snippet.__dict__, "text": "a.py:12:x", "context": ""})
-    assert heading(12, 15, "file a.py") == client_heading(snippet)
-    assert render([snippet, bare], "", code=True, self_named=True) == (
+    assert heading(12, 15, "file a.py") + "12:x" == client_snippet(snippet, GREP_VIEW)
+    assert render([snippet, bare], "", GREP_VIEW) == (
         heading(12, 15, "file a.py") + "12:x" + SEPARATOR + heading(12, 15, "") + "a.py:12:x" + SEPARATOR)
     assert heading(12, 15, "") == "", "lines that name their own file and line need no heading"
 
@@ -94,8 +93,8 @@ def test_the_definition_the_request_names_is_shown_among_its_namesakes(stub_clie
         "query": REQUEST, "content": GREP, "k": 50, "max_tokens": 1500,
         "source": {"tool": "Bash", "args": {"command": "grep -rn 'def ' ."}}})
     out = FilterResult.from_json(response.json())
-    shown = render(out.snippets, "", code=True, self_named=True).removesuffix(SEPARATOR)
-    assert out.content_type == "grep"
+    shown = render(out.snippets, "", out.view or GREP_VIEW).removesuffix(SEPARATOR)
+    assert out.content_type == "grep" and out.view == GREP_VIEW
     assert "def quantize(self, exp, rounding=None, context=None):" in shown and "def quantize(self, a, b):" in shown
     assert "test_ledger.py:10:def test_doubling(n):" in shown, "the tests the request names"
     assert tokenizer.count(shown) <= 1500, "within the budget as the agent receives it, headings and all"

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..names import INTENT, INTENT_SCHEMA, exposed_names
 from .config import Options
-from .names import INTENT, INTENT_SCHEMA, exposed_names
 
 TOOLSET_PREFIX = "gateway."
 

@@ -5,7 +5,7 @@ and the transform that lists a server's tools under their exposed names (`Rename
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp_types as mt
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
@@ -13,17 +13,15 @@ from fastmcp.server.transforms import GetToolNext, Transform
 from fastmcp.tools.base import Tool, ToolResult
 from fastmcp.utilities.versions import VersionSpec
 
-from .names import OWN_TOOLS
-
-if TYPE_CHECKING:
-    from .server import Gateway
+from ..names import OWN_TOOLS
+from .host import Host
 
 
 class Sieve(Middleware):
-    """Around every request (its client counted as being served), every listing (`Gateway.listed`) and every
-    upstream call (`Gateway.call`); a call of an own tool goes straight to it."""
+    """Around every request (its client counted as being served), every listing (`Host.listed`) and every
+    upstream call (`Host.call`); a call of an own tool goes straight to it."""
 
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(self, gateway: Host) -> None:
         self.gateway = gateway
 
     async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
@@ -46,7 +44,7 @@ class Renamer(Transform):
     """A server's tools under their exposed names (`server__tool` where a name is shared); each listing that
     passes through here is what the catalog learns the server's tools from."""
 
-    def __init__(self, gateway: Gateway, server: str) -> None:
+    def __init__(self, gateway: Host, server: str) -> None:
         self.gateway = gateway
         self.catalog = gateway.catalog
         self.server = server

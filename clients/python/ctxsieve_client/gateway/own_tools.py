@@ -5,9 +5,10 @@ by name). A ctxsieve failure comes back as the tool's error, said with its cause
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import httpx
 import mcp_types as mt
@@ -17,35 +18,20 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from ..client import AsyncClient, CtxsieveError
-from ..wrap import render_result
-from .names import OWN_TOOLS
-
-if TYPE_CHECKING:
-    from .server import Gateway
+from ..names import OWN_TOOLS
+from ..ref_tools import REF_TOOLS, RefTool, as_function
+from .host import Host
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def register(gateway: Gateway) -> None:
-    """The own tools on the gateway's FastMCP server (which of them a listing shows: `Gateway.listed`)."""
+def register(gateway: Host) -> None:
+    """The own tools on the gateway's FastMCP server (which of them a listing shows: `Host.listed`)."""
     def tool(**kwargs: Any) -> Callable[[F], F]:  # text answers only: no structured copy of the same text
         return cast(Callable[[F], F], gateway.mcp.tool(output_schema=None, **kwargs))
 
-    @tool(name="filter_ref", description="Filter a stored output (by its ref) again with a new query.")
-    async def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None,
-                         ctx: Context | None = None) -> str:
-        result = await _own(gateway, ctx, lambda c: c.refilter(ref, query, k=k, max_tokens=max_tokens,
-                                                               placeholder="tools"))
-        return render_result(result)
-
-    @tool(name="fetch_ref", description="Fetch a stored output whole, a character range (start, end), "
-                                        "chunk N with `window` neighbours each side, or lines \"A-B\" (a file's "
-                                        "own line numbers).")
-    async def fetch_ref(ref: str, start: int | None = None, end: int | None = None, chunk: int | None = None,
-                        window: int = 0, lines: str | None = None, ctx: Context | None = None) -> str:
-        part = await _own(gateway, ctx, lambda c: c.fetch_ref(ref, start=start, end=end, chunk=chunk, lines=lines,
-                                                              window=window if chunk is not None else None))
-        return str(part.text)
+    for ref_tool in REF_TOOLS:
+        tool(name=ref_tool.name, description=ref_tool.description)(_ref_tool(gateway, ref_tool))
 
     @tool(name="find_tools", description="Find the tools for a step among every tool of the connected "
                                          "servers; call a found tool by its name or through call_tool.")
@@ -66,7 +52,18 @@ def register(gateway: Gateway) -> None:
         return await gateway.mcp.call_tool(name, arguments or {})
 
 
-async def _own(gateway: Gateway, ctx: Context | None, call: Callable[[AsyncClient], Any]) -> Any:
+def _ref_tool(gateway: Host, ref_tool: RefTool) -> Callable[..., Any]:
+    """A ref tool, answered with the ctxsieve client of the caller's session."""
+    async def run(ctx: Context | None = None, **arguments: Any) -> str:
+        return ref_tool.answer(await _own(gateway, ctx, lambda c: c.send(ref_tool.call(arguments))))
+
+    return as_function(ref_tool, run, _CONTEXT)
+
+
+_CONTEXT = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Context | None)
+
+
+async def _own(gateway: Host, ctx: Context | None, call: Callable[[AsyncClient], Any]) -> Any:
     """One call to ctxsieve with the client of the caller's session; its failure as the tool's error."""
     try:
         return await call(gateway.client(gateway.session(ctx)))

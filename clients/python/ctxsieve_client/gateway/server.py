@@ -27,13 +27,13 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged
 
 from ..client import AsyncClient, CtxsieveError
+from ..names import OWN_TOOLS, intent_of
 from . import own_tools, relays
 from .asking import Asking
 from .catalog import Catalog, toolset_of
 from .clients import Identities, Transport
 from .config import GatewayConfig
 from .middleware import Renamer, Sieve
-from .names import OWN_TOOLS, intent_of
 from .shaping import UpstreamCall, shape
 from .upstreams import UpstreamServer, logs_folder
 

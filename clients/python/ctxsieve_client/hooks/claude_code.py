@@ -19,18 +19,20 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..client import Call
-from ..cutting import CutOptions, cut_request, cut_text, passes, was_cut
+from ..cutting import CutOptions, cut_request, cut_text, named_placeholder, passes, was_cut
 from ..intent import own_words, step_intent
 from ..models import FilterResult
-from ..wrap import render_map, render_result
+from ..placeholder import prefixed
+from ..rendering import render_map
+from ..wrap import render_result
 from .whole import Whole, whole_output
 
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
+CLAUDE_NAMES = prefixed(TOOL_PREFIX)
 TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
 TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
 CONTEXT_CHARS = 10_000  # Claude Code saves a hook's longer additionalContext to a file and shows a 2 KB preview
 FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
-OWN_VIEW = ("code", "log", "diff", "grep", "text", "markdown")  # kinds whose lines are the read's own lines
 PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
 Rebuild = Callable[[str], Any]
 M = TypeVar("M")
@@ -78,12 +80,6 @@ def extract(response: Any) -> tuple[str, Rebuild] | None:
         if inner is not None:
             return inner[0], _replacing(response, key, inner[1])
     return None
-
-
-def _claude_names(placeholder: str) -> str:
-    """The placeholder's tool calls as Claude Code names the tools of the `ctxsieve` MCP server."""
-    return placeholder.replace("filter_ref(", f"{TOOL_PREFIX}filter_ref(").replace(
-        "fetch_ref(", f"{TOOL_PREFIX}fetch_ref(")
 
 
 def _replacing(response: dict[str, Any], key: str, inner: Rebuild) -> Rebuild:
@@ -185,10 +181,11 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     result = client.send(request)
     response = payload.get("tool_response")
     file = response.get("file") if isinstance(response, dict) else None
-    if payload.get("tool_name") == "Read" and result.content_type in OWN_VIEW and isinstance(file, dict) \
+    own_lines = result.view is not None and result.view.numbered  # the cut's line numbers are the read's
+    if payload.get("tool_name") == "Read" and own_lines and isinstance(file, dict) \
             and isinstance(file.get("content"), str) and was_cut(result, options):
         return _numbered_read(response, file, result)  # type: ignore[arg-type]
-    shown = cut_text(result, options, _claude_names, original=text)
+    shown = cut_text(result, options, CLAUDE_NAMES, original=text)
     if shown is None:
         return None
     replaced = rebuild(_unseen_note(whole) + shown)
@@ -223,7 +220,7 @@ def _post_tool_use_failure(payload: Mapping[str, Any], client: Sender, options: 
     head = (f"ctxsieve: Claude Code showed {len(error):,} characters of this failing command's output; the whole "
             f"output ({lines:,} lines) is stored as {result.ref}. Its failures, assertions and summary follow whole, "
             "each under its line range in the whole output; the error above is Claude Code's own.")
-    context = head + "\n\n" + render_result(result, _claude_names(result.placeholder))
+    context = head + "\n\n" + render_result(result, named_placeholder(result, CLAUDE_NAMES))
     return {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": context}}
 
 
@@ -259,7 +256,7 @@ def _numbered_read(response: dict[str, Any], file: dict[str, Any], result: Filte
     if outline:
         shown = ", ".join(f"{first}-{first + text.count(chr(10))}" for first, text in runs)
         context = f"ctxsieve cut this Read to lines {shown} of {file.get('totalLines', '?')}{window}. {note}" + \
-            _claude_names(result.placeholder)
+            named_placeholder(result, CLAUDE_NAMES)
     else:  # short: every token of the note is one the cut's lines do not get (python -m bench.code)
         numbers = "the number before │ is the file's line" if len(runs) > 1 else "Read's numbers are the file's"
         context = f"ctxsieve cut this Read of {file.get('totalLines', '?')} lines{window}; {numbers}. Other lines: " \

@@ -42,6 +42,7 @@ from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_f
 from ..dialects import Dialect
 from ..hooks.whole import saved_whole
 from ..models import Compaction, FilterResult
+from ..placeholder import prefixed
 from ..placeholders import Tools
 from .formats import Part, first_turn, named, offers_tools, parts, ref_tool_prefix, tool_names
 from .numbering import renumbered, unnumbered
@@ -101,9 +102,8 @@ class Projector:
             projected = copy.deepcopy(body)
             wanted = [(p, self._key(p, tools)) for p in parts(dialect, projected) if self._wanted(p)]
             cuts = await self._cuts_of(wanted, out, tools)
-            prefix = ref_tool_prefix(dialect, body)
             for part, shown in cuts:
-                part.put(named(shown, prefix))
+                part.put(shown)
             out.cut = len(cuts)
         projected = await self._compact(dialect, projected, out, tools)
         out.body = projected if out.cut or out.cleared else None
@@ -115,7 +115,7 @@ class Projector:
         names = tool_names(dialect, body)
         ref_tools = bool(ref_tool_prefix(dialect, body)) or "fetch_ref" in names or (
             self.serve_tools and offers_tools(dialect, body))
-        return Tools(ref_tools=ref_tools, read="Read" in names)
+        return Tools(ref_tools=ref_tools, read="Read" in names, prefix=ref_tool_prefix(dialect, body))
 
     async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection, tools: Tools
                        ) -> list[tuple[Part, str]]:
@@ -147,7 +147,7 @@ class Projector:
 
     def _key(self, part: Part, tools: Tools) -> str:
         facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
-                 self.options.max_tokens, tools.ref_tools, tools.read]
+                 self.options.max_tokens, tools.ref_tools, tools.read, tools.prefix]
         return hashlib.sha256(json.dumps(facts, ensure_ascii=False, sort_keys=True, default=str).encode()
                               ).hexdigest()
 
@@ -189,11 +189,11 @@ class Projector:
         if not was_cut(result, self.options.cut):
             return None
         if cut is None and (tools.ref_tools or result.more is None):
-            return cut_text(result, self.options.cut, original=original)
+            return cut_text(result, self.options.cut, prefixed(tools.prefix), original=original)
         assert result.more is not None  # (a service older than `more` gives no partial text more than it has)
         line = placeholders.line(result.more, placeholders.source_of(part.arguments), tools, cut)
         if cut is None:
-            return cut_text(result, self.options.cut, lambda _: line, original=original)
+            return cut_text(result, self.options.cut, original=original, placeholder=line)
         self.partials[result.ref] = cut
         while len(self.partials) > MEMO_SIZE:
             self.partials.popitem(last=False)

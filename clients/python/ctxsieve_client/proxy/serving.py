@@ -25,38 +25,20 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ..client import CtxsieveError, Requests
+from ..client import CtxsieveError
 from ..dialects import Dialect
-from ..models import FilterResult, RefContent
 from ..partial import Partial, fetch_note, render_cut
-from ..wrap import render_result
+from ..ref_tools import BY_NAME, FILTER_REF, REF_TOOLS
 from .formats import dumps, offers_tools
 from .projection import Send
 
 M = TypeVar("M")
 MAX_ROUNDS = 4
-OURS = ("filter_ref", "fetch_ref")
-_SCHEMAS: dict[str, tuple[str, dict[str, Any]]] = {
-    "filter_ref": ("Show more of a tool output that ctxsieve held back (its placeholder names the ref): the parts "
-                   "of the stored output that answer the query.",
-                   {"type": "object", "properties": {
-                       "ref": {"type": "string", "description": "the ref in the placeholder, src_..."},
-                       "query": {"type": "string", "description": "what you need from that output now"},
-                       "max_tokens": {"type": "integer", "description": "at most this many tokens (default 1500)"}},
-                    "required": ["ref", "query"]}),
-    "fetch_ref": ("Fetch a tool output that ctxsieve held back, whole or a part: lines \"A-B\" (its own line "
-                  "numbers), or chunk N with `window` chunks each side.",
-                  {"type": "object", "properties": {
-                      "ref": {"type": "string", "description": "the ref in the placeholder, src_..."},
-                      "lines": {"type": "string", "description": "\"A-B\": those lines of the output"},
-                      "chunk": {"type": "integer"}, "window": {"type": "integer"}},
-                   "required": ["ref"]}),
-}
 Upstream = Callable[[bytes], Awaitable[httpx.Response]]
 
 
 def definitions(dialect: Dialect) -> list[dict[str, Any]]:
-    return [dialect.tool_definition(name, description, schema) for name, (description, schema) in _SCHEMAS.items()]
+    return [dialect.tool_definition(t.name, t.description, t.schema()) for t in REF_TOOLS]
 
 
 def offered(dialect: Dialect, body: dict[str, Any]) -> dict[str, Any]:
@@ -88,7 +70,7 @@ class ToolServer:
             response = await upstream(dumps(body))
             answer = _answer_of(dialect, response, body.get("stream") is True) if response.status_code < 400 else None
             calls = dialect.answer_calls(answer) if answer is not None else []
-            if answer is None or not calls or any(tool not in OURS for _, tool, _ in calls):
+            if answer is None or not calls or any(tool not in BY_NAME for _, tool, _ in calls):
                 return response
             results = [(call_id, await self._run(tool, arguments, session)) for call_id, tool, arguments in calls]
             body = dialect.continued(body, answer, results)
@@ -96,24 +78,17 @@ class ToolServer:
 
     async def _run(self, tool: str, arguments: dict[str, Any], session: str) -> str:
         """A call's answer as the model reads it; a refused call answers with the service's reason."""
-        ref = str(arguments.get("ref", ""))
+        ref_tool = BY_NAME[tool]
+        cut = self._partials.get(ref_tool.arguments(arguments)["ref"])  # an agent's cut of what the ref holds
         try:
-            if tool == "filter_ref":
-                budget = arguments.get("max_tokens") if isinstance(arguments.get("max_tokens"), int) else 1500
-                found: FilterResult = await self._send(replace(Requests.refilter(
-                    ref, str(arguments.get("query") or ""), k=8, max_tokens=budget, placeholder="tools"),
-                    session=session))
-                cut = self._partials.get(ref)
-                return render_cut(found, cut, found.placeholder) if cut else render_result(found)
-            chunk = arguments.get("chunk") if isinstance(arguments.get("chunk"), int) else None
-            window = arguments.get("window") if isinstance(arguments.get("window"), int) else 0
-            lines = arguments.get("lines") if isinstance(arguments.get("lines"), str) else None
-            part: RefContent = await self._send(replace(Requests.fetch_ref(
-                ref, chunk=chunk, window=window if chunk is not None else None, lines=lines), session=session))
-            cut = self._partials.get(ref)  # a text an agent cut: its own line numbers are not the output's
-            return f"{fetch_note(cut, part.line_start, part.line_end)}\n{part.text}" if cut else part.text
+            answer = await self._send(replace(ref_tool.call(arguments), session=session))
         except CtxsieveError as exc:
             return f"Error: {exc.status} {exc.type}: {exc.message}"
+        if cut is None:
+            return ref_tool.answer(answer)
+        if tool == FILTER_REF.name:  # only the numbers that can be placed in the output
+            return render_cut(answer, cut, answer.placeholder)
+        return f"{fetch_note(cut, answer.line_start, answer.line_end)}\n{answer.text}"  # the kept text's own lines
 
 
 def _answer_of(dialect: Dialect, response: httpx.Response, streamed: bool) -> dict[str, Any] | None:

@@ -14,9 +14,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..intent import first_text
+from . import ref_tools
+from .intent import first_text
 
-OWN_TOOLS = ("filter_ref", "fetch_ref", "find_tools", "call_tool")
+OWN_TOOLS = (*ref_tools.NAMES, "find_tools", "call_tool")  # the gateway's own
 SEPARATOR = "__"
 INTENT = "intent"
 INTENT_SCHEMA = {"type": "string", "description": "What you need from this tool's output for your current step "

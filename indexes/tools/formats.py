@@ -21,8 +21,8 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from .errors import InvalidInput
-from .lru import Lru
+from ..errors import InvalidInput
+from ..lru import Lru
 
 Format = Literal["openai", "anthropic", "mcp"]
 FORMATS: tuple[Format, ...] = ("openai", "anthropic", "mcp")

@@ -1,0 +1,33 @@
+"""Source files, as every part of ctxsieve tells one: the one table of suffixes (each with its tree-sitter grammar),
+and the arguments a tool call names its file by. Pure and standard-library only: the service's code kind
+(ctxsieve.ingest.kinds.code), its file reader (ctxsieve.indexes.files) and the surfaces read the same table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+from typing import Any
+
+# a file's extension -> its tree-sitter grammar (PyPI `tree-sitter-language-pack`)
+LANGUAGES = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".jsx": "javascript", ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".cs": "csharp",
+    ".rb": "ruby", ".php": "php", ".sh": "bash", ".bash": "bash", ".kt": "kotlin", ".kts": "kotlin",
+    ".swift": "swift", ".scala": "scala", ".lua": "lua",
+}
+PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
+
+
+def source_path(args: Mapping[str, Any]) -> str | None:
+    """The file a tool call names (Read's `file_path`, a read_text_file's `path`, ...), if any."""
+    for key in PATH_ARGUMENTS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def is_source(path: str) -> bool:
+    """The path's suffix is a source file's (read as code)."""
+    return PurePosixPath(path).suffix.lower() in LANGUAGES
