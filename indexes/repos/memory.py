@@ -15,7 +15,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.lexical import UnitIndex, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, score_units
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine, signals
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 __all__ = ["Hit", "RepoMemory"]
@@ -97,16 +97,21 @@ class RepoMemory:
     def search(self, query: CodeQuery, k: int, path_glob: str | None = None, weights: Weights = WEIGHTS
                ) -> list[Hit]:
         """The best k units, ties broken by path and line so the same request gives the same order."""
+        units, rows = self.candidates(query, path_glob)
+        if not units:
+            return []
+        scores = combine(rows, units, weights)
+        order = sorted(range(len(units)), key=lambda j: (-scores[j], units[j].path, units[j].start_line))
+        return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
+
+    def candidates(self, query: CodeQuery, path_glob: str | None = None) -> tuple[list[CodeUnit], np.ndarray]:
+        """The units worth scoring (the lexical best, and every unit the request names) and their signals."""
         with self._lock:
             lexical = self._lexical.scores(query.terms)
             pool = self._pool(query, lexical, path_glob)
-            if not pool:
-                return []
             units = [self._units[i] for i in pool]
             counts = {u.leaf: len(self._by_leaf.get(u.leaf, ())) for u in units}
-            scores = score_units(query, units, lexical[pool], name_counts=counts, weights=weights)
-        order = sorted(range(len(units)), key=lambda j: (-scores[j], units[j].path, units[j].start_line))
-        return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
+            return units, signals(query, units, lexical[pool], name_counts=counts)
 
     def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None) -> list[int]:
         live = np.fromiter(self._units.keys(), dtype=np.int64, count=len(self._units))

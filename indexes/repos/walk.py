@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ctxsieve.ingest.kinds.code import LANGUAGES
+from ctxsieve_client.languages import LANGUAGES
 
 __all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "read_source", "walk"]
 

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from ctxsieve_client.languages import LANGUAGES
+
 from ..analyzers import code_terms
-from ..kinds.code import LANGUAGES
 from ..request import Frame, read_request
 
 __all__ = ["CodeQuery", "read_code_query"]

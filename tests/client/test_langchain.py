@@ -96,8 +96,9 @@ def test_create_agent_with_the_middleware(client: Client) -> None:
     broken = next(m for m in model.seen[2][0] if isinstance(m, ToolMessage) and m.name == "broken_tool")
     assert broken.status == "error" and broken.content.count("frame") == 300, "errors are never cut"
     for _, names in model.seen:
-        assert {"filter_ref", "fetch_ref", "broken_tool"} <= set(names), "own tools and always_include are sent"
-        assert len(set(names) - {"filter_ref", "fetch_ref", "broken_tool"}) <= 3, "k=3: only the relevant tools"
+        own = {"filter_ref", "fetch_ref", "search_code", "broken_tool"}
+        assert own <= set(names), "own tools and always_include are sent"
+        assert len(set(names) - own) <= 3, "k=3: only the relevant tools"
     assert "read_log" in model.seen[0][1]
 
 

@@ -32,7 +32,8 @@ async def session_calls(url: str, ref: str) -> tuple[list[str], str, str, bool, 
 def test_mcp_tools_over_stdio(live_url: str) -> None:
     ref = httpx.post(f"{live_url}/v1/filter", json={"query": "archive", "content": LOG}).json()["ref"]
     names, filtered, whole, missing_is_error, structured = asyncio.run(session_calls(live_url, ref))
-    assert set(names) == {"search", "read_file", "filter_ref", "fetch_ref", "select_tools", "query_collection"}
+    assert set(names) == {"search", "read_file", "filter_ref", "fetch_ref", "search_code", "select_tools",
+                          "query_collection"}
     assert "checksum mismatch on shard 17" in filtered and f"[ctxsieve {ref}" in filtered
     # The model is told to call the tools it has, never a route it cannot reach.
     assert f'more: filter_ref(ref="{ref}", query="...")' in filtered and f'fetch_ref(ref="{ref}")' in filtered

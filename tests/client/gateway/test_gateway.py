@@ -229,7 +229,7 @@ def test_tool_search_lists_few_tools_finds_the_rest_and_learns(tmp_path: Path, f
                 await s.call_tool("git_log", {"repo_path": str(repo), "max_count": 2})]
 
     listed, before, via, found, nothing_fits, hidden = run(config, stub_url, steps)
-    assert {t.name for t in listed.tools} == {"find_tools", "call_tool", "filter_ref", "fetch_ref",
+    assert {t.name for t in listed.tools} == {"find_tools", "call_tool", "filter_ref", "fetch_ref", "search_code",
                                               "list_allowed_directories"}
     answer = json.loads(text(found))
     assert "git_log" in [t["name"] for t in answer["tools"]] and len(answer["tools"]) == 3

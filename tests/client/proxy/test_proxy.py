@@ -304,7 +304,7 @@ def test_serve_tools_answers_the_models_fetch_and_the_client_sees_one_answer(stu
         answer = sdk.messages.create(**sent)  # type: ignore[arg-type]
     assert [b.type for b in answer.content] == ["text"] and answer.stop_reason == "end_turn"
     first, second = model.requests[-2:]
-    assert [t["name"] for t in first["tools"]] == ["Read", "filter_ref", "fetch_ref"]
+    assert [t["name"] for t in first["tools"]] == ["Read", "filter_ref", "fetch_ref", "search_code"]
     fetched = tool_results(second)[-1]
     assert fetched["content"] == "\n".join(SOURCE.split("\n")[:3])
     assert second["messages"][:-2] == first["messages"], "the model's call and its result after the conversation"
@@ -408,7 +408,7 @@ def test_real_codex_with_serve_tools_gets_the_fetch_answered_by_the_proxy(stub_u
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Done." in done.stdout
     last = model.requests[-1]
-    assert [t["name"] for t in last["tools"]] == ["filter_ref", "fetch_ref"]
+    assert [t["name"] for t in last["tools"]] == ["filter_ref", "fetch_ref", "search_code"]
     fetched = model.outputs(last)[-1]
     assert fetched["type"] == "function_call_output" and fetched["output"] == "\n".join(log.split("\n")[430:433])
     assert len(model.requests) == 3, "the first turn, then the log's turn asked twice (the fetch answered between)"
