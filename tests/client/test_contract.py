@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from ctxsieve_client import models
 from ctxsieve_client.client import Requests
+from ctxsieve_client.rendering import View
 
 # operation id -> the request builders that send it
 SENDERS = {
@@ -22,11 +23,11 @@ SENDERS = {
     "tools_feedback": ["tools_feedback", "import_feedback"], "put_collection": ["create_collection"],
     "add_documents": ["add_documents"], "query_collection": ["query_collection"],
     "list_documents": ["list_documents"], "get_toolset": ["toolset"], "compact_context": ["compact"],
-    "claude_code_hook": ["claude_code_hook"],
+    "claude_code_hook": ["claude_code_hook"], "put_repo": ["index_repo"], "search_code": ["search_code"],
 }
 PATH_ARGUMENTS = {"ref", "name", "doc_id", "session_id", "payload"}  # and a body sent as it is (the hook's payload)
 # server response model -> the client result that reads it
-READERS: dict[str, type[models.Model]] = {
+READERS: dict[str, type[Any]] = {
     "FilterResponse": models.FilterResult, "ReadResponse": models.FilterResult, "SnippetOut": models.Snippet,
     "CollectionSnippet": models.Snippet, "UsageOut": models.Usage, "MoreOut": models.More, "RerunOut": models.Rerun,
     "RefResponse": models.RefContent, "SourceOut": models.SourceCall, "SearchResponse": models.SearchResult,
@@ -37,6 +38,8 @@ READERS: dict[str, type[models.Model]] = {
     "SessionResponse": models.SessionReport, "SessionRequest": models.SessionRead,
     "ToolsetDetail": models.ToolsetDetail, "CompactResponse": models.Compaction, "ClearedOut": models.Cleared,
     "CompactUsage": models.CompactUsage, "Tuned": models.Tuned, "MapLineOut": models.MapLine,
+    "RepoInfo": models.RepoInfo, "RepoProgress": models.RepoProgress, "RepoList": models.RepoList,
+    "CodeSearchResponse": models.CodeSearchResult, "CodeHit": models.CodeHit, "ViewOut": View,
 }
 
 
