@@ -24,6 +24,7 @@ Plugging a ranker in: a class with `sync(root: Path) -> None` and `search(query:
 from __future__ import annotations
 
 import argparse
+import fcntl
 import importlib
 import math
 import os
@@ -32,6 +33,7 @@ import subprocess
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -39,6 +41,7 @@ from typing import Protocol
 from bench.localize_data import CACHE, LocCase, git, git_dir, load
 
 SPLITS = ("dev", "test", "held-out")
+WORK = CACHE / "repos"  # a working folder per repository
 K = 100  # hits asked for: enough for 5 distinct files and 10 functions in practice
 FUNCTION_KINDS = frozenset({"function", "method"})
 # name -> "module:factory"; a factory takes no argument and returns a fresh Localizer (one per repository)
@@ -102,19 +105,43 @@ def judged(case: LocCase, hits: list[Hit]) -> tuple[bool | None, bool | None, fl
 
 # --- working folders -----------------------------------------------------------------------------------
 
-def workdir(repo: str) -> Path:
-    """A clone of the mirror sharing its objects (made once): checkouts touch only the files that change."""
-    folder = CACHE / "repos" / repo.replace("/", "+")
+@contextmanager
+def workdir(repo: str, under: Path = WORK) -> Iterator[Path]:
+    """A clone of the mirror sharing its objects (made once): checkouts touch only the files that change. Held
+    under an exclusive lock while in use: another run on the same folder waits instead of checking out under us."""
+    under.mkdir(parents=True, exist_ok=True)
+    with (under / f"{repo.replace('/', '+')}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield _cloned(repo, under / repo.replace("/", "+"))
+
+
+def _cloned(repo: str, folder: Path) -> Path:
     if not (folder / ".git").is_dir():
-        folder.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(git_dir(repo)), str(folder)],
                        check=True)
     return folder
 
 
 def checkout(folder: Path, commit: str) -> None:
+    """The tree at `commit`, less the blobs the snapshot lacks (files of 4 MiB and more are not in a snapshot; a
+    localizer skips files that big anyway): those are kept out through a sparse checkout."""
+    entries = [e.split("\t", 1) for e in git(folder, "ls-tree", "-r", "-z", commit).decode().split("\0") if e]
+    blobs = [(meta.split()[2], path) for meta, path in entries if meta.split()[1] == "blob"]
+    checked = git(folder, "cat-file", "--batch-check", data="".join(f"{sha}\n" for sha, _ in blobs).encode())
+    missing = [path for (_, path), line in zip(blobs, checked.decode().split("\n"), strict=False)
+               if line.endswith(" missing")]
+    git(folder, "config", "core.sparseCheckout", "true")
+    git(folder, "config", "core.sparseCheckoutCone", "false")
+    (folder / ".git" / "info").mkdir(exist_ok=True)
+    (folder / ".git" / "info" / "sparse-checkout").write_text(
+        "".join(["/*\n", *(f"!/{_escaped(p)}\n" for p in missing)]), encoding="utf-8")
     git(folder, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", commit)
     git(folder, "clean", "-fdxq")
+
+
+def _escaped(path: str) -> str:
+    """A path as a gitignore-style pattern that matches it alone."""
+    return "".join(f"\\{c}" if c in "*?[]\\!# " else c for c in path)
 
 
 def commit_order(folder: Path, cases: list[LocCase]) -> list[LocCase]:
@@ -125,25 +152,29 @@ def commit_order(folder: Path, cases: list[LocCase]) -> list[LocCase]:
     return sorted(cases, key=lambda c: (when[c.base_commit], c.base_commit, c.instance_id))
 
 
-def run(cases: list[LocCase], names: list[str], k: int) -> Iterator[tuple[str, Outcome]]:
+def run(cases: list[LocCase], names: list[str], k: int, under: Path = WORK) -> Iterator[tuple[str, Outcome]]:
     """(ranker, outcome) per case and ranker, a repository at a time."""
     by_repo: dict[str, list[LocCase]] = defaultdict(list)
     for case in cases:
         by_repo[case.repo].append(case)
     for repo in sorted(by_repo):
-        folder = workdir(repo)
-        localizers = {name: ranker(name)() for name in names}
-        for n, case in enumerate(commit_order(folder, by_repo[repo])):
-            checkout(folder, case.base_commit)
-            for name, localizer in localizers.items():
-                started = time.perf_counter()
-                localizer.sync(folder)
-                synced = time.perf_counter()
-                hits = localizer.search(case.problem_statement, k)
-                done = time.perf_counter()
-                yield name, Outcome(repo, case.split, *judged(case, hits), (synced - started) * 1000,
-                                    (done - synced) * 1000, n == 0)
+        with workdir(repo, under) as folder:
+            yield from _repository(folder, by_repo[repo], names, k)
         print(f"  {repo}: {len(by_repo[repo])} cases", flush=True)
+
+
+def _repository(folder: Path, cases: list[LocCase], names: list[str], k: int) -> Iterator[tuple[str, Outcome]]:
+    localizers = {name: ranker(name)() for name in names}
+    for n, case in enumerate(commit_order(folder, cases)):
+        checkout(folder, case.base_commit)
+        for name, localizer in localizers.items():
+            started = time.perf_counter()
+            localizer.sync(folder)
+            synced = time.perf_counter()
+            hits = localizer.search(case.problem_statement, k)
+            done = time.perf_counter()
+            yield name, Outcome(case.repo, case.split, *judged(case, hits), (synced - started) * 1000,
+                                (done - synced) * 1000, n == 0)
 
 
 # --- the report ----------------------------------------------------------------------------------------
@@ -198,6 +229,7 @@ def main() -> None:
     parser.add_argument("--repos", default="")
     parser.add_argument("--k", type=int, default=K, help="hits asked of each search")
     parser.add_argument("--skip-missing", action="store_true", help="leave out the cases of absent snapshots")
+    parser.add_argument("--workdir", type=Path, default=WORK, help="where the working folders are")
     args = parser.parse_args()
     names = [n for n in args.ranker.split(",") if n]
     for name in names:
@@ -215,7 +247,7 @@ def main() -> None:
           f"from {len({c.repo for c in chosen})} repositories; k {args.k}; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     results: dict[str, list[Outcome]] = {name: [] for name in names}
-    for name, outcome in run(chosen, names, args.k):
+    for name, outcome in run(chosen, names, args.k, args.workdir):
         results[name].append(outcome)
     for text in report(results, splits):
         print(text)

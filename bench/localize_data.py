@@ -80,7 +80,10 @@ def git_dir(repo: str) -> Path:
 
 
 def git(folder: Path, *args: str, data: bytes | None = None) -> bytes:
-    return subprocess.run(["git", "-C", str(folder), *args], input=data, capture_output=True, check=True).stdout
+    done = subprocess.run(["git", "-C", str(folder), *args], input=data, capture_output=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"git {' '.join(args[:4])} in {folder} failed: {done.stderr.decode(errors='replace')}")
+    return done.stdout
 
 
 def blobs(folder: Path, names: Iterable[str]) -> dict[str, bytes | None]:
