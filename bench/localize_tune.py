@@ -40,13 +40,13 @@ def gather(cases: list[LocCase]) -> list[Gathered]:
         by_repo[case.repo].append(case)
     out = []
     for repo in sorted(by_repo):
-        folder = workdir(repo)
         localizer = CtxsieveLocalizer()
-        for case in commit_order(folder, by_repo[repo]):
-            checkout(folder, case.base_commit)
-            localizer.sync(folder)
-            units, rows = localizer.memory.candidates(read_code_query(case.problem_statement))
-            out.append(Gathered(case, units, rows))
+        with workdir(repo) as folder:
+            for case in commit_order(folder, by_repo[repo]):
+                checkout(folder, case.base_commit)
+                localizer.sync(folder)
+                units, rows = localizer.memory.candidates(read_code_query(case.problem_statement))
+                out.append(Gathered(case, units, rows))
         print(f"  {repo}: {len(by_repo[repo])} cases gathered", flush=True)
     return out
 
