@@ -23,7 +23,7 @@ from bench.localize import SPLITS, Hit, checkout, commit_order, judged, workdir
 from bench.localize_ctxsieve import CtxsieveLocalizer
 from bench.localize_data import CACHE, LocCase, load
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 
@@ -54,7 +54,7 @@ def gather(cases: list[LocCase]) -> list[Gathered]:
 def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100) -> tuple[float, float, float, float]:
     file1, file5, mrr, fn10 = [], [], [], []
     for g in gathered:
-        scores = combine(g.rows, g.units, weights)
+        scores = with_files(combine(g.rows, g.units, weights), g.units, weights)
         order = sorted(range(len(g.units)), key=lambda j: (-scores[j], g.units[j].path, g.units[j].start_line))[:k]
         hits = [Hit(g.units[j].path, g.units[j].name, g.units[j].kind, g.units[j].start_line, g.units[j].end_line,
                     float(scores[j])) for j in order if scores[j] > 0]
@@ -71,6 +71,7 @@ GRID = {
     "path": (0.0, 0.5, 1.0, 2.0),
     "frame": (0.6,),
     "tests": (0.1, 0.3, 0.6, 1.0),
+    "file": (0.0, 0.5, 1.0, 2.0),
     "aside": (0.5,),
     "vendored": (0.3,),
 }

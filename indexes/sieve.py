@@ -196,6 +196,9 @@ class Sieve:
         prep = self._prepared_of(sources)
         kind = kind_named(prep.kind)
         lexical = prep.lexical.scores(query)
+        if len(sources) == 1:  # code's kinds: the code ranker's first stage
+            lexical = kind.rescore(query, sources[0].view.text, [c for _, c in prep.units], lexical,
+                                   source_path(sources[0].args), sources[0].line_span)
         k = params.k or kind.default_k(params.max_tokens)
         own = kind.select(sources[0].view.text, [c for _, c in prep.units], lexical, self.tokenizer,
                           sources[0].line_span, params.max_tokens or sys.maxsize, k) if len(sources) == 1 else None

@@ -15,7 +15,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.lexical import UnitIndex, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine, signals
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine, signals, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 __all__ = ["Hit", "RepoMemory"]
@@ -100,7 +100,7 @@ class RepoMemory:
         units, rows = self.candidates(query, path_glob)
         if not units:
             return []
-        scores = combine(rows, units, weights)
+        scores = with_files(combine(rows, units, weights), units, weights)
         order = sorted(range(len(units)), key=lambda j: (-scores[j], units[j].path, units[j].start_line))
         return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
 

@@ -22,7 +22,7 @@ import numpy as np
 from .query import CodeQuery
 from .units import CodeUnit
 
-__all__ = ["SIGNALS", "WEIGHTS", "Weights", "combine", "place_factor", "score_units", "signals"]
+__all__ = ["SIGNALS", "WEIGHTS", "Weights", "combine", "place_factor", "score_units", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
                     r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
@@ -40,9 +40,11 @@ class Weights:
     tests: float = 0.3
     aside: float = 0.5
     vendored: float = 0.3
+    file: float = 1.0  # the file's own evidence: its best FILE_TOP units, each worth FILE_DECAY of the one before
 
 
 WEIGHTS = Weights()
+FILE_TOP, FILE_DECAY = 3, 0.5
 
 
 def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
@@ -89,6 +91,19 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
     factors = np.fromiter((place_factor(u.path, weights) for u in units), dtype=np.float64, count=len(units))
     return (rows @ w) * factors
+
+
+def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
+    """Each unit's score plus its file's: a fix's place is in the file whose several definitions the request points
+    at more often than in the one definition that matches best (python -m bench.localize_tune, dev split)."""
+    if not weights.file or not len(units):
+        return scores
+    by_file: dict[str, list[float]] = {}
+    for unit, score in zip(units, scores, strict=True):
+        by_file.setdefault(unit.path, []).append(float(score))
+    files = {path: sum(v * FILE_DECAY**i for i, v in enumerate(sorted(found, reverse=True)[:FILE_TOP]))
+             for path, found in by_file.items()}
+    return scores + weights.file * np.fromiter((files[u.path] for u in units), dtype=np.float64, count=len(units))
 
 
 def score_units(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,

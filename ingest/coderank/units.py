@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
-from ..kinds.code import Definition, definitions, language_of
+if TYPE_CHECKING:  # the code kind ranks its chunks with this package: it is imported where used
+    from ..kinds.code import Definition
 
 __all__ = ["CodeUnit", "module_name", "units_of"]
 
@@ -51,6 +53,8 @@ def module_name(path: str) -> str:
 def units_of(path: str, text: str) -> list[CodeUnit]:
     """Every definition of a source file and the runs of module code between them, in file order. A file with no
     grammar (or none of its definitions found) is one module unit."""
+    from ..kinds.code import definitions, language_of
+
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # a file's last newline ends its last line; it opens none

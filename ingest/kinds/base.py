@@ -89,6 +89,8 @@ class Kind(Protocol):
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None: ...
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]: ...
+    def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
+                line_span: LineSpanOf) -> np.ndarray: ...
     def map_lines(self, view: str, path: str | None) -> list[int]: ...
     def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
                line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None: ...
@@ -134,6 +136,13 @@ class Prose:
 
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]:  # noqa: ARG002
         return []
+
+    def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
+                line_span: LineSpanOf) -> np.ndarray:
+        """The chunks' first-stage scores from their BM25 scores: the same, but for code's kinds, which the code
+        ranker scores (ctxsieve.ingest.coderank)."""
+        del query, view, chunks, path, line_span
+        return lexical
 
     def map_lines(self, view: str, path: str | None) -> list[int]:  # noqa: ARG002
         return []

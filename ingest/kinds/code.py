@@ -26,6 +26,7 @@ import numpy as np
 
 from ctxsieve_client.languages import LANGUAGES
 
+from ..coderank.chunks import context_unit, rank_units
 from ..lines import LineSpan, line_chunks
 from ..request import read_request
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
@@ -260,6 +261,12 @@ class Code(ByLines):
 
     def map_lines(self, view: str, path: str | None) -> list[int]:
         return header_lines(view, language_of(path) or guess_language(view))
+
+    def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
+                line_span: LineSpanOf) -> np.ndarray:
+        """Each chunk as a unit of the file named by its definition path, scored by the code ranker."""
+        units = [context_unit(path or "", c.context, c.text(view), *line_span(c.start, c.end)) for c in chunks]
+        return rank_units(query, units, lexical, one_file=True)
 
 
 def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf, longest: int | None

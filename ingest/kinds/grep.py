@@ -21,6 +21,8 @@ import numpy as np
 
 from ctxsieve_client.rendering import SEPARATOR, View, snippet_heading
 
+from ..coderank.chunks import line_unit, rank_units
+from ..coderank.units import CodeUnit
 from ..lines import LineSpan, line_chunks
 from ..tokens import Tokenizer
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
@@ -101,6 +103,22 @@ class Grep(ByLines):
     def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
                line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None:
         return grep_runs(view, chunks, scores, tokenizer, line_span, budget, k)
+
+    def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
+                line_span: LineSpanOf) -> np.ndarray:
+        """Each line as a unit of the file it names, scored by the code ranker (coderank.chunks)."""
+        del path, line_span
+        return rank_units(query, [_line_unit(c, view) for c in chunks], lexical)
+
+
+def _line_unit(chunk: Chunk, view: str) -> CodeUnit:
+    text = chunk.text(view)
+    match = _GREP_MATCH.match(text) or _GREP_LINE.match(text)
+    if match is not None and not match.group(1).isdigit():
+        return line_unit(match.group(1).removeprefix("./"), text[match.end():], int(match.group(2)))
+    numbered = _NUMBERED.match(text)
+    number = int(numbered.group(1)) if numbered else 0
+    return line_unit(chunk.context.removeprefix("file "), text[numbered.end():] if numbered else text, number)
 
 
 SPREAD = 0.1  # a file's n-th best line (from 0) counts 1 / (1 + SPREAD * n) of its score

@@ -1,0 +1,60 @@
+"""A cut's chunks as the code ranker's units, so a file read and a grep are ranked by the same rule as a search.
+
+A source file's chunk is a unit of that file named by its definition path (`class URLValidator > def __call__` ->
+`URLValidator.__call__`); a grep line is a unit of the file it names, named by what it defines (`def ones(` ->
+`ones`), so the definition of a name the request writes ranks first among that name's matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from .query import read_code_query
+from .ranker import SIGNALS, WEIGHTS, Weights, combine, signals
+from .units import CodeUnit
+
+__all__ = ["DEFINING", "context_unit", "line_unit", "rank_units"]
+
+# a line that defines a name, in the languages the code kind reads
+DEFINING = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
+                      r"(?:def|class|function|func|fn|struct|interface|enum|trait|type|module)\s+"
+                      r"(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)")
+_WORD_OF = {"def": "function", "function": "function", "fn": "function", "method": "method", "class": "class"}
+
+
+def context_unit(path: str, context: str, text: str, first: int, last: int) -> CodeUnit:
+    """A source file's chunk: its definition path made a qualified name, module code where it has none."""
+    labels = [label for label in context.split(" > ") if label]
+    if not labels:
+        return CodeUnit(path, "", "module", first, last, text)
+    names = [label.rsplit(" ", 1)[-1] for label in labels]
+    word = labels[-1].split(" ", 1)[0]
+    kind = _WORD_OF.get(word, "function")
+    if kind == "function" and len(labels) > 1:
+        kind = "method"
+    return CodeUnit(path, ".".join(names), kind, first, last, text)
+
+
+def line_unit(path: str, line: str, number: int) -> CodeUnit:
+    """A grep line of `path` at its line `number`: the name it defines, if it defines one."""
+    defined = DEFINING.match(line)
+    if defined is None:
+        return CodeUnit(path, "", "module", number, number, line)
+    return CodeUnit(path, defined.group(1), "function", number, number, line)
+
+
+def rank_units(query: str, units: Sequence[CodeUnit], lexical: np.ndarray, *, one_file: bool = False,
+               weights: Weights = WEIGHTS) -> np.ndarray:
+    """The code ranker's score of each unit from its BM25 score, kept on BM25's scale (a chunk the request names
+    counts as much more as the ranker says, relative to the best lexical match). `one_file`: the units are one
+    file's, so naming the file tells none of them apart."""
+    if not len(units):
+        return lexical
+    top = float(lexical.max()) if len(lexical) else 0.0
+    rows = signals(read_code_query(query), units, lexical)
+    if one_file:
+        rows[:, SIGNALS.index("path")] = 0.0
+    return combine(rows, units, weights) * (top if top > 0 else 1.0)
