@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import Literal
 
+from ctxsieve.ingest.kinds import Verdict
+
 from .more import More
 from .usage import Usage
 
@@ -59,6 +61,7 @@ class FilterResult:
     passthrough: bool
     content_type: str | None = None  # the view's kind
     map: list[MapLine] | None = None  # code: the file's definitions around what is shown, with their lines
+    verdict: Verdict | None = None  # a log: every failure and the result, so a surface lists each within its limit
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..client import Call
 from ..cutting import CutOptions, cut_request, cut_text, passes, was_cut
+from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, fit_failing
 from ..intent import own_words, step_intent
 from ..models import FilterResult
 from ..wrap import render_map, render_result
@@ -28,7 +29,7 @@ from .whole import Whole, whole_output
 TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsieve` MCP server it registers
 TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
 TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
-CONTEXT_CHARS = 10_000  # Claude Code saves a hook's longer additionalContext to a file and shows a 2 KB preview
+CONTEXT_CHARS = CLAUDE_HOOK_CONTEXT.size  # Claude Code saves a longer hook context to a file, shows a 2 KB preview
 FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
 OWN_VIEW = ("code", "log", "diff", "grep", "text", "markdown")  # kinds whose lines are the read's own lines
 PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
@@ -191,6 +192,8 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     shown = cut_text(result, options, _claude_names, original=text)
     if shown is None:
         return None
+    shown = fit_failing(result, "ctxsieve cut this output (a test or build log):", _claude_names(result.placeholder),
+                        CLAUDE_BASH, claude_ref_call) or shown  # Claude Code would save a longer one to a file
     replaced = rebuild(_unseen_note(whole) + shown)
     if isinstance(replaced, dict):  # the cut is what the model sees, not Claude Code's preview of the preview
         replaced = {k: v for k, v in replaced.items() if k not in PERSISTED}
@@ -221,10 +224,18 @@ def _post_tool_use_failure(payload: Mapping[str, Any], client: Sender, options: 
     result = client.send(request)
     lines = whole.text.count("\n") + (not whole.text.endswith("\n"))
     head = (f"ctxsieve: Claude Code showed {len(error):,} characters of this failing command's output; the whole "
-            f"output ({lines:,} lines) is stored as {result.ref}. Its failures, assertions and summary follow whole, "
-            "each under its line range in the whole output; the error above is Claude Code's own.")
-    context = head + "\n\n" + render_result(result, _claude_names(result.placeholder))
+            f"output ({lines:,} lines) is stored as {result.ref}. Its failures follow, one line each, then its "
+            "tracebacks whole as far as Claude Code shows a hook's context, each under its line range in the whole "
+            "output; the error above is Claude Code's own.")
+    placeholder = _claude_names(result.placeholder)
+    context = fit_failing(result, head, placeholder, CLAUDE_HOOK_CONTEXT, claude_ref_call) or \
+        _within(head + "\n\n" + render_result(result, placeholder), CLAUDE_HOOK_CONTEXT.size)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": context}}
+
+
+def claude_ref_call(ref: str, lines: str | None) -> str:
+    """The call that reads a ref's lines, as Claude Code names the tool of the `ctxsieve` MCP server install adds."""
+    return f'{TOOL_PREFIX}fetch_ref(ref="{ref}"' + (f', lines="{lines}")' if lines else ")")
 
 
 def _tool_input(payload: Mapping[str, Any]) -> Mapping[str, Any]:
