@@ -13,6 +13,7 @@ cut short, no failure dropped silently.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,12 +54,33 @@ CLAUDE_BASH = Limit(30_000)
 # Codex cuts a call's output to 10,000 tokens, counting 4 bytes a token (codex-rs output-truncation)
 CODEX_CALL = Limit(40_000, "bytes")
 _SHOWN = re.compile(r"(\d+) of (\d+) chunks shown, (\d+) -> \d+ tokens")
+LOG_HEAD = "ctxsieve cut this output (a test or build log):"
 MARGIN = 300  # room for what the agent puts around the text (its own heading, a note)
 
 
 def claude_mcp_limit(max_mcp_output_tokens: int | None = None) -> Limit:
     """The size of an MCP result Claude Code never cuts: half its token limit, as its length / 4 estimate counts."""
     return Limit(2 * (max_mcp_output_tokens or CLAUDE_MCP_TOKENS))
+
+
+def mcp_result_limit() -> Limit:
+    """What an MCP result of ctxsieve's (the gateway's, `ctxsieve mcp`'s) is fitted to: Codex's per-call budget in
+    bytes, which also keeps under Claude Code's (UTF-8 bytes are never fewer than JavaScript's characters), or
+    Claude Code's when its MAX_MCP_OUTPUT_TOKENS (passed on to the servers it starts) makes that the smaller."""
+    own = os.environ.get("MAX_MCP_OUTPUT_TOKENS", "")
+    claude = claude_mcp_limit(int(own)) if own.isdigit() and int(own) > 0 else None
+    return Limit(claude.size, "bytes") if claude is not None and claude.size < CODEX_CALL.size else CODEX_CALL
+
+
+def tool_ref_call(ref: str, lines: str | None) -> str:
+    """The call that reads a ref's lines, as ctxsieve's MCP tools are named (`tools` placeholders)."""
+    return f'fetch_ref(ref="{ref}"' + (f', lines="{lines}")' if lines else ")")
+
+
+def fit_tool_text(result: FilterResult, shown: str) -> str:
+    """An MCP tool's text of a cut (`shown`), laid out to fit mcp_result_limit when it is a log's with failures."""
+    fitted = fit_failing(result, LOG_HEAD, result.placeholder, mcp_result_limit(), tool_ref_call)
+    return shown if fitted is None or mcp_result_limit().measure(shown) <= mcp_result_limit().size else fitted
 
 
 def fit_failing(result: FilterResult, head: str, placeholder: str, limit: Limit, ref_call: RefCall) -> str | None:

@@ -19,6 +19,7 @@ import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from .client import Client, CtxsieveError
+from .fitting import fit_tool_text
 from .models import SearchResult
 from .wrap import render, render_result
 
@@ -77,7 +78,7 @@ def build_server(client: Client, url: str) -> Any:
     def filter_ref(ref: str, query: str, k: int = 5, max_tokens: int | None = None) -> str:
         result = answered(url, lambda: client.refilter(ref, query, k=k, max_tokens=max_tokens,
                                                        placeholder="tools"))
-        return render_result(result)
+        return fit_tool_text(result, render_result(result))
 
     @tool(description="Fetch a stored output whole, a character range, chunk N with W neighbours, or lines \"A-B\" "
                       "(a file's own line numbers).",

@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..client import Call
 from ..cutting import CutOptions, cut_request, cut_text, passes, was_cut
-from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, fit_failing
+from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, LOG_HEAD, fit_failing
 from ..intent import own_words, step_intent
 from ..models import FilterResult
 from ..wrap import render_map, render_result
@@ -192,8 +192,8 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     shown = cut_text(result, options, _claude_names, original=text)
     if shown is None:
         return None
-    shown = fit_failing(result, "ctxsieve cut this output (a test or build log):", _claude_names(result.placeholder),
-                        CLAUDE_BASH, claude_ref_call) or shown  # Claude Code would save a longer one to a file
+    # a log's failures first, within what Claude Code shows of a Bash output without saving it to a file
+    shown = fit_failing(result, LOG_HEAD, _claude_names(result.placeholder), CLAUDE_BASH, claude_ref_call) or shown
     replaced = rebuild(_unseen_note(whole) + shown)
     if isinstance(replaced, dict):  # the cut is what the model sees, not Claude Code's preview of the preview
         replaced = {k: v for k, v in replaced.items() if k not in PERSISTED}
