@@ -57,8 +57,10 @@ def build(root: Path) -> Run:
         f"int account_{i}(int amount) {{\n    int fee_{i} = amount / 100;\n    return amount + balance_{i};\n}}\n\n"
         for i in range(BUILD_ERRORS)) + "int main(void) { return account_0(1); }\n")
     command = f"gcc -Wall -Wextra -c {source.name} -o /dev/null"
-    done = subprocess.run(command.split(), cwd=root, capture_output=True, text=True, timeout=120)
-    return Run(command, [], [f"error: ‘balance_{i}’ undeclared" for i in range(BUILD_ERRORS)], done.stderr)
+    # the C locale, as under the agent (its environment names none): gcc quotes with ASCII quotes there
+    done = subprocess.run(command.split(), cwd=root, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+    return Run(command, [], [f"error: 'balance_{i}' undeclared" for i in range(BUILD_ERRORS)], done.stderr)
 
 
 def make_runs(root: Path) -> dict[str, Run]:
