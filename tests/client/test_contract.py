@@ -37,6 +37,7 @@ READERS: dict[str, type[models.Model]] = {
     "SessionResponse": models.SessionReport, "SessionRequest": models.SessionRead,
     "ToolsetDetail": models.ToolsetDetail, "CompactResponse": models.Compaction, "ClearedOut": models.Cleared,
     "CompactUsage": models.CompactUsage, "Tuned": models.Tuned, "MapLineOut": models.MapLine,
+    "VerdictOut": models.Verdict, "FailureOut": models.Failure,
 }
 
 
