@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import Literal
 
+from ctxsieve.ingest.kinds import Verdict
 from ctxsieve_client.rendering import View, map_line
 
 from .more import More
@@ -62,6 +63,7 @@ class FilterResult:
     content_type: str | None = None  # the view's kind
     view: View | None = None  # how its kind's snippets are shown
     map: list[MapLine] | None = None  # code: the file's definitions around what is shown, with their lines
+    verdict: Verdict | None = None  # a log: every failure and the result, so a surface lists each within its limit
 
 
 @dataclass(frozen=True, kw_only=True)

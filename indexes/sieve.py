@@ -146,7 +146,8 @@ class Sieve:
         more = more_of(source.ref, usage, rerun, shown="some" if snippets or params.min_score is None else "none",
                        min_score=params.min_score, lines=lines)
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
-                            content_type=source.content_type, view=kind.shown_as, map=lines_map)
+                            content_type=source.content_type, view=kind.shown_as, map=lines_map,
+                            verdict=kind.verdict(source.view.text))
 
     def _map(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[MapLine]:
         """The file's definition lines not already shown, nearest to the shown snippets first, within `budget`

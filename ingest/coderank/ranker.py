@@ -90,7 +90,7 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
     """The rule: lexical plus the weighted signals, times the place's factor."""
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
     factors = np.fromiter((place_factor(u.path, weights) for u in units), dtype=np.float64, count=len(units))
-    return (rows @ w) * factors
+    return np.asarray((rows @ w) * factors, dtype=np.float64)
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
@@ -103,7 +103,8 @@ def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights =
         by_file.setdefault(unit.path, []).append(float(score))
     files = {path: sum(v * FILE_DECAY**i for i, v in enumerate(sorted(found, reverse=True)[:FILE_TOP]))
              for path, found in by_file.items()}
-    return scores + weights.file * np.fromiter((files[u.path] for u in units), dtype=np.float64, count=len(units))
+    boost = np.fromiter((files[u.path] for u in units), dtype=np.float64, count=len(units))
+    return np.asarray(scores + weights.file * boost, dtype=np.float64)
 
 
 def score_units(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,

@@ -8,7 +8,7 @@ that depends on a kind asks it (`kind_named(name)`); nothing else branches on a 
 
 from __future__ import annotations
 
-from .base import ByLines, Chunk, Cutting, Kind, Leaf, Piece, Prose, Viewed, lines_budget
+from .base import ByLines, Chunk, Cutting, Failure, Kind, Leaf, Piece, Prose, Verdict, Viewed, lines_budget
 from .code import Code, language_of
 from .diff import Diff
 from .grep import Grep
@@ -41,5 +41,5 @@ def resolve(content_type: str, text: str, path: str | None = None) -> Kind:
     return _BY_NAME["code"] if language_of(path) is not None else detect(text)
 
 
-__all__ = ["CONTENT_TYPES", "KINDS", "LINE_KINDS", "ByLines", "Chunk", "Cutting", "Kind", "Leaf", "Piece", "Prose",
-           "Viewed", "detect", "kind_named", "lines_budget", "resolve"]
+__all__ = ["CONTENT_TYPES", "KINDS", "LINE_KINDS", "ByLines", "Chunk", "Cutting", "Failure", "Kind", "Leaf", "Piece",
+           "Prose", "Verdict", "Viewed", "detect", "kind_named", "lines_budget", "resolve"]

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-__all__ = ["DEFAULT_K", "LINED_K", "ByLines", "Chunk", "Cutting", "Kind", "Leaf", "Piece", "Prose", "Viewed",
-           "lines_budget"]
+__all__ = ["DEFAULT_K", "LINED_K", "ByLines", "Chunk", "Cutting", "Failure", "Kind", "Leaf", "Piece", "Prose",
+           "Verdict", "Viewed", "lines_budget"]
 
 import numpy as np
 
@@ -36,6 +36,26 @@ class Leaf:
     start: int
     end: int
     path: str
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failure of a test or build log, as its kind reads it: what failed, where, and the line that says why."""
+
+    test: str  # the failing test's id (pytest's node id), or "" (a compiler error, a traceback)
+    where: str  # `path:line` it failed at, or ""
+    message: str  # the assertion or error line, verbatim (pytest's `E` marker and indent left off)
+    line_start: int  # the 1-based lines of the log it spans (its traceback, or its one line)
+    line_end: int
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A test or build log's failures, its result lines and where it lists every failure one a line."""
+
+    failures: list[Failure]
+    outcome: list[tuple[int, str]]  # the run's result lines with their 1-based numbers (`4 failed, 900 passed ...`)
+    listing: tuple[int, int] | None  # the lines listing each failure on one (pytest's short test summary), if any
 
 
 class Viewed(NamedTuple):
@@ -92,6 +112,7 @@ class Kind(Protocol):
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
                 line_span: LineSpanOf) -> np.ndarray: ...
     def map_lines(self, view: str, path: str | None) -> list[int]: ...
+    def verdict(self, view: str) -> Verdict | None: ...
     def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
                line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None: ...
 
@@ -146,6 +167,10 @@ class Prose:
 
     def map_lines(self, view: str, path: str | None) -> list[int]:  # noqa: ARG002
         return []
+
+    def verdict(self, view: str) -> Verdict | None:  # noqa: ARG002
+        """A log's failures, in the order it prints them, and its result: none but a log has them."""
+        return None
 
     def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
                line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..lines import LineSpan, line_chunks
-from .base import DEFAULT_K, LINED_K, ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
+from .base import DEFAULT_K, LINED_K, ByLines, Chunk, Cutting, Failure, Leaf, LineSpanOf, Piece, Verdict
 
 FAILURE, SUMMARY, TAIL = "failure", "summary", "last lines"  # the parts a log's chunks play
 # what a request puts first, whatever it asks: steps of 2 over fused scores in [0, 1], so no tail chunk outranks
@@ -29,6 +29,12 @@ _PYTEST_RESULT = re.compile(r"^=+ .*\b\d+ (passed|failed|error|errors|skipped)\b
 _TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):")
 _FAILURE_LINE = re.compile(r"^(FAILED |ERROR |E\s{2,}|--- FAIL:|FAIL\b|npm ERR!|.*\berror(\[E\d+\])?:|"
                            r".*: error\b|make(\[\d+\])?: \*\*\*|BUILD FAILED|thread '.*' panicked at)", re.I)
+_SUMMARY_ID = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$")  # a short summary line's node id
+_PYTEST_PLACE = re.compile(r"^([^\s:][^:\n]*:\d+):(?: |$)")  # `tests/test_x.py:12: AssertionError`, a frame's place
+_PYTEST_E = re.compile(r"^E {2,}(\S.*)$")  # an exception line pytest marks with `E`
+_PY_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+_AT = re.compile(r"^([^\s:][^:\n]*:\d+)(?::\d+)?: ")  # a compiler's `build.c:12:5: error: ...`
+_NOT_A_NAME = re.compile(r"^ERROR (?:at (?:setup|teardown) of|collecting) ")
 _LOG_HINTS = re.compile(r"^(=+ (FAILURES|ERRORS|short test summary info) =+|.* PASSED|.* FAILED|FAILED |ERROR |"
                         r"Traceback \(most recent call last\):|=+ .* in [0-9.]+s =+|--- (PASS|FAIL):"
                         r"|ok\s+\S+\s+[0-9.]+s|npm ERR!|.*\berror(\[E\d+\])?:|make(\[\d+\])?: \*\*\*"
@@ -60,6 +66,9 @@ class Log(ByLines):
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]:
         return [i for i, chunk in enumerate(chunks) if chunk.role in (FAILURE, SUMMARY)]
 
+    def verdict(self, view: str) -> Verdict | None:
+        return log_verdict(view)
+
 
 def looks_like_log(text: str) -> bool:
     """Test or build output: a pytest report, or several lines that only such output writes."""
@@ -72,7 +81,32 @@ def looks_like_log(text: str) -> bool:
 def log_spans(text: str) -> list[LineSpan]:
     """Failures (whole), the summary and the last lines, as named spans; the rest as loose blocks."""
     lines = text.split("\n")
-    label: list[tuple[str, str]] = [("", "")] * len(lines)  # (role, the failing test it belongs to)
+    label, _ = _read(lines)
+    for j in range(max(0, len(lines) - TAIL_LINES), len(lines)):
+        label[j] = label[j] if label[j][0] else (TAIL, "")
+    return _spans(lines, label)
+
+
+def log_verdict(text: str) -> Verdict | None:
+    """Each failure of the log once, as the spans above read it (a pytest case, its id from the short summary; a
+    traceback, by its exception line; a failure line: a compiler's `error:`, `FAILED`, `--- FAIL:`), the run's result
+    lines, and the short summary's lines; None when the log holds no failure."""
+    lines = text.split("\n")
+    label, blocks = _read(lines)
+    if not blocks:
+        return None
+    short = [i for i, line in enumerate(lines) if label[i][0] == SUMMARY and _SUMMARY_ID.match(line)]
+    ids = [m.group(1) for i in short if (m := _SUMMARY_ID.match(lines[i]))]
+    outcome = [(i + 1, line) for i, line in enumerate(lines) if _PYTEST_RESULT.match(line)]
+    listing = (short[0] + 1, short[-1] + 1) if short else None
+    return Verdict([_failure(lines, first, last, test, ids) for first, last, test in blocks], outcome, listing)
+
+
+def _read(lines: list[str]) -> tuple[list[tuple[str, str]], list[tuple[int, int, str | None]]]:
+    """Each line's (role, the failing test it belongs to), and the failures as (first, last, test) 0-based line
+    ranges (test None: not a pytest case)."""
+    label: list[tuple[str, str]] = [("", "")] * len(lines)
+    blocks: list[tuple[int, int, str | None]] = []
     section = ""
     i = 0
     while i < len(lines):
@@ -85,6 +119,7 @@ def log_spans(text: str) -> list[LineSpan]:
             while end < len(lines) and not _PYTEST_CASE.match(lines[end]) and not lines[end].startswith("===="):
                 end += 1
             label[i:end] = [(FAILURE, case.group(1))] * (end - i)
+            blocks.append((i, end - 1, case.group(1)))
             i = end
             continue
         elif section == "short" or _PYTEST_RESULT.match(line):
@@ -95,14 +130,40 @@ def log_spans(text: str) -> list[LineSpan]:
                 end += 1
             end = min(end + 1, len(lines))  # the exception line itself
             label[i:end] = [(FAILURE, "")] * (end - i)
+            blocks.append((i, end - 1, None))
             i = end
             continue
         elif _FAILURE_LINE.match(line):
             label[i] = (FAILURE, "")
+            blocks.append((i, i, None))
         i += 1
-    for j in range(max(0, len(lines) - TAIL_LINES), len(lines)):
-        label[j] = label[j] if label[j][0] else (TAIL, "")
-    return _spans(lines, label)
+    return label, blocks
+
+
+def _failure(lines: list[str], first: int, last: int, test: str | None, ids: list[str]) -> Failure:
+    """A failure's facts: a pytest case's id, where it was raised and its first `E` line; a traceback's last frame
+    and exception line; a failure line's own `path:line` and the line itself."""
+    own = lines[first:last + 1]
+    if test is None:
+        frames = [m for line in own if (m := _PY_FRAME.match(line))]
+        where = f"{frames[-1].group(1)}:{frames[-1].group(2)}" if frames else \
+            (m.group(1) if (m := _AT.match(own[0])) else "")
+        message = next((line for line in reversed(own) if line.strip()), "") if frames else own[0]
+        return Failure("", where, message.strip(), first + 1, last + 1)
+    places = [m.group(1) for line in own if (m := _PYTEST_PLACE.match(line))]
+    said = next((m.group(1) for line in own if (m := _PYTEST_E.match(line))), "")
+    return Failure(_node_id(test, places, ids), places[-1] if places else "", said, first + 1, last + 1)
+
+
+def _node_id(name: str, places: list[str], ids: list[str]) -> str:
+    """A case's node id: the short summary's, whose id ends with the case's name; else the test file's path and
+    the name (a class's `.` as pytest's `::`)."""
+    name = _NOT_A_NAME.sub("", name)
+    tail = "::" + name.replace(".", "::")
+    found = next((i for i in ids if i.endswith(tail) or i == name), None)
+    if found is not None:
+        return found
+    return places[0].rsplit(":", 1)[0] + tail if places else name
 
 
 def _spans(lines: list[str], label: list[tuple[str, str]]) -> list[LineSpan]:

@@ -63,11 +63,11 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
                        score=r.score, text=r.text, shown_end_line=r.shown_end_line) for r in found.results]
     usage = make_usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens,
                        chunks_total=len(found.results), chunks_returned=len(found.results))
-    return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state)  # type: ignore[arg-type]
+    return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state)
 
 
 def _info(status: RepoStatus) -> RepoInfo:
     return RepoInfo(name=status.name, path=status.path, files=status.files, definitions=status.definitions,
-                    state=status.state, head=status.head, indexed_at=status.indexed_at,  # type: ignore[arg-type]
+                    state=status.state, head=status.head, indexed_at=status.indexed_at,
                     skipped=status.skipped, progress=RepoProgress(done=status.done, total=status.total),
                     error=status.error)

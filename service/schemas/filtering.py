@@ -63,6 +63,20 @@ class ViewOut(BaseModel):
                                      "and line (grep's path:N:), so only a snippet with a context is")
     numbered: bool = Field(description="the view's line N is the source's own line N (false: a rendering of it, "
                                        "as JSON and HTML are)")
+class FailureOut(BaseModel):
+    test: str = Field(description="the failing test's id (pytest's node id), or empty (a compiler error, a traceback)")
+    where: str = Field(description="path:line it failed at, or empty")
+    message: str = Field(description="the assertion or error line, verbatim")
+    line_start: int = Field(description="1-based first line of the log the failure spans")
+    line_end: int
+
+
+class VerdictOut(BaseModel):
+    failures: list[FailureOut] = Field(description="each failure, in the log's order")
+    outcome: list[tuple[int, str]] = Field(description="the run's result lines as [line, text] (pytest's "
+                                           "`4 failed, 900 passed in 1.2s`)")
+    listing: tuple[int, int] | None = Field(None, description="[first, last] lines listing each failure on one "
+                                            "(pytest's short test summary), if the log has them")
 
 
 class FilterResponse(BaseModel):
@@ -75,6 +89,8 @@ class FilterResponse(BaseModel):
     content_type: str | None = Field(None, description="the kind the service read the output as (code, json, ...)")
     map: list[MapLineOut] | None = Field(None, description="code: the file's definition lines around what is shown")
     view: ViewOut | None = Field(None, description="how the kind's snippets are shown")
+    verdict: VerdictOut | None = Field(None, description="a test or build log cut: each of its failures and its "
+                                       "result, whatever the budget showed of their tracebacks")
 
 
 class SourceOut(BaseModel):

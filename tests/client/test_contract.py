@@ -40,6 +40,7 @@ READERS: dict[str, type[Any]] = {
     "CompactUsage": models.CompactUsage, "Tuned": models.Tuned, "MapLineOut": models.MapLine,
     "RepoInfo": models.RepoInfo, "RepoProgress": models.RepoProgress, "RepoList": models.RepoList,
     "CodeSearchResponse": models.CodeSearchResult, "CodeHit": models.CodeHit, "ViewOut": View,
+    "VerdictOut": models.Verdict, "FailureOut": models.Failure,
 }
 
 

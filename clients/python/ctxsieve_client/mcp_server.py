@@ -19,7 +19,8 @@ import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from .client import Client, CtxsieveError
-from .models import SearchResult
+from .fitting import fit_tool_text
+from .models import FilterResult, SearchResult
 from .ref_tools import REF_TOOLS, RefTool, as_function
 from .rendering import render
 from .wrap import render_result
@@ -56,7 +57,9 @@ def search_text(result: SearchResult) -> str:
 
 def _ref_tool(ref_tool: RefTool, client: Client, url: str) -> Callable[..., str]:
     def run(**arguments: Any) -> str:
-        return ref_tool.answer(answered(url, lambda: client.send(ref_tool.call(arguments))))
+        answer = answered(url, lambda: client.send(ref_tool.call(arguments)))
+        text = ref_tool.answer(answer)
+        return fit_tool_text(answer, text) if isinstance(answer, FilterResult) else text
 
     return as_function(ref_tool, run)
 

@@ -120,6 +120,26 @@ class MapLine(Model):
 
 
 @dataclass(kw_only=True)
+class Failure(Model):
+    """One failure of a test or build log, as the service's log kind reads it."""
+
+    test: str  # the failing test's id (pytest's node id), or "" (a compiler error, a traceback)
+    where: str  # `path:line` it failed at, or ""
+    message: str  # the assertion or error line, verbatim
+    line_start: int  # the 1-based lines of the log it spans
+    line_end: int
+
+
+@dataclass(kw_only=True)
+class Verdict(Model):
+    """A log's failures, its result lines (`[line, text]`) and the lines listing each failure on one."""
+
+    failures: list[Failure] = field(default_factory=list)
+    outcome: list[list[Any]] = field(default_factory=list)
+    listing: list[int] | None = None
+
+
+@dataclass(kw_only=True)
 class FilterResult(Model):
     """What `/v1/filter`, a re-filter and `/v1/read` answer: snippets, the ref and the one-line placeholder."""
 
@@ -132,6 +152,7 @@ class FilterResult(Model):
     content_type: str | None = None  # the kind the service read it as (code: snippets are whole numbered lines)
     map: list[MapLine] | None = None  # code: the file's definition lines around what is shown
     view: View | None = None  # how its kind's snippets are shown (None from a service older than the field)
+    verdict: Verdict | None = None  # a log's cut: each of its failures and its result (tracebacks as budget held)
     path: str | None = None  # /v1/read
     size: int | None = None
     mtime: float | None = None

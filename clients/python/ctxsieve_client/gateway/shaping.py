@@ -20,6 +20,7 @@ import mcp_types as mt
 
 from ..client import AsyncClient, CtxsieveError
 from ..cutting import CutOptions, cut_request, cut_text
+from ..fitting import fit_tool_text
 from .config import Options
 
 log = logging.getLogger("ctxsieve.gateway")
@@ -69,6 +70,7 @@ async def shape(content: list[Any], structured: dict[str, Any] | None, is_error:
     shown = cut_text(result, cutting)
     if shown is None:
         return _as_is(content, structured, False, "passthrough", result.usage.input_tokens)
+    shown = fit_tool_text(result, shown)  # a log's failures whole within the agent's limit on an MCP result
     others = [block for block in content if getattr(block, "type", None) != "text"]
     return Shaped(content=[mt.TextContent(type="text", text=shown), *others], structured=None, is_error=False,
                   tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens,

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..client import Call
 from ..cutting import CutOptions, cut_request, cut_text, named_placeholder, passes, was_cut
+from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, LOG_HEAD, fit_failing
 from ..intent import own_words, step_intent
 from ..models import FilterResult
 from ..placeholder import prefixed
@@ -31,7 +32,7 @@ TOOL_PREFIX = "mcp__ctxsieve__"  # how Claude Code names the tools of the `ctxsi
 CLAUDE_NAMES = prefixed(TOOL_PREFIX)
 TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the latest turns are all that is used)
 TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
-CONTEXT_CHARS = 10_000  # Claude Code saves a hook's longer additionalContext to a file and shows a 2 KB preview
+CONTEXT_CHARS = CLAUDE_HOOK_CONTEXT.size  # Claude Code saves a longer hook context to a file, shows a 2 KB preview
 FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
 PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
 Rebuild = Callable[[str], Any]
@@ -188,6 +189,9 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     shown = cut_text(result, options, CLAUDE_NAMES, original=text)
     if shown is None:
         return None
+    # a log's failures first, within what Claude Code shows of a Bash output without saving it to a file
+    placeholder = named_placeholder(result, CLAUDE_NAMES)
+    shown = fit_failing(result, LOG_HEAD, placeholder, CLAUDE_BASH, claude_ref_call) or shown
     replaced = rebuild(_unseen_note(whole) + shown)
     if isinstance(replaced, dict):  # the cut is what the model sees, not Claude Code's preview of the preview
         replaced = {k: v for k, v in replaced.items() if k not in PERSISTED}
@@ -218,10 +222,18 @@ def _post_tool_use_failure(payload: Mapping[str, Any], client: Sender, options: 
     result = client.send(request)
     lines = whole.text.count("\n") + (not whole.text.endswith("\n"))
     head = (f"ctxsieve: Claude Code showed {len(error):,} characters of this failing command's output; the whole "
-            f"output ({lines:,} lines) is stored as {result.ref}. Its failures, assertions and summary follow whole, "
-            "each under its line range in the whole output; the error above is Claude Code's own.")
-    context = head + "\n\n" + render_result(result, named_placeholder(result, CLAUDE_NAMES))
+            f"output ({lines:,} lines) is stored as {result.ref}. Its failures follow, one line each, then its "
+            "tracebacks whole as far as Claude Code shows a hook's context, each under its line range in the whole "
+            "output; the error above is Claude Code's own.")
+    placeholder = named_placeholder(result, CLAUDE_NAMES)
+    context = fit_failing(result, head, placeholder, CLAUDE_HOOK_CONTEXT, claude_ref_call) or \
+        _within(head + "\n\n" + render_result(result, placeholder), CLAUDE_HOOK_CONTEXT.size)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": context}}
+
+
+def claude_ref_call(ref: str, lines: str | None) -> str:
+    """The call that reads a ref's lines, as Claude Code names the tool of the `ctxsieve` MCP server install adds."""
+    return f'{TOOL_PREFIX}fetch_ref(ref="{ref}"' + (f', lines="{lines}")' if lines else ")")
 
 
 def _tool_input(payload: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,0 +1,181 @@
+"""A failing run's answer shaped to arrive whole inside the agent's own limit (docs/limits.md).
+
+Each agent shows the model only so much of one tool result or hook context, measured in its own unit, and cuts or
+saves the rest where the model does not look: Claude Code a hook's context over 10,000 characters (a file and a 2 KB
+preview), an MCP result whose length over 4 estimates over MAX_MCP_OUTPUT_TOKENS, Codex a call's output over its
+token budget (4 bytes a token). So a log's cut is laid out facts first, from the service's reading of the log
+(`FilterResult.verdict`, the log kind's own: no second parser here): one line per failure (test id, where, its
+assertion line, its lines in the log), the run's result; then the tracebacks, each whole, as far as the limit
+holds; then the placeholder. The ones left out are named with the call that reads them. Should the failure lines
+alone not fit, as many whole lines as fit go, then how many more there are and the call that lists them: no line is
+cut short, no failure dropped silently.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from .models import Failure, FilterResult, Snippet, Verdict
+from .rendering import SEPARATOR, heading
+
+MESSAGE_CHARS = 300  # a failure line's assertion beyond this many characters is shown to there, and says so
+RefCall = Callable[[str, str | None], str]  # (ref, "A-B" lines or None for whole) -> the call the model can make
+
+
+@dataclass(frozen=True)
+class Limit:
+    """What an agent keeps of one result, in its own unit: `chars` as JavaScript counts them (UTF-16 code units),
+    or `bytes` of UTF-8."""
+
+    size: int
+    unit: Literal["chars", "bytes"] = "chars"
+
+    def measure(self, text: str) -> int:
+        if self.unit == "bytes":
+            return len(text.encode("utf-8"))
+        return len(text.encode("utf-16-le")) // 2
+
+    def less(self, used: int) -> Limit:
+        return Limit(max(0, self.size - used), self.unit)
+
+
+# Claude Code 2.1.327 saves a hook's additionalContext over 10,000 characters to a file and shows a 2 KB preview; it
+# heads the context with `<Event>:<Tool> hook additional context: ` (kept clear of by MARGIN)
+CLAUDE_HOOK_CONTEXT = Limit(10_000)
+# Claude Code passes an MCP result untouched while its estimate (characters / 4) is at most half its
+# MAX_MCP_OUTPUT_TOKENS (25,000); past that it counts it with the provider and may save it to a file
+CLAUDE_MCP_TOKENS = 25_000
+# Claude Code saves a Bash output (a hook's updatedToolOutput included) over 30,000 characters to a file
+CLAUDE_BASH = Limit(30_000)
+# Codex cuts a call's output to 10,000 tokens, counting 4 bytes a token (codex-rs output-truncation)
+CODEX_CALL = Limit(40_000, "bytes")
+_SHOWN = re.compile(r"(\d+) of (\d+) chunks shown, (\d+) -> \d+ tokens")
+LOG_HEAD = "ctxsieve cut this output (a test or build log):"
+MARGIN = 300  # room for what the agent puts around the text (its own heading, a note)
+
+
+def claude_mcp_limit(max_mcp_output_tokens: int | None = None) -> Limit:
+    """The size of an MCP result Claude Code never cuts: half its token limit, as its length / 4 estimate counts."""
+    return Limit(2 * (max_mcp_output_tokens or CLAUDE_MCP_TOKENS))
+
+
+def mcp_result_limit() -> Limit:
+    """What an MCP result of ctxsieve's (the gateway's, `ctxsieve mcp`'s) is fitted to: Codex's per-call budget in
+    bytes, which also keeps under Claude Code's (UTF-8 bytes are never fewer than JavaScript's characters), or
+    Claude Code's when its MAX_MCP_OUTPUT_TOKENS (passed on to the servers it starts) makes that the smaller."""
+    own = os.environ.get("MAX_MCP_OUTPUT_TOKENS", "")
+    claude = claude_mcp_limit(int(own)) if own.isdigit() and int(own) > 0 else None
+    return Limit(claude.size, "bytes") if claude is not None and claude.size < CODEX_CALL.size else CODEX_CALL
+
+
+def tool_ref_call(ref: str, lines: str | None) -> str:
+    """The call that reads a ref's lines, as ctxsieve's MCP tools are named (`tools` placeholders)."""
+    return f'fetch_ref(ref="{ref}"' + (f', lines="{lines}")' if lines else ")")
+
+
+def fit_tool_text(result: FilterResult, shown: str) -> str:
+    """An MCP tool's text of a cut (`shown`), laid out to fit mcp_result_limit when it is a log's with failures."""
+    fitted = fit_failing(result, LOG_HEAD, result.placeholder, mcp_result_limit(), tool_ref_call)
+    return shown if fitted is None or mcp_result_limit().measure(shown) <= mcp_result_limit().size else fitted
+
+
+def fit_failing(result: FilterResult, head: str, placeholder: str, limit: Limit, ref_call: RefCall) -> str | None:
+    """A log's cut within `limit`: `head`, a line per failure and the result, the tracebacks that fit whole, the
+    placeholder; None when the result carries no verdict (not a log with failures)."""
+    verdict = result.verdict
+    if verdict is None or not verdict.failures:
+        return None
+    limit = limit.less(MARGIN)
+    ref = result.ref
+    tail = "\n\n" + placeholder
+    facts = _facts(verdict, ref, ref_call, limit.less(limit.measure(head + "\n\n" + tail)))
+    text = head + "\n\n" + facts
+    room = limit.less(limit.measure(text + tail))
+    shown, left, chunks = _tracebacks(result.snippets, verdict, room.less(room.measure(_left_out(
+        verdict.failures, ref, ref_call))))
+    return text + shown + _left_out(left, ref, ref_call) + "\n\n" + _counted(placeholder, chunks)
+
+
+def failure_line(failure: Failure) -> str:
+    """`FAILED <test id> at <where>: <assertion line> (log lines A-B)`; a build error is its own line."""
+    message = failure.message
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS] + f"… ({len(failure.message) - MESSAGE_CHARS:,} more characters)"
+    own = bool(failure.where) and not message.startswith(failure.where)  # a compiler's line names its own place
+    where = f" at {failure.where}" if own else ""
+    what = f"FAILED {failure.test}{where}: " if failure.test else f"{failure.where}: " if own else ""
+    lines = f"line {failure.line_start}" if failure.line_start == failure.line_end else \
+        f"lines {failure.line_start}-{failure.line_end}"
+    return f"{what}{message} (log {lines})"
+
+
+def _facts(verdict: Verdict, ref: str, ref_call: RefCall, limit: Limit) -> str:
+    """Every failure's line and the result, or as many whole failure lines as fit, then how many more and the call
+    that lists them."""
+    total = len(verdict.failures)
+    top = f"{total} failure{'s' if total != 1 else ''}, each with where it failed, its assertion line and its lines " \
+          "in the whole log:"
+    outcome = "".join(f"\nResult (log line {line}): {str(text).strip('= ')}" for line, text in verdict.outcome)
+    lines = [failure_line(f) for f in verdict.failures]
+    whole = "\n".join([top, *lines]) + outcome
+    if limit.measure(whole) <= limit.size:
+        return whole
+    kept: list[str] = []
+    for line in lines:
+        more = _more_note(verdict, total - len(kept) - 1, ref, ref_call)
+        if limit.measure("\n".join([top, *kept, line, more]) + outcome) > limit.size:
+            break
+        kept.append(line)
+    return "\n".join([top, *kept, _more_note(verdict, total - len(kept), ref, ref_call)]) + outcome
+
+
+def _more_note(verdict: Verdict, more: int, ref: str, ref_call: RefCall) -> str:
+    if more <= 0:
+        return ""
+    rest = verdict.failures[-more:]
+    if verdict.listing is not None:
+        first, last = verdict.listing
+        how = f"the log lists every one, a line each, on its lines {first}-{last}: {ref_call(ref, f'{first}-{last}')}"
+    else:
+        how = f"they are on the log's lines {rest[0].line_start}-{rest[-1].line_end}: " \
+              f"{ref_call(ref, f'{rest[0].line_start}-{rest[-1].line_end}')}"
+    return f"… and {more} more failure{'s' if more != 1 else ''} not listed here (the limit of what is shown); {how}"
+
+
+def _tracebacks(snippets: list[Snippet], verdict: Verdict, room: Limit) -> tuple[str, list[Failure], int]:
+    """Each failure's traceback, all of the snippets that hold it or none (each under its line range), in order
+    while they fit; the failures not shown so; how many snippets were shown."""
+    parts: list[str] = []
+    left: list[Failure] = []
+    used = chunks = 0
+    for failure in verdict.failures:
+        mine = [s for s in snippets if (s.line_start or 0) <= failure.line_end and failure.line_start <=
+                (s.line_end or 0)]
+        part = "".join(SEPARATOR + heading(s.line_start, s.line_end, s.context) + s.text for s in mine)
+        if not mine or used + room.measure(part) > room.size:
+            left.append(failure)
+            continue
+        parts.append(part)
+        used += room.measure(part)
+        chunks += len(mine)
+    return "".join(parts), left, chunks
+
+
+def _counted(placeholder: str, chunks: int) -> str:
+    """The placeholder's count of what is shown, made true of this text (it shows fewer chunks than the service's
+    cut: the failures' lines, and the tracebacks that fit)."""
+    return _SHOWN.sub(lambda m: f"{chunks} of {m.group(2)} chunks shown whole here, {m.group(3)} tokens held",
+                      placeholder, count=1)
+
+
+def _left_out(left: list[Failure], ref: str, ref_call: RefCall) -> str:
+    if not left:
+        return ""
+    ranges = ", ".join(f"{f.line_start}-{f.line_end}" for f in left[:3]) + (", ..." if len(left) > 3 else "")
+    example = ref_call(ref, f"{left[0].line_start}-{left[0].line_end}")
+    return f"{SEPARATOR}[{len(left)} traceback{'s' if len(left) != 1 else ''} not shown (the limit of what is " \
+           f"shown): each failure's lines above (log lines {ranges}) read it, e.g. {example}]"
