@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.test_gateway import NODE_BIN
-from tests.client.test_install_agents import (
+from tests.client.installing import (
     BIN,
+    Home,
     Machine,
     doctor_rows,
     dry_run_changes_nothing,
     gateway_tools,
-    home_with,
     installed_twice,
 )
+from tests.client.test_gateway import NODE_BIN
 
 FS = str(NODE_BIN / "mcp-server-filesystem")
 SETTINGS = ".gemini/settings.json"
@@ -42,9 +42,9 @@ def user_settings() -> str:
 
 
 @pytest.fixture
-def machine(tmp_path: Path, stub_url: str) -> Machine:
+def machine(tmp_path: Path, home: Home) -> Machine:
     (tmp_path / "shared").mkdir()
-    return home_with(tmp_path, stub_url, {SETTINGS: user_settings()}, ("gemini",))
+    return home({SETTINGS: user_settings()}, {"gemini": None})
 
 
 def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_back(machine: Machine) -> None:
