@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.installing import BIN, LOG, ROW, Home, Machine
+from tests.client.installing import BIN, LOG, ROW, Home, Machine, doctor_rows
 from tests.client.test_claude_code_hook import CLAUDE
 from tests.client.test_codex_gateway import CODEX
 
@@ -220,3 +220,26 @@ def test_a_config_that_does_not_parse_is_said_and_nothing_is_written(machine: Ma
     done = machine.run("install", "--yes")
     assert done.returncode == 1 and "settings.json is not a JSON object" in done.stderr
     assert machine.files() == before
+
+
+def test_each_agents_instruction_file_says_when_to_use_search_code_and_uninstall_takes_it_out(
+        machine: Machine) -> None:
+    mine = machine.home / ".claude" / "CLAUDE.md"
+    mine.write_text("# my rules\nAlways run the tests.")  # no newline at its end
+    before = machine.files()
+    assert machine.run("install", "--yes").returncode == 0
+    block = ("<!-- >>> ctxsieve: added by `ctxsieve install`; `ctxsieve uninstall` takes it out -->\n"
+             "To find where something is defined or handled in this repository, call search_code(query) (ctxsieve MCP) "
+             "before grepping.\nIts results carry the files' true line numbers; fetch_ref(ref) (ctxsieve MCP) reads "
+             "the rest of anything ctxsieve cut.\n<!-- <<< ctxsieve -->\n")
+    assert mine.read_text() == "# my rules\nAlways run the tests.\n\n" + block, "two lines in a marked block"
+    assert (machine.home / ".codex" / "AGENTS.md").read_text() == block, "created"
+    assert "ok claude-code: instructions" in doctor_rows(machine)
+    assert machine.run("uninstall", "--yes").returncode == 0
+    assert machine.files() == before, "the file appended to is back to its bytes; the one created is gone"
+
+    assert machine.run("install", "--yes").returncode == 0
+    mine.write_text(mine.read_text() + "Never push on Fridays.\n")  # changed since install
+    done = machine.run("uninstall", "--yes")
+    assert f"{mine}: changed since install: ctxsieve's entries taken out, your changes kept" in done.stdout
+    assert mine.read_text() == "# my rules\nAlways run the tests.\nNever push on Fridays.\n"
