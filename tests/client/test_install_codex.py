@@ -78,7 +78,8 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     gateway = config["mcp_servers"]["ctxsieve-gateway"]
     assert "read_text_file" in gateway_tools([gateway["command"], *gateway["args"]], machine.env)
     assert [r for r in doctor_rows(machine) if "codex" in r] == [
-        "ok codex: codex", "ok codex: gateway", "ok codex: MCP server", "ok codex: output limits"]
+        "ok codex: codex", "ok codex: gateway", "ok codex: MCP server", "ok codex: output limits",
+        "ok codex: instructions"]
 
     done = machine.run("uninstall", "--yes")
     assert done.returncode == 0, done.stderr

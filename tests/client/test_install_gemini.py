@@ -78,7 +78,8 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     assert {"read_text_file", "list_allowed_directories", "fetch_ref"} <= set(names), names
     rows = doctor_rows(machine, SHARED=str(shared))  # doctor passes the variable from its own environment
     assert [r for r in rows if "gemini" in r] == [
-        "ok gemini: gemini", "ok gemini: gateway", "ok gemini: MCP server", "ok gemini: output limits"]
+        "ok gemini: gemini", "ok gemini: gateway", "ok gemini: MCP server", "ok gemini: output limits",
+        "ok gemini: instructions"]
 
     done = machine.run("uninstall", "--yes")
     assert done.returncode == 0, done.stderr

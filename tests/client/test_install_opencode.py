@@ -72,7 +72,8 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     names = gateway_tools(gateway["command"], {**machine.env, "CTXSIEVE_ENV_FILES_TOKEN": "t"})
     assert {"read_text_file", "list_directory", "fetch_ref", "filter_ref"} <= set(names), names
     assert [r for r in doctor_rows(machine) if "opencode" in r] == [
-        "ok opencode: opencode", "ok opencode: gateway", "ok opencode: MCP server", "ok opencode: output limits"]
+        "ok opencode: opencode", "ok opencode: gateway", "ok opencode: MCP server", "ok opencode: output limits",
+        "ok opencode: instructions"]
 
     done = machine.run("uninstall", "--yes")
     assert done.returncode == 0, done.stderr
