@@ -23,9 +23,14 @@ if TYPE_CHECKING:  # imported where used: it pulls in numpy and the sieve, a qua
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    """--host, --port, --data-dir over the environment; with no port given, CTXSIEVE_URL's (when it is this
+    machine's), so `serve` listens where every other command looks for it."""
+    from ctxsieve_client.setup.state import serve_port
+
     from .settings import Settings
 
-    overrides = {k: v for k, v in {"host": args.host, "port": args.port, "data_dir": args.data_dir}.items()
+    port = args.port if args.port is not None else serve_port()
+    overrides = {k: v for k, v in {"host": args.host, "port": port, "data_dir": args.data_dir}.items()
                  if v is not None}
     return Settings(**overrides)
 
@@ -242,7 +247,11 @@ def service(args: argparse.Namespace) -> int:
     from . import lifecycle
 
     if args.action == "start":
-        return lifecycle.start(service_url(), wait=args.timeout)
+        try:
+            return lifecycle.start(service_url(), wait=args.timeout)
+        except lifecycle.NotLocal as exc:
+            sys.stderr.write(f"ctxsieve service: {exc}\n")
+            return 1
     if args.action == "stop":
         return lifecycle.stop()
     code, lines = lifecycle.status(service_url(), _version())

@@ -5,6 +5,10 @@ started it), `service.log`, `data/` (the embedded store, unless CTXSIEVE_DATA_DI
 shares it (`shared`): each running wrap leaves a file named by its pid in `users/`, and a service a wrap started is
 stopped when the last wrap using it exits; one started by `service start` runs until `service stop`. A lock file
 orders the starts and stops of concurrent commands.
+
+A server is this user's service only when its /healthz reports the instance id `start` gave it (kept in the pid
+file): `start` never takes a server it cannot identify as its own, and when the port is held by anything else it
+says what holds it and how to choose another port (CTXSIEVE_PORT, which every command then reads), and exits 1.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import fcntl
 import ipaddress
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -27,7 +32,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ctxsieve_client.setup.state import state_dir
+from ctxsieve_client.setup.state import CAPTURE_VARIABLE, capture_dir, state_dir
+
+from .ports import held, holder
 
 Say = Callable[[str], None]
 LOG_KEPT = 10 << 20  # a log past this is moved to service.log.1 at the next start
@@ -123,30 +130,55 @@ def bind_address(url: str) -> tuple[str, int]:
 
 
 def start(url: str, by: str = "user", wait: float = 900.0, say: Say = say_stderr) -> int:
-    """Start the service unless it runs; return once /readyz answers 200 (0), or the process died or timed out (1)."""
+    """Start the service unless it runs; return once /readyz answers 200 (0), or the process died, timed out, or
+    the port is another's (1)."""
     paths = Paths.here()
     record = running(paths)
     if record is not None:
-        if by == "user" and record.get("by") != "user":
-            _write_record(paths, {**record, "by": "user"})  # now the user's: no wrap stops it
-        say(f"ctxsieve service: running (pid {record['pid']}) at {record['url']}; log: {paths.log}")
-        return _wait_ready(record["url"], int(record["pid"]), paths, wait, say)
-    answer = ready(url)
-    if answer is not None:
-        say(f"ctxsieve service: a ctxsieve not started here answers at {url} (ready: {answer.get('ready')})")
-        return 0 if answer.get("ready") else 1
+        return _running(paths, record, url, by, wait, say)
     host, port = bind_address(url)
-    pid = _spawn(paths, host, port)
-    _write_record(paths, {"pid": pid, "url": url, "by": by, "started": time.time()})
+    if held(host, port):
+        say(f"ctxsieve service: not started: port {port} at {host} is held by {holder(url, port)}; it is not taken "
+            f"as this user's ctxsieve. Stop it, or choose another port for ctxsieve: CTXSIEVE_PORT={port + 1} "
+            "ctxsieve service start (set CTXSIEVE_PORT where you run ctxsieve, then `ctxsieve install` again so the "
+            "agents reach it there)")
+        return 1
+    instance = secrets.token_hex(16)
+    pid = _spawn(paths, host, port, instance)
+    _write_record(paths, {"pid": pid, "url": url, "by": by, "started": time.time(), "instance": instance,
+                          "capture_dir": str(capture_dir())})
     say(f"ctxsieve service: starting at {url} (pid {pid}); log: {paths.log}")
-    return _wait_ready(url, pid, paths, wait, say)
+    return _wait_ready(url, pid, paths, wait, say, instance)
 
 
-def _spawn(paths: Paths, host: str, port: int) -> int:
+def _running(paths: Paths, record: dict[str, Any], url: str, by: str, wait: float, say: Say) -> int:
+    """The service this user started: at the URL asked for, and the server answering there is it."""
+    if record["url"].rstrip("/") != url.rstrip("/"):
+        say(f"ctxsieve service: running (pid {record['pid']}) at {record['url']}, not at {url}: `ctxsieve service "
+            "stop` first to start it there (CTXSIEVE_URL / CTXSIEVE_PORT say where every command finds it)")
+        return 1
+    if by == "user" and record.get("by") != "user":
+        _write_record(paths, {**record, "by": "user"})  # now the user's: no wrap stops it
+    say(f"ctxsieve service: running (pid {record['pid']}) at {record['url']}; log: {paths.log}")
+    return _wait_ready(record["url"], int(record["pid"]), paths, wait, say, record.get("instance"))
+
+
+def identified(url: str, instance: str | None) -> bool:
+    """The server at the URL reports this instance id on /healthz (None: a record written before ids: any)."""
+    if instance is None:
+        return True
+    try:
+        body = httpx.get(f"{url.rstrip('/')}/healthz", timeout=2).json()
+    except (httpx.HTTPError, ValueError):
+        return False
+    return isinstance(body, dict) and body.get("instance") == instance
+
+
+def _spawn(paths: Paths, host: str, port: int, instance: str) -> int:
     paths.root.mkdir(parents=True, exist_ok=True)
     if paths.log.exists() and paths.log.stat().st_size > LOG_KEPT:
         paths.log.replace(paths.log.with_name("service.log.1"))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CTXSIEVE_INSTANCE": instance, CAPTURE_VARIABLE: str(capture_dir())}
     env.setdefault("CTXSIEVE_LOG_LEVEL", "warning")  # no access log line per hook call
     command = [sys.executable, "-m", "ctxsieve.service.cli", "serve", "--host", host, "--port", str(port),
                "--data-dir", str(paths.data)]
@@ -164,9 +196,10 @@ def _write_record(paths: Paths, record: dict[str, Any]) -> None:
     partial.replace(paths.pid)
 
 
-def _wait_ready(url: str, pid: int, paths: Paths, wait: float, say: Say) -> int:
+def _wait_ready(url: str, pid: int, paths: Paths, wait: float, say: Say, instance: str | None = None) -> int:
     """Polls /readyz, saying each of the service's own start-up steps from its log as it goes, and, when a step
-    runs long (a first start distils the static stage: minutes on a busy machine), that it still runs."""
+    runs long (a first start distils the static stage: minutes on a busy machine), that it still runs; ready only
+    when the server answering is the one started (its instance id)."""
     deadline, seen, began = time.monotonic() + wait, _log_size(paths), time.monotonic()
     said = [began]  # when a line was last said
 
@@ -180,6 +213,10 @@ def _wait_ready(url: str, pid: int, paths: Paths, wait: float, say: Say) -> int:
             step(f"ctxsieve service: still on the step above ({time.monotonic() - began:.0f} s since the start)")
         answer = ready(url)
         if answer is not None and answer.get("ready"):
+            if not identified(url, instance):
+                say(f"ctxsieve service: what answers at {url} is not the service started here (pid {pid}); see "
+                    f"{paths.log}")
+                return 1
             say(f"ctxsieve service: ready at {url} ({time.monotonic() - began:.1f} s)")
             return 0
         if not _alive(pid):
@@ -241,7 +278,8 @@ def status(url: str, version: str) -> tuple[int, list[str]]:
         by = "you" if record.get("by") == "user" else "ctxsieve wrap, until its last wrap exits"
         state = f"running (pid {record['pid']}, started by {by})"
     else:
-        state = "running, not started here" if answer is not None else "not running"
+        state = ("running, not started here (`ctxsieve service stop` leaves it)" if answer is not None
+                 else "not running")
     readiness = "ready" if answer and answer.get("ready") else f"not ready: {answer}" if answer else "not answering"
     lines = [f"ctxsieve service: {state}", f"  url:     {url} ({readiness})", f"  data:    {paths.data}",
              f"  log:     {paths.log}", f"  version: {version}"]
@@ -287,7 +325,8 @@ def shared(url: str, say: Say = say_stderr) -> Iterator[None]:
     with _locked(paths):
         paths.users.mkdir(parents=True, exist_ok=True)
         mine.write_text(url)
-        if running(paths) is None and ready(url) is None:
+        answer = ready(url)
+        if running(paths) is None and not (answer is not None and {"ready", "model", "store"} <= set(answer)):
             try:
                 start(url, by="wrap", say=say)
             except NotLocal as exc:

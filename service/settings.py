@@ -19,6 +19,8 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="address to serve on")
     port: int = Field(8000, ge=1, le=65535, description="port to serve on")
+    instance: str | None = Field(None, description="an id /healthz reports, so `ctxsieve service` tells the server "
+                                                   "it started from another on the port (it sets this itself)")
     data_dir: Path = Field(Path("data"), description="embedded Qdrant Edge's folder (when no qdrant_url)")
     qdrant_url: str | None = Field(None, description="a Qdrant server or cluster instead of the embedded store")
     qdrant_api_key: str | None = Field(None, description="API key for qdrant_url")

@@ -12,8 +12,8 @@ router = APIRouter(tags=["operations"])
 
 
 @router.get("/healthz", response_model=Health, operation_id="healthz")
-def healthz() -> Health:
-    return Health(status="ok")
+def healthz(request: Request) -> Health:
+    return Health(status="ok", instance=request.app.state.settings.instance)
 
 
 @router.get("/readyz", response_model=Ready, operation_id="readyz", responses={503: {"model": Ready}})

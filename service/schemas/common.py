@@ -109,6 +109,7 @@ class MoreOut(BaseModel):
 
 class Health(BaseModel):
     status: str
+    instance: str | None = Field(None, description="the id `ctxsieve service start` gave this server (else null)")
 
 
 class Ready(BaseModel):

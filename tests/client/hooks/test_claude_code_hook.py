@@ -163,12 +163,14 @@ def test_install_http_writes_an_http_hook_in_place_of_the_command_hook(tmp_path:
     failing = [h for e in json.loads(settings.read_text())["hooks"]["PostToolUseFailure"] for h in e["hooks"]]
     assert failing == hooks[1:], "a failing command's whole output goes through the same hook"
     prefix = tmp_path / ".local" / "share" / "ctxsieve" / "claude-code-capture.sh"
-    assert json.loads(settings.read_text())["env"] == {"CLAUDE_CODE_SHELL_PREFIX": str(prefix)}
+    captures = tmp_path / ".local" / "state" / "ctxsieve" / "captures"  # one folder, whatever each process's TMPDIR
+    assert json.loads(settings.read_text())["env"] == {"CLAUDE_CODE_SHELL_PREFIX": str(prefix),
+                                                       "CTXSIEVE_CAPTURE_DIR": str(captures)}
     assert done.stdout.splitlines() == [
         f"wrote {settings}: PostToolUse and PostToolUseFailure http hook to http://127.0.0.1:8000/v1/hooks/claude-code",
         f"wrote {settings}: env CLAUDE_CODE_SHELL_PREFIX={prefix} (each Bash command's whole output saved for the "
-        "hooks)",
-        f"wrote {tmp_path / '.mcp.json'}: MCP server ctxsieve: {BIN / 'ctxsieve-mcp'} --url http://127.0.0.1:8000/"]
+        f"hooks, in {captures})",
+        f"wrote {tmp_path / '.mcp.json'}: MCP server ctxsieve: {BIN / 'ctxsieve-mcp'} --url http://127.0.0.1:8000"]
     ran = subprocess.run([str(prefix), "echo kept; exit 4"], capture_output=True, text=True, timeout=30)
     assert (ran.returncode, ran.stdout) == (4, "kept\n"), "the prefix runs what Claude Code hands it, as is"
 

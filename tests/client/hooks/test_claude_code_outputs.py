@@ -9,6 +9,7 @@ sent."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -144,3 +145,41 @@ def test_the_http_hook_answers_byte_for_byte_as_the_command_hook(live_url: str, 
         assert done.returncode == 0 and done.stdout, done.stderr
         over_http = httpx.post(f"{live_url}/v1/hooks/claude-code", json=sent, timeout=120)
         assert over_http.content == done.stdout.encode(), f"{sent['tool_name']}: the same bytes"
+
+
+def test_a_failing_runs_failures_reach_the_model_whatever_each_processs_tmpdir(
+        live_url: str, project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code and the service each with a TMPDIR of its own (as when the service was started from another
+    shell): Claude Code as `ctxsieve install` wired it, its http hook and a failing `pytest -v` run. The capture
+    prefix, running in Claude Code's environment, and the http hook, running in the service, find the same capture
+    folder (the one install wrote into Claude Code's settings and the state), so the failures reach the model."""
+    import tempfile
+
+    home = tmp_path / "home"
+    home.mkdir()
+    own = {"HOME": str(home), "PATH": f"{BIN}:/usr/bin:/bin", "LANG": "C.UTF-8", "CTXSIEVE_URL": live_url}
+    own.update({k: v for k, v in os.environ.items() if k == "PYTHONPATH"})
+    installed = subprocess.run([str(BIN / "ctxsieve"), "install", "--yes", "--agent", "claude-code"], cwd=home,
+                               env=own, capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    for name, folder in (("service", tmp_path / "service-tmp"), ("claude", tmp_path / "claude-tmp")):
+        folder.mkdir()
+        if name == "service":  # the http hook runs in this process: the service's environment
+            monkeypatch.setenv("TMPDIR", str(folder))
+            monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    monkeypatch.delenv("CTXSIEVE_CAPTURE_DIR", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))  # the service's state: the user's
+    model = ScriptedModel(calls=calls(project)[:1])
+    api, server = model.serve()
+    env = {**own, "TMPDIR": str(tmp_path / "claude-tmp"), "ANTHROPIC_BASE_URL": api, "ANTHROPIC_API_KEY": "sk-test",
+           "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    try:
+        done = subprocess.run([str(CLAUDE), "-p", REQUEST, "--allowedTools", "Bash", "--output-format", "json"],
+                              cwd=project.root, env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    failing = tool_results(model.requests)["toolu_00"]
+    for fact in project.facts["pytest"]:
+        assert fact in failing, f"a failing run's {fact!r} reached the model"
+    assert not list((tmp_path / "claude-tmp").glob("ctxsieve-captures-*")), "no capture under a TMPDIR"

@@ -7,110 +7,30 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
-import sys
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.client.gateway.test_codex_gateway import CODEX
 from tests.client.hooks.test_claude_code_hook import CLAUDE
+from tests.client.installing import BIN, LOG, ROW, Home, Machine, doctor_rows
 
-BIN = Path(sys.executable).parent
-ROW = re.compile(r"^(ok|warn|FAIL)\s+(.+?)  ")  # doctor's state and part
 SETTINGS = '{\n    "permissions": {"allow": ["Read"]},\n    "model": "sonnet"\n}\n'  # the user's own layout
 CODEX_CONFIG = 'model = "gpt-6.1-sol"  # mine\napproval_policy = "never"\nsandbox_mode = "read-only"\n\n' \
                '[profiles.fast]\nmodel = "gpt-5-codex"\n'
-LOG = "\n".join(f"2026-11-30 10:{i // 60:02d}:{i % 60:02d} INFO worker {i % 7} synced shard {i} to the archive"
-                for i in range(560)) + "\n2026-11-30 11:00:00 ERROR shard 431 checksum mismatch, archive rejected\n"
 
 
-@dataclass
-class Machine:
-    home: Path
-    env: dict[str, str]
-
-    def run(self, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(BIN / "ctxsieve"), *args], cwd=self.home, env={**self.env, **env}, input=stdin,
-                              capture_output=True, text=True, timeout=300)
-
-    def files(self) -> dict[str, bytes]:
-        """Every file under HOME and its bytes, and every folder (as None's stand-in, b"<dir>")."""
-        return {str(p.relative_to(self.home)): p.read_bytes() if p.is_file() else b"<dir>"
-                for p in sorted(self.home.rglob("*"))}
-
-
-def machine_at(root: Path, url: str) -> Machine:
-    home = root / "home"
-    (home / ".claude").mkdir(parents=True)
-    (home / ".codex").mkdir()
-    (home / ".claude" / "settings.json").write_text(SETTINGS)
-    (home / ".codex" / "config.toml").write_text(CODEX_CONFIG)
-    tools = root / "bin"
-    tools.mkdir()
-    (tools / "claude").symlink_to(CLAUDE)
-    (tools / "codex").symlink_to(CODEX)
-    env = {"HOME": str(home), "PATH": f"{tools}:/usr/bin:/bin", "CTXSIEVE_URL": url, "LANG": "C.UTF-8"}
-    return Machine(home, env)
+def claude_and_codex(home: Home, url: str | None = None) -> Machine:
+    """The user's own Claude Code settings and Codex config, the real Claude Code and Codex CLIs on PATH."""
+    files = {".claude/settings.json": SETTINGS, ".codex/config.toml": CODEX_CONFIG}
+    return home(files, {"claude": CLAUDE, "codex": CODEX}, **({"url": url} if url else {}))
 
 
 @pytest.fixture
-def machine(tmp_path: Path, stub_url: str) -> Machine:
-    return machine_at(tmp_path, stub_url)
-
-
-def home_with(root: Path, url: str, files: dict[str, str], commands: tuple[str, ...]) -> Machine:
-    """A fresh HOME holding only these files (paths under HOME), and on PATH a stand-in for each command, which
-    install only finds and doctor only asks for its version (the agents themselves are not installed here)."""
-    home = root / "home"
-    for name, text in files.items():
-        (home / name).parent.mkdir(parents=True, exist_ok=True)
-        (home / name).write_text(text)
-    home.mkdir(exist_ok=True)
-    tools = root / "bin"
-    tools.mkdir()
-    for command in commands:
-        (tools / command).write_text(f"#!/bin/sh\necho '{command} 0.0.0 (a stand-in)'\n")
-        (tools / command).chmod(0o755)
-    return Machine(home, {"HOME": str(home), "PATH": f"{tools}:/usr/bin:/bin", "CTXSIEVE_URL": url,
-                          "LANG": "C.UTF-8"})
-
-
-def dry_run_changes_nothing(machine: Machine, agent: str) -> str:
-    before = machine.files()
-    done = machine.run("install", "--dry-run", "--agent", agent)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert machine.files() == before, "nothing written, no backup, no state folder"
-    assert done.stdout.endswith("nothing written\n")
-    return done.stdout
-
-
-def installed_twice(machine: Machine, agent: str) -> str:
-    """Install, then install again: the second run finds nothing to change and changes no byte."""
-    done = machine.run("install", "--yes", "--agent", agent)
-    assert done.returncode == 0, done.stdout + done.stderr
-    installed = machine.files()
-    again = machine.run("install", "--yes", "--agent", agent)
-    assert again.returncode == 0 and again.stdout.endswith("nothing to change: ctxsieve is installed as planned\n")
-    assert machine.files() == installed, "a second install changes nothing"
-    return done.stdout
-
-
-def doctor_rows(machine: Machine, **env: str) -> list[str]:
-    done = machine.run("doctor", **env)
-    rows = [" ".join(m.groups()) for m in map(ROW.match, done.stdout.splitlines()) if m]
-    assert done.returncode == (1 if any(r.startswith("FAIL") for r in rows) else 0), done.stdout
-    return rows
-
-
-def gateway_tools(command: list[str], env: dict[str, str]) -> list[str]:
-    """The tools the gateway lists when started as the agent's config says, as an MCP client asks."""
-    from ctxsieve_client.setup.doctor import tools
-
-    return tools(command, env=env)
+def machine(home: Home) -> Machine:
+    return claude_and_codex(home)
 
 
 def test_dry_run_shows_the_plan_and_changes_nothing(machine: Machine) -> None:
@@ -152,8 +72,9 @@ def test_install_doctor_reinstall_and_uninstall_leave_every_file_as_it_was(machi
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     rows = [" ".join(m.groups()) for m in map(ROW.match, doctor.stdout.splitlines()) if m]
     assert rows == ["ok service", "ok model", "ok claude-code: claude", "ok claude-code user: hook",
-                    "ok claude-code user: output limits", "ok claude-code user: MCP server", "ok codex: codex",
-                    "ok codex: MCP server", "ok codex: output limits"], doctor.stdout
+                    "ok claude-code user: output limits", "ok claude-code user: MCP server",
+                    "ok claude-code: instructions", "ok codex: codex", "ok codex: MCP server",
+                    "ok codex: output limits", "ok codex: instructions"], doctor.stdout
 
     installed = machine.files()
     again = machine.run("install", "--yes")
@@ -182,8 +103,8 @@ def test_uninstall_keeps_what_the_user_changed_since(machine: Machine) -> None:
     assert not (machine.home / ".local" / "share" / "ctxsieve").exists()
 
 
-def test_doctor_says_what_is_broken_and_how_to_mend_it(tmp_path: Path) -> None:
-    machine = machine_at(tmp_path, "http://127.0.0.1:9")  # nothing listens there
+def test_doctor_says_what_is_broken_and_how_to_mend_it(home: Home) -> None:
+    machine = claude_and_codex(home, "http://127.0.0.1:9")  # nothing listens there
     assert machine.run("install", "--yes", "--agent", "claude").returncode == 0
     (machine.home / ".local" / "share" / "ctxsieve" / "claude-code-capture.sh").unlink()
     done = machine.run("doctor")
@@ -266,11 +187,11 @@ def codex_cats(machine: Machine) -> tuple[subprocess.CompletedProcess[str], list
     return done, [json.dumps(o) for r in model.requests for o in model.outputs(r)]
 
 
-def test_with_the_service_stopped_both_installed_agents_still_work(tmp_path: Path) -> None:
+def test_with_the_service_stopped_both_installed_agents_still_work(home: Home) -> None:
     """Everything install writes fails open: with nothing at the service's URL, Claude Code's hook is a non-blocking
     error and the model gets Read's own output; Codex starts with its MCP server unable to reach the service and
     the model gets the command's output."""
-    machine = machine_at(tmp_path, "http://127.0.0.1:9")
+    machine = claude_and_codex(home, "http://127.0.0.1:9")
     seen = installed_claude_reads_the_log(machine)
     assert "shard 559 to the archive" in seen and "mcp__ctxsieve__" not in seen, "Read's own output"
 
@@ -299,3 +220,26 @@ def test_a_config_that_does_not_parse_is_said_and_nothing_is_written(machine: Ma
     done = machine.run("install", "--yes")
     assert done.returncode == 1 and "settings.json is not a JSON object" in done.stderr
     assert machine.files() == before
+
+
+def test_each_agents_instruction_file_says_when_to_use_search_code_and_uninstall_takes_it_out(
+        machine: Machine) -> None:
+    mine = machine.home / ".claude" / "CLAUDE.md"
+    mine.write_text("# my rules\nAlways run the tests.")  # no newline at its end
+    before = machine.files()
+    assert machine.run("install", "--yes").returncode == 0
+    block = ("<!-- >>> ctxsieve: added by `ctxsieve install`; `ctxsieve uninstall` takes it out -->\n"
+             "To find where something is defined or handled in this repository, call search_code(query) (ctxsieve MCP) "
+             "before grepping.\nIts results carry the files' true line numbers; fetch_ref(ref) (ctxsieve MCP) reads "
+             "the rest of anything ctxsieve cut.\n<!-- <<< ctxsieve -->\n")
+    assert mine.read_text() == "# my rules\nAlways run the tests.\n\n" + block, "two lines in a marked block"
+    assert (machine.home / ".codex" / "AGENTS.md").read_text() == block, "created"
+    assert "ok claude-code: instructions" in doctor_rows(machine)
+    assert machine.run("uninstall", "--yes").returncode == 0
+    assert machine.files() == before, "the file appended to is back to its bytes; the one created is gone"
+
+    assert machine.run("install", "--yes").returncode == 0
+    mine.write_text(mine.read_text() + "Never push on Fridays.\n")  # changed since install
+    done = machine.run("uninstall", "--yes")
+    assert f"{mine}: changed since install: ctxsieve's entries taken out, your changes kept" in done.stdout
+    assert mine.read_text() == "# my rules\nAlways run the tests.\nNever push on Fridays.\n"

@@ -15,17 +15,17 @@ import pytest
 
 from tests.client.gateway.test_codex_gateway import CODEX
 from tests.client.gateway.test_gateway import NODE_BIN
-from tests.client.scripted_openai import ScriptedResponses
-from tests.client.setup.test_install_agents import (
+from tests.client.installing import (
     BIN,
     LOG,
+    Home,
     Machine,
     doctor_rows,
     dry_run_changes_nothing,
     gateway_tools,
-    home_with,
     installed_twice,
 )
+from tests.client.scripted_openai import ScriptedResponses
 
 FS = str(NODE_BIN / "mcp-server-filesystem")
 FILES = ('[mcp_servers.files]\ncommand = "{fs}"\nargs = ["{shared}"]\ntool_timeout_sec = 30\n'
@@ -41,11 +41,9 @@ def user_config(shared: Path) -> str:
 
 
 @pytest.fixture
-def machine(tmp_path: Path, stub_url: str) -> Machine:
+def machine(tmp_path: Path, home: Home) -> Machine:
     (tmp_path / "shared").mkdir()
-    machine = home_with(tmp_path, stub_url, {".codex/config.toml": user_config(tmp_path / "shared")}, ())
-    (tmp_path / "bin" / "codex").symlink_to(CODEX)
-    return machine
+    return home({".codex/config.toml": user_config(tmp_path / "shared")}, {"codex": CODEX})
 
 
 def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_back(machine: Machine) -> None:
@@ -80,7 +78,8 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     gateway = config["mcp_servers"]["ctxsieve-gateway"]
     assert "read_text_file" in gateway_tools([gateway["command"], *gateway["args"]], machine.env)
     assert [r for r in doctor_rows(machine) if "codex" in r] == [
-        "ok codex: codex", "ok codex: gateway", "ok codex: MCP server", "ok codex: output limits"]
+        "ok codex: codex", "ok codex: gateway", "ok codex: MCP server", "ok codex: output limits",
+        "ok codex: instructions"]
 
     done = machine.run("uninstall", "--yes")
     assert done.returncode == 0, done.stderr

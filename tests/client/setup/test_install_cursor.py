@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.client.gateway.test_gateway import NODE_BIN
-from tests.client.setup.test_install_agents import (
+from tests.client.installing import (
     BIN,
+    Home,
     Machine,
     doctor_rows,
     dry_run_changes_nothing,
     gateway_tools,
-    home_with,
     installed_twice,
 )
 
@@ -35,9 +35,9 @@ def user_config(shared: Path) -> str:
 
 
 @pytest.fixture
-def machine(tmp_path: Path, stub_url: str) -> Machine:
+def machine(tmp_path: Path, home: Home) -> Machine:
     (tmp_path / "shared").mkdir()
-    return home_with(tmp_path, stub_url, {CONFIG: user_config(tmp_path / "shared")}, ("cursor-agent",))
+    return home({CONFIG: user_config(tmp_path / "shared")}, {"cursor-agent": None})
 
 
 def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_back(machine: Machine) -> None:
@@ -71,10 +71,10 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     assert machine.files() == before
 
 
-def test_a_server_of_the_gateways_name_that_is_the_users_stops_the_move(tmp_path: Path, stub_url: str) -> None:
+def test_a_server_of_the_gateways_name_that_is_the_users_stops_the_move(home: Home) -> None:
     text = json.dumps({"mcpServers": {"files": {"command": FS, "args": ["/tmp"]},
                                       "ctxsieve-gateway": {"command": "my-own-gateway"}}}) + "\n"
-    machine = home_with(tmp_path, stub_url, {CONFIG: text}, ())
+    machine = home({CONFIG: text}, {})
     done = machine.run("install", "--yes", "--agent", "cursor")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "an MCP server named ctxsieve-gateway is yours: no server moved" in done.stdout

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.client.gateway.test_gateway import NODE_BIN
-from tests.client.setup.test_install_agents import (
+from tests.client.installing import (
     BIN,
+    Home,
     Machine,
     doctor_rows,
     dry_run_changes_nothing,
     gateway_tools,
-    home_with,
     installed_twice,
 )
 
@@ -42,9 +42,9 @@ def user_settings() -> str:
 
 
 @pytest.fixture
-def machine(tmp_path: Path, stub_url: str) -> Machine:
+def machine(tmp_path: Path, home: Home) -> Machine:
     (tmp_path / "shared").mkdir()
-    return home_with(tmp_path, stub_url, {SETTINGS: user_settings()}, ("gemini",))
+    return home({SETTINGS: user_settings()}, {"gemini": None})
 
 
 def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_back(machine: Machine) -> None:
@@ -78,7 +78,8 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     assert {"read_text_file", "list_allowed_directories", "fetch_ref"} <= set(names), names
     rows = doctor_rows(machine, SHARED=str(shared))  # doctor passes the variable from its own environment
     assert [r for r in rows if "gemini" in r] == [
-        "ok gemini: gemini", "ok gemini: gateway", "ok gemini: MCP server", "ok gemini: output limits"]
+        "ok gemini: gemini", "ok gemini: gateway", "ok gemini: MCP server", "ok gemini: output limits",
+        "ok gemini: instructions"]
 
     done = machine.run("uninstall", "--yes")
     assert done.returncode == 0, done.stderr

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.client.gateway.test_gateway import NODE_BIN
-from tests.client.setup.test_install_agents import (
+from tests.client.installing import (
     BIN,
+    Home,
     Machine,
     doctor_rows,
     dry_run_changes_nothing,
     gateway_tools,
-    home_with,
     installed_twice,
 )
 
@@ -40,10 +40,10 @@ def user_config(root: Path) -> str:
 
 
 @pytest.fixture
-def machine(tmp_path: Path, stub_url: str) -> Machine:
+def machine(tmp_path: Path, home: Home) -> Machine:
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "notes.txt").write_text("the pump at station 4\n")
-    return home_with(tmp_path, stub_url, {CONFIG_PATH: user_config(tmp_path / "shared")}, ("opencode",))
+    return home({CONFIG_PATH: user_config(tmp_path / "shared")}, {"opencode": None})
 
 
 def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_back(machine: Machine) -> None:
@@ -72,17 +72,18 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     names = gateway_tools(gateway["command"], {**machine.env, "CTXSIEVE_ENV_FILES_TOKEN": "t"})
     assert {"read_text_file", "list_directory", "fetch_ref", "filter_ref"} <= set(names), names
     assert [r for r in doctor_rows(machine) if "opencode" in r] == [
-        "ok opencode: opencode", "ok opencode: gateway", "ok opencode: MCP server", "ok opencode: output limits"]
+        "ok opencode: opencode", "ok opencode: gateway", "ok opencode: MCP server", "ok opencode: output limits",
+        "ok opencode: instructions"]
 
     done = machine.run("uninstall", "--yes")
     assert done.returncode == 0, done.stderr
     assert machine.files() == before, "every file byte for byte as before; the gateway's config and its folder gone"
 
 
-def test_opencode_2s_shape_is_written_in_its_own_shape(tmp_path: Path, stub_url: str) -> None:
+def test_opencode_2s_shape_is_written_in_its_own_shape(tmp_path: Path, home: Home) -> None:
     """`mcp.servers` (OpenCode 2): ctxsieve's entries go there, the gateway's timeout as OpenCode 2 writes one."""
     text = f'{{"mcp": {{"servers": {{"files": {{"type": "local", "command": ["{FS}", "{tmp_path}"]}}}}}}}}\n'
-    machine = home_with(tmp_path, stub_url, {CONFIG_PATH: text}, ())
+    machine = home({CONFIG_PATH: text}, {})
     installed_twice(machine, "opencode")
     servers = json.loads((machine.home / CONFIG_PATH).read_text())["mcp"]["servers"]
     assert list(servers) == ["ctxsieve", "ctxsieve-gateway"]
@@ -104,8 +105,8 @@ def test_uninstall_keeps_what_the_user_changed_since(machine: Machine) -> None:
     assert not (machine.home / ".config" / "ctxsieve").exists()
 
 
-def test_a_config_with_comments_is_said_and_nothing_is_written(tmp_path: Path, stub_url: str) -> None:
-    machine = home_with(tmp_path, stub_url, {CONFIG_PATH: '{\n  // mine\n  "model": "x",\n}\n'}, ("opencode",))
+def test_a_config_with_comments_is_said_and_nothing_is_written(home: Home) -> None:
+    machine = home({CONFIG_PATH: '{\n  // mine\n  "model": "x",\n}\n'}, {"opencode": None})
     before = machine.files()
     done = machine.run("install", "--yes")
     assert done.returncode == 1 and "opencode.json is not a JSON object" in done.stderr
@@ -127,11 +128,11 @@ def test_the_real_opencode_connects_to_what_install_wrote(machine: Machine) -> N
     assert not any("✓ files" in line for line in lines), "moved: OpenCode starts it only through the gateway"
 
 
-def test_servers_in_opencode_jsonc_beside_it_are_said_to_stay(tmp_path: Path, stub_url: str) -> None:
+def test_servers_in_opencode_jsonc_beside_it_are_said_to_stay(home: Home) -> None:
     """OpenCode merges opencode.jsonc with opencode.json: install writes the latter, and says the former's servers
     stay in front of OpenCode."""
     jsonc = '{\n  // mine\n  "mcp": {"files": {"type": "local", "command": ["true"]}},\n}\n'
-    machine = home_with(tmp_path, stub_url, {".config/opencode/opencode.jsonc": jsonc}, ())
+    machine = home({".config/opencode/opencode.jsonc": jsonc}, {})
     before = machine.files()
     done = machine.run("install", "--yes", "--agent", "opencode")
     assert done.returncode == 0, done.stdout + done.stderr

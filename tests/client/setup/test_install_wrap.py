@@ -12,11 +12,12 @@ import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
+from tests.client.installing import LOG, Machine
 from tests.client.scripted_anthropic import ScriptedModel, serve_on_loopback
 from tests.client.scripted_openai import ScriptedResponses
-from tests.client.setup.test_install_agents import LOG, Machine, machine
+from tests.client.setup.test_install_agents import machine
 
-__all__ = ["machine"]  # the fixture, shared with the install tests
+__all__ = ["machine"]  # the Claude Code and Codex machine of the install tests
 
 CAT = 'const r = await tools.exec_command({cmd: "cat sync.log"});\ntext(r);'
 

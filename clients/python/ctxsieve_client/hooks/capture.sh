@@ -15,7 +15,9 @@ case "$script" in
   *"eval "*" < /dev/null"*) ;;
   *) exec "$shell" -c "$script" ;;
 esac
-root=${CTXSIEVE_CAPTURE_DIR:-${TMPDIR:-/tmp}/ctxsieve-captures-$(id -u)}
+# the folder install writes into Claude Code's settings; else the one ctxsieve_client.setup.state.capture_dir gives
+# (never the temp folder: Claude Code's TMPDIR is not the service's, whose http hook reads it)
+root=${CTXSIEVE_CAPTURE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ctxsieve/captures}
 session=$(printf '%s' "${CLAUDE_CODE_SESSION_ID:-none}" | tr -cd 'A-Za-z0-9_-')
 dir=$root/${session:-none}
 name=$dir/$(date +%s)-$$-$RANDOM

@@ -11,11 +11,9 @@ captures under the capture root. Whatever cannot be read leaves the preview, and
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,9 +36,10 @@ class Whole:
 
 
 def capture_root() -> Path:
-    """Where capture.sh saves outputs: CTXSIEVE_CAPTURE_DIR, else a folder of this user's under the temp folder."""
-    own = os.environ.get("CTXSIEVE_CAPTURE_DIR")
-    return Path(own) if own else Path(tempfile.gettempdir()) / f"ctxsieve-captures-{os.getuid()}"
+    """Where capture.sh saves outputs: one folder for every process whatever its TMPDIR (setup.state.capture_dir)."""
+    from ..setup.state import capture_dir
+
+    return capture_dir()
 
 
 def capture_script() -> Path:

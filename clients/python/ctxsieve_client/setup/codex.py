@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..hooks import cli as hook_cli
 from . import gateway_entry
-from .agents import codex_home
 from .changes import Change, read
-from .claude_code import server_command
+from .checks import Check
+from .family import OPENAI, Context, Kind, Plan, Pointing
 from .gateway_entry import Kept, Moved, Syntax, stdio
 
+CHATGPT = "https://chatgpt.com/backend-api/codex"  # Codex's own default upstream under a ChatGPT login
 OUTPUT_LIMIT = 100_000  # tokens of a tool output Codex keeps in its history (it cuts to its own budget otherwise)
 BEGIN = "# >>> ctxsieve: added by `ctxsieve install`; `ctxsieve uninstall` takes it out"
 END = "# <<< ctxsieve"
@@ -40,14 +41,45 @@ PER_CALL_NOTE = ("Codex 0.169 still cuts a command's output to its call's max_ou
                  "outputs whole")
 
 
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
 def config_path() -> Path:
     return codex_home() / "config.toml"
 
 
-def plan(url: str, checked: bool = False) -> tuple[list[Change], list[str]]:
+class Codex:
+    name = "codex"
+    title = "Codex CLI"
+    commands: tuple[str, ...] = ("codex",)
+    scopes: tuple[str, ...] = ("user",)
+
+    def folder(self) -> Path:
+        return codex_home()
+
+    def instructions(self, _scope: str) -> Path | None:
+        return codex_home() / "AGENTS.md"  # its global instructions, read in every project
+
+    def plan(self, context: Context) -> Plan:
+        return Plan(*plan(context))
+
+    def kinds(self) -> dict[str, Kind]:
+        return {"codex": Kind(tomllib.loads, lambda now, _: remove(now)), gateway_entry.KIND: Kind(json.loads)}
+
+    def checks(self) -> list[Check]:
+        from .codex_checks import checks
+
+        return checks()
+
+    def point(self, argv: list[str]) -> Pointing:
+        return pointing(argv)
+
+
+def plan(context: Context) -> tuple[list[Change], list[str]]:
     """The config with ctxsieve's blocks (and the gateway's config when servers move behind it), and what was left
-    alone because it is the user's; `checked`: the server's command already ran (the Claude Code plan runs the same
-    one), else it is run here first."""
+    alone because it is the user's."""
+    url = context.url
     path = config_path()
     before = read(path)
     text = (before or b"").decode("utf-8")
@@ -59,9 +91,7 @@ def plan(url: str, checked: bool = False) -> tuple[list[Change], list[str]]:
     if gateway_entry.changed_by_user(gateway):
         return [Change(path, before, before or b"", "codex", "codex")], [gateway_entry.left_note(gateway, path,
                                                                                                   "codex")]
-    server = server_command(url)
-    if not checked:
-        hook_cli.check_runs(server, "--check")
+    server = context.server()
     moved_text, moved, notes = behind_gateway(remove_text(text), mine)
     after, said = wired(moved_text, mine, server, gateway_lines(moved, url, mine) if moved else [])
     try:
@@ -209,6 +239,61 @@ def _path(line: str) -> tuple[str, ...] | None:
 def _without_empty(data: dict[str, Any]) -> dict[str, Any]:
     servers = data.get("mcp_servers")
     return {k: v for k, v in data.items() if not (k == "mcp_servers" and servers == {})}
+
+
+def pointing(argv: list[str]) -> Pointing:
+    """Codex's upstream, in the order it reads it: a `-c openai_base_url=` given (taken out: the proxy's is given
+    instead), its config's custom provider or `openai_base_url`, a ChatGPT login's backend, else OpenAI's API."""
+    rest, given = _without_setting(argv[1:], "openai_base_url")
+    try:
+        config = read_config()
+    except ValueError:  # Codex will say what is wrong with its config itself
+        config = {}
+    provider = str(config.get("model_provider", "openai"))
+    custom = config.get("model_providers", {}).get(provider, {}) if provider != "openai" else {}
+    if custom.get("base_url"):
+        return _pointed(str(custom["base_url"]), [argv[0], *rest], f"model_providers.{provider}.base_url")
+    upstream = given or config.get("openai_base_url") or (CHATGPT if _chatgpt_login() else OPENAI)
+    return _pointed(str(upstream), [argv[0], *rest], "openai_base_url")
+
+
+def _pointed(upstream: str, argv: list[str], key: str) -> Pointing:
+    """Codex 0.169 ignores OPENAI_BASE_URL: the proxy's URL is given as `-c KEY=...`, over its config's."""
+    return Pointing(openai=upstream, argv=argv, flags=lambda proxy: ["-c", f"{key}={json.dumps(proxy + '/v1')}"],
+                    by_environment=False)
+
+
+def _without_setting(args: list[str], key: str) -> tuple[list[str], str | None]:
+    kept: list[str] = []
+    value = None
+    words = iter(args)
+    for word in words:
+        if word in ("-c", "--config"):
+            setting = next(words, "")
+            if setting.split("=", 1)[0].strip() == key:
+                value = _toml_value(setting.split("=", 1)[1])
+                continue
+            kept += [word, setting]
+        else:
+            kept.append(word)
+    return kept, value
+
+
+def _toml_value(text: str) -> str:
+    import tomllib
+
+    try:
+        return str(tomllib.loads(f"v = {text}")["v"])
+    except tomllib.TOMLDecodeError:  # Codex takes a value that is not TOML as a string
+        return text.strip()
+
+
+def _chatgpt_login() -> bool:
+    try:
+        auth = json.loads((codex_home() / "auth.json").read_text())
+    except (FileNotFoundError, ValueError):
+        return False
+    return bool(auth.get("tokens")) and not auth.get("OPENAI_API_KEY") and not os.environ.get("OPENAI_API_KEY")
 
 
 def remove_text(text: str) -> str:

@@ -18,7 +18,14 @@ LOCAL_KEYS = {"command", "args", "env", "type", "description"}
 class Cursor(McpServers):
     name = "cursor"
     title = "Cursor"
+    commands: tuple[str, ...] = ("cursor-agent", "cursor")
     syntax = Syntax(re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}"), re.compile(r"\$\{"), "${{env:{}}}")
+
+    def folder(self) -> Path:
+        return Path.home() / ".cursor"
+
+    def instructions(self, _scope: str) -> Path | None:
+        return None  # Cursor's user rules live in its settings, not in a file
 
     def path(self) -> Path:
         return Path.home() / ".cursor" / "mcp.json"

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..gateway.config import ConfigError, parse_config
-from ..hooks import cli as hook_cli
 from .changes import read
+from .commands import check_runs, executable
 from .manifest import Manifest, digest
 from .state import state_dir
 
@@ -116,7 +116,7 @@ def config_path(agent: str) -> Path:
 
 def command(agent: str, url: str) -> list[str]:
     """The gateway as the agent starts it: absolute paths only (an agent's PATH may not have it)."""
-    return [hook_cli.executable(COMMAND), "--config", str(config_path(agent)), "--url", url]
+    return [executable(COMMAND), "--config", str(config_path(agent)), "--url", url]
 
 
 def config_bytes(moved: Iterable[Moved]) -> bytes:
@@ -147,7 +147,7 @@ def check(agent: str, moved: list[Moved], url: str) -> None:
 @functools.cache
 def _runs(words: tuple[str, ...]) -> None:
     """The gateway's command answers --help (once per install: every agent's gateway is the same command)."""
-    hook_cli.check_runs(list(words))
+    check_runs(list(words))
 
 
 def is_ours(words: list[str] | None) -> bool:

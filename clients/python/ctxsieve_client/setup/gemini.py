@@ -26,8 +26,15 @@ DEFAULT_THRESHOLD = 40_000
 class Gemini(McpServers):
     name = "gemini"
     title = "Gemini CLI"
+    commands: tuple[str, ...] = ("gemini",)
     syntax = Syntax(re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"), re.compile(r"\$"),
                     "${{{}}}")
+
+    def folder(self) -> Path:
+        return Path.home() / ".gemini"
+
+    def instructions(self, _scope: str) -> Path | None:
+        return Path.home() / ".gemini" / "GEMINI.md"  # its global context file
 
     def path(self) -> Path:
         return Path.home() / ".gemini" / "settings.json"

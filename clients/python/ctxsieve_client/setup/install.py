@@ -11,27 +11,24 @@ import argparse
 import json
 import os
 import sys
-import tomllib
-from collections.abc import Callable, Iterable
-from functools import partial
+from collections.abc import Iterable
 from pathlib import Path
 
-from ..hooks import cli as hook_cli
-from . import claude_code, codex, gateway_entry, mcp_json
-from .agents import Agent, canonical, detect
+from . import gateway_entry, instructions
 from .changes import Change, read
-from .json_agents import JSON_AGENTS
+from .commands import write_bytes
+from .family import Context, Kind, Plan
 from .manifest import Entry, Manifest, digest
+from .registry import AGENTS, Found, canonical, detect, where_to_look
 from .state import service_url, state_dir
 
-# how uninstall takes ctxsieve's part out of a file changed since install: (its bytes now, its bytes before) -> after
-REMOVERS: dict[str, Callable[[bytes, bytes | None], bytes]] = {
-    "claude-settings": lambda now, _: claude_code.remove_settings(now),
-    "claude-servers": lambda now, _: claude_code.remove_server(now), "codex": lambda now, _: codex.remove(now),
-    **{name: partial(mcp_json.remove_with, agent) for name, agent in JSON_AGENTS.items()}}
-PARSERS: dict[str, Callable[[str], object]] = {"claude-settings": json.loads, "claude-servers": json.loads,
-                                               "codex": tomllib.loads, gateway_entry.KIND: json.loads,
-                                               **dict.fromkeys(JSON_AGENTS, json.loads)}
+
+def kinds() -> dict[str, Kind]:
+    """Every kind of file install changes: how each is checked once written, and taken out again."""
+    found = {gateway_entry.KIND: Kind(parse=json.loads), instructions.KIND: instructions.kind()}
+    for agent in AGENTS:
+        found.update(agent.kinds())
+    return found
 
 
 def add_install_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,8 +41,8 @@ def add_install_arguments(p: argparse.ArgumentParser) -> None:
                    "other agents' user config only")
     p.add_argument("--command", action="store_true", help="Claude Code: a command hook (a process per call) "
                    "instead of the http hook (Claude Code 2.1.63+)")
-    p.add_argument("--url", default=None, help="the service the agents reach (default: CTXSIEVE_URL, else the "
-                   "one installed, else http://127.0.0.1:8000)")
+    p.add_argument("--url", default=None, help="the service the agents reach (default: CTXSIEVE_URL, else "
+                   "CTXSIEVE_PORT on this machine, else the one installed, else http://127.0.0.1:8000)")
 
 
 def add_uninstall_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,70 +51,67 @@ def add_uninstall_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def install(args: argparse.Namespace) -> int:
-    url = (args.url or service_url()).rstrip("/")
     agents = _chosen(args.agent)
     _say_agents(agents)
     if not agents:
-        sys.stdout.write("no agent to wire found (Claude Code: `claude` on PATH or ~/.claude; Codex: `codex` or "
-                         "~/.codex; OpenCode: `opencode` or ~/.config/opencode; Gemini CLI: `gemini` or ~/.gemini; "
-                         "Cursor: `cursor-agent`, `cursor` or ~/.cursor); name one with --agent\n")
+        sys.stdout.write(f"no agent to wire found ({where_to_look()}); name one with --agent\n")
         return 0
     try:
-        changes, notes = _plan(agents, url, args)
+        context = Context(service_url(args.url), args.scope, command_hook=args.command)
+        plan = _plan(agents, context)
     except SystemExit as exc:  # a command that would be written does not run: nothing is written
         sys.stderr.write(f"{exc}\n")
         return 1
-    pending = [c for c in changes if c.pending]
-    _show(changes, notes)
+    pending = [c for c in plan.changes if c.pending]
+    _show(plan.changes, plan.notes)
     if not pending:
         sys.stdout.write("nothing to change: ctxsieve is installed as planned\n")
         return 0
     if args.dry_run or not _confirmed(args.yes, "Write these changes?"):
         sys.stdout.write("nothing written\n")
         return 0 if args.dry_run else 1
-    _write(pending, url)
+    _write(pending, context)
     return _verified(pending)
 
 
-def _chosen(names: list[str]) -> list[Agent]:
+def _chosen(names: list[str]) -> list[Found]:
     """The named agents (found or not), else every agent found."""
     wanted = {canonical(n) for n in names}
     return [a for a in detect() if (a.name in wanted if wanted else a.found)]
 
 
-def _plan(agents: list[Agent], url: str, args: argparse.Namespace) -> tuple[list[Change], list[str]]:
-    changes: list[Change] = []
-    notes: list[str] = []
-    checked = False  # the same `ctxsieve-mcp` is written for every agent: run once before (Claude Code's plan runs it)
-    for agent in agents:
-        if agent.name == "claude-code":
-            changes += claude_code.plan(url, args.command, args.scope == "project", Path.cwd())
+def _plan(agents: list[Found], context: Context) -> Plan:
+    """Each agent's changes, and the block in its own instruction file saying when to use search_code."""
+    plan = Plan()
+    for found in agents:
+        agent = found.agent
+        if context.scope not in agent.scopes:
+            plan.notes.append(f"{agent.title}: --scope {context.scope}: its user config only is written by "
+                              "install; skipped")
             continue
-        if args.scope == "project":
-            notes.append(f"{agent.title}: --scope project: its user config only is written by install; skipped")
-            continue
-        if not checked and not any(c.kind == "claude-servers" for c in changes):
-            hook_cli.check_runs(claude_code.server_command(url), "--check")
-        checked = True
-        more, said = codex.plan(url, checked=True) if agent.name == "codex" else \
-            mcp_json.plan(JSON_AGENTS[agent.name], url)
-        changes += more
-        notes += said
-    return changes, notes
+        own = agent.plan(context)
+        plan.changes += own.changes
+        plan.notes += own.notes
+        guide = agent.instructions(context.scope)
+        if guide is not None:
+            plan.changes.append(instructions.change(guide, agent.name))
+    return plan
 
 
-def _say_agents(agents: list[Agent]) -> None:
+def _say_agents(agents: list[Found]) -> None:
     if agents:
-        sys.stdout.write(f"ctxsieve install: {', '.join(f'{a.title} ({a.where()})' for a in agents)}\n")
+        sys.stdout.write(f"ctxsieve install: {', '.join(f'{a.agent.title} ({a.where()})' for a in agents)}\n")
 
 
 def _show(changes: Iterable[Change], notes: list[str]) -> None:
+    known = kinds()
     for change in changes:
+        shown = known[change.kind].shown if change.kind in known else None
         if not change.pending:
             sys.stdout.write(f"{change.path}: unchanged\n")
-        elif change.kind == "file":
+        elif shown is not None:
             sys.stdout.write(f"{change.path}: {'created' if change.before is None else 'replaced'} "
-                             f"(ctxsieve's capture script, {len(change.after.splitlines())} lines)\n")
+                             f"({shown}, {len(change.after.splitlines())} lines)\n")
         else:
             sys.stdout.write(f"{change.path}: {'created' if change.before is None else 'changed'}\n")
             sys.stdout.writelines(f"  {line}\n" for line in change.lines())
@@ -136,16 +130,18 @@ def _confirmed(yes: bool, question: str) -> bool:
         return False
 
 
-def _write(pending: list[Change], url: str) -> None:
-    """The manifest (with each file's bytes before) is saved before the file changes, so a crash leaves it undoable."""
+def _write(pending: list[Change], context: Context) -> None:
+    """The manifest (with each file's bytes before) is saved before the file changes, so a crash leaves it undoable;
+    it keeps the URL and capture folder written into the agents' configs (every command reads them from there)."""
     manifest = Manifest.load(state_dir())
-    manifest.url = url
+    manifest.url = context.url
+    manifest.capture_dir = context.capture_dir or manifest.capture_dir
     manifest.note_folders([c.path for c in pending])
     for change in pending:
         manifest.record(change.path, change.agent, change.kind, change.before, change.after)
         manifest.save()
         mode = change.mode if change.before is None else change.path.stat().st_mode & 0o7777
-        hook_cli.write_bytes(change.path, change.after)
+        write_bytes(change.path, change.after)
         if mode is not None:
             change.path.chmod(mode)  # a file replaced keeps its permissions (~/.claude.json is the user's alone)
         sys.stdout.write(f"wrote {change.path}\n")
@@ -155,19 +151,21 @@ def _write(pending: list[Change], url: str) -> None:
 def _verified(written: list[Change]) -> int:
     """Each file written reads back as written and parses; the capture script runs commands as written."""
     problems = []
+    known = kinds()
     for change in written:
+        kind = known.get(change.kind, Kind())
         if read(change.path) != change.after:
             problems.append(f"{change.path}: not what was written")
-        elif change.kind == "file":
-            try:
-                hook_cli.check_prefix(change.path)
-            except SystemExit as exc:
-                problems.append(str(exc))
-        elif change.kind in PARSERS:
-            try:
-                PARSERS[change.kind](change.after.decode("utf-8"))  # as the agent will read it
-            except ValueError as exc:
-                problems.append(f"{change.path}: does not parse: {exc}")
+            continue
+        try:
+            if kind.verify is not None:
+                kind.verify(change.path)
+            if kind.parse is not None:
+                kind.parse(change.after.decode("utf-8"))  # as the agent will read it
+        except SystemExit as exc:
+            problems.append(str(exc))
+        except ValueError as exc:
+            problems.append(f"{change.path}: does not parse: {exc}")
     sys.stdout.writelines(f"problem: {p}\n" for p in problems)
     if not problems:
         sys.stdout.write("checked: every file written parses and every command in it runs; "
@@ -200,9 +198,14 @@ def _undo_plan(entry: Entry) -> str:
         return "gone already: nothing to do"
     if digest(now) == entry.after:
         return "removed (install created it)" if entry.backup is None else "put back to its bytes before install"
-    if entry.kind not in REMOVERS:
+    if _remover(entry) is None:
         return "changed since install: left as it is"
     return "changed since install: ctxsieve's entries taken out, your changes kept"
+
+
+def _remover(entry: Entry) -> Kind | None:
+    kind = kinds().get(entry.kind)
+    return kind if kind is not None and kind.remove is not None else None
 
 
 def _undo(manifest: Manifest, entry: Entry) -> str:
@@ -211,16 +214,17 @@ def _undo(manifest: Manifest, entry: Entry) -> str:
         return "gone already"
     if digest(now) == entry.after:
         return _restore(path, manifest.before(entry), entry.mode)
-    if entry.kind not in REMOVERS:
+    kind = _remover(entry)
+    if kind is None or kind.remove is None:
         return "changed since install: left as it is"
     try:
-        kept = REMOVERS[entry.kind](now, manifest.before(entry))
+        kept = kind.remove(now, manifest.before(entry))
     except ValueError as exc:  # the file no longer parses: it is the user's to mend
         return f"changed since install and does not parse ({exc}): left as it is; remove ctxsieve's entries by hand"
     if entry.backup is None and kept.strip() in (b"", b"{}"):
         path.unlink()
         return "changed since install, nothing of yours in it: removed"
-    hook_cli.write_bytes(path, kept)
+    write_bytes(path, kept)
     return "changed since install: ctxsieve's entries taken out, your changes kept"
 
 
@@ -228,7 +232,7 @@ def _restore(path: Path, before: bytes | None, mode: int | None) -> str:
     if before is None:
         path.unlink()
         return "removed (install created it)"
-    hook_cli.write_bytes(path, before)
+    write_bytes(path, before)
     if mode is not None:
         os.chmod(path, mode)
     return "put back to its bytes before install"

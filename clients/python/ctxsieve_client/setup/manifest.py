@@ -28,6 +28,7 @@ class Entry:
 class Manifest:
     folder: Path
     url: str | None = None
+    capture_dir: str | None = None  # Claude Code's capture folder, as install wrote it into its settings
     entries: dict[str, Entry] = field(default_factory=dict)
     folders: list[str] = field(default_factory=list)  # made by install: removed, when empty, once all is undone
 
@@ -43,7 +44,7 @@ class Manifest:
         except FileNotFoundError:
             return cls(folder)
         entries = {e["path"]: Entry(**e) for e in data.get("files", [])}
-        return cls(folder, data.get("url"), entries, data.get("folders", []))
+        return cls(folder, data.get("url"), data.get("capture_dir"), entries, data.get("folders", []))
 
     def note_folders(self, paths: list[Path]) -> None:
         """The folders that writing these files (and this record) will make: recorded before anything is made."""
@@ -83,7 +84,8 @@ class Manifest:
                     folder.rmdir()
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        data = {"url": self.url, "files": [asdict(e) for e in self.entries.values()], "folders": self.folders}
+        data = {"url": self.url, "capture_dir": self.capture_dir, "files": [asdict(e) for e in self.entries.values()],
+                "folders": self.folders}
         partial = self.file.with_name("manifest.json.partial")
         partial.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         partial.replace(self.file)

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from . import gateway_entry
 from .changes import Change, read
-from .claude_code import is_our_server, server_command
+from .checks import Check, Row, executable_row, gateway_row, mcp_row, read_json
+from .claude_code import is_our_server
+from .family import Context, Kind, Plan, Pointing, pointed_by_environment
 from .gateway_entry import Kept, Moved, Syntax
 from .jsontext import patched
 from .manifest import Manifest, digest
@@ -29,7 +33,12 @@ Data = dict[str, Any]
 class JsonAgent(Protocol):
     name: str  # as --agent takes it, and the manifest's kind for its config
     title: str
+    commands: tuple[str, ...]
     syntax: Syntax
+
+    def folder(self) -> Path: ...
+
+    def instructions(self, scope: str, /) -> Path | None: ...
 
     def path(self) -> Path: ...
 
@@ -77,15 +86,44 @@ class Wiring:
     notes: list[str] = field(default_factory=list)
 
 
-def plan(agent: JsonAgent, url: str) -> tuple[list[Change], list[str]]:
+class JsonConfigAgent:
+    """A family member (family.Agent) made of what differs in its JSON config; the rest is the same for all."""
+
+    scopes: tuple[str, ...] = ("user",)
+
+    def __init__(self, config: JsonAgent) -> None:
+        self.config = config
+        self.name, self.title, self.commands = config.name, config.title, config.commands
+
+    def folder(self) -> Path:
+        return self.config.folder()
+
+    def instructions(self, scope: str) -> Path | None:
+        return self.config.instructions(scope)
+
+    def plan(self, context: Context) -> Plan:
+        return Plan(*plan(self.config, context))
+
+    def kinds(self) -> dict[str, Kind]:
+        return {self.name: Kind(json.loads, partial(remove_with, self.config)), gateway_entry.KIND: Kind(json.loads)}
+
+    def checks(self) -> list[Check]:
+        return checks(self.config)
+
+    def point(self, argv: list[str]) -> Pointing:
+        return pointed_by_environment(argv)
+
+
+def plan(agent: JsonAgent, context: Context) -> tuple[list[Change], list[str]]:
     """The agent's config with ctxsieve's entries, and the gateway's config when servers move behind it."""
+    url = context.url
     path, gateway = agent.path(), gateway_entry.config_path(agent.name)
     current = read(path)
     parsed(path, current)
     if gateway_entry.changed_by_user(gateway):
         return [Change(path, current, current or b"", agent.name, agent.name)], [
             gateway_entry.left_note(gateway, path, agent.name)]
-    wiring = wire(agent, base(agent, path, current), url)
+    wiring = wire(agent, base(agent, path, current), url, context.server)
     changes = [Change(path, current, wiring.after, agent.name, agent.name)]
     if wiring.moved:
         gateway_entry.check(agent.name, wiring.moved, url)
@@ -122,7 +160,7 @@ def base(agent: JsonAgent, path: Path, current: bytes | None) -> bytes | None:
     return remove_with(agent, current, before)
 
 
-def wire(agent: JsonAgent, before: bytes | None, url: str) -> Wiring:
+def wire(agent: JsonAgent, before: bytes | None, url: str, server: Callable[[], list[str]]) -> Wiring:
     text = (before or b"").decode("utf-8")
     old = json.loads(text) if text.strip() else {}
     data = copy.deepcopy(old)
@@ -132,8 +170,7 @@ def wire(agent: JsonAgent, before: bytes | None, url: str) -> Wiring:
     if _taken(agent, servers, "ctxsieve"):
         wiring.notes.append(f"{agent.path()}: an MCP server named ctxsieve is yours: kept")
     else:
-        mcp = server_command(url)
-        servers["ctxsieve"] = agent.entry(at, mcp, agent.extra_env())
+        servers["ctxsieve"] = agent.entry(at, server(), agent.extra_env())
     wiring.moved, kept = _movable(agent, old, servers)
     if wiring.moved and _taken(agent, servers, gateway_entry.NAME):
         wiring.notes.append(f"{agent.path()}: an MCP server named {gateway_entry.NAME} is yours: no server moved "
@@ -261,3 +298,23 @@ class McpServers:
             return None
         args = entry.get("args") or []
         return [entry["command"], *map(str, args)] if isinstance(args, list) else None
+
+
+def checks(agent: JsonAgent) -> list[Check]:
+    """doctor's rows for an agent whose config install writes as JSON, when ctxsieve's servers are in it."""
+    path = agent.path()
+    data = read_json(path)
+    servers = _existing(data, agent.servers_at(data)) or {}
+    found: list[Check] = []
+    gateway = servers.get(gateway_entry.NAME)
+    if isinstance(gateway, dict) and is_ours(agent, gateway_entry.NAME, gateway):
+        env = gateway.get("env") or gateway.get("environment") or {}
+        found.append(partial(gateway_row, agent.name, path, agent.command_of(gateway), env))
+    words = agent.command_of(servers.get("ctxsieve"))
+    if is_ours(agent, "ctxsieve", servers.get("ctxsieve")) and words:
+        found.append(partial(mcp_row, f"{agent.name}: MCP server", path, {"command": words[0], "args": words[1:]}))
+    if not found:
+        return []
+    state, detail = agent.limits(data)
+    return [partial(executable_row, agent.name, agent.commands), *found,
+            lambda: [Row(f"{agent.name}: output limits", state, detail)]]

@@ -27,7 +27,14 @@ DEFAULT_LIMITS = (2000, 51_200)
 class OpenCode:
     name = "opencode"
     title = "OpenCode"
+    commands: tuple[str, ...] = ("opencode",)
     syntax = Syntax(re.compile(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}"), re.compile(r"\{file:|\$\{"), "{{env:{}}}")
+
+    def folder(self) -> Path:
+        return config_dir()
+
+    def instructions(self, _scope: str) -> Path | None:
+        return config_dir() / "AGENTS.md"  # its global rules, read in every project
 
     def path(self) -> Path:
         return config_dir() / "opencode.json"

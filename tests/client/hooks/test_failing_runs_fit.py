@@ -20,11 +20,11 @@ from ctxsieve_client import Client
 from ctxsieve_client.cutting import CutOptions, cut_request
 from ctxsieve_client.fitting import CLAUDE_HOOK_CONTEXT, CODEX_CALL, claude_mcp_limit, fit_failing
 from ctxsieve_client.hooks.whole import capture_script
-from ctxsieve_client.setup.claude_code import server_command
+from ctxsieve_client.setup.commands import server_command
 from tests.client.coding_scenarios import tool_results
 from tests.client.failing_runs import Run, make_runs
+from tests.client.hooks.test_claude_code_outputs import BIN, CLAUDE, hook
 from tests.client.scripted_anthropic import ScriptedModel
-from tests.client.test_claude_code_outputs import BIN, CLAUDE, hook
 
 REQUEST = "The billing tests and the ledger build fail: list every failing test and why."
 LISTING = re.compile(r'mcp__ctxsieve__fetch_ref\(ref="src_[0-9a-f]{20}", lines="\d+-\d+"\)')
