@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ctxsieve.ingest.embedding import load_embedder, resolve_model_path
+from ctxsieve.ingest.embedding import Embedder, load_embedder, resolve_model_path
 from ctxsieve.ingest.embedding.factory import stand_in_needed
 from ctxsieve.ingest.static_model import StaticEmbedder, static_ready
 from ctxsieve.ingest.tokens import load_tokenizer
@@ -43,6 +43,7 @@ def start_models(settings: Settings) -> Models:
     tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     folder = Path(resolve_model_path(settings.embed_model, settings.model_dir))  # converts e5 once (seconds)
     pending = []
+    dense: Embedder
     if stand_in_needed(settings.embed_model, settings.model_dir, settings.int8, settings.runtime):
         from ctxsieve.ingest.embedding.torch_model import load_sentence_transformer
 
