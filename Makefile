@@ -22,7 +22,8 @@ install: $(STAMP)
 prepare: install
 	$(VENV)/bin/ctxsieve prepare
 
-run: prepare
+# No `prepare` first: serve answers within seconds on a first start and prepares the rest in the background.
+run: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/ctxsieve serve
 
 # mypy cannot follow the editable install's import hook, so it reads the packages through links named as installed.

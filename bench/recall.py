@@ -106,8 +106,12 @@ def main() -> None:
     parser.add_argument("--store", type=Path, help="keep chunk vectors in this folder across runs (a vector depends "
                                                    "only on the model, its runtime and the text: one folder per "
                                                    "runtime, and reuse changes no figure)")
+    parser.add_argument("--first-stage", default="static", help="fast mode's first stage: static (the default), "
+                                                                 "none (BM25 alone, a first start's), or both")
+    parser.add_argument("--fast-only", action="store_true", help="leave out accurate mode")
     add_runtime(parser)
     args = parser.parse_args()
+    args.first_stage = "static,none" if args.first_stage == "both" else args.first_stage
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = dense_model(args.runtime, args.int8)
     store = open_store(args.store)  # every method shares the chunk-vector cache (in memory by default)
@@ -119,8 +123,13 @@ def main() -> None:
         print(f"{set_name}: {len(cases)} questions, {len({c.text for c in cases})} inputs, "
               f"{tokens:.0f} tokens per input", flush=True)
         sieve = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer)
-        evaluate(f"ctxsieve accurate ({args.chunk_tokens}-token chunks)", sieve_method(sieve, "accurate"), cases)
-        evaluate("ctxsieve fast (default)", sieve_method(sieve), cases)
+        if not args.fast_only:
+            evaluate(f"ctxsieve accurate ({args.chunk_tokens}-token chunks)", sieve_method(sieve, "accurate"), cases)
+        if "static" in args.first_stage.split(","):
+            evaluate("ctxsieve fast (default)", sieve_method(sieve), cases)
+        if "none" in args.first_stage.split(","):  # a first start's, until the static stage is distilled
+            bm25_first = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, static=False)
+            evaluate("fast, first stage BM25 alone", sieve_method(bm25_first), cases)
         for spec in [v for v in args.variants.split(",") if v]:
             n, around = (int(x) for x in spec.split("/"))
             variant = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, n, True, around)

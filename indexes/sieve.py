@@ -241,15 +241,17 @@ class Sieve:
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
             kinds = {s.content_type for s in sources}
             kind = kinds.pop() if len(kinds) == 1 else "mixed"
-            static = self.static.embed(passages) if self.static is not None and kind_named(kind).dense else None
             lexical = Bm25Index.build(passages, kind_named(kind).terms)
-            prep = self._prepared.put(key, Prepared(key, units, passages, candidates, lexical, static, documents,
+            prep = self._prepared.put(key, Prepared(key, units, passages, candidates, lexical, None, documents,
                                                     kind=kind))
         return prep
 
     def _weigh(self, prep: Prepared) -> int:
-        """Its bytes once every chunk's dense vector is in the memo (the background worker's end state)."""
-        return prep.nbytes + len(prep.passages) * self.vectors.embedder.dim * 4
+        """Its bytes once every chunk's dense vector is in the memo (the background worker's end state), and its
+        static vectors (made at its first fast ranking)."""
+        later = self.static is not None and prep.static is None and kind_named(prep.kind).dense
+        static = self.static.dim * 4 if self.static is not None and later else 0
+        return prep.nbytes + len(prep.passages) * (self.vectors.embedder.dim * 4 + static)
 
     def _passage_vectors(self, prep: Prepared, pool: list[int]) -> np.ndarray:
         """Dense vectors of the pool's chunks: from memory, else the cache (which embeds what is new)."""
@@ -273,8 +275,11 @@ class Sieve:
         if mode == "accurate" or n <= most:
             return None
         rankings = [rank_order(lexical)]
-        if stage.static is not None and self.static is not None:
-            rankings.append(rank_order(stage.static @ self.static.embed([query])[0]))
+        static = self.static  # read once: a first start swaps it in while requests run
+        if static is not None and kind_named(stage.kind).dense:
+            if stage.static is None:  # prepared before the static stage was there: the ref ranks as a fresh one now
+                stage.static = static.embed(stage.passages)
+            rankings.append(rank_order(stage.static @ static.embed([query])[0]))
         return interleave(rankings, n)
 
     def _snippet(self, source: Source, chunk: Chunk, score: float | None) -> Snippet:

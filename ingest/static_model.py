@@ -108,6 +108,22 @@ def distiller(embedder: Any) -> tuple[str, Encode | None]:
     return "torch-int8", None
 
 
+def static_table(model_folder: Path, cache_dir: Path, embedder: Any = None) -> tuple[Path, list[Path], str]:
+    """Where the table distilled through `embedder`'s runtime (`distiller`) is kept, what it is made from and the
+    version of its step: the file the runtime compiled changes the table too (OpenVINO's IR, its weights' type)."""
+    name, encode = distiller(embedder)
+    if encode is not None:
+        name += f":{getattr(embedder, 'compiled_from', '')}"
+    version = f"{STATIC_VERSION}:{name}"
+    target = cache_dir / f"static-{model_folder.name}-{hashlib.sha256(version.encode()).hexdigest()[:12]}.npy"
+    return target, [model_folder / "model.safetensors", model_folder / "tokenizer.json"], version
+
+
+def static_ready(model_folder: Path, cache_dir: Path, embedder: Any = None) -> bool:
+    """The table is distilled already: `ensure_static` only loads it (a second)."""
+    return current(*static_table(model_folder, cache_dir, embedder))
+
+
 def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None, embedder: Any = None) -> StaticEmbedder:
     """Distil once (a minute or two on a CPU) into cache_dir, recognised by the content of the model's weights and
     vocabulary and named by the runtime that distils it (`distiller`); then load in a second.
@@ -116,18 +132,14 @@ def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None, em
     a second copy of the 250k-piece model costs ~290 MB of RSS. `embedder`, the dense model as loaded, lends
     its inference when that is the faster way to distil.
     """
-    name, encode = distiller(embedder)
-    if encode is not None:  # the file the runtime compiled changes the table too (OpenVINO's IR, its weights' type)
-        name += f":{getattr(embedder, 'compiled_from', '')}"
-    version = f"{STATIC_VERSION}:{name}"
-    target = cache_dir / f"static-{model_folder.name}-{hashlib.sha256(version.encode()).hexdigest()[:12]}.npy"
-    inputs = [model_folder / "model.safetensors", model_folder / "tokenizer.json"]
+    target, inputs, version = static_table(model_folder, cache_dir, embedder)
     if not current(target, inputs, version):
+        name = version.split(":", 1)[1]
         log.info("distilling the static first stage of %s through %s once (a minute or two)...", model_folder.name,
                  name)
         cache_dir.mkdir(parents=True, exist_ok=True)
         with writing(target) as partial:
-            np.save(partial, distil(model_folder, encode).astype(np.float16))
+            np.save(partial, distil(model_folder, distiller(embedder)[1]).astype(np.float16))
         record(target, inputs, version)
     own = sharing(tokenizer) if tokenizer is not None else _from_folder(model_folder)
     special = {*own.encode("").ids, *(own.token_to_id(t) for t in ("<pad>", "[PAD]", "<unk>", "[UNK]"))}

@@ -100,27 +100,39 @@ def prepare(args: argparse.Namespace) -> int:
     from ctxsieve.ingest.static_model import distiller
     from ctxsieve.ingest.tokens import load_tokenizer
 
-    from .engine import load_static
+    from .models import load_static
+    from .stages import DENSE_READY, STATIC_READY
 
+    if getattr(args, "background", False):
+        _in_background()
     settings = _settings(args)
     tok = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
     path = Path(resolve_model_path(settings.embed_model, settings.model_dir))
-    sys.stdout.write(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}\n")
+    _step(f"encoding {tok.name}: ok (sha256 verified)\nmodel {settings.embed_model}: {path}")
     if choose_runtime(settings.runtime, settings.int8) in ("onnx", "openvino") and mean_pooled(path):
         _step("ONNX model: exporting once if needed (about a minute)...")
         (ensure_onnx_int8 if settings.int8 else ensure_onnx)(path, settings.model_dir)
         ensure_tokenizer(path, settings.model_dir)
     embedder = load_embedder(settings.embed_model, settings.model_dir, settings.inference_threads, settings.int8,
                              settings.runtime)
-    sys.stdout.write(f"dense model: ready on {getattr(embedder, 'runtime', 'torch')}\n")
+    _step(f"{DENSE_READY}{getattr(embedder, 'runtime', 'torch')}")
     _step(f"static first stage: distilling once if needed through {distiller(embedder)[0]}...")
     static = load_static(settings, embedder)
-    sys.stdout.write(f"static first stage: {'ready' if static else 'off'}\n")
+    _step(STATIC_READY if static else "static first stage: off")
     return 0
 
 
+def _in_background() -> None:
+    """For the service that started this: below its requests in priority, and stopped cleanly when it stops (a
+    SystemExit unwinds the steps, which remove their partial files)."""
+    import signal
+
+    os.nice(10)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def _step(line: str) -> None:
-    """A step that may take a while: said before it starts."""
+    """A step said at once, before it starts or when it is done (the service reading `--background` acts on each)."""
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
@@ -142,7 +154,8 @@ def ingest(args: argparse.Namespace) -> int:
     if args.url:
         target = HttpTarget(args.url, args.api_key)
     else:
-        from .engine import build_engine, load_models
+        from .engine import build_engine
+        from .models import load_models
 
         engine = build_engine(settings, load_models(settings))
         holder = engine
@@ -348,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         cmd.add_argument("--port", type=int)
         cmd.add_argument("--data-dir", type=Path)
         cmd.set_defaults(fn=fn)
+        if name == "prepare":
+            cmd.add_argument("--background", action="store_true", help=argparse.SUPPRESS)  # the service's child
     cmd = sub.add_parser("ingest", help="index a folder into a collection (incremental)")
     cmd.add_argument("path")
     cmd.add_argument("--collection", required=True)

@@ -2,7 +2,8 @@
 
 The model takes seconds to load and convert on first use; the service answers /healthz at once and
 /readyz only when the model is loaded, warmed and the store reachable. Requests that need the engine
-before then get 503 with a clear message rather than a hung connection.
+before then get 503 with a clear message rather than a hung connection. On a first start what is slow to prepare
+(the ONNX export, the static stage) is made in the background while a stand-in serves (`stages`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from ctxsieve.indexes.background import BackgroundEmbedder
 from ctxsieve.indexes.collections import CollectionIndex
@@ -24,13 +24,17 @@ from ctxsieve.indexes.store import DataDir, Store, open_store
 from ctxsieve.indexes.tools import ToolIndex
 from ctxsieve.indexes.vectors import EmbeddingCache
 from ctxsieve.indexes.websearch import TavilySearch, WebSearch
-from ctxsieve.ingest.embedding import Embedder, load_embedder, resolve_model_path
-from ctxsieve.ingest.static_model import StaticEmbedder, ensure_static
-from ctxsieve.ingest.tokens import TiktokenTokenizer, load_tokenizer
+from ctxsieve.ingest.embedding import Embedder
+from ctxsieve.ingest.static_model import StaticEmbedder
+from ctxsieve.ingest.tokens import TiktokenTokenizer
 
 from .admission import AdmissionGate
 from .errors import NotReady
+from .models import Models, load_models, load_static
 from .settings import Settings
+from .stages import Preparation, start_models
+
+__all__ = ["Engine", "EngineHolder", "Models", "build_engine", "load_models", "load_static"]
 
 log = logging.getLogger("ctxsieve")
 
@@ -49,31 +53,6 @@ class Engine:
     files: FileReader
     repos: RepoIndex
     gate: AdmissionGate
-
-
-@dataclass
-class Models:
-    tokenizer: TiktokenTokenizer
-    embedder: Embedder
-    static: StaticEmbedder | None
-
-
-def load_models(settings: Settings) -> Models:
-    tokenizer = load_tokenizer(settings.encoding, settings.tiktoken_cache_dir)
-    embedder = load_embedder(settings.embed_model, settings.model_dir, settings.inference_threads,
-                             settings.int8, settings.runtime)
-    embedder.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
-    log.info("model %s loaded (%d-d), encoding %s", embedder.model_id, embedder.dim, tokenizer.name)
-    return Models(tokenizer, embedder, load_static(settings, embedder))
-
-
-def load_static(settings: Settings, embedder: Embedder | None = None) -> StaticEmbedder | None:
-    """The fast mode's first stage; distilled once through the dense model's runtime, sharing its vocabulary."""
-    folder = Path(resolve_model_path(settings.embed_model, settings.model_dir))
-    if not settings.static_stage or not (folder / "tokenizer.json").exists():
-        log.info("no static first stage: fast mode ranks candidates by BM25 alone")
-        return None
-    return ensure_static(folder, settings.model_dir, getattr(embedder, "backend_tokenizer", None), embedder)
 
 
 def build_engine(settings: Settings, models: Models, store: Store | None = None) -> Engine:
@@ -133,6 +112,8 @@ class EngineHolder:
         self.store = store
         self.engine: Engine | None = None
         self.error: str | None = "starting"
+        self.preparation: Preparation | None = None
+        self._models: Models | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ctxsieve-engine", daemon=True)
 
@@ -146,7 +127,7 @@ class EngineHolder:
             self.error = stranded
             return
         try:
-            models = self.models or load_models(self.settings)
+            models = self._models = self.models or start_models(self.settings)
         except Exception as exc:  # a broken model or encoding is reported by /readyz, not retried
             log.exception("model or encoding failed to load")
             self.error = f"{type(exc).__name__}: {exc}"
@@ -157,7 +138,8 @@ class EngineHolder:
                 self.engine = build_engine(self.settings, models, self.store)
                 self.error = None
                 where = self.settings.qdrant_url or f"Qdrant Edge in {DataDir(self.settings.data_dir).edge}"
-                log.info("ready: store %s", where)
+                log.info("ready: store %s; serving %s", where, _serving(models))
+                self._prepare(models, self.engine)
                 self._sweep_forever(self.engine)
                 return
             except CtxsieveError as exc:
@@ -165,6 +147,17 @@ class EngineHolder:
                 log.warning("store not reachable, retrying in %.0f s: %s", delay, exc)
             self._stop.wait(delay)
             delay = min(delay * 2, 30.0)
+
+    def _prepare(self, models: Models, engine: Engine) -> None:
+        """What the first start left to the background, made now (the engine serves meanwhile)."""
+        if models.stages is None or not models.stages.pending or self._stop.is_set():
+            return
+
+        def use_static(static: StaticEmbedder) -> None:
+            engine.sieve.static = static
+
+        self.preparation = Preparation(self.settings, models, use_static)
+        self.preparation.start()
 
     def _sweep_forever(self, engine: Engine) -> None:
         """Retention, in this thread: expired sources become tombstones, old session reads go."""
@@ -183,6 +176,8 @@ class EngineHolder:
 
     def close(self) -> None:
         self._stop.set()
+        if self.preparation is not None:
+            self.preparation.close()
         if self._thread.is_alive():
             self._thread.join(timeout=60)
         if self.engine is not None:
@@ -196,4 +191,15 @@ class EngineHolder:
             return False, {"model": False, "store": False, "detail": self.error}
         store_ok = self.engine.store.ping()
         return store_ok, {"model": True, "store": store_ok, "detail": None if store_ok else "store unreachable",
-                          "checked_at": utc_stamp()}
+                          "checked_at": utc_stamp(), "stages": self.stages()}
+
+    def stages(self) -> dict[str, object] | None:
+        """Which stage serves, and what the background still prepares (None before the models are loaded)."""
+        return self._models.serving().report() if self._models is not None else None
+
+
+def _serving(models: Models) -> str:
+    stages = models.serving()
+    first = "the static first stage" if stages.first_stage == "static" else "BM25 alone as fast mode's first stage"
+    later = f"; {' and '.join(stages.pending)} prepared in the background" if stages.pending else ""
+    return f"the dense model on {stages.dense}, {first}{later}"

@@ -217,7 +217,7 @@ def _wait_ready(url: str, pid: int, paths: Paths, wait: float, say: Say, instanc
                 say(f"ctxsieve service: what answers at {url} is not the service started here (pid {pid}); see "
                     f"{paths.log}")
                 return 1
-            say(f"ctxsieve service: ready at {url} ({time.monotonic() - began:.1f} s)")
+            say(f"ctxsieve service: ready at {url} ({time.monotonic() - began:.1f} s){_later(answer)}")
             return 0
         if not _alive(pid):
             say(f"ctxsieve service: exited before it was ready; the end of {paths.log}:\n{_tail(paths.log)}")
@@ -226,6 +226,15 @@ def _wait_ready(url: str, pid: int, paths: Paths, wait: float, say: Say, instanc
         time.sleep(0.25)
     say(f"ctxsieve service: not ready after {wait:.0f} s (still starting, pid {pid}); see {paths.log}")
     return 1
+
+
+def _later(answer: dict[str, Any]) -> str:
+    """What a first start still prepares in the background, said with its ready line."""
+    stages = answer.get("stages")
+    if not isinstance(stages, dict) or not stages.get("pending"):
+        return ""
+    return (f"; serving on {stages.get('dense')} with BM25 alone as fast mode's first stage while the final stages "
+            "are prepared in the background (a few minutes; `ctxsieve doctor` says when they serve)")
 
 
 def _log_size(paths: Paths) -> int:

@@ -30,6 +30,7 @@ def choose_runtime(runtime: str, int8: bool = False) -> str:
     return "openvino" if native_bf16() else "onnx"
 
 
+
 def load_embedder(name: str, model_dir: Path, threads: int | None = None, int8: bool = False,
                   runtime: str = "auto") -> Embedder:
     """The dense model as the service runs it (`choose_runtime`): OpenVINO bf16 where the CPU has native bf16, ONNX
@@ -56,3 +57,17 @@ def load_embedder(name: str, model_dir: Path, threads: int | None = None, int8: 
     return load_sentence_transformer(name, model_dir, threads, int8)
 
 
+def stand_in_needed(name: str, model_dir: Path, int8: bool = False, runtime: str = "auto") -> bool:
+    """Whether `load_embedder` would first export the model through torch (a minute or more) because the ONNX export
+    or its tokenizer is not made yet, while torch could serve the same vectors meanwhile. Never for int8: torch's
+    int8 vectors are another model id than ONNX Runtime's, so one could not stand in for the other."""
+    folder = Path(resolve_model_path(name, model_dir))
+    if int8 or choose_runtime(runtime, int8) not in ("onnx", "openvino") or not folder.is_dir():
+        return False
+    from ..prepared import current
+    from .onnx_model import ONNX_VERSION, export_inputs, mean_pooled, onnx_path, tokenizer_path
+
+    if not mean_pooled(folder):
+        return False
+    made = current(onnx_path(folder, model_dir), export_inputs(folder), ONNX_VERSION)
+    return not (made and tokenizer_path(folder, model_dir).exists())

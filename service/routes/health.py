@@ -21,5 +21,5 @@ def readyz(request: Request) -> JSONResponse:
     holder: EngineHolder = request.app.state.engine
     ready, detail = holder.status()
     body = Ready(ready=ready, model=bool(detail["model"]), store=bool(detail["store"]),
-                 detail=str(detail["detail"]) if detail.get("detail") else None)
+                 detail=str(detail["detail"]) if detail.get("detail") else None, stages=detail.get("stages"))
     return JSONResponse(body.model_dump(), status_code=200 if ready else 503)

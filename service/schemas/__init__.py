@@ -35,6 +35,7 @@ from .common import (
     Query,
     Ready,
     RerunOut,
+    ServingStages,
     Shallow,
     ShortText,
     SnippetOut,
@@ -97,7 +98,8 @@ __all__ = ["ClearedOut", "CollectionDocument", "CollectionInfo", "CollectionList
            "MAX_K", "MAX_TEXT_CHARS", "MAX_TOKENS", "MAX_TOOLS", "MAX_USES", "MoreOut", "NAME_PATTERN",
            "Placeholder", "Query", "ReadRequest", "ReadResponse", "Ready", "RecordedUse", "RefResponse",
            "RefilterRequest", "RerunOut", "SearchRequest", "SearchResponse", "SearchResultOut", "SelectRequest",
-           "SelectResponse", "SelectUsage", "SelectedOut", "SessionList", "SessionRequest", "SessionResponse",
+           "SelectResponse", "SelectUsage", "SelectedOut", "ServingStages", "SessionList", "SessionRequest",
+           "SessionResponse",
            "SessionSummary", "Shallow", "ShortText", "SnippetOut", "SourceOut", "SourceSpec", "Strict", "Text",
            "ToolFormat", "ToolsetDetail", "ToolsetInfo", "ToolsetList", "ToolsetName", "ToolsetPut", "Tuned",
            "UsageOut", "Used"]

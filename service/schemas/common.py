@@ -112,11 +112,26 @@ class Health(BaseModel):
     instance: str | None = Field(None, description="the id `ctxsieve service start` gave this server (else null)")
 
 
+class ServingStages(BaseModel):
+    """Which stage serves. A first start serves at once on stand-ins and swaps in the final stages as the
+    background preparation makes them; the same request gets the same answer within a stage."""
+
+    dense: str = Field(description="what runs the dense model: onnx-fp32, openvino-bf16, onnx-int8, or torch (the "
+                                   "stand-in until the ONNX export is made; the same vectors)")
+    first_stage: Literal["static", "none"] = Field(description="fast mode's first stage: the static embedding with "
+                                                               "BM25, or BM25 alone (until it is distilled)")
+    pending: list[Literal["dense", "first_stage"]] = Field(description="what the background still prepares")
+    background: Literal["done", "running", "failed"]
+    background_seconds: float = Field(description="how long the background preparation has run (or ran)")
+    detail: str | None = Field(None, description="why the background preparation failed")
+
+
 class Ready(BaseModel):
     ready: bool
     model: bool
     store: bool
     detail: str | None = None
+    stages: ServingStages | None = None
 
 
 class ErrorBody(BaseModel):

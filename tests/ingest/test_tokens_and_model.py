@@ -133,17 +133,19 @@ def test_int8_on_onnx_is_another_model_close_to_fp32() -> None:
 
 @pytest.mark.slow
 def test_serving_on_onnx_imports_neither_torch_nor_transformers(tmp_path: Path) -> None:
-    """What `ctxsieve serve` loads on the default runtime (after prepare): the models, the engine and the app.
+    """What `ctxsieve serve` loads on the default runtime (after prepare: its final stages at once, nothing left to the
+    background): the models, the engine and the app.
     torch alone is ~300 MB of a process's memory."""
     probe = (
         "import sys\n"
         "from pathlib import Path\n"
         "from service.app import create_app\n"
-        "from service.engine import load_models\n"
+        "from service.stages import start_models\n"
         "from service.settings import Settings\n"
         f"settings = Settings(data_dir=Path({str(tmp_path)!r}), model_dir=Path({str(CACHE / 'models')!r}),\n"
         f"                    tiktoken_cache_dir=Path({str(CACHE / 'tiktoken')!r}))\n"
-        "models = load_models(settings)\n"
+        "models = start_models(settings)\n"
+        "assert models.stages is not None and not models.stages.pending, models.stages\n"
         "models.embedder.embed_queries(['谁设计了埃菲尔铁塔？'])\n"
         "create_app(settings, models)\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n")

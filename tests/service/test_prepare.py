@@ -1,5 +1,5 @@
-"""`ctxsieve prepare`, what a first `make run` does before serving: one line per step, and the runtime that will
-serve (and that distils the static stage) named."""
+"""`ctxsieve prepare` (`make prepare`, and what a first start runs in the background): one line per step, and the
+runtime that will serve (and that distils the static stage) named."""
 
 from __future__ import annotations
 

@@ -59,11 +59,31 @@ def _service(url: str) -> list[Row]:
         return [Row("service", "FAIL", f"nothing answers at {url}: {type(exc).__name__}", fix),
                 Row("model", "warn", "not checked: the service is not running", "ctxsieve prepare readies it ahead")]
     if body.get("ready"):
-        return [Row("service", "ok", f"ready at {url}"), Row("model", "ok", "loaded and warm")]
+        return [Row("service", "ok", f"ready at {url}"), Row("model", "ok", "loaded and warm"),
+                *_stages(body.get("stages"))]
     detail = body.get("detail") or "starting"
     return [Row("service", "FAIL", f"answers at {url} but is not ready: {detail}", "ctxsieve service status; its log "
                 "says what it is doing"),
             Row("model", "ok" if body.get("model") else "warn", "loaded" if body.get("model") else "not loaded yet")]
+
+
+def _stages(stages: Any) -> list[Row]:
+    """Which stage serves, and whether a first start's background preparation is done (an older service says nothing
+    of stages: no row)."""
+    if not isinstance(stages, dict):
+        return []
+    first = "static + BM25" if stages.get("first_stage") == "static" else "BM25 alone"
+    serving = f"dense model on {stages.get('dense')}, fast mode's first stage {first}"
+    seconds = stages.get("background_seconds", 0)
+    if stages.get("background") == "failed":
+        return [Row("stages", "warn", f"{serving}; the background preparation failed: {stages.get('detail')}",
+                    "ctxsieve prepare (it says why), then ctxsieve service stop && ctxsieve service start")]
+    if stages.get("pending"):
+        return [Row("stages", "ok", f"{serving}; preparing {' and '.join(stages['pending'])} in the background for "
+                    f"{seconds:.0f} s (a first start: a few minutes; correct answers meanwhile, the final stages "
+                    "then)")]
+    done = f" (background preparation done in {seconds:.0f} s)" if seconds else ""
+    return [Row("stages", "ok", f"{serving}{done}")]
 
 
 def _missing() -> list[Row]:
