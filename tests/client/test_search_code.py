@@ -1,0 +1,109 @@
+"""`search_code` as a user's agent calls it, judged by what the model is sent: the real Claude Code CLI and the real
+Codex CLI, each with `ctxsieve mcp` and `ctxsieve gateway` as MCP servers started in a small git repository (the
+service, with the stand-in model, may read its folder), against a scripted provider on loopback that records every
+request. One CLI session makes every call: a search whose best definition is whole, one whose definition is cut by
+the budget, and one naming a repository that is not indexed. The answers must name each definition's path and
+qualified name with its true lines (checked against the file), say how to read the lines a cut left out, and bring
+the service's 404 (naming `ctxsieve index`) to the model as a tool error. The MCP SDK's own `Client` checks the
+same over both protocol eras."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.client.code_repository import NAME, check_hit, definition, hits_of, make_repository
+from tests.client.gateway.test_gateway_eras import STATEFUL
+from tests.conftest import make_settings, serve_on_loopback, stub_models
+
+BIN = Path(sys.executable).parent
+WHOLE = "compute_invoice_total discount tax"  # best: billing/invoices.py compute_invoice_total, shown whole
+CUT = "route_event"  # best: app/events.py route_event, far over the default budget
+MISSING = {"query": "invoice", "repo": "no-such-repo"}
+
+
+@dataclass(frozen=True)
+class CodeService:
+    url: str
+    root: Path  # the repository (the agent's working folder)
+
+
+@pytest.fixture(scope="module")
+def code_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeService]:
+    work = tmp_path_factory.mktemp("code-work")
+    root = make_repository(work)
+    url, stop = serve_on_loopback(make_settings(tmp_path_factory.mktemp("code-data"), read_roots=str(work)),
+                                  stub_models())
+    yield CodeService(url, root)
+    stop()
+
+
+def own_env() -> dict[str, str]:
+    """What a console script started by an agent needs to import this checkout's code (a worktree's)."""
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+
+
+def servers(service: CodeService, tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """`ctxsieve mcp` as server "ctxsieve" and `ctxsieve gateway` (before the tests' small stateful server) as
+    server "gw"."""
+    gateway_config = tmp_path / "gateway.json"
+    gateway_config.write_text(json.dumps({"mcpServers": {"st": {"command": sys.executable, "args": [str(STATEFUL)]}},
+                                          "ctxsieve": {"tool_search": "off"}}))
+    env = own_env()
+    return {"ctxsieve": {"command": str(BIN / "ctxsieve"), "args": ["mcp", "--url", service.url], "env": env},
+            "gw": {"command": str(BIN / "ctxsieve-gateway"), "args": ["--config", str(gateway_config), "--url",
+                                                                        service.url], "env": env}}
+
+
+def check_answers(root: Path, whole: str, cut: str) -> None:
+    """The whole definition first with its true lines; the cut one with its true span and the line naming the rest."""
+    found = hits_of(whole)
+    assert found, whole
+    check_hit(root, found[0], definition(root, "billing/invoices.py", "compute_invoice_total"))
+    assert found[0].rest is None and found[0].rows[-1][0] == found[0].end, "shown whole"
+    rate_for = next((h for h in found if h.name == "TaxTable.rate_for"), None)
+    assert rate_for is not None, "a method under its qualified name"
+    check_hit(root, rate_for, definition(root, "billing/tax.py", "TaxTable.rate_for"))
+    assert whole.rstrip().endswith(f"definitions of repository {NAME}, best first]")
+    shown = hits_of(cut)
+    assert shown and shown[0].rest is not None, "cut by the budget"
+    check_hit(root, shown[0], definition(root, "app/events.py", "route_event"))
+
+
+def check_missing(text: str) -> None:
+    assert "404 not_found" in text and "'no-such-repo' is not indexed" in text, text
+    assert "ctxsieve index PATH --name no-such-repo" in text, "the model is told how to index it"
+
+
+# --- the MCP SDK's own client, both eras ---------------------------------------------------------------------
+
+
+async def mcp_calls(service: CodeService, server: dict[str, Any], mode: str) -> list[tuple[bool, str]]:
+    params = StdioServerParameters(command=server["command"], args=server["args"], cwd=str(service.root),
+                                   env={**os.environ, **server["env"]})
+    async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "search_code" in names, names
+        answers = [await client.call_tool("search_code", args)
+                   for args in ({"query": WHOLE}, {"query": CUT}, MISSING)]
+    assert all(len(a.content) == 1 and a.structured_content is None for a in answers), "one text block each"
+    return [(bool(a.is_error), a.content[0].text) for a in answers]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("server", ["ctxsieve", "gw"])
+def test_search_code_over_mcp(code_service: CodeService, tmp_path: Path, server: str, mode: str) -> None:
+    (whole, cut, missing) = asyncio.run(mcp_calls(code_service, servers(code_service, tmp_path)[server], mode))
+    assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
+    check_answers(code_service.root, whole[1], cut[1])
+    check_missing(missing[1])
