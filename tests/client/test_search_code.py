@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from tests.client.code_repository import NAME, check_hit, definition, hits_of, make_repository
 from tests.client.gateway.test_gateway_eras import STATEFUL
+from tests.client.hooks.test_claude_code_hook import CLAUDE
+from tests.client.scripted_anthropic import ScriptedModel
 from tests.conftest import make_settings, serve_on_loopback, stub_models
 
 BIN = Path(sys.executable).parent
@@ -107,3 +110,44 @@ def test_search_code_over_mcp(code_service: CodeService, tmp_path: Path, server:
     assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
     check_answers(code_service.root, whole[1], cut[1])
     check_missing(missing[1])
+
+
+# --- the real Claude Code ----------------------------------------------------------------------------------------
+
+
+def claude_results(request: dict[str, Any]) -> list[tuple[bool, str]]:
+    """(is it an error, its text) of every tool_result the request carries, in order."""
+    blocks = [b for m in request["messages"] if isinstance(m.get("content"), list) for b in m["content"]
+              if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return [(bool(b.get("is_error")), b["content"] if isinstance(b["content"], str)
+             else "".join(c.get("text", "") for c in b["content"])) for b in blocks]
+
+
+def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path) -> None:
+    mcp_config = tmp_path / "mcp.json"
+    mcp_config.write_text(json.dumps({"mcpServers": {name: {"type": "stdio", **entry} for name, entry
+                                                     in servers(code_service, tmp_path).items()}}))
+    tools = [f"mcp__{server}__search_code" for server in ("ctxsieve", "gw")]
+    # Claude Code defers MCP tools behind its ToolSearch: the model loads both schemas first
+    calls = [("ToolSearch", {"query": "select:" + ",".join(tools)})]
+    calls += [(tool, args) for tool in tools for args in ({"query": WHOLE}, {"query": CUT}, MISSING)]
+    model = ScriptedModel(calls=calls)
+    api, server = model.serve()
+    env = {"PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
+           "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+    try:
+        done = subprocess.run([str(CLAUDE), "-p", "Where is the invoice total computed?", "--mcp-config",
+                               str(mcp_config), "--strict-mcp-config", "--allowedTools", ",".join(tools),
+                               "--output-format", "json"],
+                              cwd=code_service.root, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert set(tools) <= {t.get("name") for t in model.requests[-1].get("tools", [])}, "Claude Code's own names"
+    results = claude_results(model.requests[-1])[1:]  # after ToolSearch's
+    assert len(results) == 6, results
+    for whole, cut, missing in (results[:3], results[3:]):
+        assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
+        check_answers(code_service.root, whole[1], cut[1])
+        check_missing(missing[1])
