@@ -24,9 +24,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.client.code_repository import NAME, check_hit, definition, hits_of, make_repository
+from tests.client.gateway.test_codex_gateway import CODEX
 from tests.client.gateway.test_gateway_eras import STATEFUL
 from tests.client.hooks.test_claude_code_hook import CLAUDE
 from tests.client.scripted_anthropic import ScriptedModel
+from tests.client.scripted_openai import Call, ScriptedResponses
 from tests.conftest import make_settings, serve_on_loopback, stub_models
 
 BIN = Path(sys.executable).parent
@@ -49,6 +51,18 @@ def code_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeServi
                                   stub_models())
     yield CodeService(url, root)
     stop()
+
+
+def codex_config(api: str, entries: dict[str, dict[str, Any]]) -> str:
+    """Codex's config.toml: its own provider at the scripted API, the servers approved."""
+    lines = ['model = "gpt-6.1-sol"', f'openai_base_url = "{api}"', 'forced_login_method = "api"',
+             'approval_policy = "never"', 'sandbox_mode = "read-only"']
+    for name, entry in entries.items():
+        env = ", ".join(f"{key} = {json.dumps(value)}" for key, value in entry["env"].items())
+        lines += ["", f"[mcp_servers.{name}]", f"command = {json.dumps(entry['command'])}",
+                  f"args = {json.dumps(entry['args'])}", f"env = {{{env}}}",
+                  'default_tools_approval_mode = "approve"', "required = true"]
+    return "\n".join(lines) + "\n"
 
 
 def own_env() -> dict[str, str]:
@@ -146,6 +160,47 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path) -
     assert done.returncode == 0, done.stderr[-2000:]
     assert set(tools) <= {t.get("name") for t in model.requests[-1].get("tools", [])}, "Claude Code's own names"
     results = claude_results(model.requests[-1])[1:]  # after ToolSearch's
+    assert len(results) == 6, results
+    for whole, cut, missing in (results[:3], results[3:]):
+        assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
+        check_answers(code_service.root, whole[1], cut[1])
+        check_missing(missing[1])
+
+
+# --- the real Codex ----------------------------------------------------------------------------------------------
+
+
+def codex_search(server: str, args: dict[str, str]) -> str:
+    """Codex's `exec` JavaScript calling an MCP tool (its code mode's `tools.mcp__<server>__<tool>`), printing what
+    the tool answered."""
+    return f"const result = await tools.mcp__{server}__search_code({json.dumps(args)});\ntext(JSON.stringify(result));"
+
+
+def codex_result(output: list[dict[str, str]]) -> tuple[bool, str]:
+    """(is it an error, its text) of the MCP result the script printed, after Codex's own line about the run."""
+    assert output[0]["text"].startswith("Script completed"), output
+    printed = json.loads("".join(item["text"] for item in output[1:]))
+    return bool(printed["isError"]), "".join(block["text"] for block in printed["content"])
+
+
+def test_search_code_in_codex(code_service: CodeService, tmp_path: Path) -> None:
+    assert CODEX.exists(), "run `make node` (it installs tests/mcp's npm packages)"
+    calls: list[Call] = [("exec", codex_search(server, args)) for server in ("ctxsieve", "gw")
+                         for args in ({"query": WHOLE}, {"query": CUT}, MISSING)]
+    model = ScriptedResponses(calls=calls)
+    api, server = model.serve()
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(codex_config(api, servers(code_service, tmp_path)))
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
+           "OPENAI_API_KEY": "sk-test"}
+    try:
+        done = subprocess.run([str(CODEX), "exec", "Where is the invoice total computed?"], cwd=code_service.root,
+                              env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        server.should_exit = True
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = [codex_result(o["output"]) for o in model.outputs(model.requests[-1])]
     assert len(results) == 6, results
     for whole, cut, missing in (results[:3], results[3:]):
         assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
