@@ -145,15 +145,19 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path) -
     # Claude Code defers MCP tools behind its ToolSearch: the model loads both schemas first
     calls = [("ToolSearch", {"query": "select:" + ",".join(tools)})]
     calls += [(tool, args) for tool in tools for args in ({"query": WHOLE}, {"query": CUT}, MISSING)]
+    # ctxsieve's PostToolUse hook on every tool, as `ctxsieve hook install` writes it
+    settings = tmp_path / "settings.json"
+    hook = {"type": "command", "command": f"{BIN / 'ctxsieve-hook'} claude-code --url {code_service.url}"}
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook]}]}}))
     model = ScriptedModel(calls=calls)
     api, server = model.serve()
     env = {"PATH": str(BIN) + ":/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
            "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", **own_env()}
     try:
         done = subprocess.run([str(CLAUDE), "-p", "Where is the invoice total computed?", "--mcp-config",
                                str(mcp_config), "--strict-mcp-config", "--allowedTools", ",".join(tools),
-                               "--output-format", "json"],
+                               "--settings", str(settings), "--output-format", "json"],
                               cwd=code_service.root, env=env, capture_output=True, text=True, timeout=300)
     finally:
         server.should_exit = True

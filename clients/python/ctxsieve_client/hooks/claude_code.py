@@ -5,14 +5,15 @@ It reads the hook's JSON on stdin and, for a tool output over `passthrough_token
 returned (Read's `file.content`, Bash's `stdout`, WebFetch's `result`, an MCP tool's content blocks, a plain
 string), its text replaced by the snippets the current step needs and a placeholder naming
 `mcp__ctxsieve__filter_ref` / `mcp__ctxsieve__fetch_ref`. Claude Code rejects a replacement of another shape and
-keeps the original, hence the shape is kept. Small outputs and failures are left alone (a failed call fires
-PostToolUseFailure, not this hook). Whatever goes wrong, the hook exits 0 with no output, so the tool's own answer
-reaches the model, and says why on stderr.
+keeps the original, hence the shape is kept. Small outputs, the answers of ctxsieve's own ref tools (under any
+MCP server's name) and failures are left alone (a failed call fires PostToolUseFailure, not this hook). Whatever
+goes wrong, the hook exits 0 with no output, so the tool's own answer reaches the model, and says why on stderr.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..cutting import CutOptions, cut_request, cut_text, named_placeholder, pass
 from ..intent import own_words, step_intent
 from ..models import FilterResult
 from ..placeholder import prefixed
+from ..ref_tools import NAMES as REF_TOOLS
 from ..rendering import render_map
 from ..wrap import render_result
 from .whole import Whole, whole_output
@@ -33,6 +35,8 @@ TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the late
 TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
 CONTEXT_CHARS = 10_000  # Claude Code saves a hook's longer additionalContext to a file and shows a 2 KB preview
 FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
+# ctxsieve's own tools under any MCP server's name (`ctxsieve mcp`'s, a gateway's): their answer is ctxsieve's already
+OWN_TOOL = re.compile(r"mcp__(?:(?!__).)+__(?:" + "|".join(REF_TOOLS) + ")")
 PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
 Rebuild = Callable[[str], Any]
 M = TypeVar("M")
@@ -166,8 +170,8 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     """The tool's output in its own shape, cut from the whole output (Claude Code's saved one, or ctxsieve's
     capture, when Claude Code handed only a preview)."""
     found = extract(payload.get("tool_response"))
-    if found is None:
-        return None
+    if found is None or OWN_TOOL.fullmatch(str(payload.get("tool_name", ""))):
+        return None  # a ref tool's answer is what was asked for: cutting it again would lose the way to the rest
     preview, rebuild = found
     whole = whole_output(payload)
     text = whole.text if whole is not None and whole.text is not None else preview
