@@ -13,7 +13,6 @@ goes wrong, the hook exits 0 with no output, so the tool's own answer reaches th
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..cutting import CutOptions, cut_request, cut_text, named_placeholder, pass
 from ..intent import own_words, step_intent
 from ..models import FilterResult
 from ..placeholder import prefixed
-from ..ref_tools import NAMES as REF_TOOLS
+from ..ref_tools import answered_by_ref_tool
 from ..rendering import render_map
 from ..wrap import render_result
 from .whole import Whole, whole_output
@@ -35,8 +34,6 @@ TRANSCRIPT_TAIL = 200_000  # bytes of the transcript read from its end (the late
 TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's call: the user's turn may land shortly
 CONTEXT_CHARS = 10_000  # Claude Code saves a hook's longer additionalContext to a file and shows a 2 KB preview
 FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
-# ctxsieve's own tools under any MCP server's name (`ctxsieve mcp`'s, a gateway's): their answer is ctxsieve's already
-OWN_TOOL = re.compile(r"mcp__(?:(?!__).)+__(?:" + "|".join(REF_TOOLS) + ")")
 PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
 Rebuild = Callable[[str], Any]
 M = TypeVar("M")
@@ -170,8 +167,8 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     """The tool's output in its own shape, cut from the whole output (Claude Code's saved one, or ctxsieve's
     capture, when Claude Code handed only a preview)."""
     found = extract(payload.get("tool_response"))
-    if found is None or OWN_TOOL.fullmatch(str(payload.get("tool_name", ""))):
-        return None  # a ref tool's answer is what was asked for: cutting it again would lose the way to the rest
+    if found is None or answered_by_ref_tool(str(payload.get("tool_name", "")), found[0]):
+        return None
     preview, rebuild = found
     whole = whole_output(payload)
     text = whole.text if whole is not None and whole.text is not None else preview
