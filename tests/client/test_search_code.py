@@ -126,6 +126,23 @@ def test_search_code_over_mcp(code_service: CodeService, tmp_path: Path, server:
     check_missing(missing[1])
 
 
+def test_a_folder_outside_the_read_roots_is_a_tool_error_naming_them(code_service: CodeService,
+                                                                     tmp_path: Path) -> None:
+    """An agent working in a folder the service may not read is told so, and which setting says what it may."""
+    elsewhere = make_repository(tmp_path)
+    server = servers(code_service, tmp_path)["ctxsieve"]
+
+    async def call() -> tuple[bool, str]:
+        params = StdioServerParameters(command=server["command"], args=server["args"], cwd=str(elsewhere),
+                                       env={**os.environ, **server["env"]})
+        async with Client(params, mode="legacy") as client:
+            answer = await client.call_tool("search_code", {"query": WHOLE})
+        return bool(answer.is_error), answer.content[0].text  # type: ignore[union-attr]
+
+    is_error, text = asyncio.run(call())
+    assert is_error and "403 forbidden" in text and "outside the read roots (CTXSIEVE_READ_ROOTS" in text, text
+
+
 # --- the real Claude Code ----------------------------------------------------------------------------------------
 
 
