@@ -23,7 +23,7 @@ from ctxsieve.ingest.coderank.query import read_code_query
 from ctxsieve.ingest.coderank.units import units_of
 from ctxsieve.ingest.tokens import Tokenizer
 
-from ..errors import CtxsieveError, InvalidInput, NotFound
+from ..errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound
 from ..files import FileReader
 from ..sources import utc_stamp
 from ..store import Match, Store, Where, scroll_all
@@ -116,10 +116,11 @@ class RepoIndex:
                fresh_s: float = FRESH_WAIT_S) -> RepoStatus:
         """A repository known already brought up to date with its files, waited for up to `fresh_s` (an agent's
         search after its own edit must show the lines as they are now); else `path` registered as `name`, waited
-        for up to `wait_s`."""
+        for up to `wait_s`. A name known as another folder is refused: its lines are not this folder's."""
         with self._lock:
             known = (tenant, name) in self._repos or self._stored(tenant, name) is not None
         if known:
+            self._same_folder(tenant, name, path)
             self.sync(tenant, name)
         else:
             self.register(tenant, name, path)
@@ -129,6 +130,15 @@ class RepoIndex:
             while repo.finished < repo.requested and (left := deadline - time.monotonic()) > 0:
                 self._changed.wait(left)
         return self.status(tenant, name)
+
+    def _same_folder(self, tenant: str, name: str, path: str) -> None:
+        real = str(self.reader.resolve(path))
+        with self._lock:
+            registered = self._get(tenant, name).head.path
+        if registered != real:
+            raise InvalidRequest(f"repository {name!r} is the folder {registered}, not {real}: name that one with "
+                                 f"`repo`, or index this folder under another name (`ctxsieve index {real} --name "
+                                 "NAME`) and name it with `repo`")
 
     def sync(self, tenant: str, name: str, wait: bool = False) -> RepoStatus:
         """Queue a sync (one already queued covers this request too); with `wait`, return once it is done."""

@@ -126,21 +126,27 @@ def test_search_code_over_mcp(code_service: CodeService, tmp_path: Path, server:
     check_missing(missing[1])
 
 
-def test_a_folder_outside_the_read_roots_is_a_tool_error_naming_them(code_service: CodeService,
-                                                                     tmp_path: Path) -> None:
-    """An agent working in a folder the service may not read is told so, and which setting says what it may."""
-    elsewhere = make_repository(tmp_path)
+async def search_in(folder: Path, server: dict[str, Any]) -> tuple[bool, str]:
+    """search_code through `ctxsieve mcp` working in `folder`."""
+    params = StdioServerParameters(command=server["command"], args=server["args"], cwd=str(folder),
+                                   env={**os.environ, **server["env"]})
+    async with Client(params, mode="legacy") as client:
+        answer = await client.call_tool("search_code", {"query": WHOLE})
+    return bool(answer.is_error), answer.content[0].text  # type: ignore[union-attr]
+
+
+def test_a_folder_the_service_cannot_use_is_a_tool_error_saying_why(code_service: CodeService,
+                                                                    tmp_path: Path) -> None:
+    """An agent working in a folder the service may not read is told which setting says what it may; one in another
+    checkout of the same name is not shown that checkout's lines as its own."""
     server = servers(code_service, tmp_path)["ctxsieve"]
-
-    async def call() -> tuple[bool, str]:
-        params = StdioServerParameters(command=server["command"], args=server["args"], cwd=str(elsewhere),
-                                       env={**os.environ, **server["env"]})
-        async with Client(params, mode="legacy") as client:
-            answer = await client.call_tool("search_code", {"query": WHOLE})
-        return bool(answer.is_error), answer.content[0].text  # type: ignore[union-attr]
-
-    is_error, text = asyncio.run(call())
+    asyncio.run(search_in(code_service.root, server))  # the repository is known
+    is_error, text = asyncio.run(search_in(make_repository(tmp_path), server))
     assert is_error and "403 forbidden" in text and "outside the read roots (CTXSIEVE_READ_ROOTS" in text, text
+    twin = make_repository(code_service.root.parent / "twin")
+    is_error, text = asyncio.run(search_in(twin, server))
+    assert is_error and "400" in text and f"is the folder {code_service.root}, not {twin}" in text, text
+    assert "ctxsieve index" in text
 
 
 # --- the real Claude Code ----------------------------------------------------------------------------------------
