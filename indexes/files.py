@@ -49,7 +49,7 @@ class FileReader:
         if any(real == s or s in real.parents for s in _SPECIAL):
             raise Forbidden(f"{path}: special file systems are never read")
         if not any(real == root or root in real.parents for root in self.roots):
-            raise Forbidden(f"{path}: outside the read roots")
+            raise Forbidden(f"{path}: outside the read roots (CTXSIEVE_READ_ROOTS: the folders the service may read)")
         return real
 
     def read(self, path: str) -> FileText:

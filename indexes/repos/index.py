@@ -23,7 +23,7 @@ from ctxsieve.ingest.coderank.query import read_code_query
 from ctxsieve.ingest.coderank.units import units_of
 from ctxsieve.ingest.tokens import Tokenizer
 
-from ..errors import CtxsieveError, InvalidInput, NotFound
+from ..errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound
 from ..files import FileReader
 from ..sources import utc_stamp
 from ..store import Match, Store, Where, scroll_all
@@ -38,6 +38,7 @@ __all__ = ["CodeSearch", "RepoIndex", "RepoStatus"]
 log = logging.getLogger("ctxsieve")
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
+FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
 Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
 
 
@@ -111,19 +112,33 @@ class RepoIndex:
                 self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
         return self.sync(tenant, name)
 
-    def ensure(self, tenant: str, name: str, path: str, wait_s: float = FIRST_INDEX_WAIT_S) -> RepoStatus:
-        """A repository known already as it is; else `path` registered as `name`, waited for up to `wait_s`."""
+    def ensure(self, tenant: str, name: str, path: str, wait_s: float = FIRST_INDEX_WAIT_S,
+               fresh_s: float = FRESH_WAIT_S) -> RepoStatus:
+        """A repository known already brought up to date with its files, waited for up to `fresh_s` (an agent's
+        search after its own edit must show the lines as they are now); else `path` registered as `name`, waited
+        for up to `wait_s`. A name known as another folder is refused: its lines are not this folder's."""
         with self._lock:
             known = (tenant, name) in self._repos or self._stored(tenant, name) is not None
         if known:
-            return self.status(tenant, name)
-        self.register(tenant, name, path)
-        deadline = time.monotonic() + wait_s
+            self._same_folder(tenant, name, path)
+            self.sync(tenant, name)
+        else:
+            self.register(tenant, name, path)
+        deadline = time.monotonic() + (fresh_s if known else wait_s)
         with self._lock:
             repo = self._get(tenant, name)
             while repo.finished < repo.requested and (left := deadline - time.monotonic()) > 0:
                 self._changed.wait(left)
         return self.status(tenant, name)
+
+    def _same_folder(self, tenant: str, name: str, path: str) -> None:
+        real = str(self.reader.resolve(path))
+        with self._lock:
+            registered = self._get(tenant, name).head.path
+        if registered != real:
+            raise InvalidRequest(f"repository {name!r} is the folder {registered}, not {real}: name that one with "
+                                 f"`repo`, or index this folder under another name (`ctxsieve index {real} --name "
+                                 "NAME`) and name it with `repo`")
 
     def sync(self, tenant: str, name: str, wait: bool = False) -> RepoStatus:
         """Queue a sync (one already queued covers this request too); with `wait`, return once it is done."""

@@ -17,6 +17,8 @@ from langchain_core.tools import ToolException, tool
 
 from ctxsieve_client import AsyncClient, Client
 from ctxsieve_client.langchain import CtxsieveCompressor, CtxsieveMiddleware
+from tests.client.code_repository import check_hit, definition, hits_of, make_repository
+from tests.conftest import make_settings, serve_on_loopback, stub_models
 
 LOG = "\n".join(f"10:{i // 60:02d}:{i % 60:02d} worker {i % 7} synced shard {i} to the archive" for i in range(1200)) \
     + "\n11:00:00 ERROR shard 1234 checksum mismatch, archive rejected"
@@ -169,3 +171,28 @@ def test_fetch_ref_takes_the_lines_a_placeholder_names(client: Client) -> None:
     fetch = next(t for t in CtxsieveMiddleware(client=client).tools if t.name == "fetch_ref")
     assert fetch.invoke({"ref": ref, "lines": "2-3"}) == "\n".join(LOG.split("\n")[1:3])
     assert fetch.invoke({"ref": ref}) == LOG
+
+
+def test_create_agent_offers_search_code_and_it_answers(tmp_path_factory: pytest.TempPathFactory,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The middleware's search_code in LangChain's own agent: offered to the model, and its answer (the repository
+    around the working folder, indexed on first use) read back with true line numbers."""
+    work = tmp_path_factory.mktemp("lc-code")
+    root = make_repository(work)
+    url, stop = serve_on_loopback(make_settings(tmp_path_factory.mktemp("lc-code-data"), read_roots=str(work)),
+                                  stub_models())
+    monkeypatch.chdir(root)
+    model = ScriptedChat(script=[call("search_code", {"query": "compute_invoice_total"}, 1),
+                                 call("search_code", {"query": "invoice", "repo": "no-such-repo"}, 2),
+                                 AIMessage(content="billing/invoices.py")], seen=[])
+    try:
+        with Client(url) as client:
+            create_agent(model, tools=distractors(), middleware=[CtxsieveMiddleware(client=client, k=3)]).invoke(
+                {"messages": [("user", "Where is the invoice total computed?")]})
+    finally:
+        stop()
+    assert all("search_code" in names for _, names in model.seen), "offered on every call"
+    answers = [m for m in model.seen[-1][0] if isinstance(m, ToolMessage) and m.name == "search_code"]
+    hits = hits_of(answers[0].content)
+    check_hit(root, hits[0], definition(root, "billing/invoices.py", "compute_invoice_total"))
+    assert answers[1].status == "error" and "ctxsieve index PATH --name no-such-repo" in answers[1].content

@@ -132,6 +132,25 @@ def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
     assert repos.get("/v1/repos/small").status_code == 404
 
 
+def test_a_search_naming_the_folder_sees_the_agents_own_edit(repos: TestClient, roots: Path) -> None:
+    """An agent's search_code sends its folder: a search after it edited a file shows the lines as they are now
+    (an index of the file as it was would show false line numbers)."""
+    root = roots / "edited"
+    root.mkdir()
+    source = root / "billing.py"
+    source.write_text("def compute_invoice_total(items):\n    return sum(items)\n")
+
+    def first_hit() -> dict:  # type: ignore[type-arg]
+        body = {"query": "compute_invoice_total", "folder": str(root)}
+        return repos.post("/v1/repos/edited/search", json=body).json()["results"][0]  # type: ignore[no-any-return]
+
+    assert first_hit()["start_line"] == 1
+    source.write_text("import math\n\n\n" + source.read_text())
+    hit = first_hit()
+    assert (hit["start_line"], hit["end_line"]) == (4, 5), hit
+    assert hit["text"].split("\n") == source.read_text().split("\n")[3:5]
+
+
 def test_search_during_an_update_answers_from_the_last_complete_state(repos: TestClient, roots: Path) -> None:
     root = roots / "busy"
     root.mkdir()

@@ -14,7 +14,9 @@ from typing import Any
 from .calls import Call, Requests
 from .models import CodeHit, CodeSearchResult
 
-__all__ = ["render_hits", "repo_around", "search_request"]
+__all__ = ["NOTE", "render_hits", "repo_around", "search_request"]
+
+NOTE = "[ctxsieve search_code: "  # the answer's closing line begins so (how a hook or proxy knows it)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
@@ -48,9 +50,9 @@ def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
     if not result.results:
-        return (f"[ctxsieve search_code: no definition of repository {result.repo} matches; try other words, a name "
+        return (f"{NOTE}no definition of repository {result.repo} matches; try other words, a name "
                 "as it is written in the code, or a wider path]")
-    note = f"[ctxsieve search_code: {len(result.results)} definitions of repository {result.repo}, best first"
+    note = f"{NOTE}{len(result.results)} definitions of repository {result.repo}, best first"
     if result.state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
     return "\n\n".join([*(_hit(h) for h in result.results), note + "]"])

@@ -3,7 +3,7 @@
 - `CtxsieveMiddleware`: an `AgentMiddleware` for `create_agent`. A large tool result is stored and becomes the
   snippets its call needs and a placeholder (errors untouched); only the relevant tools go to the model (a toolset
   registered once from the agent's tools, by digest; never an empty list when the agent has tools); and it adds
-  `filter_ref` / `fetch_ref` so the model can ask for more.
+  the ref tools (`filter_ref`, `fetch_ref`, `search_code`) so the model can ask for more.
 - `CtxsieveCompressor`: a `BaseDocumentCompressor` for `ContextualCompressionRetriever`: the retrieved documents
   become the relevant snippets within a token budget, each keeping its document's metadata.
 """
@@ -13,18 +13,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+import httpx
 from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain.agents.middleware.types import ToolCallRequest
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_openai_messages
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from .client import AsyncClient, Call, Client, CompactOptions
+from .client import AsyncClient, Call, Client, CompactOptions, CtxsieveError
 from .cutting import CutOptions, cut_request, cut_text, passes
 from .intent import step_intent
 from .models import Compaction, FilterResult
@@ -159,14 +161,19 @@ class CtxsieveMiddleware(AgentMiddleware):
     # --- the own tools -----------------------------------------------------------------------------------
 
     def _ref_tool(self, ref_tool: RefTool) -> BaseTool:
+        """A ref tool; the service's refusal (an unknown ref, a repository not indexed) or its absence reaches the
+        model as the tool's error (`handle_tool_error`), never as an exception ending the agent's run."""
         def run(**arguments: Any) -> str:
-            return ref_tool.answer(self._sync(lambda c: c.send(ref_tool.call(arguments))))
+            with _as_tool_error():
+                return ref_tool.answer(self._sync(lambda c: c.send(ref_tool.call(arguments))))
 
         async def arun(**arguments: Any) -> str:
-            return ref_tool.answer(await self._async(lambda c: c.send(ref_tool.call(arguments))))
+            with _as_tool_error():
+                return ref_tool.answer(await self._async(lambda c: c.send(ref_tool.call(arguments))))
 
         return StructuredTool.from_function(func=as_function(ref_tool, run), coroutine=as_function(ref_tool, arun),
-                                            name=ref_tool.name, description=ref_tool.description)
+                                            name=ref_tool.name, description=ref_tool.description,
+                                            handle_tool_error=True)
 
     # --- one client, either kind ---------------------------------------------------------------------------
 
@@ -179,6 +186,16 @@ class CtxsieveMiddleware(AgentMiddleware):
         if isinstance(self.client, AsyncClient):
             return await call(self.client)
         return await asyncio.to_thread(call, self.client)
+
+
+@contextmanager
+def _as_tool_error() -> Iterator[None]:
+    try:
+        yield
+    except CtxsieveError as exc:
+        raise ToolException(f"ctxsieve: {exc.status} {exc.type}: {exc.message}") from exc
+    except httpx.HTTPError as exc:
+        raise ToolException(f"the ctxsieve service did not answer ({type(exc).__name__}: {exc})") from exc
 
 
 def latest_turns(messages: Sequence[BaseMessage]) -> tuple[str | None, str | None]:

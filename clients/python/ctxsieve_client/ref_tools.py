@@ -8,12 +8,13 @@ that read a Python function, `schema` for those that take JSON Schema). A new to
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .calls import Call, Requests
-from .code_search import render_hits, search_request
+from .code_search import NOTE, render_hits, search_request
 from .models import FilterResult, RefContent
 from .wrap import render_result
 
@@ -113,3 +114,15 @@ SEARCH_CODE = RefTool(
 REF_TOOLS: tuple[RefTool, ...] = (FILTER_REF, FETCH_REF, SEARCH_CODE)
 BY_NAME = {tool.name: tool for tool in REF_TOOLS}
 NAMES = tuple(BY_NAME)
+_CLIENT_NAME = re.compile(r"(?:mcp__(?:(?!__).)+__)?(" + "|".join(map(re.escape, NAMES)) + ")")
+
+
+def answered_by_ref_tool(tool: str, text: str) -> bool:
+    """`text` is a ref tool's answer, the tool named as a client names it (bare, or an MCP server's:
+    `mcp__<server>__fetch_ref`): a hook or proxy leaves it as it is (it is what the model asked for; cut again, it
+    would lose its way to the rest). filter_ref and fetch_ref are known by name; search_code, a name other servers
+    use too (GitHub's), by its closing note as well."""
+    named = _CLIENT_NAME.fullmatch(tool)
+    if named is None:
+        return False
+    return named.group(1) != SEARCH_CODE.name or text.rstrip().rpartition("\n")[2].startswith(NOTE)

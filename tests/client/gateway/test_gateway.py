@@ -94,10 +94,11 @@ def standard(tmp_path_factory: pytest.TempPathFactory, files: Path, repo: Path) 
 def test_every_tool_is_listed_with_intent_and_without_output_schema(standard: Path, stub_url: str) -> None:
     tools = run(standard, stub_url, lambda s: s.list_tools()).tools
     names = {t.name for t in tools}
-    assert {"read_text_file", "list_directory", "git_log", "git_status", "crash", "filter_ref", "fetch_ref"} <= names
+    own = {"filter_ref", "fetch_ref", "search_code"}
+    assert {"read_text_file", "list_directory", "git_log", "git_status", "crash"} | own <= names, "every ref tool"
     assert {"fs__read_file", "faults__read_file"} <= names and "read_file" not in names, "a shared name is prefixed"
     assert not {"find_tools", "call_tool"} & names, "tool search is off"
-    upstream = [t for t in tools if t.name not in ("filter_ref", "fetch_ref")]
+    upstream = [t for t in tools if t.name not in own]
     assert all("intent" in t.input_schema["properties"] for t in upstream)
     assert all(t.output_schema is None for t in tools), "server-filesystem declares some: never advertised"
 

@@ -91,6 +91,22 @@ def test_webfetch_and_an_mcp_tool(stub_url: str, tmp_path: Path) -> None:
     assert mcp[0]["type"] == "text" and "checksum mismatch" in mcp[0]["text"] and mcp[1] == blocks[1]
 
 
+def test_ctxsieves_own_tools_are_left_alone(stub_url: str) -> None:
+    """A ref tool's answer (a whole fetch, search_code's definitions and the line naming the rest) is what the model
+    asked for, under any MCP server's name (`ctxsieve mcp`, a gateway); another server's `search_code` (GitHub's),
+    or an upstream's behind a gateway (`fs__search_code`), is not ctxsieve's."""
+    found = [{"type": "text", "text": LOG + "\n\n[ctxsieve search_code: 3 definitions of repository app, best first]"}]
+    fetched = [{"type": "text", "text": LOG}]
+    for tool, blocks in (("mcp__ctxsieve__fetch_ref", fetched), ("mcp__my_tools__filter_ref", fetched),
+                         ("mcp__ctxsieve__search_code", found), ("mcp__gw__search_code", found)):
+        sent = payload(tool, {"query": "checksum mismatch"}, blocks)
+        assert hook(sent, stub_url)[0] is None, tool
+        assert http_hook(sent, stub_url) == {}, tool
+    for tool in ("mcp__github__search_code", "mcp__gw__fs__search_code"):
+        other = replaced(hook(payload(tool, {"query": "checksum mismatch"}, fetched), stub_url)[0])
+        assert len(other[0]["text"]) < len(LOG) / 5, tool
+
+
 def test_small_outputs_other_events_and_a_dead_service_are_left_alone(stub_url: str) -> None:
     small = {"stdout": "3 files changed", "stderr": "", "interrupted": False, "isImage": False}
     assert hook(payload("Bash", {"command": "git commit"}, small), stub_url)[0] is None

@@ -146,6 +146,24 @@ def test_small_results_errors_and_images_pass_and_an_unchanged_request_keeps_its
     assert model.raw[-1] == body, "nothing to cut: the very bytes the client sent"
 
 
+def test_ctxsieves_own_tools_answers_pass_as_they_came(stub_url: str, serve: Any) -> None:
+    """A ref tool's answer (here `ctxsieve mcp`'s search_code and fetch_ref, as Claude Code names them) is what the
+    model asked for: cut again, it would lose the line naming the rest to read."""
+    model = ScriptedModel(calls=[])
+    url = proxy(serve, stub_url, anthropic_api=serve(model.app))
+    messages = anthropic_history(0)
+    found = LOG + "\n\n[ctxsieve search_code: 4 definitions of repository app, best first]"
+    messages.append({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "mcp__ctxsieve__search_code", "input": {"query": "checksum"}},
+        {"type": "tool_use", "id": "t2", "name": "mcp__ctxsieve__fetch_ref", "input": {"ref": "src_0"}}]})
+    messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": found},
+                                                 {"type": "tool_result", "tool_use_id": "t2", "content": LOG}]})
+    body = json.dumps({"model": "m", "max_tokens": 10, "messages": messages}).encode()
+    answer = httpx.post(f"{url}/v1/messages", content=body, headers={"x-api-key": "sk-test",
+                                                                      "anthropic-version": "2023-06-01"})
+    assert answer.status_code == 200 and model.raw[-1] == body, "the very bytes the client sent"
+
+
 def test_openai_chat_sdk_cuts_a_tool_message_and_leaves_an_error_text(stub_url: str, serve: Any) -> None:
     chat = ScriptedChat()
     api = f"{serve(chat.app)}/v1"

@@ -6,7 +6,7 @@
 - `upstreams`: one upstream session per server for each client connection (FastMCP's proxy underneath);
 - `shaping`: what the agent gets back from a call;
 - `server`: the FastMCP server and each call's path; `middleware`: how each request reaches it; `own_tools`:
-  `filter_ref`, `fetch_ref`, `find_tools`, `call_tool`; `cli`: `ctxsieve gateway`.
+  the ref tools (`filter_ref`, `fetch_ref`, `search_code`), `find_tools`, `call_tool`; `cli`: `ctxsieve gateway`.
 
 Needs the `mcp` extra (`pip install 'ctxsieve-client[mcp]'`): FastMCP and the MCP SDK, no model, no store.
 """

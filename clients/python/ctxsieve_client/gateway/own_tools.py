@@ -1,6 +1,7 @@
-"""The gateway's own tools: `filter_ref` and `fetch_ref` (a stored output again, through the ctxsieve client of
-the caller's session), `find_tools` (tool search over every upstream's tools) and `call_tool` (any upstream tool
-by name). A ctxsieve failure comes back as the tool's error, said with its cause.
+"""The gateway's own tools: the ref tools (`filter_ref` and `fetch_ref`: a stored output again; `search_code`: the
+repository around the gateway's working folder; each through the ctxsieve client of the caller's session), listed
+whether tool search is on or off, and with it on, `find_tools` (tool search over every upstream's tools) and
+`call_tool` (any upstream tool by name). A ctxsieve failure comes back as the tool's error, said with its cause.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 FastMCP's proxy providers relay everything a server offers; ours are what `Gateway` here decides (each call's
 output shaped, `intent` added to each listed tool, tool search, one ctxsieve client per client session), the
 FastMCP middleware and renaming transform that bring each request to it (middleware.py), the own tools
-(`filter_ref`, `fetch_ref`, `find_tools`, `call_tool`: own_tools.py) and the session strategy (upstreams.py).
+(the ref tools, `find_tools`, `call_tool`: own_tools.py) and the session strategy (upstreams.py).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from mcp.shared.subscriptions import ToolsListChanged
 
 from ..client import AsyncClient, CtxsieveError
 from ..names import OWN_TOOLS, intent_of
+from ..ref_tools import NAMES as REF_TOOLS
 from . import own_tools, relays
 from .asking import Asking
 from .catalog import Catalog, toolset_of
@@ -306,7 +307,7 @@ class Gateway:
         out = []
         for tool in tools:
             if tool.name in OWN_TOOLS:
-                if searching or tool.name in ("filter_ref", "fetch_ref"):
+                if searching or tool.name in REF_TOOLS:  # find_tools and call_tool only with tool search
                     out.append(tool)
                 continue
             known = self.catalog.tools.get(tool.name)

@@ -5,9 +5,9 @@ It reads the hook's JSON on stdin and, for a tool output over `passthrough_token
 returned (Read's `file.content`, Bash's `stdout`, WebFetch's `result`, an MCP tool's content blocks, a plain
 string), its text replaced by the snippets the current step needs and a placeholder naming
 `mcp__ctxsieve__filter_ref` / `mcp__ctxsieve__fetch_ref`. Claude Code rejects a replacement of another shape and
-keeps the original, hence the shape is kept. Small outputs and failures are left alone (a failed call fires
-PostToolUseFailure, not this hook). Whatever goes wrong, the hook exits 0 with no output, so the tool's own answer
-reaches the model, and says why on stderr.
+keeps the original, hence the shape is kept. Small outputs, the answers of ctxsieve's own ref tools (under any
+MCP server's name) and failures are left alone (a failed call fires PostToolUseFailure, not this hook). Whatever
+goes wrong, the hook exits 0 with no output, so the tool's own answer reaches the model, and says why on stderr.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, LOG_HEAD, fit_failing
 from ..intent import own_words, step_intent
 from ..models import FilterResult
 from ..placeholder import prefixed
+from ..ref_tools import answered_by_ref_tool
 from ..rendering import render_map
 from ..wrap import render_result
 from .whole import Whole, whole_output
@@ -167,7 +168,7 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     """The tool's output in its own shape, cut from the whole output (Claude Code's saved one, or ctxsieve's
     capture, when Claude Code handed only a preview)."""
     found = extract(payload.get("tool_response"))
-    if found is None:
+    if found is None or answered_by_ref_tool(str(payload.get("tool_name", "")), found[0]):
         return None
     preview, rebuild = found
     whole = whole_output(payload)

@@ -44,6 +44,7 @@ from ..hooks.whole import saved_whole
 from ..models import Compaction, FilterResult
 from ..placeholder import prefixed
 from ..placeholders import Tools
+from ..ref_tools import answered_by_ref_tool
 from .formats import Part, first_turn, named, offers_tools, parts, ref_tool_prefix, tool_names
 from .numbering import renumbered, unnumbered
 
@@ -143,7 +144,8 @@ class Projector:
         return cuts
 
     def _wanted(self, part: Part) -> bool:
-        return not part.is_error and not passes(part.text, self.options.cut)
+        return not part.is_error and not passes(part.text, self.options.cut) \
+            and not answered_by_ref_tool(part.tool, part.text)
 
     def _key(self, part: Part, tools: Tools) -> str:
         facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
