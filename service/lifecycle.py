@@ -180,6 +180,9 @@ def _spawn(paths: Paths, host: str, port: int, instance: str) -> int:
         paths.log.replace(paths.log.with_name("service.log.1"))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CTXSIEVE_INSTANCE": instance, CAPTURE_VARIABLE: str(capture_dir())}
     env.setdefault("CTXSIEVE_LOG_LEVEL", "warning")  # no access log line per hook call
+    # this user's own service, bound to loopback: it may read what the user's agents read, so that search_code can
+    # index the repository an agent works in (a service for others sets its read roots itself)
+    env.setdefault("CTXSIEVE_READ_ROOTS", str(Path.home()))
     command = [sys.executable, "-m", "ctxsieve.service.cli", "serve", "--host", host, "--port", str(port),
                "--data-dir", str(paths.data)]
     with paths.log.open("ab") as log:
