@@ -148,21 +148,36 @@ def _more_note(verdict: Verdict, more: int, ref: str, ref_call: RefCall) -> str:
 
 def _tracebacks(snippets: list[Snippet], verdict: Verdict, room: Limit) -> tuple[str, list[Failure], int]:
     """Each failure's traceback, all of the snippets that hold it or none (each under its line range), in order
-    while they fit; the failures not shown so; how many snippets were shown."""
+    while they fit, then the cut's other snippets (a compiler's warning that explains its error) while they fit; the
+    failures not shown so; how many snippets were shown."""
     parts: list[str] = []
     left: list[Failure] = []
-    used = chunks = 0
+    shown: set[int] = set()
+    used = 0
     for failure in verdict.failures:
-        mine = [s for s in snippets if (s.line_start or 0) <= failure.line_end and failure.line_start <=
-                (s.line_end or 0)]
-        part = "".join(SEPARATOR + heading(s.line_start, s.line_end, s.context) + s.text for s in mine)
+        mine = [i for i, s in enumerate(snippets) if i not in shown and (s.line_start or 0) <= failure.line_end
+                and failure.line_start <= (s.line_end or 0)]
+        part = "".join(_shown(snippets[i]) for i in mine)
+        if not mine and any((s.line_start or 0) <= failure.line_end and failure.line_start <= (s.line_end or 0)
+                            for s in snippets):
+            continue  # its traceback is already shown, with an earlier failure's
         if not mine or used + room.measure(part) > room.size:
             left.append(failure)
             continue
         parts.append(part)
         used += room.measure(part)
-        chunks += len(mine)
-    return "".join(parts), left, chunks
+        shown.update(mine)
+    for i, snippet in enumerate(snippets):
+        part = _shown(snippet)
+        if i not in shown and used + room.measure(part) <= room.size:
+            parts.append(part)
+            used += room.measure(part)
+            shown.add(i)
+    return "".join(parts), left, len(shown)
+
+
+def _shown(snippet: Snippet) -> str:
+    return SEPARATOR + heading(snippet.line_start, snippet.line_end, snippet.context) + snippet.text
 
 
 def _counted(placeholder: str, chunks: int) -> str:

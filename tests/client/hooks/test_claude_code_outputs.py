@@ -22,6 +22,7 @@ import pytest
 from ctxsieve_client.hooks.whole import capture_script
 from ctxsieve_client.proxy.projection import ProxyOptions
 from ctxsieve_client.proxy.server import ProxyApp, Upstreams
+from ctxsieve_client.setup.state import CAPTURE_VARIABLE, capture_dir
 from tests.client.coding_scenarios import Project, false_numbers, make_project, read_window, tool_results
 from tests.client.scripted_anthropic import ScriptedModel, serve_on_loopback
 
@@ -60,7 +61,9 @@ def run_claude(project: Project, home: Path, url: str, kind: str) -> ScriptedMod
         settings.write_text("{}")
     else:
         wired = [{"matcher": "*", "hooks": [hook(kind, url)]}]
-        settings.write_text(json.dumps({"env": {"CLAUDE_CODE_SHELL_PREFIX": str(capture_script())},
+        # the capture folder in Claude Code's settings, as install writes it: the one the service (this process) reads
+        settings.write_text(json.dumps({"env": {"CLAUDE_CODE_SHELL_PREFIX": str(capture_script()),
+                                                CAPTURE_VARIABLE: str(capture_dir())},
                                         "hooks": {"PostToolUse": wired, "PostToolUseFailure": wired}}))
     env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "ANTHROPIC_BASE_URL": api, "ANTHROPIC_API_KEY": "sk-test",
            "CLAUDE_CONFIG_DIR": str(home / ".claude"), "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
