@@ -36,6 +36,8 @@ class CodeQuery:
         if not self.files and not self.modules:
             return 0
         own, dotted = _forms(path)
+        if not own:
+            return 0
         best = 0
         for written in self.files:
             parts = tuple(written.split("/"))
@@ -51,6 +53,8 @@ class CodeQuery:
 def _forms(path: str) -> tuple[tuple[str, ...], str]:
     """A path's parts, and its dotted module path without the suffix."""
     pure = PurePosixPath(path)
+    if not pure.name:  # no file (code sent without a path): nothing to name
+        return (), ""
     return pure.parts, ".".join(pure.with_suffix("").parts)
 
 

@@ -1,0 +1,80 @@
+"""The code ranker's parts: a file as units with true spans, a request read as code, and one rule for a file's chunks,
+a grep's lines and a repository's definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
+from ctxsieve.ingest.coderank.query import read_code_query
+from ctxsieve.ingest.coderank.ranker import place_factor, with_files
+from ctxsieve.ingest.coderank.units import module_name, units_of
+
+SOURCE = '''"""A module."""
+import os
+
+LIMIT = 3
+
+
+class Ledger:
+    """Entries."""
+
+    rate = 2
+
+    def total(self):
+        return sum(self.entries)
+
+    @property
+    def empty(self):
+        return not self.entries
+
+
+def double(n):
+    return 2 * n
+'''
+
+
+def test_a_file_as_units_with_qualified_names_and_true_spans() -> None:
+    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("pkg/ledger.py", SOURCE)}
+    assert units[("Ledger", "class")] == (7, 10)
+    assert units[("Ledger.total", "method")] == (12, 13)
+    assert units[("Ledger.empty", "method")] == (15, 17)
+    assert units[("double", "function")] == (20, 21)
+    assert units[("pkg.ledger", "module")] == (1, 4)
+    lines = SOURCE.split("\n")
+    for unit in units_of("pkg/ledger.py", SOURCE):
+        assert unit.text == "\n".join(lines[unit.start_line - 1 : unit.end_line]), unit.name
+    assert module_name("lib/ansible/vars/__init__.py") == "lib.ansible.vars"
+
+
+def test_a_request_names_files_modules_and_names() -> None:
+    query = read_code_query("`Ledger.total` is wrong in lib/pkg/ledger.py (see pkg.ledger); also double(3)")
+    assert {"Ledger", "total", "double"} <= query.names and ("Ledger", "total") in query.pairs
+    assert query.names_file("lib/pkg/ledger.py") == 2 and query.names_file("src/pkg/ledger.py") == 2
+    assert query.names_file("other.py") == 0 and query.names_file("") == 0 and query.names_file(".") == 0
+
+
+def test_the_definition_of_a_named_function_ranks_first_among_its_grep_lines() -> None:
+    lines = [("sympy/matrices/dense.py", "    return ones(rows, cols)", 10),
+             ("sympy/matrices/tests/test_dense.py", "    assert ones(2, 2) == ones(2)", 40),
+             ("sympy/matrices/dense.py", "def ones(kls, rows, cols=None, **kwargs):", 300)]
+    units = [line_unit(path, text, number) for path, text, number in lines]
+    lexical = np.array([2.0, 3.0, 1.5])
+    scores = rank_units("Why does `ones(2)` give a non-square matrix?", units, lexical)
+    assert int(np.argmax(scores)) == 2 and scores[1] < scores[0], "the definition first, the test's line last"
+
+
+def test_a_chunk_without_a_path_is_ranked_too() -> None:
+    unit = context_unit("", "class Ledger > def total", "def total(self): ...", 12, 13)
+    assert (unit.name, unit.kind) == ("Ledger.total", "method")
+    scores = rank_units("fix Ledger.total", [unit, context_unit("", "", "import os", 1, 2)], np.array([1.0, 1.0]),
+                        one_file=True)
+    assert scores[0] > scores[1]
+
+
+def test_places_and_the_files_evidence() -> None:
+    assert place_factor("lib/x.py") == 1.0 and place_factor("tests/test_x.py") < 1.0
+    assert place_factor("vendor/x.py") < place_factor("docs/conf.py") <= 1.0
+    units = [line_unit("a.py", "x", 1), line_unit("a.py", "y", 2), line_unit("b.py", "z", 1)]
+    boosted = with_files(np.array([1.0, 1.0, 1.2]), units)
+    assert boosted[0] > boosted[2], "two good units of one file outrank one better unit alone"
