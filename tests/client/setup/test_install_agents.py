@@ -71,7 +71,7 @@ def test_install_doctor_reinstall_and_uninstall_leave_every_file_as_it_was(machi
     doctor = machine.run("doctor")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     rows = [" ".join(m.groups()) for m in map(ROW.match, doctor.stdout.splitlines()) if m]
-    assert rows == ["ok service", "ok model", "ok claude-code: claude", "ok claude-code user: hook",
+    assert rows == ["ok service", "ok model", "ok stages", "ok claude-code: claude", "ok claude-code user: hook",
                     "ok claude-code user: output limits", "ok claude-code user: MCP server",
                     "ok claude-code: instructions", "ok codex: codex", "ok codex: MCP server",
                     "ok codex: output limits", "ok codex: instructions"], doctor.stdout
