@@ -61,15 +61,22 @@ def start_server(data_dir: Path, env: dict[str, str] | None = None) -> tuple[sub
     process = subprocess.Popen([sys.executable, "-m", "ctxsieve.service.cli", "serve", "--data-dir", str(data_dir),
                                 "--port", str(port)], env=env)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 600
+    try:
+        _wait_ready(url, time.monotonic() + 600)
+    except BaseException:  # not ready, or the caller interrupted: never leave the server behind
+        process.kill()
+        raise
+    return process, url
+
+
+def _wait_ready(url: str, deadline: float) -> None:
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"{url}/readyz").status_code == 200:
-                return process, url
+                return
         except httpx.TransportError:
             pass
         time.sleep(0.5)
-    process.kill()
     raise SystemExit("server did not become ready")
 
 
