@@ -50,35 +50,51 @@ class Fixture:
     refs: list[str] = field(default_factory=list)
 
 
-def start_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(data_dir: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """`ctxsieve serve` on a free loopback port; `env` adds settings (`CTXSIEVE_READ_ROOTS`, ...)."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "CTXSIEVE_LOG_LEVEL": "warning", "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "CTXSIEVE_LOG_LEVEL": "warning", "HF_HUB_OFFLINE": "1", **(env or {})}
     process = subprocess.Popen([sys.executable, "-m", "ctxsieve.service.cli", "serve", "--data-dir", str(data_dir),
                                 "--port", str(port)], env=env)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 600
+    try:
+        _wait_ready(url, time.monotonic() + 600)
+    except BaseException:  # not ready, or the caller interrupted: never leave the server behind
+        process.kill()
+        raise
+    return process, url
+
+
+def _wait_ready(url: str, deadline: float) -> None:
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"{url}/readyz").status_code == 200:
-                return process, url
+                return
         except httpx.TransportError:
             pass
         time.sleep(0.5)
-    process.kill()
     raise SystemExit("server did not become ready")
 
 
 @contextlib.contextmanager
 def scratch_service(prefix: str) -> Iterator[tuple[str, Path]]:
     """`ctxsieve serve` on a fresh temporary data dir; yields its URL and the folder, removed afterwards."""
-    root = Path(tempfile.mkdtemp(prefix=prefix))
-    process, url = start_server(root / "data")
-    try:
+    with scratch_process(prefix) as (_, url, root):
         yield url, root
+
+
+@contextlib.contextmanager
+def scratch_process(prefix: str, env: dict[str, str] | None = None
+                    ) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
+    """As scratch_service, with the server's process (for its RSS) and extra settings in `env`."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    process, url = start_server(root / "data", env)
+    try:
+        yield process, url, root
     finally:
         process.terminate()
         process.wait(30)

@@ -9,6 +9,7 @@ they answer from each file's last complete state and never "not indexed". The st
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import queue
@@ -87,6 +88,9 @@ class RepoIndex:
         self.reader = reader
         self.tokenizer = tokenizer
         self.progress = progress
+        # tokens of definitions and of their lines, kept for the searches that show them again
+        self._whole_tokens = functools.lru_cache(maxsize=1 << 12)(tokenizer.count)
+        self._line_tokens = functools.lru_cache(maxsize=1 << 15)(tokenizer.count)
         store.ensure(SPEC)
         for name, kind in SPEC.indexes.items():
             store.index(SPEC.name, name, kind)
@@ -173,8 +177,8 @@ class RepoIndex:
             repo = self._get(tenant, name)
             state = _state(repo)
         hits = repo.memory.search(read_code_query(query), k, path)
-        results = pack_hits(hits, self.tokenizer, max_tokens or DEFAULT_TOKENS)
-        whole = sum(self.tokenizer.count(h.unit.text) for h in hits)
+        results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
+        whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, sum(r.tokens for r in results))
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctxsieve.ingest.coderank.lexical import UnitIndex, unit_terms
-from ctxsieve.ingest.coderank.query import CodeQuery
+from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
 from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine, signals, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit
 
@@ -43,6 +43,8 @@ class RepoMemory:
         self._files: dict[str, _File] = {}
         self._by_leaf: dict[str, set[int]] = {}
         self._by_path: dict[str, list[int]] = {}
+        self._by_file_key: dict[str, set[str]] = {}  # a file name, a module path's last part -> the paths
+        self._live: np.ndarray | None = None  # the unit ids in insertion order, until the next change
 
     # --- state --------------------------------------------------------------------------------------------
 
@@ -68,6 +70,9 @@ class RepoMemory:
                 self._by_leaf.setdefault(unit.leaf, set()).add(unit_id)
             self._files[path] = _File(digest, ids)
             self._by_path[path] = ids
+            self._live = None
+            for key in file_keys(path):
+                self._by_file_key.setdefault(key, set()).add(path)
             if old is not None:
                 self._forget(old.ids)
 
@@ -75,6 +80,13 @@ class RepoMemory:
         with self._lock:
             old = self._files.pop(path, None)
             self._by_path.pop(path, None)
+            self._live = None
+            for key in file_keys(path):
+                paths = self._by_file_key.get(key)
+                if paths is not None:
+                    paths.discard(path)
+                    if not paths:
+                        del self._by_file_key[key]
             if old is not None:
                 self._forget(old.ids)
 
@@ -114,21 +126,44 @@ class RepoMemory:
             return units, signals(query, units, lexical[pool], name_counts=counts)
 
     def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None) -> list[int]:
-        live = np.fromiter(self._units.keys(), dtype=np.int64, count=len(self._units))
-        if path_glob:
-            live = np.array([i for i in live if _matches(self._units[i].path, path_glob)], dtype=np.int64)
+        live = self._live_ids()
+        if path_glob:  # each file's path matched once, not once per unit; the units kept in their order
+            matched = {path for path in self._by_path if _matches(path, path_glob)}
+            live = np.array([i for i in live if self._units[i].path in matched], dtype=np.int64)
         if len(live) == 0:
             return []
-        best = live[np.argsort(-lexical[live], kind="stable")[:POOL]]
+        best = live[_best(lexical[live], POOL)]
         named = {i for name in query.names for i in self._by_leaf.get(name, ())}
-        named |= {i for path in self._by_path if query.names_file(path) for i in self._by_path[path]}
+        named |= {i for path in self._named_paths(query) for i in self._by_path[path]}
         allowed = set(live.tolist()) if path_glob else None
         pool = set(best.tolist()) | {i for i in named if allowed is None or i in allowed}
         return sorted(pool)
 
+    def _live_ids(self) -> np.ndarray:
+        if self._live is None:
+            self._live = np.fromiter(self._units.keys(), dtype=np.int64, count=len(self._units))
+        return self._live
+
+    def _named_paths(self, query: CodeQuery) -> list[str]:
+        """The files the request names (`names_file`), looked up by their names instead of asking every file."""
+        names, modules = query.file_keys()
+        paths = {p for key in names | modules for p in self._by_file_key.get(key, ())}
+        return [p for p in paths if query.names_file(p)]
+
     def leaf_counts(self) -> Counter[str]:
         with self._lock:
             return Counter({leaf: len(ids) for leaf, ids in self._by_leaf.items()})
+
+
+def _best(values: np.ndarray, n: int) -> np.ndarray:
+    """The positions a stable sort by descending value puts first n (ties at the cut: the earlier positions), in
+    one partition instead of a sort."""
+    if len(values) <= n:
+        return np.arange(len(values))
+    cut = np.partition(-values, n - 1)[n - 1]
+    above = np.flatnonzero(-values < cut)
+    ties = np.flatnonzero(-values == cut)[: n - len(above)]
+    return np.concatenate([above, ties])
 
 
 def _matches(path: str, glob: str) -> bool:

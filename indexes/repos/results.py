@@ -8,10 +8,8 @@ as far as whole lines fit. A cut result keeps its true span (`start_line`/`end_l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-from ctxsieve.ingest.tokens import Tokenizer
 
 from .memory import Hit
 
@@ -38,11 +36,10 @@ class CodeResult:
         return self.shown_end_line >= self.end_line
 
 
-def pack_hits(hits: Sequence[Hit], tokenizer: Tokenizer, max_tokens: int) -> list[CodeResult]:
-    """The hits within `max_tokens` (text tokens, counted with the tokenizer); a hit none of whose lines fit is left
-    out, and so are the ones after it."""
-    lines = [hit.unit.text.split("\n") for hit in hits]
-    costs = [[tokenizer.count(line + "\n") for line in unit_lines] for unit_lines in lines]
+def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int) -> list[CodeResult]:
+    """The hits within `max_tokens` (text tokens, `count` a tokenizer's count); a hit none of whose lines fit is
+    left out, and so are the ones after it."""
+    costs = [_LineCosts(count, hit.unit.text.split("\n")) for hit in hits]
     shown = [0] * len(hits)
     used = 0
     for i, unit_costs in enumerate(costs):  # heads first
@@ -55,14 +52,36 @@ def pack_hits(hits: Sequence[Hit], tokenizer: Tokenizer, max_tokens: int) -> lis
             break
         n, spent = _fit(unit_costs, shown[i], max_tokens - used)
         shown[i], used = shown[i] + n, used + spent
-    return [_result(hit, unit_lines, n, sum(unit_costs[:n]))
-            for hit, unit_lines, unit_costs, n in zip(hits, lines, costs, shown, strict=True) if n]
+    return [_result(hit, unit_costs.lines, n, unit_costs.total(n))
+            for hit, unit_costs, n in zip(hits, costs, shown, strict=True) if n]
 
 
-def _fit(costs: list[int], start: int, budget: int) -> tuple[int, int]:
+class _LineCosts:
+    """A definition's lines and their token counts, each counted when first asked for: the budget ends the packing
+    long before the end of a long definition, whose other lines are never counted."""
+
+    def __init__(self, count: Callable[[str], int], lines: list[str]) -> None:
+        self.count = count
+        self.lines = lines
+        self.known: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def at(self, i: int) -> int:
+        while len(self.known) <= i:
+            self.known.append(self.count(self.lines[len(self.known)] + "\n"))
+        return self.known[i]
+
+    def total(self, n: int) -> int:
+        return sum(self.at(i) for i in range(n))
+
+
+def _fit(costs: _LineCosts, start: int, budget: int) -> tuple[int, int]:
     """How many lines from `start` fit in `budget`, and their cost."""
     n = spent = 0
-    for cost in costs[start:]:
+    for i in range(start, len(costs)):
+        cost = costs.at(i)
         if spent + cost > budget:
             break
         n, spent = n + 1, spent + cost

@@ -12,6 +12,7 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -29,9 +30,14 @@ def unit_terms(unit: CodeUnit) -> Counter[str]:
     bag = Counter(code_terms(unit.text))
     for term in code_terms(unit.name.replace(".", " ")):
         bag[term] += NAME_WEIGHT
-    for term in code_terms(unit.path.replace("/", " ").replace(".", " ")):
+    for term in _path_terms(unit.path):
         bag[term] += PATH_WEIGHT
     return bag
+
+
+@lru_cache(maxsize=1 << 14)  # every unit of a file has its path's terms
+def _path_terms(path: str) -> tuple[str, ...]:
+    return tuple(code_terms(path.replace("/", " ").replace(".", " ")))
 
 
 class UnitIndex:

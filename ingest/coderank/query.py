@@ -13,7 +13,7 @@ from ctxsieve_client.languages import LANGUAGES
 from ..analyzers import code_terms
 from ..request import Frame, read_request
 
-__all__ = ["CodeQuery", "read_code_query"]
+__all__ = ["CodeQuery", "file_keys", "read_code_query"]
 
 _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
 _FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:{_SUFFIXES}))\b")
@@ -47,6 +47,20 @@ class CodeQuery:
             if dotted == module or dotted.endswith("." + module):
                 best = 2
         return best
+
+    def file_keys(self) -> tuple[frozenset[str], frozenset[str]]:
+        """What a file must be called for `names_file` to name it: one of these file names, or a module path whose
+        last part is one of these (see `file_keys`, the same of a path)."""
+        return (frozenset(w.rsplit("/", 1)[-1] for w in self.files),
+                frozenset(m.rsplit(".", 1)[-1] for m in self.modules))
+
+
+def file_keys(path: str) -> tuple[str, str]:
+    """A path's file name and its dotted module path's last part: `CodeQuery.names_file` gives more than 0 only to
+    a path whose file name is among the request's written files' names, or whose module path's last part is among
+    its modules' last parts (a path ending in the written parts ends in their last one)."""
+    own, dotted = _forms(path)
+    return (own[-1] if own else ""), dotted.rsplit(".", 1)[-1]
 
 
 @lru_cache(maxsize=1 << 16)

@@ -16,6 +16,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -49,14 +50,21 @@ FILE_TOP, FILE_DECAY = 3, 0.5
 
 def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
     """Tests, examples and docs, and vendored code, count for less than the code they exercise or ship."""
+    place = _place(path)
+    return 1.0 if place is None else float(getattr(weights, place))
+
+
+@lru_cache(maxsize=1 << 16)  # a search asks for every unit of its pool; a repository's paths are few
+def _place(path: str) -> str | None:
+    """The weight that discounts the path (vendored, tests, aside), if any."""
     lowered = path.lower()
     if _VENDORED.search(lowered):
-        return weights.vendored
+        return "vendored"
     if _TESTS.search(lowered):
-        return weights.tests
+        return "tests"
     if _ASIDE.search(lowered):
-        return weights.aside
-    return 1.0
+        return "aside"
+    return None
 
 
 SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense")
@@ -89,7 +97,8 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
 def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
     """The rule: lexical plus the weighted signals, times the place's factor."""
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
-    factors = np.fromiter((place_factor(u.path, weights) for u in units), dtype=np.float64, count=len(units))
+    factor = {path: place_factor(path, weights) for path in {u.path for u in units}}
+    factors = np.fromiter((factor[u.path] for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ class CodeUnit:
     text: str  # the unit's lines, verbatim
     signature: str = ""  # its header line (`def filter(self, *args, **kwargs):`), stripped
 
-    @property
+    @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
         return self.name.rsplit(".", 1)[-1]
 
