@@ -18,6 +18,6 @@ def test_contract_routes_are_served(client: TestClient) -> None:
     assert request["k"]["anyOf"][0]["maximum"] == 50 and request["max_tokens"]["anyOf"][0]["maximum"] == 32000
     response = spec["components"]["schemas"]["FilterResponse"]["properties"]
     assert set(response) == {"ref", "snippets", "placeholder", "more", "usage", "passthrough", "content_type", "map",
-                             "verdict"}
+                             "verdict", "view"}
     snippet = spec["components"]["schemas"]["SnippetOut"]["properties"]
     assert {"id", "text", "score", "start", "end", "tokens", "document", "title", "url"} <= set(snippet)
