@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -122,14 +123,22 @@ def parse_toolset(definitions: list[Any]) -> list[Tool]:
 
 
 def render(tool: Tool, fmt: Format) -> dict[str, Any]:
-    if fmt == "openai":
-        function: dict[str, Any] = {"name": tool.name, "description": tool.description,
-                                    "parameters": tool.input_schema}
-        if tool.strict is not None:
-            function["strict"] = tool.strict
-        return {"type": "function", "function": function}
-    if fmt == "anthropic":
-        return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+    """The tool as one provider's API declares tools (a renderer per format, no branch on a format's name)."""
+    return _RENDERERS[fmt](tool)
+
+
+def _openai(tool: Tool) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}
+    if tool.strict is not None:
+        function["strict"] = tool.strict
+    return {"type": "function", "function": function}
+
+
+def _anthropic(tool: Tool) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+
+
+def _mcp(tool: Tool) -> dict[str, Any]:
     out: dict[str, Any] = {"name": tool.name}
     if tool.title:
         out["title"] = tool.title
@@ -140,6 +149,9 @@ def render(tool: Tool, fmt: Format) -> dict[str, Any]:
     if tool.annotations is not None:
         out["annotations"] = tool.annotations
     return out
+
+
+_RENDERERS: dict[str, Callable[[Tool], dict[str, Any]]] = {"openai": _openai, "anthropic": _anthropic, "mcp": _mcp}
 
 
 def serialized(definition: dict[str, Any]) -> str:
