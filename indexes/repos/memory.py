@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fnmatch
 import threading
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,9 +149,6 @@ class RepoMemory:
         paths = {p for key in names | modules for p in self._by_file_key.get(key, ())}
         return [p for p in paths if query.names_file(p)]
 
-    def leaf_counts(self) -> Counter[str]:
-        with self._lock:
-            return Counter({leaf: len(ids) for leaf, ids in self._by_leaf.items()})
 
 
 def _best(values: np.ndarray, n: int) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 
 from .query import read_code_query
 from .ranker import SIGNALS, WEIGHTS, Weights, combine, signals
-from .units import CodeUnit
+from .units import CodeUnit, kind_of
 
 __all__ = ["DEFINING", "context_unit", "line_unit", "rank_units"]
 
@@ -22,7 +22,6 @@ __all__ = ["DEFINING", "context_unit", "line_unit", "rank_units"]
 DEFINING = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
                       r"(?:def|class|function|func|fn|struct|interface|enum|trait|type|module)\s+"
                       r"(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)")
-_WORD_OF = {"def": "function", "function": "function", "fn": "function", "method": "method", "class": "class"}
 
 
 def context_unit(path: str, context: str, text: str, first: int, last: int) -> CodeUnit:
@@ -31,10 +30,10 @@ def context_unit(path: str, context: str, text: str, first: int, last: int) -> C
     if not labels:
         return CodeUnit(path, "", "module", first, last, text)
     names = [label.rsplit(" ", 1)[-1] for label in labels]
-    word = labels[-1].split(" ", 1)[0]
-    kind = _WORD_OF.get(word, "function")
-    if kind == "function" and len(labels) > 1:
-        kind = "method"
+    kinds: list[str | None] = [None]
+    for label in labels:  # each label's kind under its parent's, as the repository index names them
+        kinds.append(kind_of(label.split(" ", 1)[0], kinds[-1]))
+    kind = kinds[-1] or "function"
     return CodeUnit(path, ".".join(names), kind, first, last, text)
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from .query import CodeQuery
 from .units import CodeUnit
 
-__all__ = ["SIGNALS", "WEIGHTS", "Weights", "combine", "place_factor", "score_units", "signals", "with_files"]
+__all__ = ["SIGNALS", "WEIGHTS", "Weights", "combine", "place_factor", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
                     r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
@@ -114,14 +114,6 @@ def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights =
              for path, found in by_file.items()}
     boost = np.fromiter((files[u.path] for u in units), dtype=np.float64, count=len(units))
     return np.asarray(scores + weights.file * boost, dtype=np.float64)
-
-
-def score_units(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
-                name_counts: dict[str, int] | None = None, dense: np.ndarray | None = None,
-                weights: Weights = WEIGHTS) -> np.ndarray:
-    """Each unit's score (see the module's docstring); `lexical` and `dense` hold one value per unit, in order;
-    `name_counts` how many units of the whole index bear each leaf name (the units' own when not given)."""
-    return combine(signals(query, units, lexical, name_counts=name_counts, dense=dense), units, weights)
 
 
 def _leaf_counts(units: Sequence[CodeUnit]) -> dict[str, int]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the code kind ranks its chunks with this package: it is imported where used
     from ..kinds.code import Definition
 
-__all__ = ["CodeUnit", "module_name", "units_of"]
+__all__ = ["CodeUnit", "kind_of", "module_name", "units_of"]
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
@@ -26,6 +26,13 @@ _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "m
                  "enum": "class", "trait": "class", "impl": "class", "object": "class", "protocol": "class",
                  "module": "module", "mod": "module", "namespace": "module", "type": "type"}
 _CONTAINERS = frozenset({"class"})
+
+
+def kind_of(word: str, parent_kind: str | None) -> str:
+    """A definition's kind from its label's word (`def`, `class`, `struct`, ...): a function inside a class is a
+    method."""
+    kind = _KIND_OF_WORD.get(word, "function")
+    return "method" if kind == "function" and parent_kind == "class" else kind
 
 
 @dataclass(frozen=True)
@@ -71,9 +78,7 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
           parent_kind: str | None) -> Iterator[CodeUnit]:
     for d in found:
         word, _, name = d.label.partition(" ")
-        kind = _KIND_OF_WORD.get(word, "function")
-        if kind == "function" and parent_kind == "class":
-            kind = "method"
+        kind = kind_of(word, parent_kind)
         qualified = f"{prefix}.{name}" if prefix else name
         last = min(d.last, len(lines) - 1)
         if d.children:
