@@ -232,6 +232,20 @@ def test_install_writes_commands_that_run_without_the_venv_on_path(tmp_path: Pat
     assert helped.returncode == 0 and "--url" in helped.stdout, helped.stderr
 
 
+def test_the_hook_process_imports_only_what_it_sends_with(stub_url: str) -> None:
+    """Claude Code starts the hook per tool call: httpx's command line (click, rich, pygments) and the async
+    backends (trio, anyio) cost it about 100 ms and are never used; the cut still arrives."""
+    sent = json.dumps(payload("Bash", {"command": "cat sync.log"}, {"stdout": LOG, "stderr": ""}))
+    done = subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--url", stub_url], input=sent,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert done.returncode == 0 and "updatedToolOutput" in done.stdout, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "httpx" in imported and "ctxsieve_client.client" in imported, "the timing lines were read"
+    # a blocked package is still listed (its import tried and refused in microseconds), never its modules
+    unused = ("click", "rich", "pygments", "trio", "anyio")
+    assert not {name for name in imported if "." in name and name.split(".")[0] in unused}
+
 def test_install_from_a_folder_with_a_space_and_from_the_light_client_alone(tmp_path: Path) -> None:
     """An environment at a path with a space (this venv seen through links): the commands written are quoted, and
     the light client's own MCP server is registered (no `ctxsieve` needed). With no `ctxsieve-mcp` it says so and

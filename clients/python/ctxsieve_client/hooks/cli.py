@@ -14,8 +14,9 @@ import json
 import os
 import sys
 
-from ..client import Client
-from .claude_code import AGENT, HookOptions, handle, session_of
+# Modules httpx imports only for its own command line (click, rich, pygments) or for async backends (trio, anyio):
+# about 100 ms of a process Claude Code starts per tool call, and never used by the hook's one sync request.
+UNUSED_BY_THE_HOOK = ("click", "rich", "pygments", "trio", "anyio")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,6 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _without(UNUSED_BY_THE_HOOK)  # this process is the hook's alone (`ctxsieve hook` calls run, not main)
     p = argparse.ArgumentParser(prog="ctxsieve-hook")
     add_arguments(p)
     return run(p.parse_args(argv))
@@ -45,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
         from ..setup.state import service_url
 
         return install_hook(service_url(args.url), args.http, args.project)
-    _without_async_backends()
+    _without(("trio", "anyio"))
+    from ..client import Client  # here, not at the top: after the unused modules are made unimportable
+    from .claude_code import AGENT, HookOptions, handle, session_of
+
     try:
         payload = json.loads(sys.stdin.read() or "{}")
         key = args.api_key or os.environ.get("CTXSIEVE_API_KEY") or None
@@ -61,11 +66,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _without_async_backends() -> None:
-    """The hook process sends one request with httpx's sync client: httpcore would import trio and anyio (about 90 ms
-    of a process Claude Code starts per call) only to look for async backends. Left as they are if already imported."""
-    for name in ("trio", "anyio"):
-        sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # None: `import` raises ImportError
+def _without(names: tuple[str, ...]) -> None:
+    """Makes modules unimportable (None in sys.modules: `import` raises ImportError, which httpx and httpcore catch
+    for these optional ones); left as they are if already imported."""
+    for name in names:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 
 def _url() -> str:
