@@ -157,8 +157,8 @@ def _page_lines(ref: str, text: str, first: int, head: str, limit: Limit) -> str
 
 
 def _fitting(rows: list[str], start: int, room: Limit) -> int:
-    """The index past the last of rows[start:] that fit in `room` together (at least one: a line is never cut
-    short by a call that asked for its lines... unless it alone is over, which the next call says)."""
+    """The index past the last of rows[start:] that fit in `room` together; at least one row (a line alone over the
+    limit is named by its own call: the agent's cut of it is then the model's only one)."""
     used, end = 0, start
     while end < len(rows) and used + room.measure(rows[end]) + 1 <= room.size:
         used += room.measure(rows[end]) + 1
