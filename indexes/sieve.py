@@ -180,9 +180,10 @@ class Sieve:
                                     line_start=first, line_end=last))
         usage = make_usage(input_tokens=source.tokens, output_tokens=sum(e.tokens for e in entries),
                            chunks_total=len(source.chunks), chunks_returned=len(snippets))
+        kind = kind_named(source.content_type)  # a log's outline carries its failures too (its verdict)
         return FilterResult(ref=source.ref, snippets=snippets, more=more_of(source.ref, usage, rerun, shown="outline"),
-                            usage=usage, passthrough=False, content_type=source.content_type,
-                            view=kind_named(source.content_type).shown_as)
+                            usage=usage, passthrough=False, content_type=source.content_type, view=kind.shown_as,
+                            verdict=kind.verdict(source.view.text))
 
     def _fits(self, source: Source, params: FilterParams) -> bool:
         if params.max_tokens is not None:  # measured as the budget is: the view as its kind shows it

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.client.failing_runs import Run, make_runs
 from tests.client.installing import Home, Machine, home_with
 
 
@@ -16,3 +17,11 @@ def home(tmp_path: Path, stub_url: str) -> Home:
         return home_with(tmp_path, url, files, agents)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Run]]:
+    """Failing runs with 1, 8, 30 and 100 failing tests and a 50-error build (failing_runs.py), made once a session:
+    every surface's test of them reads the same outputs."""
+    root = tmp_path_factory.mktemp("billing")
+    return root, make_runs(root)

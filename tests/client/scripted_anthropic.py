@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import uvicorn
@@ -16,8 +16,10 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 
 class ScriptedModel:
-    def __init__(self, read_path: str = "", calls: list[tuple[str, dict[str, Any]]] | None = None) -> None:
+    def __init__(self, read_path: str = "", calls: list[tuple[str, dict[str, Any]]] | None = None,
+                 count: Callable[[str], int] | None = None) -> None:
         self.calls = calls if calls is not None else [("Read", {"file_path": read_path})]
+        self.count = count  # counts a count_tokens request's messages (JSON) as a provider would; None: 100 each
         self.requests: list[dict[str, Any]] = []
         self.raw: list[bytes] = []  # each request's body as it arrived
         self.counted: list[dict[str, Any]] = []  # each count_tokens request
@@ -26,8 +28,10 @@ class ScriptedModel:
         self.app.post("/v1/messages/count_tokens")(self.count_tokens)
 
     async def count_tokens(self, request: Request) -> JSONResponse:
-        self.counted.append(await request.json())
-        return JSONResponse({"input_tokens": 100})
+        body = await request.json()
+        self.counted.append(body)
+        tokens = self.count(json.dumps(body.get("messages", []), ensure_ascii=False)) if self.count else 100
+        return JSONResponse({"input_tokens": tokens})
 
     async def messages(self, request: Request) -> Any:
         body = await request.json()

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .models import Failure, FilterResult, Snippet, Verdict
+from .calls import Call, Requests
+from .models import Failure, FilterResult, RefContent, Snippet, Verdict
 from .rendering import SEPARATOR, heading
 
 MESSAGE_CHARS = 300  # a failure line's assertion beyond this many characters is shown to there, and says so
@@ -49,6 +50,9 @@ CLAUDE_HOOK_CONTEXT = Limit(10_000)
 # Claude Code passes an MCP result untouched while its estimate (characters / 4) is at most half its
 # MAX_MCP_OUTPUT_TOKENS (25,000); past that it counts it with the provider and may save it to a file
 CLAUDE_MCP_TOKENS = 25_000
+# Claude Code cuts a tool's error, an MCP error result's included, over 10,000 + 1,024 characters to a 5,000-character
+# head and tail with `... [N characters truncated] ...` between (its error shortening, LHt=1e4)
+CLAUDE_TOOL_ERROR = Limit(10_000)
 # Claude Code saves a Bash output (a hook's updatedToolOutput included) over 30,000 characters to a file
 CLAUDE_BASH = Limit(30_000)
 # Codex cuts a call's output to 10,000 tokens, counting 4 bytes a token (codex-rs output-truncation)
@@ -72,15 +76,104 @@ def mcp_result_limit() -> Limit:
     return Limit(claude.size, "bytes") if claude is not None and claude.size < CODEX_CALL.size else CODEX_CALL
 
 
+def mcp_error_limit() -> Limit:
+    """What an MCP error result of ctxsieve's (the gateway's) is fitted to: Claude Code's cut of a tool's error
+    (10,000 characters), or the MCP result limit when that is the smaller."""
+    result = mcp_result_limit()
+    return result if result.size < CLAUDE_TOOL_ERROR.size else CLAUDE_TOOL_ERROR
+
+
+def fits(text: str, limit: Limit) -> bool:
+    return limit.measure(text) <= limit.size
+
+
 def tool_ref_call(ref: str, lines: str | None) -> str:
     """The call that reads a ref's lines, as ctxsieve's MCP tools are named (`tools` placeholders)."""
     return f'fetch_ref(ref="{ref}"' + (f', lines="{lines}")' if lines else ")")
 
 
 def fit_tool_text(result: FilterResult, shown: str) -> str:
-    """An MCP tool's text of a cut (`shown`), laid out to fit mcp_result_limit when it is a log's with failures."""
-    fitted = fit_failing(result, LOG_HEAD, result.placeholder, mcp_result_limit(), tool_ref_call)
-    return shown if fitted is None or mcp_result_limit().measure(shown) <= mcp_result_limit().size else fitted
+    """An MCP tool's text of a cut (`shown`): a log's with failures laid out facts first within mcp_result_limit, as
+    the hooks lay out theirs (a cut of ranked snippets would show only some of the failures)."""
+    return fit_failing(result, LOG_HEAD, result.placeholder, mcp_result_limit(), tool_ref_call) or shown
+
+
+def fit_error_text(result: FilterResult, text: str) -> str | None:
+    """A tool's error result (`text`, stored whole as `result.ref`) over mcp_error_limit, laid out within it: its
+    failures, then its tracebacks as far as they fit; None when it is not a log with failures (it then goes as it
+    is: an error is never filtered)."""
+    lines = text.count("\n") + (not text.endswith("\n"))
+    head = (f"ctxsieve: this error result ({lines:,} lines, {len(text):,} characters) is longer than an agent shows "
+            f"of an error whole; it is stored whole as {result.ref}. Its failures follow, one line each, then its "
+            "tracebacks whole as far as they fit, each under its line range in the whole output.")
+    return fit_failing(result, head, result.placeholder, mcp_error_limit(), tool_ref_call)
+
+
+FAILURES_QUERY = "the failures: each failing test or error, its assertion and traceback, and the result"
+
+
+def reading_of(answer: object) -> Call[FilterResult] | None:
+    """For a fetch whose text is over mcp_result_limit: the call that reads the ref as a log (its failures, in
+    `FilterResult.verdict`), for fit_answer; None for any other answer."""
+    if not isinstance(answer, RefContent) or fits(answer.text, mcp_result_limit()) or answer.content_type != "log":
+        return None
+    return Requests.refilter(answer.ref, FAILURES_QUERY, placeholder="tools")
+
+
+def fit_answer(answer: object, text: str, reading: FilterResult | None = None) -> str:
+    """A ref tool's text (`text`, of `answer`) within mcp_result_limit: a cut laid out as fit_tool_text does; a
+    fetch over the limit as its log's failures (`reading`, from reading_of) or its first lines, each with the calls
+    that read the rest. Anything else as it is."""
+    if isinstance(answer, FilterResult):
+        return fit_tool_text(answer, text)
+    if not isinstance(answer, RefContent) or fits(text, mcp_result_limit()):
+        return text
+    limit = mcp_result_limit()
+    lines = text.count("\n") + (not text.endswith("\n"))
+    first = answer.line_start or 1
+    size = (f"lines {first}-{first + lines - 1}" if answer.line_start or answer.start is None else
+            f"characters {answer.start}-{answer.end}")
+    head = f"ctxsieve: {size} of {answer.ref} ({len(text):,} characters) are more than an MCP result shows whole"
+    if reading is not None and reading.verdict is not None and reading.verdict.failures:
+        return fit_failing(reading, head + ". It is a failing run: its failures follow, one line each, then its "
+                           "tracebacks whole as far as they fit, each under its line range.", reading.placeholder,
+                           limit, tool_ref_call) or text
+    if answer.line_start is None and answer.start is not None:
+        return _page_chars(answer, text, head + ":", limit)
+    return _page_lines(answer.ref, text, first, head + "; its first lines follow:", limit)
+
+
+def _page_lines(ref: str, text: str, first: int, head: str, limit: Limit) -> str:
+    """`head`, as many whole lines of `text` (numbered from `first`) as fit, then the call that reads the next ones
+    as far as a result holds them."""
+    rows = text.split("\n")
+    room = limit.less(MARGIN + limit.measure(head) + 200)  # 200: the closing note
+    kept = _fitting(rows, 0, room)
+    after = _fitting(rows, kept, room)
+    last = first + len(rows) - 1
+    note = (f"[lines {first + kept}-{last} not shown (the limit of what is shown); the next of them: "
+            f"{tool_ref_call(ref, f'{first + kept}-{first + after - 1}')}]")
+    return head + "\n" + "\n".join(rows[:kept]) + "\n" + note
+
+
+def _fitting(rows: list[str], start: int, room: Limit) -> int:
+    """The index past the last of rows[start:] that fit in `room` together; at least one row (a line alone over the
+    limit is named by its own call: the agent's cut of it is then the model's only one)."""
+    used, end = 0, start
+    while end < len(rows) and used + room.measure(rows[end]) + 1 <= room.size:
+        used += room.measure(rows[end]) + 1
+        end += 1
+    return max(end, start + 1) if start < len(rows) else start
+
+
+def _page_chars(answer: RefContent, text: str, head: str, limit: Limit) -> str:
+    room = limit.less(MARGIN + limit.measure(head) + 200)
+    shown = text.encode("utf-16-le")[: room.size * 2].decode("utf-16-le", "ignore") if room.unit == "chars" else \
+        text.encode("utf-8")[: room.size].decode("utf-8", "ignore")
+    start = (answer.start or 0) + len(shown)
+    note = (f"[characters {start}-{answer.end} not shown (the limit of what is shown): "
+            f'fetch_ref(ref="{answer.ref}", start={start}, end={min(start + len(shown), answer.end or start)})]')
+    return head + "\n" + shown + "\n" + note
 
 
 def fit_failing(result: FilterResult, head: str, placeholder: str, limit: Limit, ref_call: RefCall) -> str | None:

@@ -19,8 +19,8 @@ import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from .client import Client, CtxsieveError
-from .fitting import fit_tool_text
-from .models import FilterResult, SearchResult
+from .fitting import fit_answer, reading_of
+from .models import SearchResult
 from .ref_tools import REF_TOOLS, RefTool, as_function
 from .rendering import render
 from .wrap import render_result
@@ -58,8 +58,9 @@ def search_text(result: SearchResult) -> str:
 def _ref_tool(ref_tool: RefTool, client: Client, url: str) -> Callable[..., str]:
     def run(**arguments: Any) -> str:
         answer = answered(url, lambda: client.send(ref_tool.call(arguments)))
-        text = ref_tool.answer(answer)
-        return fit_tool_text(answer, text) if isinstance(answer, FilterResult) else text
+        reading = reading_of(answer)  # a fetch over what an MCP result shows: the log's failures, to show first
+        return fit_answer(answer, ref_tool.answer(answer),
+                          answered(url, lambda: client.send(reading)) if reading is not None else None)
 
     return as_function(ref_tool, run)
 

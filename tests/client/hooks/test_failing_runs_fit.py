@@ -22,7 +22,7 @@ from ctxsieve_client.fitting import CLAUDE_HOOK_CONTEXT, CODEX_CALL, claude_mcp_
 from ctxsieve_client.hooks.whole import capture_script
 from ctxsieve_client.setup.commands import server_command
 from tests.client.coding_scenarios import tool_results
-from tests.client.failing_runs import Run, make_runs
+from tests.client.failing_runs import Run
 from tests.client.hooks.test_claude_code_outputs import BIN, CLAUDE, hook
 from tests.client.scripted_anthropic import ScriptedModel
 
@@ -31,17 +31,12 @@ LISTING = re.compile(r'mcp__ctxsieve__fetch_ref\(ref="src_[0-9a-f]{20}", lines="
 FETCH = re.compile(r'mcp__ctxsieve__fetch_ref\(ref="src_[0-9a-f]{20}", lines="(?:\d+-\d+|A-B)"\)')
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Run]]:
-    root = tmp_path_factory.mktemp("billing")
-    return root, make_runs(root)
-
-
-def check(seen: str, run: Run, name: str) -> None:
-    """Every failing test id and assertion line (100 failures: as many as fit, the count and the call)."""
+def check(seen: str, run: Run, name: str, listing: re.Pattern[str] = LISTING) -> None:
+    """Every failing test id and assertion line (100 failures: as many as fit, the count and the call, as `listing`
+    names it)."""
     shown = [fact for fact in run.ids + run.asserts if fact in seen]
-    if name == "pytest 100" and "more failures not listed" in seen:
-        more = re.search(r"… and (\d+) more failures not listed here.*?lists every one.*?" + LISTING.pattern, seen)
+    if "pytest 100" in name and "more failures not listed" in seen:
+        more = re.search(r"… and (\d+) more failures not listed here.*?lists every one.*?" + listing.pattern, seen)
         assert more, "how many more failures there are, and the call that lists them"
         listed = sum(i in seen for i in run.ids)
         assert listed >= 40 and listed + int(more.group(1)) == 100, f"{listed} listed, {more.group(1)} more"

@@ -19,6 +19,7 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from ..client import AsyncClient, CtxsieveError
+from ..fitting import fit_answer, reading_of
 from ..names import OWN_TOOLS
 from ..ref_tools import REF_TOOLS, RefTool, as_function
 from .host import Host
@@ -56,7 +57,10 @@ def register(gateway: Host) -> None:
 def _ref_tool(gateway: Host, ref_tool: RefTool) -> Callable[..., Any]:
     """A ref tool, answered with the ctxsieve client of the caller's session."""
     async def run(ctx: Context | None = None, **arguments: Any) -> str:
-        return ref_tool.answer(await _own(gateway, ctx, lambda c: c.send(ref_tool.call(arguments))))
+        answer = await _own(gateway, ctx, lambda c: c.send(ref_tool.call(arguments)))
+        reading = reading_of(answer)  # a fetch over what an MCP result shows: the log's failures, to show first
+        return fit_answer(answer, ref_tool.answer(answer),
+                          await _own(gateway, ctx, lambda c: c.send(reading)) if reading is not None else None)
 
     return as_function(ref_tool, run, _CONTEXT)
 

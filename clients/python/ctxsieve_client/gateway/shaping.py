@@ -1,6 +1,10 @@
 """What the agent gets back from an upstream call: the rules of API.md's "MCP surfaces", as one function.
 
-- An error result passes through verbatim; so do images, audio, resource links and embedded resources.
+- An error result passes through verbatim while it fits what an agent shows of an error whole
+  (`fitting.mcp_error_limit`: Claude Code cuts a longer one to a head and tail); a longer one is stored whole and,
+  when it is a failing run's log, laid out within that limit: its failures, then its tracebacks as far as they fit,
+  the calls that read the rest (`fitting.fit_error_text`); any other goes as it is. Images, audio, resource links and
+  embedded resources pass through verbatim.
 - Text within `passthrough_tokens` passes through byte for byte (with the upstream's structuredContent).
 - Larger text is stored whole through `/v1/filter` (source: the tool as the agent calls it, its arguments with
   secrets masked) and the agent gets the snippets for the call's intent within `max_tokens`, or an outline
@@ -20,7 +24,7 @@ import mcp_types as mt
 
 from ..client import AsyncClient, CtxsieveError
 from ..cutting import CutOptions, cut_request, cut_text
-from ..fitting import fit_tool_text
+from ..fitting import fit_error_text, fit_tool_text, fits, mcp_error_limit
 from .config import Options
 
 log = logging.getLogger("ctxsieve.gateway")
@@ -52,9 +56,9 @@ def _as_is(content: list[Any], structured: dict[str, Any] | None, is_error: bool
 
 async def shape(content: list[Any], structured: dict[str, Any] | None, is_error: bool, call: UpstreamCall,
                 options: Options, client: AsyncClient) -> Shaped:
-    if is_error:
-        return _as_is(content, structured, True, "error")
     text = "\n".join(block.text for block in content if getattr(block, "type", None) == "text")
+    if is_error:
+        return await _error(content, structured, text, call, options, client)
     cutting = CutOptions(passthrough_tokens=options.passthrough_tokens, max_tokens=options.max_tokens)
     request = cut_request(text, call.intent, call.tool, call.arguments, cutting)
     if request is None:
@@ -62,11 +66,7 @@ async def shape(content: list[Any], structured: dict[str, Any] | None, is_error:
     try:
         result = await client.send(request)
     except (CtxsieveError, httpx.HTTPError) as exc:
-        reason = f"{exc.status} {exc.type}" if isinstance(exc, CtxsieveError) else type(exc).__name__
-        line = (f"[ctxsieve: this output is unfiltered: the ctxsieve service did not take it ({reason}: "
-                f"{_short(exc)})]")
-        log.warning("service unavailable for %s %s: %s", call.server, call.tool, exc)
-        return _as_is([mt.TextContent(type="text", text=line), *content], structured, False, "unfiltered")
+        return _unfiltered(content, structured, False, call, exc)
     shown = cut_text(result, cutting)
     if shown is None:
         return _as_is(content, structured, False, "passthrough", result.usage.input_tokens)
@@ -75,6 +75,36 @@ async def shape(content: list[Any], structured: dict[str, Any] | None, is_error:
     return Shaped(content=[mt.TextContent(type="text", text=shown), *others], structured=None, is_error=False,
                   tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens,
                   note="filtered" if call.intent else "outline")
+
+
+async def _error(content: list[Any], structured: dict[str, Any] | None, text: str, call: UpstreamCall,
+                 options: Options, client: AsyncClient) -> Shaped:
+    """An error result: as it is while an agent shows it whole; else stored, and a failing run's laid out within
+    that limit (fit_error_text)."""
+    if fits(text, mcp_error_limit()):
+        return _as_is(content, structured, True, "error")
+    request = cut_request(text, call.intent, call.tool, call.arguments,
+                          CutOptions(passthrough_tokens=0, max_tokens=options.max_tokens))
+    assert request is not None  # (text over the limit is never within a passthrough of 0)
+    try:
+        result = await client.send(request)
+    except (CtxsieveError, httpx.HTTPError) as exc:
+        return _unfiltered(content, structured, True, call, exc)
+    fitted = fit_error_text(result, text)
+    if fitted is None:
+        return _as_is(content, structured, True, "error", result.usage.input_tokens)
+    others = [block for block in content if getattr(block, "type", None) != "text"]
+    return Shaped(content=[mt.TextContent(type="text", text=fitted), *others], structured=None, is_error=True,
+                  tokens_in=result.usage.input_tokens, tokens_out=None, note="error laid out")
+
+
+def _unfiltered(content: list[Any], structured: dict[str, Any] | None, is_error: bool, call: UpstreamCall,
+                exc: CtxsieveError | httpx.HTTPError) -> Shaped:
+    """The result as it is, one line first saying the service did not take it and why."""
+    reason = f"{exc.status} {exc.type}" if isinstance(exc, CtxsieveError) else type(exc).__name__
+    line = f"[ctxsieve: this output is unfiltered: the ctxsieve service did not take it ({reason}: {_short(exc)})]"
+    log.warning("service unavailable for %s %s: %s", call.server, call.tool, exc)
+    return _as_is([mt.TextContent(type="text", text=line), *content], structured, is_error, "unfiltered")
 
 
 def _short(exc: BaseException) -> str:
