@@ -48,6 +48,7 @@ FUNCTION_KINDS = frozenset({"function", "method"})
 RANKERS = {
     "bm25": "bench.localize_bm25:Bm25Localizer",
     "ctxsieve": "bench.localize_ctxsieve:CtxsieveLocalizer",
+    "ctxsieve-lexical": "bench.localize_ctxsieve:lexical_only",
 }
 
 

@@ -1,11 +1,13 @@
 """Choose the code ranker's weights on the localization dev split: each case's candidates and their signals are
 gathered once (a sync per base commit), then every rule of a small grid is scored on them in memory.
 
-Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15]
+Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15] [--dense]
 
 Prints each rule's file Acc@1 / Acc@5 / MRR and function Acc@10 (bench.localize's metrics), best first by the sum
 of file Acc@5 and function Acc@10; the rule shipped (ingest/coderank/ranker.py WEIGHTS) is printed first. The
 signals of every case are kept in ~/.cache/ctxsieve/bench/localize/signals-<split>.pkl for a re-run with --cached.
+--dense: the dense weight alone (the other weights as shipped), each case's best DENSE_TOP units re-ranked by the
+dense model's vectors as a ready repository's are (`ranker.rerank`); the vectors are kept beside the signals.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import itertools
 import pickle
 import statistics
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -23,7 +27,7 @@ from bench.localize import SPLITS, Hit, checkout, commit_order, judged, workdir
 from bench.localize_ctxsieve import CtxsieveLocalizer
 from bench.localize_data import CACHE, LocCase, load
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine, with_files
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, order_of, passage_of, rerank, score
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 
@@ -32,6 +36,7 @@ class Gathered:
     case: LocCase
     units: list[CodeUnit]
     rows: np.ndarray
+    query: np.ndarray | None = None  # the problem statement's vector (--dense)
 
 
 def gather(cases: list[LocCase]) -> list[Gathered]:
@@ -51,11 +56,14 @@ def gather(cases: list[LocCase]) -> list[Gathered]:
     return out
 
 
-def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100) -> tuple[float, float, float, float]:
+def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100, vectors: dict[str, np.ndarray] | None = None
+             ) -> tuple[float, float, float, float]:
     file1, file5, mrr, fn10 = [], [], [], []
     for g in gathered:
-        scores = with_files(combine(g.rows, g.units, weights), g.units, weights)
-        order = sorted(range(len(g.units)), key=lambda j: (-scores[j], g.units[j].path, g.units[j].start_line))[:k]
+        scores = score(g.rows, g.units, weights)
+        if vectors is not None and g.query is not None:
+            scores = rerank(g.rows.copy(), g.units, scores, _cosines(g.query, vectors), weights)
+        order = order_of(scores, g.units)[:k]
         hits = [Hit(g.units[j].path, g.units[j].name, g.units[j].kind, g.units[j].start_line, g.units[j].end_line,
                     float(scores[j])) for j in order if scores[j] > 0]
         a1, a5, m, f10 = judged(g.case, hits)
@@ -65,6 +73,30 @@ def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100) -> tuple[
     return tuple(statistics.fmean(b) if b else 0.0 for b in (file1, file5, mrr, fn10))  # type: ignore[return-value]
 
 
+def _cosines(query: np.ndarray, vectors: dict[str, np.ndarray]) -> Cosines:
+    def of(units: Sequence[CodeUnit]) -> np.ndarray:
+        return np.stack([vectors[passage_of(u)] for u in units]) @ query
+    return of
+
+
+def embed_best(gathered: list[Gathered], vectors: dict[str, np.ndarray]) -> None:
+    """The query's vector and those of the units the rule re-ranks (its best DENSE_TOP without the dense signal,
+    the same for every dense weight), as bench.localize_ctxsieve makes them."""
+    from bench.localize_ctxsieve import dense_model
+    from ctxsieve.ingest.coderank.ranker import DENSE_TOP
+
+    model = dense_model()
+    for n, g in enumerate(gathered, 1):
+        g.query = model.embed_queries([g.case.problem_statement])[0]
+        best = order_of(score(g.rows, g.units, replace(WEIGHTS, dense=0.0)), g.units)[:DENSE_TOP]
+        new = sorted({passage_of(g.units[j]) for j in best} - set(vectors))
+        for start in range(0, len(new), 8):
+            vectors.update(zip(new[start : start + 8], model.embed_passages(new[start : start + 8]), strict=True))
+        if n % 10 == 0:
+            print(f"  {n} of {len(gathered)} cases embedded ({len(vectors)} passages)", flush=True)
+
+
+DENSE_GRID = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 GRID = {
     "named": (0.0, 0.3, 0.6, 1.0, 1.5),
     "pair": (0.0, 0.4, 1.0),
@@ -84,6 +116,7 @@ def main() -> None:
     parser.add_argument("--repos", default="")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--cached", action="store_true", help="reuse the signals gathered by the last run")
+    parser.add_argument("--dense", action="store_true", help="tune the dense weight alone (see above)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s in SPLITS]
     store = CACHE / f"signals-{'-'.join(splits)}.pkl"
@@ -97,6 +130,9 @@ def main() -> None:
         gathered = gather(cases)
         store.write_bytes(pickle.dumps(gathered))
     print(f"{len(gathered)} cases of {', '.join(splits)}", flush=True)
+    if args.dense:
+        dense_only(gathered, CACHE / f"vectors-{'-'.join(splits)}.pkl")
+        return
     shipped = evaluate(gathered, WEIGHTS)
     print(f"shipped {WEIGHTS}: file@1 {shipped[0]:.3f} file@5 {shipped[1]:.3f} MRR {shipped[2]:.3f} "
           f"fn@10 {shipped[3]:.3f}")
@@ -108,6 +144,16 @@ def main() -> None:
     for (a1, a5, m, f10), weights in results[: args.top]:
         chosen = ", ".join(f"{name}={getattr(weights, name)}" for name in GRID)
         print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  {chosen}")
+
+
+def dense_only(gathered: list[Gathered], kept: Path) -> None:
+    vectors: dict[str, np.ndarray] = pickle.loads(kept.read_bytes()) if kept.exists() else {}
+    embed_best(gathered, vectors)
+    kept.write_bytes(pickle.dumps(vectors))
+    for weight in DENSE_GRID:
+        a1, a5, m, f10 = evaluate(gathered, replace(WEIGHTS, dense=weight), vectors=vectors)
+        shipped = " (shipped)" if weight == WEIGHTS.dense else ""
+        print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  dense={weight}{shipped}", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ Usage: python -m bench.repos [--searches 200] [--peers bm25,semble] [--out bench
 
 A scratch `ctxsieve serve` (fresh data dir, CTXSIEVE_READ_ROOTS = the checkout) indexes ansible from a local clone
 of /work/.mirror/ansible+ansible checked out at COMMIT under ~/.cache/ctxsieve/bench/repos/ (never committed):
-- first index: PUT /v1/repos/ansible, then GET until the state leaves `indexing` (lexical: there is no vector
-  stage yet); the server's resident memory sampled from /proc/<pid>/status meanwhile (VmRSS), and its VmHWM;
+- first index: PUT /v1/repos/ansible, then GET until the state leaves `indexing` (searchable: `lexical`), then
+  until it is `ready` (every definition's vector made, while no request runs); the server's resident memory
+  sampled from /proc/<pid>/status meanwhile (VmRSS), and its VmHWM;
 - the index's size on disk (the data dir: bytes written and blocks held);
 - an edit: a new function appended to one file, then POST sync (and, once more, PUT again as `ctxsieve index`
   does), timed until a search for its name finds it;
@@ -70,14 +71,14 @@ def la() -> str:
     return f"(load {os.getloadavg()[0]:.1f})"
 
 
-def wait_indexed(client: httpx.Client, name: str, pid: int | None = None, samples: list[float] | None = None
-                 ) -> dict[str, Any]:
-    """GET the repository until its sync is over, sampling the server's VmRSS every tenth of a second."""
+def wait_indexed(client: httpx.Client, name: str, pid: int | None = None, samples: list[float] | None = None,
+                 until: tuple[str, ...] = ("lexical", "ready")) -> dict[str, Any]:
+    """GET the repository until its state is one of `until`, sampling the server's VmRSS every tenth of a second."""
     while True:
         if samples is not None:
             samples.append(rss_mib(pid) or 0.0)
         info: dict[str, Any] = client.get(f"/v1/repos/{name}").raise_for_status().json()
-        if info["state"] != "indexing":
+        if info["state"] in until:
             return info
         time.sleep(0.1)
 
@@ -89,10 +90,19 @@ def first_index(client: httpx.Client, pid: int, root: Path) -> list[str]:
     client.put("/v1/repos/ansible", json={"path": str(root)}).raise_for_status()
     info = wait_indexed(client, "ansible", pid, samples)
     took = time.monotonic() - started
-    return [f"first index (lexical; no vector stage exists yet): {took:.1f} s for {info['files']} files, "
-            f"{info['definitions']} definitions, skipped {info['skipped']}, error {info['error']} {la()}",
-            f"server RSS: idle after start {idle:.0f} MiB (startup peak VmHWM {startup_peak:.0f} MiB); while indexing "
-            f"max VmRSS {max(samples):.0f} MiB ({len(samples)} samples); VmHWM after {rss_mib(pid, 'VmHWM'):.0f} MiB"]
+    lexical = [f"first index, searchable (lexical): {took:.1f} s for {info['files']} files, "
+               f"{info['definitions']} definitions, skipped {info['skipped']}, error {info['error']} {la()}",
+               f"server RSS: idle after start {idle:.0f} MiB (startup peak VmHWM {startup_peak:.0f} MiB); while "
+               f"indexing max VmRSS {max(samples):.0f} MiB ({len(samples)} samples)"]
+    for line in lexical:
+        print(line, flush=True)
+    samples = []
+    info = wait_indexed(client, "ansible", pid, samples, until=("ready",))
+    ready = time.monotonic() - started
+    return lexical + [f"vectors made (ready): {ready:.0f} s after the PUT ({ready - took:.0f} s after lexical) for "
+                      f"{info['definitions']} definitions {la()}",
+                      f"server RSS while embedding: max VmRSS {max(samples):.0f} MiB; VmHWM after "
+                      f"{rss_mib(pid, 'VmHWM'):.0f} MiB"]
 
 
 def disk_size(data: Path) -> list[str]:
@@ -131,7 +141,7 @@ def edits(client: httpx.Client, root: Path) -> list[str]:
                            lambda: client.put("/v1/repos/ansible", json={"path": str(root)}).raise_for_status())
     subprocess.run(["git", "-C", str(root), "checkout", "-q", "--", EDITED], check=True)
     client.post("/v1/repos/ansible/sync").raise_for_status()
-    wait_indexed(client, "ansible")
+    wait_indexed(client, "ansible", until=("ready",))  # the searches that follow re-rank by vectors
     return [f"sync with nothing changed: {unchanged_s * 1000:.0f} ms {la()}",
             f"edited definition found: {by_sync:.2f} s after the edit with POST sync, {by_index:.2f} s with PUT again "
             f"(what `ctxsieve index` sends) {la()}"]
@@ -163,9 +173,9 @@ def ctxsieve_run(queries: list[str], distinct: int) -> list[str]:
     with scratch_process("bench-repos-", env) as (process, url, scratch), \
             httpx.Client(base_url=url, timeout=600) as client:
         lines += first_index(client, process.pid, root)
+        print(*lines[2:], sep="\n", flush=True)
         lines += disk_size(scratch / "data")
-        for line in lines:
-            print(line, flush=True)
+        print(lines[-1], flush=True)
         for step in (lambda: edits(client, root), lambda: searches(client, queries, distinct)):
             for line in step():
                 print(line, flush=True)

@@ -40,6 +40,12 @@ class EmbeddingCache:
         """Recorded queries (tool feedback), embedded with the query prompt and kept like passages."""
         return self._cached(queries, "query")
 
+    def stored_passages(self, passages: Sequence[str]) -> list[np.ndarray | None]:
+        """The vectors stored already for these passages, None where there is none: nothing is embedded."""
+        keys = [self.key(p) for p in passages]
+        found = self._stored(list(dict.fromkeys(keys))) if keys else {}
+        return [found.get(k) for k in keys]
+
     def forget(self, passage_keys: Sequence[str]) -> None:
         """Drop passages' vectors (by `passage_key`): those of a forgotten source that no other one uses."""
         self.store.delete(self.space, [f"chunk:{k}" for k in passage_keys])

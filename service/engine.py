@@ -16,7 +16,7 @@ from ctxsieve.indexes.background import BackgroundEmbedder
 from ctxsieve.indexes.collections import CollectionIndex
 from ctxsieve.indexes.errors import CtxsieveError
 from ctxsieve.indexes.files import FileReader
-from ctxsieve.indexes.repos import RepoIndex
+from ctxsieve.indexes.repos import RepoIndex, UnitVectors
 from ctxsieve.indexes.sessions import SessionLog
 from ctxsieve.indexes.sieve import Sieve
 from ctxsieve.indexes.sources import SourceStore, utc_stamp
@@ -93,7 +93,8 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
     collections = CollectionIndex(store, cache, tokenizer, settings.chunk_tokens, settings.dense_weight)
     sessions = SessionLog(store, settings.session_retention_days)
-    repos = RepoIndex(store, files, tokenizer, progress=_log_progress)
+    unit_vectors = UnitVectors(cache, lambda: gate.depth == 0) if settings.repo_vectors else None
+    repos = RepoIndex(store, files, tokenizer, progress=_log_progress, vectors=unit_vectors)
     return Engine(settings=settings, tokenizer=tokenizer, store=store, embedder=embedder, sieve=sieve, tools=tools,
                   collections=collections, sessions=sessions, web=web, files=files, repos=repos, gate=gate)
 

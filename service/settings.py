@@ -55,6 +55,9 @@ class Settings(BaseSettings):
                                           "(docs/settings.md)")
     background_embedding: bool = Field(True, description="embed the rest of a fresh input while idle, so "
                                                          "re-filtering it needs no inference")
+    repo_vectors: bool = Field(True, description="embed a repository's definitions while idle once it is "
+                                                 "searchable (state lexical, then ready): search_code re-ranks "
+                                                 "its best hits by them")
     malloc_trim_seconds: float = Field(5.0, ge=0, description="how often `serve` hands freed heap pages back to "
                                                               "the kernel (0: never)")
     inference_threads: int | None = Field(None, ge=1, description="torch threads (default: all cores)")

@@ -4,7 +4,9 @@
 files on disk (a changed file re-read, a deleted one dropped, a moved HEAD is just files that changed). One worker
 thread runs the syncs, a repository at a time; searches read each repository's memory (`RepoMemory`) meanwhile, so
 they answer from each file's last complete state and never "not indexed". The store keeps every unit, so a restart
-(or a kill -9 mid-sync) loads what was complete and the next sync re-reads only what changed since.
+(or a kill -9 mid-sync) loads what was complete and the next sync re-reads only what changed since. After each sync
+the units' vectors are made behind it (`UnitVectors`): `state` is `lexical` until every unit has one, then `ready`,
+and only a ready repository's searches re-rank by them.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ..store import Match, Store, Where, scroll_all
 from .memory import RepoMemory
 from .records import SPEC, RepoHead, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits
+from .vectors import UnitVectors
 from .walk import FileState, read_source, walk
 from .walk import head_of as git_head
 
@@ -49,13 +52,14 @@ class RepoStatus:
     path: str
     files: int
     definitions: int
-    state: str  # indexing (a sync under way) | lexical (searchable by its words and names) | ready
+    state: str  # indexing (a sync under way) | lexical (searchable by its words and names) | ready (and vectors)
     head: str | None
     indexed_at: str | None
     skipped: dict[str, int]
     done: int = 0  # files read by the sync under way, of `total`
     total: int = 0
     error: str | None = None
+    vectors_left: int | None = None  # units still without a vector (None: not counted yet, or no vector stage)
 
 
 @dataclass(frozen=True)
@@ -82,9 +86,10 @@ class _Repo:
 
 
 class RepoIndex:
-    def __init__(self, store: Store, reader: FileReader, tokenizer: Tokenizer, progress: Progress | None = None
-                 ) -> None:
+    def __init__(self, store: Store, reader: FileReader, tokenizer: Tokenizer, progress: Progress | None = None,
+                 vectors: UnitVectors | None = None) -> None:
         self.store = store
+        self.vectors = vectors
         self.reader = reader
         self.tokenizer = tokenizer
         self.progress = progress
@@ -158,7 +163,10 @@ class RepoIndex:
 
     def status(self, tenant: str, name: str) -> RepoStatus:
         with self._lock:
-            return _status(self._get(tenant, name))
+            repo = self._get(tenant, name)
+            state = self._state(tenant, repo)
+        left = self.vectors.left((tenant, name)) if self.vectors is not None else None
+        return _status(repo, state, left)
 
     def all(self, tenant: str) -> list[RepoStatus]:
         found = scroll_all(self.store, SPEC.name, Where((Match("tenant", tenant), Match("type", "repo"))),
@@ -170,13 +178,16 @@ class RepoIndex:
             self._get(tenant, name)
             self._repos.pop((tenant, name), None)
             self.store.delete_where(SPEC.name, scope(tenant, name))
+        if self.vectors is not None:
+            self.vectors.forget((tenant, name))
 
     def search(self, tenant: str, name: str, query: str, k: int = 10, max_tokens: int | None = None,
                path: str | None = None) -> CodeSearch:
         with self._lock:
             repo = self._get(tenant, name)
-            state = _state(repo)
-        hits = repo.memory.search(read_code_query(query), k, path)
+            state = self._state(tenant, repo)
+        cosines = self.vectors.cosines(query) if self.vectors is not None and state == "ready" else None
+        hits = repo.memory.search(read_code_query(query), k, path, cosines=cosines)
         results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, sum(r.tokens for r in results))
@@ -184,6 +195,14 @@ class RepoIndex:
     def close(self) -> None:
         self._jobs.put(None)
         self._worker.join(timeout=30)
+        if self.vectors is not None:
+            self.vectors.close()
+
+    def _state(self, tenant: str, repo: _Repo) -> str:
+        if repo.running or repo.requested > repo.finished:
+            return "indexing"
+        ready = self.vectors is not None and self.vectors.ready((tenant, repo.head.name), repo.memory)
+        return "ready" if ready else "lexical"
 
     # --- repositories in memory -------------------------------------------------------------------------
 
@@ -218,6 +237,8 @@ class RepoIndex:
                 repo.running, repo.error, covers = True, None, repo.requested
             try:
                 self._run_sync(tenant, repo)
+                if self.vectors is not None:
+                    self.vectors.want((tenant, name), repo.memory)
             except (CtxsieveError, OSError) as exc:
                 log.warning("repository %s: sync failed: %s", name, exc)
                 repo.error = f"{type(exc).__name__}: {exc}"
@@ -293,11 +314,8 @@ def _batches(items: list[FileState], size: int) -> Iterator[list[FileState]]:
         yield items[start : start + size]
 
 
-def _state(repo: _Repo) -> str:
-    return "indexing" if repo.running or repo.requested > repo.finished else "lexical"
-
-
-def _status(repo: _Repo) -> RepoStatus:
+def _status(repo: _Repo, state: str, vectors_left: int | None) -> RepoStatus:
     head = repo.head
-    return RepoStatus(head.name, head.path, repo.memory.file_count, repo.memory.unit_count, _state(repo), head.head,
-                      head.indexed_at, dict(repo.skipped or head.skipped or {}), repo.done, repo.total, repo.error)
+    return RepoStatus(head.name, head.path, repo.memory.file_count, repo.memory.unit_count, state, head.head,
+                      head.indexed_at, dict(repo.skipped or head.skipped or {}), repo.done, repo.total, repo.error,
+                      vectors_left)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.lexical import UnitIndex, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Weights, combine, signals, with_files
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, order_of, rerank, score, signals
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 __all__ = ["Hit", "RepoMemory"]
@@ -44,6 +44,7 @@ class RepoMemory:
         self._by_path: dict[str, list[int]] = {}
         self._by_file_key: dict[str, set[str]] = {}  # a file name, a module path's last part -> the paths
         self._live: np.ndarray | None = None  # the unit ids in insertion order, until the next change
+        self.version = 0  # one more at every change: what a pass over every unit (the vectors') covered
 
     # --- state --------------------------------------------------------------------------------------------
 
@@ -70,6 +71,7 @@ class RepoMemory:
             self._files[path] = _File(digest, ids)
             self._by_path[path] = ids
             self._live = None
+            self.version += 1
             for key in file_keys(path):
                 self._by_file_key.setdefault(key, set()).add(path)
             if old is not None:
@@ -80,6 +82,7 @@ class RepoMemory:
             old = self._files.pop(path, None)
             self._by_path.pop(path, None)
             self._live = None
+            self.version += 1
             for key in file_keys(path):
                 paths = self._by_file_key.get(key)
                 if paths is not None:
@@ -99,21 +102,28 @@ class RepoMemory:
                 if not leaf:
                     del self._by_leaf[unit.leaf]
 
+    def snapshot(self) -> tuple[int, list[CodeUnit]]:
+        """Every unit now, and the version it is of."""
+        with self._lock:
+            return self.version, list(self._units.values())
+
     def units_of(self, path: str) -> list[CodeUnit]:
         with self._lock:
             return [self._units[i] for i in self._by_path.get(path, [])]
 
     # --- search -------------------------------------------------------------------------------------------
 
-    def search(self, query: CodeQuery, k: int, path_glob: str | None = None, weights: Weights = WEIGHTS
-               ) -> list[Hit]:
-        """The best k units, ties broken by path and line so the same request gives the same order."""
+    def search(self, query: CodeQuery, k: int, path_glob: str | None = None, weights: Weights = WEIGHTS,
+               cosines: Cosines | None = None) -> list[Hit]:
+        """The best k units, ties broken by path and line so the same request gives the same order; with
+        `cosines` (the units' vectors against the request's), the best re-ranked by them too."""
         units, rows = self.candidates(query, path_glob)
         if not units:
             return []
-        scores = with_files(combine(rows, units, weights), units, weights)
-        order = sorted(range(len(units)), key=lambda j: (-scores[j], units[j].path, units[j].start_line))
-        return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
+        scores = score(rows, units, weights)
+        if cosines is not None:
+            scores = rerank(rows, units, scores, cosines, weights)
+        return [Hit(units[j], float(scores[j])) for j in order_of(scores, units)[:k] if scores[j] > 0]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None) -> tuple[list[CodeUnit], np.ndarray]:
         """The units worth scoring (the lexical best, and every unit the request names) and their signals."""

@@ -69,5 +69,6 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
 def _info(status: RepoStatus) -> RepoInfo:
     return RepoInfo(name=status.name, path=status.path, files=status.files, definitions=status.definitions,
                     state=status.state, head=status.head, indexed_at=status.indexed_at,
-                    skipped=status.skipped, progress=RepoProgress(done=status.done, total=status.total),
+                    skipped=status.skipped, progress=RepoProgress(done=status.done, total=status.total,
+                                          vectors_left=status.vectors_left),
                     error=status.error)

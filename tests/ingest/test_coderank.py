@@ -78,3 +78,29 @@ def test_places_and_the_files_evidence() -> None:
     units = [line_unit("a.py", "x", 1), line_unit("a.py", "y", 2), line_unit("b.py", "z", 1)]
     boosted = with_files(np.array([1.0, 1.0, 1.2]), units)
     assert boosted[0] > boosted[2], "two good units of one file outrank one better unit alone"
+
+
+def test_vectors_re_rank_the_best_units_and_only_when_each_has_one() -> None:
+    """The dense signal re-orders the DENSE_TOP units the other signals put first (scaled from the worst of them to
+    the best); a unit outside them is never lifted by it, and without every vector nothing changes."""
+    from ctxsieve.ingest.coderank.ranker import DENSE_TOP, SIGNALS, passage_of, rerank, score, signals
+    from ctxsieve.ingest.coderank.units import CodeUnit
+
+    units = [CodeUnit(f"pkg/m{i}.py", f"f{i}", "function", 1, 3, f"def f{i}():\n    return {i}\n")
+             for i in range(DENSE_TOP + 5)]
+    lexical = np.linspace(2.0, 1.0, len(units))  # f0 first by its words, the last five outside the top
+    rows = signals(read_code_query("which function returns the number"), units, lexical)
+    before = score(rows, units)
+    asked: list[str] = []
+
+    def cosines(of: object) -> np.ndarray:
+        shown = list(of)  # type: ignore[call-overload]
+        asked.extend(u.name for u in shown)
+        return np.array([1.0 if u.name == "f7" else 0.1 for u in shown])
+
+    after = rerank(rows.copy(), units, before.copy(), cosines)
+    assert int(np.argmax(after)) == 7 and int(np.argmax(before)) == 0, "the vectors tell the top units apart"
+    assert len(asked) == DENSE_TOP and "f44" not in asked, "only the best DENSE_TOP are re-ranked"
+    assert np.array_equal(after[DENSE_TOP:], before[DENSE_TOP:])
+    assert np.array_equal(rerank(rows.copy(), units, before.copy(), lambda _: None), before), "no vectors yet"
+    assert SIGNALS[-1] == "dense" and passage_of(units[0]).startswith("pkg/m0.py f0\ndef f0():")

@@ -232,3 +232,52 @@ def test_kill_9_mid_index_leaves_every_file_whole(tmp_path: Path) -> None:
         assert (hit.path, hit.name, hit.start_line, hit.end_line) == ("m1199.py", "f1199_7", 29, 30)
     finally:
         index.close()
+
+
+def ready(client: TestClient, name: str, timeout: float = 120) -> dict:  # type: ignore[type-arg]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = client.get(f"/v1/repos/{name}").json()
+        if info["state"] == "ready":
+            return info  # type: ignore[no-any-return]
+        time.sleep(0.1)
+    raise AssertionError(f"{name} not ready: {info}")
+
+
+@pytest.mark.slow
+def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(tmp_path: Path) -> None:
+    """The real model: `lexical` first, `ready` once every definition has its vector; then a request that shares
+    no word with the code finds it by meaning; after an edit, the new definition too."""
+    root = tmp_path / "geo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "places.py").write_text(textwrap.dedent('''\
+        import math
+
+
+        def gc(a, b, c, d):
+            """How far apart two places on the globe are, in kilometres."""
+            p = math.sin((c - a) / 2) ** 2 + math.cos(a) * math.cos(c) * math.sin((d - b) / 2) ** 2
+            return 6371 * 2 * math.asin(math.sqrt(p))
+        '''))
+    (root / "pkg" / "dates.py").write_text('def parse(s):\n    """Read a day, month and year from text."""\n'
+                                           '    return s.split("-")\n')
+    (root / "pkg" / "paint.py").write_text('def mix(x, y):\n    """Blend two colours for a palette."""\n'
+                                           '    return (x + y) / 2\n')
+    git(root, "init", "-q")
+    client = open_client(make_settings(tmp_path / "data", read_roots=str(tmp_path)))
+    try:
+        assert client.put("/v1/repos/geo", json={"path": str(root)}).status_code == 202
+        info = ready(client, "geo")
+        assert info["progress"]["vectors_left"] == 0 and info["definitions"] >= 3, info
+        body = client.post("/v1/repos/geo/search", json={"query": "distance between two cities", "k": 3}).json()
+        assert body["state"] == "ready" and body["results"][0]["name"] == "gc", body
+
+        (root / "pkg" / "paint.py").write_text(
+            'def mix(x, y):\n    """Blend two colours for a palette."""\n    return (x + y) / 2\n\n\n'
+            'def brightness(rgb):\n    """How light a colour looks to the eye."""\n    return sum(rgb) / 3\n')
+        assert client.post("/v1/repos/geo/sync").status_code == 202
+        info = ready(client, "geo")
+        body = client.post("/v1/repos/geo/search", json={"query": "luminance of a shade", "k": 3}).json()
+        assert body["results"][0]["name"] == "brightness", body
+    finally:
+        client.__exit__(None, None, None)

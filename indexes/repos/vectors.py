@@ -1,0 +1,138 @@
+"""A repository's definitions as vectors, made in the background once it is searchable by its words and names.
+
+The dense model embeds each unit's passage (`passage_of`: its path, name and first lines) into the chunk-vector cache,
+where a vector is kept by its text: a file changed re-embeds only its changed definitions, a restart none. The work
+runs on a thread of its own, a few units at a time and only while no request is being served, so a sync (an agent's
+edit) and a search never wait for it. A repository is `ready` once every unit of its current version has a vector;
+until then its searches rank as in the lexical state, and a search re-ranks by vectors only when each of the units
+it would re-rank has one (`rerank`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ctxsieve.ingest.coderank.ranker import passage_of
+from ctxsieve.ingest.coderank.units import CodeUnit
+
+from ..vectors import EmbeddingCache
+from .memory import RepoMemory
+
+__all__ = ["UnitVectors"]
+
+log = logging.getLogger("ctxsieve")
+BATCH = 4  # units embedded at once: a request arriving meanwhile waits for no more than this many
+PAGE = 512  # units whose stored vectors are looked up at once
+IDLE_POLL_S = 0.05
+
+
+class UnitVectors:
+    def __init__(self, cache: EmbeddingCache, is_idle: Callable[[], bool] = lambda: True) -> None:
+        self.cache = cache
+        self.is_idle = is_idle
+        self._cond = threading.Condition()
+        self._wanted: dict[object, RepoMemory] = {}
+        self._covered: dict[object, int] = {}  # repository -> the memory version whose every unit has a vector
+        self._left: dict[object, int] = {}  # repository -> units without a vector, as last counted
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="ctxsieve-repo-vectors", daemon=True)
+        self._thread.start()
+
+    def want(self, repo: object, memory: RepoMemory) -> None:
+        """Make (or complete) the vectors of `repo`'s units, as its memory holds them now."""
+        with self._cond:
+            self._wanted[repo] = memory
+            self._cond.notify_all()
+
+    def ready(self, repo: object, memory: RepoMemory) -> bool:
+        with self._cond:
+            return self._covered.get(repo) == memory.version
+
+    def left(self, repo: object) -> int | None:
+        with self._cond:
+            return self._left.get(repo)
+
+    def forget(self, repo: object) -> None:
+        with self._cond:
+            for table in (self._wanted, self._covered, self._left):
+                table.pop(repo, None)
+
+    def cosines(self, query: str) -> Callable[[Sequence[CodeUnit]], np.ndarray | None]:
+        """The units' cosines with `query`, or None unless every one of them has its vector already."""
+        def of(units: Sequence[CodeUnit]) -> np.ndarray | None:
+            found = self.cache.stored_passages([passage_of(u) for u in units])
+            if not found or any(v is None for v in found):
+                return None
+            return np.asarray(np.stack([v for v in found if v is not None]) @ self.cache.query(query))
+
+        return of
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until every wanted repository's vectors are made (tests, benchmarks); False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._wanted, timeout)
+
+    def close(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+
+    # --- the worker ---------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while (job := self._next()) is not None:
+            repo, memory = job
+            version, units = memory.snapshot()
+            try:
+                complete = self._fill(repo, units)
+            except Exception:  # noqa: BLE001 -- a failed batch must not end the thread; the next want retries
+                log.exception("repository vectors: embedding failed")
+                complete = False
+            with self._cond:
+                if complete:
+                    self._covered[repo] = version
+                if self._wanted.get(repo) is memory and memory.version == version:
+                    del self._wanted[repo]  # else changed meanwhile (or failed): go round again
+                self._cond.notify_all()
+
+    def _next(self) -> tuple[object, RepoMemory] | None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._stop or bool(self._wanted))
+            if self._stop:
+                return None
+            repo = next(iter(self._wanted))
+            return repo, self._wanted[repo]
+
+    def _fill(self, repo: object, units: list[CodeUnit]) -> bool:
+        """Embed every unit without a stored vector; False if the repository changed or went meanwhile."""
+        passages = sorted({passage_of(u) for u in units})
+        missing = [p for start in range(0, len(passages), PAGE)
+                   for p, v in zip(passages[start : start + PAGE],
+                                   self.cache.stored_passages(passages[start : start + PAGE]), strict=True)
+                   if v is None]
+        self._count(repo, len(missing))
+        for start in range(0, len(missing), BATCH):
+            if not self._wait_idle(repo):
+                return False
+            self.cache.passages(missing[start : start + BATCH])
+            self._count(repo, len(missing) - start - BATCH)
+        return True
+
+    def _count(self, repo: object, left: int) -> None:
+        with self._cond:
+            self._left[repo] = max(0, left)
+
+    def _wait_idle(self, repo: object) -> bool:
+        """Until no request is served; False when the work is no longer wanted (stopped, forgotten)."""
+        while True:
+            with self._cond:
+                if self._stop or repo not in self._wanted:
+                    return False
+            if self.is_idle():
+                return True
+            threading.Event().wait(IDLE_POLL_S)
