@@ -7,6 +7,7 @@ names tiktoken itself uses, after checking their sha256 against tiktoken's own e
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import hashlib
 import os
@@ -76,17 +77,26 @@ class TiktokenTokenizer:
         return len(self.encoding.encode(text, disallowed_special=()))
 
     def split_points(self, text: str, max_tokens: int) -> list[int]:
-        """Character offsets that cut text into pieces of at most max_tokens tokens."""
+        """Character offsets that cut text into pieces of at most max_tokens tokens, each piece counted alone: a cut
+        at a token's offset can fall inside a character that spans tokens (byte-level pieces of one code point), and
+        the piece re-encoded then costs a token more, so a cut that does not fit moves back a character at a time."""
         tokens = self.encoding.encode(text, disallowed_special=())
         if len(tokens) <= max_tokens:
             return []
         _, offsets = self.encoding.decode_with_offsets(tokens)
         cuts: list[int] = []
-        for i in range(max_tokens, len(tokens), max_tokens):
-            cut = offsets[i]
-            if 0 < cut < len(text) and (not cuts or cut > cuts[-1]):
-                cuts.append(cut)
-        return cuts
+        start = 0
+        while True:
+            first = bisect.bisect_left(offsets, start)  # the first token that starts at or after `start`
+            # the rest counted exactly only when it may fit (recounting a long rest every piece is quadratic)
+            if len(offsets) - first <= max_tokens + 2 and self.count(text[start:]) <= max_tokens:
+                return cuts
+            cut = offsets[first + max_tokens] if first + max_tokens < len(offsets) else len(text) - 1
+            cut = max(cut, start + 1)
+            while cut > start + 1 and self.count(text[start:cut]) > max_tokens:
+                cut -= 1
+            cuts.append(cut)
+            start = cut
 
 
 def load_tokenizer(name: str, cache_dir: Path) -> TiktokenTokenizer:

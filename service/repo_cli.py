@@ -68,6 +68,10 @@ def index(args: argparse.Namespace) -> int:
     _say(f"{name}: {info.files} files, {info.definitions} definitions, state {info.state} "
          f"({time.monotonic() - started:.1f} s; skipped: {skipped}); search it with `ctxsieve search QUERY "
          f"--repo {name}` or the agents' search_code")
+    left = info.progress.vectors_left if info.progress is not None else None
+    if info.state == "lexical" and left:
+        _say(f"{name}: the vectors of {left} definitions are made in the background, while the service is idle; "
+             "the state is `ready` once they are (`ctxsieve search` and search_code answer meanwhile)")
     return 0 if info.state != "indexing" else 1
 
 

@@ -51,10 +51,16 @@ def wait_ready(client: TestClient, timeout: float = 300) -> None:
 REAL_MODEL_FIXTURES = {"client", "live_url", "big", "service", "base_url", "served"}
 
 
+# Files whose tests mostly wait (a niced child distilling the static stage for minutes): run first, so that under
+# `make test`'s two workers (pytest-xdist, a file per worker at a time) every other file runs meanwhile.
+FIRST = ("tests/service/test_first_start.py",)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in FIRST)  # stable: the rest keep their order
 
 
 @cache

@@ -359,6 +359,7 @@ class Compaction(Model):
 class RepoProgress(Model):
     done: int
     total: int
+    vectors_left: int | None = None  # definitions still without a vector (the repository is `lexical` until none)
 
 
 @dataclass(kw_only=True)
