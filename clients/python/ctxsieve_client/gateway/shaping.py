@@ -22,9 +22,11 @@ from typing import Any
 import httpx
 import mcp_types as mt
 
+from ..calls import Call
 from ..client import AsyncClient, CtxsieveError
 from ..cutting import CutOptions, cut_request, cut_text
 from ..fitting import fit_error_text, fit_tool_text, fits, mcp_error_limit
+from ..models import FilterResult
 from .config import Options
 
 log = logging.getLogger("ctxsieve.gateway")
@@ -63,18 +65,15 @@ async def shape(content: list[Any], structured: dict[str, Any] | None, is_error:
     request = cut_request(text, call.intent, call.tool, call.arguments, cutting)
     if request is None:
         return _as_is(content, structured, False, "passthrough")
-    try:
-        result = await client.send(request)
-    except (CtxsieveError, httpx.HTTPError) as exc:
-        return _unfiltered(content, structured, False, call, exc)
+    result = await _stored(request, content, structured, False, call, client)
+    if isinstance(result, Shaped):
+        return result
     shown = cut_text(result, cutting)
     if shown is None:
         return _as_is(content, structured, False, "passthrough", result.usage.input_tokens)
     shown = fit_tool_text(result, shown)  # a log's failures whole within the agent's limit on an MCP result
-    others = [block for block in content if getattr(block, "type", None) != "text"]
-    return Shaped(content=[mt.TextContent(type="text", text=shown), *others], structured=None, is_error=False,
-                  tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens,
-                  note="filtered" if call.intent else "outline")
+    return _replaced(content, shown, False, result, result.usage.output_tokens,
+                     "filtered" if call.intent else "outline")
 
 
 async def _error(content: list[Any], structured: dict[str, Any] | None, text: str, call: UpstreamCall,
@@ -86,16 +85,30 @@ async def _error(content: list[Any], structured: dict[str, Any] | None, text: st
     request = cut_request(text, call.intent, call.tool, call.arguments,
                           CutOptions(passthrough_tokens=0, max_tokens=options.max_tokens))
     assert request is not None  # (text over the limit is never within a passthrough of 0)
-    try:
-        result = await client.send(request)
-    except (CtxsieveError, httpx.HTTPError) as exc:
-        return _unfiltered(content, structured, True, call, exc)
+    result = await _stored(request, content, structured, True, call, client)
+    if isinstance(result, Shaped):
+        return result
     fitted = fit_error_text(result, text)
     if fitted is None:
         return _as_is(content, structured, True, "error", result.usage.input_tokens)
+    return _replaced(content, fitted, True, result, None, "error laid out")
+
+
+async def _stored(request: Call[FilterResult], content: list[Any], structured: dict[str, Any] | None,
+                  is_error: bool, call: UpstreamCall, client: AsyncClient) -> FilterResult | Shaped:
+    """The output stored and cut by the service; else the result as it is, saying why (`_unfiltered`)."""
+    try:
+        return await client.send(request)
+    except (CtxsieveError, httpx.HTTPError) as exc:
+        return _unfiltered(content, structured, is_error, call, exc)
+
+
+def _replaced(content: list[Any], text: str, is_error: bool, result: FilterResult, tokens_out: int | None,
+              note: str) -> Shaped:
+    """The text blocks replaced by `text`; images, audio and resources kept after it."""
     others = [block for block in content if getattr(block, "type", None) != "text"]
-    return Shaped(content=[mt.TextContent(type="text", text=fitted), *others], structured=None, is_error=True,
-                  tokens_in=result.usage.input_tokens, tokens_out=None, note="error laid out")
+    return Shaped(content=[mt.TextContent(type="text", text=text), *others], structured=None, is_error=is_error,
+                  tokens_in=result.usage.input_tokens, tokens_out=tokens_out, note=note)
 
 
 def _unfiltered(content: list[Any], structured: dict[str, Any] | None, is_error: bool, call: UpstreamCall,
