@@ -206,18 +206,15 @@ class Sieve:
                           sources[0].line_span, params.max_tokens or sys.maxsize, k) if len(sources) == 1 else None
         if own is not None:  # the kind chooses its chunks itself (grep's single lines, by runs)
             return [Pick(0, chunk, score) for chunk, score in sorted(own, key=lambda pick: -pick[1])]
-        query_vector = self.vectors.query(query)
         by_lines = kind.shown_as.by_lines
         heads, around = (self.code_candidates, 1) if by_lines else (self.fast_candidates, self.fast_neighbours)
-        first = self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
+        # No dense stage for a kind ranked on its own terms (code: the code ranker), nor without candidates.
+        no_dense = not kind.dense or (heads == 0 and params.mode != "accurate")
+        first = [] if no_dense else self._first_stage(prep, query, lexical, params.mode, heads + 2 * around)
         pool = list(range(len(lexical))) if first is None else sorted(first[:heads])
         first_of_all = _priorities(kind, sources, query, params.max_tokens)  # what the request (or the kind) puts first
-        dense = np.full(len(prep.passages), np.nan)
-        dense[pool] = self._passage_vectors(prep, pool) @ query_vector
-        if len(pool) < len(prep.passages):  # fast mode: then the neighbours of its best hits
-            beside = neighbours(pool, dense, prep.documents, around)
-            dense[beside] = self._passage_vectors(prep, beside) @ query_vector
-        if self.background is not None and first is not None and not prep.completing \
+        dense = self._dense_scores(prep, pool, around, query)
+        if self.background is not None and first and not prep.completing \
                 and len(prep.vectors) < len(prep.passages):
             prep.completing = True  # once per ref: re-queueing would make the worker re-check every chunk
             # The rest, in the order this query's first stage ranks it: the next query on the same output
@@ -229,6 +226,19 @@ class Sieve:
         if kind.shown_as.by_lines:
             chosen = _whole_definitions(chosen, prep, k, params.max_tokens)
         return [Pick(prep.units[i][0], prep.units[i][1], float(np.nan_to_num(dense[i], nan=0.0))) for i in chosen]
+
+    def _dense_scores(self, prep: Prepared, pool: list[int], around: int, query: str) -> np.ndarray:
+        """The pool's cosines with the request, then those of the chunks beside its best hits (fast mode); NaN
+        for the rest. An empty pool (no dense candidates for code: CTXSIEVE_CODE_CANDIDATES=0) embeds nothing."""
+        dense = np.full(len(prep.passages), np.nan)
+        if not pool:
+            return dense
+        query_vector = self.vectors.query(query)
+        dense[pool] = self._passage_vectors(prep, pool) @ query_vector
+        if len(pool) < len(prep.passages):
+            beside = neighbours(pool, dense, prep.documents, around)
+            dense[beside] = self._passage_vectors(prep, beside) @ query_vector
+        return dense
 
     def _prepared_of(self, sources: Sequence[Source]) -> Prepared:
         """What does not depend on the query (chunks, BM25, static vectors), kept for re-filtering."""

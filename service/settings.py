@@ -37,7 +37,8 @@ class Settings(BaseSettings):
     dense_weight: float = Field(0.6, ge=0, le=1, description="weight of dense vs BM25 in the fused score")
     code_chunk_tokens: int = Field(256, ge=16, le=1024, description="target chunk size of source code (whole lines, "
                                                                      "cut at definitions)")
-    code_candidates: int = Field(5, ge=1, le=64, description="fast mode's dense candidates for code, logs, diffs")
+    code_candidates: int = Field(5, ge=0, le=64, description="fast mode's dense candidates for logs and diffs "
+                                                                 "(0: none)")
     tool_dense_weight: float = Field(0.74, ge=0, le=1, description="the same for tool selection (z-score fusion)")
     max_body_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="largest request body accepted")
     max_running: int = Field(2, ge=1, le=64, description="filter requests running at once")

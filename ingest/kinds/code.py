@@ -231,6 +231,10 @@ class Code(ByLines):
 
     name = "code"
     map_share = MAP_SHARE
+    # Ranked by the code ranker alone: on the dev split 5 dense candidates moved the place a fix edits by +1.4 / -1.5
+    # points (default budget / 1,500 tokens: noise at 135 cases) for ~0.8 s of inference per fresh read where the CPU
+    # has no bf16 (bench/README.md, "Code"); a hook's fresh read has 200 ms.
+    dense = False
 
     def detect(self, text: str) -> bool:
         lines = [ln for ln in text[:20000].splitlines() if ln.strip()]

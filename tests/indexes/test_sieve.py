@@ -3,12 +3,17 @@ same request gives the same answer; `more` says what was held back."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pytest
 
 from ctxsieve.indexes.sieve import FilterParams, Sieve
 from ctxsieve.indexes.sources import SourceInput, SourceStore
+from ctxsieve.indexes.store import Store
 from ctxsieve.indexes.vectors import EmbeddingCache
 from ctxsieve.indexes.websearch import Page, SearchQuery
+from ctxsieve.ingest.embedding import HashingEmbedder
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.tokens import Tokenizer
 
@@ -116,3 +121,38 @@ def test_a_source_file_fits_its_budget_as_the_model_is_shown_it(sieve: Sieve, wo
     result = sieve.filter("t", read, FilterParams("value_7", max_tokens=words.count(text) + 10))
     assert not result.passthrough, "300 numbered lines cost more than the text alone"
     assert sieve.filter("t", read, FilterParams("value_7", max_tokens=4 * words.count(text))).passthrough
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The stand-in, counting what it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += len(texts)
+        return super().embed_passages(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += len(texts)
+        return super().embed_queries(texts)
+
+
+MODULE = "\n\n".join(f"def step_{i}(archive):\n    \"\"\"Copy shard {i}.\"\"\"\n    return archive.copy({i})\n"
+                   for i in range(60)) + "\n\ndef verify_checksum(archive):\n    raise OSError('checksum mismatch')\n"
+
+
+@pytest.mark.parametrize(("content_type", "candidates", "embeds"),
+                         [("code", 5, False), ("code", 0, False), ("log", 5, True), ("log", 0, False)])
+def test_code_is_cut_by_the_code_ranker_alone_and_other_lines_by_their_candidates(
+        sources: SourceStore, edge: Store, words: Tokenizer, content_type: str, candidates: int, embeds: bool) -> None:
+    """A fresh read of code embeds nothing, now or in the background (the code ranker ranks it), and the definition
+    the request names is in the cut; a log's dense candidates are CTXSIEVE_CODE_CANDIDATES (0: none)."""
+    model = CountingEmbedder()
+    sieve = Sieve(sources, EmbeddingCache(edge, model), words, code_candidates=candidates)
+    text = MODULE if content_type == "code" else LOG
+    result = sieve.filter("t", SourceInput((Document(text),), True, content_type, "Read", {"file_path": "a.py"}),
+                          FilterParams("why does verify_checksum raise a checksum mismatch", max_tokens=200))
+    assert any("checksum mismatch" in s.text for s in result.snippets)
+    assert (model.calls > 0) == embeds, model.calls
