@@ -18,9 +18,9 @@ from bench.localize import Hit
 from ctxsieve.indexes.repos.memory import RepoMemory
 from ctxsieve.indexes.repos.walk import read_source, walk
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, passage_of
+from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, WEIGHTS, Cosines, Weights, passage_of
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
-from ctxsieve.ingest.embedding import Embedder
+from ctxsieve.ingest.embedding import Embedder, head_of
 
 
 @cache
@@ -58,7 +58,7 @@ class CtxsieveLocalizer:
 
     def cosines(self, query: str) -> Cosines:
         model = dense_model()
-        asked = model.embed_queries([query])[0]
+        asked = model.embed_queries([head_of(model, query, QUERY_TOKENS)])[0]
 
         def of(units: Sequence[CodeUnit]) -> np.ndarray | None:
             passages = [passage_of(u) for u in units]

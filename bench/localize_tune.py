@@ -83,11 +83,12 @@ def embed_best(gathered: list[Gathered], vectors: dict[str, np.ndarray]) -> None
     """The query's vector and those of the units the rule re-ranks (its best DENSE_TOP without the dense signal,
     the same for every dense weight), as bench.localize_ctxsieve makes them."""
     from bench.localize_ctxsieve import dense_model
-    from ctxsieve.ingest.coderank.ranker import DENSE_TOP
+    from ctxsieve.ingest.coderank.ranker import DENSE_TOP, QUERY_TOKENS
+    from ctxsieve.ingest.embedding import head_of
 
     model = dense_model()
     for n, g in enumerate(gathered, 1):
-        g.query = model.embed_queries([g.case.problem_statement])[0]
+        g.query = model.embed_queries([head_of(model, g.case.problem_statement, QUERY_TOKENS)])[0]
         best = order_of(score(g.rows, g.units, replace(WEIGHTS, dense=0.0)), g.units)[:DENSE_TOP]
         new = sorted({passage_of(g.units[j]) for j in best} - set(vectors))
         for start in range(0, len(new), 8):

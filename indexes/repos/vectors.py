@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.ranker import passage_of
+from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, passage_of
 from ctxsieve.ingest.coderank.units import CodeUnit
+from ctxsieve.ingest.embedding import head_of
 
 from ..vectors import EmbeddingCache
 from .memory import RepoMemory
@@ -63,11 +64,13 @@ class UnitVectors:
 
     def cosines(self, query: str) -> Callable[[Sequence[CodeUnit]], np.ndarray | None]:
         """The units' cosines with `query`, or None unless every one of them has its vector already."""
+        head = head_of(self.cache.embedder, query, QUERY_TOKENS)
+
         def of(units: Sequence[CodeUnit]) -> np.ndarray | None:
             found = self.cache.stored_passages([passage_of(u) for u in units])
             if not found or any(v is None for v in found):
                 return None
-            return np.asarray(np.stack([v for v in found if v is not None]) @ self.cache.query(query))
+            return np.asarray(np.stack([v for v in found if v is not None]) @ self.cache.query(head))
 
         return of
 
@@ -116,6 +119,7 @@ class UnitVectors:
                                    self.cache.stored_passages(passages[start : start + PAGE]), strict=True)
                    if v is None]
         self._count(repo, len(missing))
+        missing.sort(key=len)  # a batch pads to its longest passage: alike lengths together waste less inference
         for start in range(0, len(missing), BATCH):
             if not self._wait_idle(repo):
                 return False

@@ -10,9 +10,9 @@ Backends are imported by the factory only when chosen (torch is not imported to 
 
 from __future__ import annotations
 
-from .base import Embedder, HashingEmbedder, Vectors, vector_name
+from .base import Embedder, HashingEmbedder, Vectors, head_of, vector_name
 from .factory import load_embedder
 from .loading import model_id_for, quiet_loading, resolve_model_path
 
-__all__ = ["Embedder", "HashingEmbedder", "Vectors", "load_embedder", "model_id_for", "quiet_loading",
+__all__ = ["Embedder", "HashingEmbedder", "Vectors", "head_of", "load_embedder", "model_id_for", "quiet_loading",
            "resolve_model_path", "vector_name"]

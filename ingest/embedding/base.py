@@ -26,6 +26,17 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> Vectors: ...
 
 
+def head_of(embedder: object, text: str, tokens: int) -> str:
+    """`text` up to its first `tokens` tokens as the model reads them (its own tokenizer): what a request is about
+    is said first, and the rest of a long one costs inference time without changing the ranking measurably. A
+    model without a readable tokenizer (the stand-in) gets the text whole."""
+    tokenizer = getattr(embedder, "backend_tokenizer", None)
+    if tokenizer is None:
+        return text
+    offsets = tokenizer.encode(text, add_special_tokens=False).offsets
+    return text if len(offsets) <= tokens else text[: offsets[tokens - 1][1]]
+
+
 def vector_name(model_id: str) -> str:
     """A Qdrant-safe vector name per model, e.g. `multilingual-e5-small-384`."""
     slug = re.sub(r"[^a-zA-Z0-9._-]+", "-", model_id.rsplit("/", 1)[-1]).strip("-").lower()
