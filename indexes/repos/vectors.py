@@ -1,11 +1,12 @@
 """A repository's definitions as vectors, made in the background once it is searchable by its words and names.
 
-The dense model embeds each unit's passage (`passage_of`: its path, name and first lines) into the chunk-vector cache,
-where a vector is kept by its text: a file changed re-embeds only its changed definitions, a restart none. The work
-runs on a thread of its own, a few units at a time and only while no request is being served, so a sync (an agent's
-edit) and a search never wait for it. A repository is `ready` once every unit of its current version has a vector;
-until then its searches rank as in the lexical state, and a search re-ranks by vectors only when each of the units
-it would re-rank has one (`rerank`).
+The dense model embeds the passage (`passage_of`: its path, name and first lines) of each unit of the code a repository
+ships (`has_vector`: not its tests, examples, docs or vendored code) into the chunk-vector cache, where a vector is
+kept by its text: a file changed re-embeds only its changed definitions, a restart none. The work runs on a thread of
+its own, a few units at a time and only while no request is being served, so a sync (an agent's edit) and a search
+never wait for it. A repository is `ready` once each such unit of its current version has a vector; until then its
+searches rank as in the lexical state, and a search re-ranks by vectors only when each of the units it would re-rank
+has one (`rerank`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, passage_of
+from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, has_vector, passage_of
 from ctxsieve.ingest.coderank.units import CodeUnit
 from ctxsieve.ingest.embedding import head_of
 
@@ -113,7 +114,7 @@ class UnitVectors:
 
     def _fill(self, repo: object, units: list[CodeUnit]) -> bool:
         """Embed every unit without a stored vector; False if the repository changed or went meanwhile."""
-        passages = sorted({passage_of(u) for u in units})
+        passages = sorted({passage_of(u) for u in units if has_vector(u)})
         missing = [p for start in range(0, len(passages), PAGE)
                    for p, v in zip(passages[start : start + PAGE],
                                    self.cache.stored_passages(passages[start : start + PAGE]), strict=True)

@@ -8,7 +8,8 @@ Signals (each measured on the localization dev split, `python -m bench.localize`
 - place: tests, examples, docs and vendored code are rarely what a request is about;
 - dense: the cosine of the unit's vector (`passage_of`) with the request's, where the caller has vectors: it
   re-ranks the DENSE_TOP units the other signals put first (`rerank`), scaled from the worst of them (0) to the best
-  (1), since the other signals find the candidates and a vector tells apart the few they cannot.
+  (1), since the other signals find the candidates and a vector tells apart the few they cannot. Only the code a
+  repository ships has vectors (`has_vector`); a test, example, doc or vendored unit among them counts as the worst.
 The score is lexical (scaled to the best unit's) plus the weighted signals, times the place's factor.
 """
 
@@ -25,8 +26,8 @@ import numpy as np
 from .query import CodeQuery
 from .units import CodeUnit
 
-__all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "Weights", "combine", "passage_of", "place_factor",
-           "order_of", "rerank", "score", "signals", "with_files"]
+__all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "Weights", "combine", "has_vector", "passage_of",
+           "place_factor", "order_of", "rerank", "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
                     r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
@@ -59,6 +60,12 @@ Cosines = Callable[[Sequence[CodeUnit]], "np.ndarray | None"]  # units -> each o
 def passage_of(unit: CodeUnit) -> str:
     """What a unit's vector is made of: where it is, its name, and its first lines."""
     return f"{unit.path} {unit.name}\n{unit.text[:PASSAGE_CHARS]}"
+
+
+def has_vector(unit: CodeUnit) -> bool:
+    """Tests, examples, docs and vendored code are re-ranked without vectors: on dev, theirs changed no ranking
+    (python -m bench.localize_lengths --aside) and they are 62% of ansible's definitions' tokens to embed."""
+    return _place(unit.path) is None
 
 
 def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
@@ -141,11 +148,14 @@ def rerank(rows: np.ndarray, units: Sequence[CodeUnit], scores: np.ndarray, cosi
     if not weights.dense or not len(units):
         return scores
     top = order_of(scores, units)[:DENSE_TOP]
-    found = cosines([units[j] for j in top])
+    shipped = [j for j in top if has_vector(units[j])]
+    found = cosines([units[j] for j in shipped]) if shipped else None
     if found is None:
         return scores
     low, high = float(found.min()), float(found.max())
-    rows[top, SIGNALS.index("dense")] = (found - low) / (high - low) if high > low else 0.0
+    column = SIGNALS.index("dense")
+    rows[top, column] = 0.0
+    rows[shipped, column] = (found - low) / (high - low) if high > low else 0.0
     return score(rows, units, weights)
 
 

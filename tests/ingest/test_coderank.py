@@ -104,3 +104,27 @@ def test_vectors_re_rank_the_best_units_and_only_when_each_has_one() -> None:
     assert np.array_equal(after[DENSE_TOP:], before[DENSE_TOP:])
     assert np.array_equal(rerank(rows.copy(), units, before.copy(), lambda _: None), before), "no vectors yet"
     assert SIGNALS[-1] == "dense" and passage_of(units[0]).startswith("pkg/m0.py f0\ndef f0():")
+
+
+def test_only_shipped_code_has_vectors_and_a_test_among_the_best_counts_as_the_worst() -> None:
+    """Tests, examples, docs and vendored code are re-ranked without vectors (none is made for them): a test unit
+    among the best is never asked for one and ends below the shipped units the vectors favour."""
+    from ctxsieve.ingest.coderank.ranker import SIGNALS, has_vector, rerank, score, signals
+    from ctxsieve.ingest.coderank.units import CodeUnit
+
+    paths = ["pkg/core.py", "tests/test_core.py", "pkg/util.py", "docs/conf.py", "vendor/six.py", "examples/a.py"]
+    units = [CodeUnit(path, f"f{i}", "function", 1, 3, f"def f{i}():\n    return {i}\n")
+             for i, path in enumerate(paths)]
+    assert [has_vector(u) for u in units] == [True, False, True, False, False, False]
+    rows = signals(read_code_query("which function returns the number"), units, np.array([1.0, 3.0, 1.0, 1, 1, 1]))
+    asked: list[str] = []
+
+    def cosines(of: object) -> np.ndarray:
+        shown = list(of)  # type: ignore[call-overload]
+        asked.extend(u.path for u in shown)
+        return np.array([0.9 if u.name == "f2" else 0.2 for u in shown])
+
+    after = rerank(rows, units, score(rows, units), cosines)
+    assert sorted(asked) == ["pkg/core.py", "pkg/util.py"]
+    assert rows[1, SIGNALS.index("dense")] == 0.0 and rows[2, SIGNALS.index("dense")] == 1.0
+    assert after[2] > after[0]
