@@ -259,9 +259,10 @@ class Sieve:
 
     def _weigh(self, prep: Prepared) -> int:
         """Its bytes once every chunk's dense vector is in the memo (the background worker's end state), and its
-        static vectors (made at its first fast ranking)."""
-        later = self.static is not None and prep.static is None and kind_named(prep.kind).dense
-        static = self.static.dim * 4 if self.static is not None and later else 0
+        static vectors (made at its first fast ranking); a kind ranked on its own terms (code) gets neither."""
+        if not kind_named(prep.kind).dense:
+            return prep.nbytes
+        static = self.static.dim * 4 if self.static is not None and prep.static is None else 0
         return prep.nbytes + len(prep.passages) * (self.vectors.embedder.dim * 4 + static)
 
     def _passage_vectors(self, prep: Prepared, pool: list[int]) -> np.ndarray:
