@@ -14,9 +14,10 @@ import json
 import os
 import sys
 
-# Modules httpx imports only for its own command line (click, rich, pygments) or for async backends (trio, anyio):
-# about 100 ms of a process Claude Code starts per tool call, and never used by the hook's one sync request.
-UNUSED_BY_THE_HOOK = ("click", "rich", "pygments", "trio", "anyio")
+# Modules httpx imports only for its own command line (click, rich, pygments), for async backends (trio, anyio) or for
+# HTTP/2 (h2, installed beside qdrant-client, imported by httpcore whether used or not): about 120 ms of a process
+# Claude Code starts per tool call, and never used by the hook's one sync HTTP/1.1 request.
+UNUSED_BY_THE_HOOK = ("click", "rich", "pygments", "trio", "anyio", "h2")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
