@@ -56,7 +56,7 @@ browser:
 # Two workers, a test file each at a time (--dist loadfile keeps a file's fixtures on one worker): most tests wait on
 # processes (the agents' CLIs, MCP servers, a niced distillation), so the suite takes about half as long.
 test: lint docs browser node prepare
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile --durations=15
 
 # Quality and speed against the peers named in the issues, on ../shared/data; about 70 minutes on 2 cores the
 # first time (chunk vectors for the recall sets are then kept in ~/.cache/ctxsieve/bench; a vector depends only
