@@ -229,7 +229,8 @@ class Sieve:
 
     def _dense_scores(self, prep: Prepared, pool: list[int], around: int, query: str) -> np.ndarray:
         """The pool's cosines with the request, then those of the chunks beside its best hits (fast mode); NaN
-        for the rest. An empty pool (no dense candidates for code: CTXSIEVE_CODE_CANDIDATES=0) embeds nothing."""
+        for the rest. An empty pool (a kind ranked on its own terms, or CTXSIEVE_CODE_CANDIDATES=0) embeds nothing,
+        the request included."""
         dense = np.full(len(prep.passages), np.nan)
         if not pool:
             return dense

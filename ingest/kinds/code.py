@@ -233,7 +233,7 @@ class Code(ByLines):
     map_share = MAP_SHARE
     # Ranked by the code ranker alone: on the dev split 5 dense candidates moved the place a fix edits by +1.4 / -1.5
     # points (default budget / 1,500 tokens: noise at 135 cases) for ~0.8 s of inference per fresh read where the CPU
-    # has no bf16 (bench/README.md, "Code"); a hook's fresh read has 200 ms.
+    # has no bf16 (bench/README.md, "Code without the dense model"); a hook's fresh read has 200 ms.
     dense = False
 
     def detect(self, text: str) -> bool:

@@ -200,11 +200,11 @@ def test_the_runtime_rule_and_openvino_bf16_vectors_match_fp32(tmp_path: Path) -
     assert openvino.embed_passages(texts).tobytes() == openvino.embed_passages(texts).tobytes()
 
 
-def test_a_request_head_is_its_first_model_tokens_verbatim() -> None:
+def test_a_request_head_is_its_first_model_tokens_verbatim(e5_default: Any) -> None:
     """A repository search embeds a long request's head only: a prefix of the text, cut at a token's end."""
-    from ctxsieve.ingest.embedding import head_of, load_embedder
+    from ctxsieve.ingest.embedding import head_of
 
-    model = load_embedder("multilingual-e5-small", CACHE / "models")
+    model = e5_default
     issue = "Fix `TaskExecutor._execute` so that until/delay retries a failed loop item. 修复重试逻辑。 " * 40
     head = head_of(model, issue, 128)
     assert issue.startswith(head) and len(model.backend_tokenizer.encode(head, add_special_tokens=False).ids) == 128
