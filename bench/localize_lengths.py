@@ -3,11 +3,15 @@ protocol and gathered signals) with the request cut to its first N model tokens 
 of C characters, and the CPU each costs.
 
 Usage: python -m bench.localize_lengths [--chars 1200,600,400] [--query-tokens 512,256,128,64] [--aside]
+       python -m bench.localize_lengths --repo PATH [--chars 1200,400]
 
 Run `python -m bench.localize_tune --dense` once first (it gathers the dev signals). Each case's DENSE_TOP units are
 the shipped rule's without the dense signal; their passages are embedded per length (CPU seconds per passage given);
 the request's vector per cut (CPU per request). --aside: each also with every unit given a vector (tests, examples,
 docs and vendored code too), against the shipped rule (`has_vector`). Dev only: the shipped lengths were chosen here.
+--repo: what a repository's vectors cost instead (no embedding, the model's tokenizer only): e5 tokens over its
+definitions' passages per length, of the shipped code alone, and padded in batches of 4 (UnitVectors.BATCH) in path
+order against sorted by length.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import pickle
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -32,7 +37,11 @@ def main() -> None:
     parser.add_argument("--chars", default="1200,600,400")
     parser.add_argument("--query-tokens", default="512,256,128,64")
     parser.add_argument("--aside", action="store_true", help="also with vectors for tests, examples, docs, vendored")
+    parser.add_argument("--repo", type=Path, default=None, help="count a repository's tokens to embed instead")
     args = parser.parse_args()
+    if args.repo is not None:
+        repo_tokens(args.repo, [int(c) for c in args.chars.split(",")])
+        return
     sys.modules["__main__"].Gathered = tune.Gathered  # type: ignore[attr-defined]  # pickled by `-m localize_tune`
     gathered = pickle.loads((tune.CACHE / "signals-dev.pkl").read_bytes())
     model = dense_model()
@@ -66,6 +75,34 @@ def main() -> None:
                 print(f"  requests of {n} tokens{which}: file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}",
                       flush=True)
             ranker.has_vector = shipped
+
+
+def repo_tokens(root: Path, lengths: list[int]) -> None:
+    from ctxsieve.indexes.repos.vectors import BATCH
+    from ctxsieve.indexes.repos.walk import read_source, walk
+    from ctxsieve.ingest.coderank.units import units_of
+
+    units = [u for path in walk(root).files if (text := read_source(root, path).text) is not None
+             for u in units_of(path, text)]
+    tokenizer = dense_model().backend_tokenizer
+    prompt = "passage: "  # e5's passage prompt, as the model reads each passage
+
+    def tokens(passages: list[str]) -> list[int]:
+        return [len(e.ids) for e in tokenizer.encode_batch([prompt + p for p in passages])]
+
+    def padded(lengths: list[int]) -> int:
+        return sum(max(lengths[i : i + BATCH]) * len(lengths[i : i + BATCH]) for i in range(0, len(lengths), BATCH))
+
+    print(f"{root}: {len(units)} definitions", flush=True)
+    for chars in lengths:
+        ranker.PASSAGE_CHARS = chars
+        every = sorted({passage_of(u) for u in units})
+        shipped = sorted({passage_of(u) for u in units if ranker.has_vector(u)})
+        counts, all_counts = tokens(shipped), tokens(every)
+        print(f"passages of {chars} characters: every definition {sum(all_counts):,} e5 tokens (padded in path order "
+              f"{padded(all_counts):,}); the shipped code "
+              f"({len(shipped)} passages) {sum(counts):,}, padded in batches of {BATCH}: in path order "
+              f"{padded(counts):,}, sorted by length {padded(sorted(counts)):,}", flush=True)
 
 
 if __name__ == "__main__":
