@@ -36,7 +36,7 @@ def make_sieve(store: Store, chunk_tokens: int, dense_weight: float, embedder, t
                fast_candidates: int = FAST_CANDIDATES, static: bool = True, neighbours: int = FAST_NEIGHBOURS) -> Sieve:
     if not STATIC:
         STATIC.append(ensure_static(resolve_model_path_folder(), CACHE / "models",
-                                    getattr(embedder, "backend_tokenizer", None), embedder))
+                                    getattr(embedder, "backend_tokenizer", None)))
     sources = SourceStore(store, tokenizer, chunk_tokens)
     return Sieve(sources, EmbeddingCache(store, embedder), tokenizer, dense_weight=dense_weight,
                  fast_candidates=fast_candidates, static=STATIC[0] if static else None, fast_neighbours=neighbours)
@@ -127,7 +127,7 @@ def main() -> None:
             evaluate(f"ctxsieve accurate ({args.chunk_tokens}-token chunks)", sieve_method(sieve, "accurate"), cases)
         if "static" in args.first_stage.split(","):
             evaluate("ctxsieve fast (default)", sieve_method(sieve), cases)
-        if "none" in args.first_stage.split(","):  # a first start's, until the static stage is distilled
+        if "none" in args.first_stage.split(","):  # a first start's, until the static stage is made
             bm25_first = make_sieve(store, args.chunk_tokens, args.dense_weight, embedder, tokenizer, static=False)
             evaluate("fast, first stage BM25 alone", sieve_method(bm25_first), cases)
         for spec in [v for v in args.variants.split(",") if v]:

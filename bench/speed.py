@@ -30,7 +30,7 @@ from ctxsieve.indexes.vectors import EmbeddingCache
 from ctxsieve.ingest.embedding import resolve_model_path
 from ctxsieve.ingest.kinds.html import html_to_text
 from ctxsieve.ingest.normalize import Document
-from ctxsieve.ingest.static_model import distil, ensure_static, session_encoder
+from ctxsieve.ingest.static_model import ensure_static, make_table
 from ctxsieve.ingest.tokens import load_tokenizer
 
 CACHE = Path.home() / ".cache" / "ctxsieve"
@@ -176,30 +176,14 @@ def compare(specs: str, sizes: list[int], trials: int, embedder, tokenizer, stat
                   f"p50 {statistics.median(values):.3f} s  p95 {percentile(values, 0.95):.3f} s", flush=True)
 
 
-def distil_times(serving) -> None:  # type: ignore[no-untyped-def]
-    """The static stage's distillation (what a first `make run` waits for) through torch int8 (the rule before),
-    ONNX Runtime fp32 and the serving runtime, in one run; and how close each table's rows are to ONNX fp32's."""
+def static_times() -> None:
+    """Making the static stage's table (what a first `make run` waits for before fast mode has its first stage)."""
     folder = Path(resolve_model_path("multilingual-e5-small", CACHE / "models"))
-    encoders = {"torch-int8": None, "onnx-fp32": session_encoder(dense_model("onnx").session)}
-    if getattr(serving, "runtime", "onnx-fp32") != "onnx-fp32":
-        encoders[serving.runtime] = session_encoder(serving.session)
-    tables = {}
-    for name, encode in encoders.items():
-        start = time.perf_counter()
-        tables[name] = distil(folder, encode)
-        print(f"distil through {name}: {time.perf_counter() - start:.1f} s", flush=True)
-    # PCA's axes may flip or swap between tables, so rows are compared by the similarities they induce: the
-    # cosines among a fixed sample of 2,000 tokens, correlated with ONNX fp32's.
-    sample = np.random.default_rng(0).choice(len(tables["onnx-fp32"]), 2000, replace=False)
-
-    def similarities(table: np.ndarray) -> np.ndarray:
-        rows = table[sample] / np.maximum(np.linalg.norm(table[sample], axis=1, keepdims=True), 1e-9)
-        return (rows @ rows.T)[np.triu_indices(len(sample), 1)]
-
-    reference = similarities(tables["onnx-fp32"])
-    for name, table in tables.items():
-        print(f"  {name}: token-pair cosines correlate with onnx-fp32's at "
-              f"{np.corrcoef(similarities(table), reference)[0, 1]:.4f}", flush=True)
+    for trial in range(3):
+        start, cpu = time.perf_counter(), time.process_time()
+        make_table(folder)
+        print(f"static table from the token embeddings, trial {trial + 1}: {time.perf_counter() - start:.1f} s "
+              f"({time.process_time() - cpu:.1f} CPU s)", flush=True)
 
 
 def main() -> None:
@@ -213,16 +197,16 @@ def main() -> None:
     parser.add_argument("--peer-sizes", default="2000,10000,40000", help="sizes at which the slow peers also run")
     parser.add_argument("--compare", default="", help="fast-mode budgets as candidates/neighbours, e.g. 20/0,14/3: "
                                                       "run interleaved over the same inputs instead of the table")
-    parser.add_argument("--distil", action="store_true", help="time the static stage's distillation on each runtime")
+    parser.add_argument("--static", action="store_true", help="time making the static stage's table")
     add_runtime(parser)
     args = parser.parse_args()
     tokenizer = load_tokenizer("o200k_base", CACHE / "tiktoken")
     embedder = dense_model(args.runtime)
-    if args.distil:
-        distil_times(embedder)
+    if args.static:
+        static_times()
         return
     static = ensure_static(Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models",
-                           getattr(embedder, "backend_tokenizer", None), embedder)
+                           getattr(embedder, "backend_tokenizer", None))
     if args.compare:
         compare(args.compare, [int(x) for x in args.sizes.split(",")], args.trials, embedder, tokenizer, static)
         return

@@ -42,7 +42,8 @@ PREPARED_BYTES = 128 << 20
 # budget (by chunks embedded on average) that matches every chunk embedded (accurate) on both dev sets at both
 # token budgets, replayed on dev questions kept apart from the test ones by python -m bench.pool_tune (which uses
 # these same functions; bench/results/pool_tune.txt). No budget up to 24 chunks did on ONNX Runtime with the
-# static stage distilled on torch; on OpenVINO bf16, whose dense stage is about twice as fast, this one does.
+# static stage then distilled on torch; on OpenVINO bf16, whose dense stage is about twice as fast, this one does. The
+# static table made from the token embeddings since ranks as well at this budget (bench/README.md).
 FAST_CANDIDATES = 16
 FAST_NEIGHBOURS = 3
 # Code's chunks are whole definitions of ~256 tokens (the code_chunk_tokens setting), prose's ~96: its dense stage

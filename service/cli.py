@@ -97,7 +97,6 @@ def prepare(args: argparse.Namespace) -> int:
     from ctxsieve.ingest.embedding import load_embedder, resolve_model_path
     from ctxsieve.ingest.embedding.factory import choose_runtime
     from ctxsieve.ingest.embedding.onnx_model import ensure_onnx, ensure_onnx_int8, ensure_tokenizer, mean_pooled
-    from ctxsieve.ingest.static_model import distiller
     from ctxsieve.ingest.tokens import load_tokenizer
 
     from .models import load_static
@@ -116,7 +115,7 @@ def prepare(args: argparse.Namespace) -> int:
     embedder = load_embedder(settings.embed_model, settings.model_dir, settings.inference_threads, settings.int8,
                              settings.runtime)
     _step(f"{DENSE_READY}{getattr(embedder, 'runtime', 'torch')}")
-    _step(f"static first stage: distilling once if needed through {distiller(embedder)[0]}...")
+    _step("static first stage: made once if needed from the model's token embeddings...")
     static = load_static(settings, embedder)
     _step(STATIC_READY if static else "static first stage: off")
     return 0

@@ -201,7 +201,7 @@ def _write_record(paths: Paths, record: dict[str, Any]) -> None:
 
 def _wait_ready(url: str, pid: int, paths: Paths, wait: float, say: Say, instance: str | None = None) -> int:
     """Polls /readyz, saying each of the service's own start-up steps from its log as it goes, and, when a step
-    runs long (a first start distils the static stage: minutes on a busy machine), that it still runs; ready only
+    runs long (a first start exports the dense model: minutes on a busy machine), that it still runs; ready only
     when the server answering is the one started (its instance id)."""
     deadline, seen, began = time.monotonic() + wait, _log_size(paths), time.monotonic()
     said = [began]  # when a line was last said

@@ -120,9 +120,9 @@ def static_wanted(settings: Settings) -> bool:
 
 
 def load_static(settings: Settings, embedder: Embedder | None = None) -> StaticEmbedder | None:
-    """The fast mode's first stage; distilled once through the dense model's runtime, sharing its vocabulary."""
+    """The fast mode's first stage; made once from the model's token embeddings, sharing its vocabulary."""
     if not static_wanted(settings):
         log.info("no static first stage: fast mode ranks candidates by BM25 alone")
         return None
     folder = Path(resolve_model_path(settings.embed_model, settings.model_dir))
-    return ensure_static(folder, settings.model_dir, getattr(embedder, "backend_tokenizer", None), embedder)
+    return ensure_static(folder, settings.model_dir, getattr(embedder, "backend_tokenizer", None))

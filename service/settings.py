@@ -43,7 +43,8 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="largest request body accepted")
     max_running: int = Field(2, ge=1, le=64, description="filter requests running at once")
     max_queued: int = Field(32, ge=0, le=10_000, description="requests waiting beyond that; more get 429")
-    static_stage: bool = Field(True, description="distil a static embedding for fast mode's first stage")
+    static_stage: bool = Field(True, description="a static embedding (the model's token table) for fast mode's "
+                                                 "first stage")
     fast_candidates: int = Field(FAST_CANDIDATES, ge=1, le=1000,
                                  description="first-stage chunks embedded per fresh input in fast mode")
     fast_neighbours: int = Field(FAST_NEIGHBOURS, ge=0, le=100,

@@ -1,14 +1,14 @@
 """A first start serves within seconds and reaches its final stages in the background (issue 44).
 
-On a fresh machine the dense model's ONNX export (a minute or more, through torch) and the static first stage's
-distillation (one to three minutes) kept /readyz waiting. They are off that path now: until the export is made the
-service runs the same model on torch (the export is checked against torch at cosine MIN_COSINE: the same vectors to
-float noise, so the same model id and stored vectors), and until the static table is distilled fast mode ranks its
-candidates by BM25 alone (python -m bench.recall --first-stage both measures what that costs). Meanwhile `ctxsieve
-prepare` runs in a child process at low priority (the requests keep the cores, and torch's memory for the export
-and the distillation is the child's, given back when it exits). As it says each step done, the service loads what
-it made and swaps it in whole: the dense model, then the static stage. /readyz says which stage serves (`stages`);
-within a stage the same request gets the same answer.
+On a fresh machine the dense model's ONNX export (a minute or more, through torch) and the static first stage (then
+distilled: one to three minutes; now made from the model's token table in seconds) kept /readyz waiting. They are
+off that path now: until the export is made the service runs the same model on torch (the export is checked against
+torch at cosine MIN_COSINE: the same vectors to float noise, so the same model id and stored vectors), and until the
+static table is made fast mode ranks its candidates by BM25 alone (python -m bench.recall --first-stage both measures
+what that costs). Meanwhile `ctxsieve prepare` runs in a child process at low priority (the requests keep the cores,
+and torch's memory for the export is the child's, given back when it exits). As it says each step done, the service
+loads what it made and swaps it in whole: the dense model, then the static stage. /readyz says which stage serves
+(`stages`); within a stage the same request gets the same answer.
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ def start_models(settings: Settings) -> Models:
                               settings.runtime)
     static = None
     if static_wanted(settings):
-        if not pending and static_ready(folder, settings.model_dir, dense):
+        if not pending and static_ready(folder, settings.model_dir):
             static = load_static(settings, dense)
         else:
-            log.info("fast mode ranks candidates by BM25 alone until the static first stage is distilled")
+            log.info("fast mode ranks candidates by BM25 alone until the static first stage is made")
             pending.append("first_stage")
     dense.embed_queries(["warm-up"])  # first inference allocates; do it before reporting ready
     log.info("model %s loaded (%d-d) on %s, encoding %s", dense.model_id, dense.dim,

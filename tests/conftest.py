@@ -51,7 +51,7 @@ def wait_ready(client: TestClient, timeout: float = 300) -> None:
 REAL_MODEL_FIXTURES = {"client", "live_url", "big", "service", "base_url", "served"}
 
 
-# Files whose tests mostly wait (a niced child distilling the static stage for minutes): run first, so that under
+# Files whose tests mostly wait (a niced child exporting the model for minutes): run first, so that under
 # `make test`'s two workers (pytest-xdist, a file per worker at a time) every other file runs meanwhile.
 FIRST = ("tests/service/test_first_start.py",)
 # Then the files that took over 30 s each under `make test` (2 cores), longest first: a long file handed out last

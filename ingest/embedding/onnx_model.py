@@ -178,8 +178,7 @@ class OnnxEmbedder:
     model_id: str
     dim: int
     prompts: dict[str, str]
-    runtime: str = "onnx-fp32"  # what runs `session`: it names the static stage's table distilled through it
-    compiled_from: str = ""  # the model file the runtime compiled, when not the .onnx itself (it keys that table too)
+    runtime: str = "onnx-fp32"  # what runs `session`
     batch_size: int = 8
     width_step: int = 1  # batches pad to a multiple of this many tokens (masked out): fewer shapes to compile
     _lock: threading.Lock = field(default_factory=threading.Lock)

@@ -97,7 +97,7 @@ def load_openvino(model_folder: Path, cache_dir: Path, model_id: str, threads: i
     log.info("compiling the OpenVINO %s model for this CPU (cached after the first time)...", precision)
     compiled = core.compile_model(core.read_model(str(ir)), "CPU", config)  # the model, not its path: see above
     embedder = OnnxEmbedder(_Compiled(compiled), reference.tokenizer, model_id, reference.dim,
-                            dict(reference.prompts), f"openvino-{precision}", ir.name, width_step=WIDTH_STEP)
+                            dict(reference.prompts), f"openvino-{precision}", width_step=WIDTH_STEP)
     worst = _agreement(embedder, reference)
     if worst < MIN_COSINE:
         raise RuntimeRefused(f"OpenVINO {precision} vectors are at cosine {worst:.6f} of ONNX Runtime fp32 on the "

@@ -119,7 +119,7 @@ class ServingStages(BaseModel):
     dense: str = Field(description="what runs the dense model: onnx-fp32, openvino-bf16, onnx-int8, or torch (the "
                                    "stand-in until the ONNX export is made; the same vectors)")
     first_stage: Literal["static", "none"] = Field(description="fast mode's first stage: the static embedding with "
-                                                               "BM25, or BM25 alone (until it is distilled)")
+                                                               "BM25, or BM25 alone (until it is made)")
     pending: list[Literal["dense", "first_stage"]] = Field(description="what the background still prepares")
     background: Literal["done", "running", "failed"]
     background_seconds: float = Field(description="how long the background preparation has run (or ran)")

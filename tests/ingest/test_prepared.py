@@ -6,49 +6,31 @@ from __future__ import annotations
 import logging
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
+from safetensors.numpy import save_file
 from tokenizers import Tokenizer, models, processors
 
 from ctxsieve.ingest.embedding.onnx_model import ensure_onnx, export_inputs, onnx_path
 from ctxsieve.ingest.prepared import current, record, record_path
-from ctxsieve.ingest.static_model import ensure_static
+from ctxsieve.ingest.static_model import ensure_static, make_table
 
 VOCAB = ["<s>", "</s>", "<pad>", "<unk>", *(f"piece{i}" for i in range(60))]
 
 
 def small_model(folder: Path) -> Path:
-    """A model folder as the preparing steps read it: weights, architecture, a 64-piece vocabulary."""
+    """A model folder as the preparing steps read it: weights with a token table, architecture, a 64-piece
+    vocabulary."""
     folder.mkdir(parents=True)
-    (folder / "model.safetensors").write_bytes(bytes(range(256)) * 64)
-    (folder / "config.json").write_text('{"hidden_size": 8}')
+    table = np.random.default_rng(0).standard_normal((len(VOCAB), 300)).astype(np.float32)
+    save_file({"embeddings.word_embeddings.weight": table}, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text('{"hidden_size": 300}')
     tokenizer = Tokenizer(models.WordLevel({p: i for i, p in enumerate(VOCAB)}, unk_token="<unk>"))
     tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0),
                                                                                                     ("</s>", 1)])
     tokenizer.save(str(folder / "tokenizer.json"))
     return folder
-
-
-class Session:
-    """The dense model's inference as the static stage borrows it (OpenVINO's `run`), counting its calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def run(self, _: Any, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-        self.calls += 1
-        ids = feeds["input_ids"].astype(np.float32)
-        return [np.stack([np.sin(ids * (k + 1)) for k in range(16)], axis=-1)]
-
-
-class Embedder:
-    runtime = "openvino-bf16"
-    compiled_from = "onnx-small-f16.xml"
-
-    def __init__(self) -> None:
-        self.session = Session()
 
 
 def copied(source: Path, to: Path) -> Path:
@@ -59,19 +41,34 @@ def copied(source: Path, to: Path) -> Path:
 
 def test_a_copied_cache_reuses_the_static_table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     small_model(tmp_path / "a" / "models" / "small")
-    first = Embedder()
-    table = ensure_static(tmp_path / "a" / "models" / "small", tmp_path / "a" / "models", embedder=first)
-    assert first.session.calls > 0 and record_path(Path(table.vectors.filename)).exists()
+    table = ensure_static(tmp_path / "a" / "models" / "small", tmp_path / "a" / "models")
+    assert record_path(Path(table.vectors.filename)).exists()
     cache = copied(tmp_path / "a", tmp_path / "b") / "models"
     (stored,) = cache.glob("static-*.npy")
     before = stored.stat()
-    again = Embedder()
     with caplog.at_level(logging.INFO, logger="ctxsieve"):
-        reused = ensure_static(cache / "small", cache, embedder=again)
-    assert again.session.calls == 0, "not distilled again"
+        reused = ensure_static(cache / "small", cache)
+    assert not any("making the static first stage" in m for m in caplog.messages), "not made again"
     assert (stored.stat().st_ino, stored.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     assert f"{stored.name}: made from the same contents, reused" in caplog.messages
     assert np.array_equal(np.asarray(reused.vectors), np.asarray(table.vectors))
+
+
+def test_the_static_table_is_the_token_tables_principal_axes(tmp_path: Path) -> None:
+    """Made from the weights' token table alone: a row per piece, 256 columns in order of variance (the first
+    piece's row is zero: log rank weighs it 0), and the same table when made again from the same weights."""
+    folder = small_model(tmp_path / "small")
+    table = make_table(folder)
+    assert table.shape == (len(VOCAB), 256) and not table[0].any()
+    weights = np.random.default_rng(0).standard_normal((len(VOCAB), 300))  # as small_model wrote them
+    centred = weights - weights.mean(axis=0)
+    axes = np.linalg.svd(centred, full_matrices=False)[2][:8]  # the first principal axes by another route
+    unweighted = table[1:, :8].astype(np.float64) / np.log1p(np.arange(1, len(VOCAB)))[:, None]
+    expected = centred[1:] @ axes.T
+    norms = np.linalg.norm(unweighted, axis=0) * np.linalg.norm(expected, axis=0)
+    cosines = (unweighted * expected).sum(axis=0) / norms
+    assert np.all(np.abs(cosines) > 0.999), cosines  # the same axes in the same order, up to sign
+    assert np.array_equal(make_table(folder), table)
 
 
 def test_a_copied_onnx_export_is_recognised_without_torch(tmp_path: Path) -> None:

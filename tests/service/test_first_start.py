@@ -3,7 +3,7 @@ first stage, while `ctxsieve prepare` makes the ONNX export and the static stage
 correctly after each is swapped in, the same request gets the same answer within a stage, and /readyz says which
 stage serves. Real model, real prepare, a model folder of the test's own (only the converted model is shared).
 
-Slow: the export and the distillation run for real (about three minutes on 2 idle cores)."""
+Slow: the export runs for real (about a minute on 2 idle cores), then the static table (seconds)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tests.conftest import CACHE, make_settings, open_client
 NEEDLE = ("The night ferry to Tallinn was cancelled because the harbour crane broke down; passengers were "
           "rebooked on the 07:30 sailing and given vouchers for the terminal café.")
 QUESTION = "why was the ferry to Tallinn cancelled and when do passengers sail instead"
-BACKGROUND_WAIT = 1800.0  # seconds: a shared, loaded machine distils slowly
+BACKGROUND_WAIT = 1800.0  # seconds: a shared, loaded machine exports slowly
 
 
 def long_output(seed: int = 0) -> str:

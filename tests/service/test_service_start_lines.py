@@ -1,5 +1,5 @@
 """`ctxsieve service start` on a first start: each of the service's own step lines said as its log gets them, and a
-step that runs long (the static stage's distillation: minutes on a busy machine) not left silent."""
+step that runs long (the ONNX export: minutes on a busy machine) not left silent."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_start_says_each_step_and_that_a_long_one_still_runs(tmp_path: Path, mon
     paths.log.write_text("--- the start line\n")
     began = time.monotonic()
     steps = [(0.0, "ctxsieve: converting the model once...\n"), (0.1, "INFO: uvicorn's own line\n"),
-             (0.2, "ctxsieve: distilling the static first stage once (a minute or two)...\n")]
+             (0.2, "ctxsieve: exporting the ONNX model once (about a minute)...\n")]
 
     def ready(_url: str, timeout: float = 2.0) -> dict[str, Any]:
         elapsed = time.monotonic() - began
@@ -34,7 +34,7 @@ def test_start_says_each_step_and_that_a_long_one_still_runs(tmp_path: Path, mon
     said: list[str] = []
     assert lifecycle._wait_ready("http://127.0.0.1:9", 1, paths, 10, said.append) == 0
     assert said[0] == "ctxsieve service: converting the model once..."
-    assert said[1] == "ctxsieve service: distilling the static first stage once (a minute or two)..."
+    assert said[1] == "ctxsieve service: exporting the ONNX model once (about a minute)..."
     still = [line for line in said if line.startswith("ctxsieve service: still on the step above (")]
     assert 1 <= len(still) <= 2, said
     assert said[-1].startswith("ctxsieve service: ready at http://127.0.0.1:9 (")
