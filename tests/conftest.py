@@ -127,7 +127,12 @@ def serve_on_loopback(settings: Settings, models: Models | None = None) -> tuple
         time.sleep(0.05)
     url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
     deadline = time.monotonic() + 300
-    while httpx.get(f"{url}/readyz").status_code != 200 and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        try:  # a loaded machine (CI, two workers loading models) can keep even /readyz waiting for seconds
+            if httpx.get(f"{url}/readyz", timeout=60).status_code == 200:
+                break
+        except httpx.TimeoutException:
+            pass
         time.sleep(0.2)
 
     def stop() -> None:

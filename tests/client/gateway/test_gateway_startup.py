@@ -21,7 +21,7 @@ from tests.client.gateway.test_gateway import BIN, FAULTS, files, filesystem_ser
 __all__ = ["files"]  # the fixture, shared with test_gateway.py
 
 HANGS = {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"],  # never answers initialize
-         "ctxsieve": {"start_timeout_s": 0.5}}
+         "ctxsieve": {"start_timeout_s": 0.5, "timeout_s": 1}}
 LATE = {"command": "sh", "args": ["-c", f"sleep 4; exec {sys.executable} {FAULTS}"],  # answers after the start
         "ctxsieve": {"start_timeout_s": 0.5}}
 LOGGED = "served without ctxsieve tool search"
@@ -50,16 +50,17 @@ def test_a_hanging_server_holds_up_no_other_and_a_late_one_is_added(tmp_path: Pa
 
     async def steps(s: ClientSession, changed: asyncio.Event) -> tuple[set[str], Any, bool, set[str], Any]:
         first = {t.name for t in (await s.list_tools()).tools}
-        early = await s.call_tool("rows", {"count": 2})
+        early = await s.call_tool("rows", {"count": 2})  # before the late server has listed: the call waits
         await asyncio.wait_for(changed.wait(), 120)
         late = {t.name for t in (await s.list_tools()).tools}
-        return first, early, changed.is_set(), late, await s.call_tool("rows", {"count": 2})
+        return first, early, changed.is_set(), late, await s.call_tool("no_such_tool", {})
 
-    first, early, told, late, called = asyncio.run(_session(config, stub_url, tmp_path / "gateway.log", steps))
+    first, early, told, late, missing = asyncio.run(_session(config, stub_url, tmp_path / "gateway.log", steps))
     assert "read_text_file" in first and "rows" not in first, "served before the late server answered"
-    assert early.is_error and "'late' has not listed its tools yet" in text(early)
+    assert not early.is_error and "record 1" in text(early), "a call to a starting server's tool waits for it"
     assert told and {"read_text_file", "rows"} <= late, "the late server's tools added, the client told"
-    assert not called.is_error and "record 1" in text(called)
+    assert missing.is_error and "unknown tool 'no_such_tool'" in text(missing)
+    assert "'hangs' has not listed its tools yet" in text(missing), "after its timeout_s, which server it may be"
     assert "serving without hangs, late" in (tmp_path / "gateway.log").read_text()
 
 

@@ -31,7 +31,7 @@ from ..names import OWN_TOOLS, intent_of
 from ..ref_tools import NAMES as REF_TOOLS
 from . import own_tools, relays
 from .asking import Asking
-from .catalog import Catalog, toolset_of
+from .catalog import Catalog, Listed, toolset_of
 from .clients import Identities, Transport
 from .config import GatewayConfig
 from .middleware import Renamer, Sieve
@@ -320,7 +320,7 @@ class Gateway:
     async def call(self, context: MiddlewareContext[mt.CallToolRequestParams],
                    call_next: CallNext[mt.CallToolRequestParams, ToolResult]) -> ToolResult:
         name = context.message.name
-        known = self.catalog.tools.get(name)
+        known = await self.known(name)
         if known is None:
             raise ToolError(f"unknown tool {name!r}" + self.failures())
         server = self.servers[known.server]
@@ -349,6 +349,21 @@ class Gateway:
         await self._learn(session, name, known.server)
         return ToolResult(content=shaped.content, structured_content=shaped.structured, is_error=shaped.is_error,
                           meta=result.meta)
+
+    async def known(self, name: str) -> Listed | None:
+        """The tool called, once known: a call that names no listed tool waits for the servers still starting
+        (each at most its own timeout_s, as a call would) and is answered as soon as one lists it. A client that
+        calls before listing (its list cached from an earlier run) is then never told that a tool of a server
+        slow to start on a busy machine does not exist."""
+        starting = {n: t for n, t in self._listing.items() if not t.done() and not self.servers[n].listed}
+        if name in self.catalog.tools or not starting:
+            return self.catalog.tools.get(name)
+        deadline = time.monotonic() + max(self.servers[n].upstream.options.timeout_s for n in starting)
+        pending = set(starting.values())
+        while name not in self.catalog.tools and pending and time.monotonic() < deadline:
+            _, pending = await asyncio.wait(pending, timeout=deadline - time.monotonic(),
+                                            return_when=asyncio.FIRST_COMPLETED)
+        return self.catalog.tools.get(name)
 
     async def _upstream_result(self, context: MiddlewareContext[mt.CallToolRequestParams],
                                call_next: CallNext[mt.CallToolRequestParams, ToolResult],
