@@ -54,7 +54,8 @@ browser:
 	  else echo "chromium is not installed: the inspector test will be skipped"; fi; fi
 
 # Two workers, a test file each at a time (--dist loadfile keeps a file's fixtures on one worker): most tests wait on
-# processes (the agents' CLIs, MCP servers, a niced distillation), so the suite takes about half as long.
+# processes (the agents' CLIs, MCP servers, a service's niced background preparation), so the suite takes about half
+# as long.
 test: lint docs browser node prepare
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile --durations=15
 

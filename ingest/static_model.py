@@ -52,7 +52,7 @@ def make_table(model_folder: Path, dim: int = 256) -> np.ndarray:
     250k pieces took 2-3 CPU minutes on torch int8 and ranked no better here (fast mode's evidence recall on SQuAD
     and CMRC within 0.007 either way: bench/README.md, "The static first stage"); this takes seconds."""
     table = token_table(model_folder)
-    vocab = len(table)
+    vocab, dim = len(table), min(dim, table.shape[1])  # a model narrower than `dim` keeps all its axes
     mean = table.mean(axis=0, dtype=np.float64)
     # The principal axes from the covariance of a sample (exact eigenvectors, a tenth of a second) rather than an
     # SVD of the sample itself (seconds): the same axes, up to sign.
@@ -82,8 +82,11 @@ def token_table(model_folder: Path) -> np.ndarray:
                   and len(weights.get_slice(n).get_shape()) == 2]
         if not (named or shaped):
             raise ValueError(f"{model_folder.name}: no token embeddings with {vocab} rows in model.safetensors")
-        table = weights.get_tensor((named or shaped)[0])
-    return np.asarray(table[:vocab], dtype=np.float32)
+        chosen = (named or shaped)[0]
+        if weights.get_slice(chosen).get_dtype() != "BF16":
+            return np.asarray(weights.get_tensor(chosen)[:vocab], dtype=np.float32)
+    with safe_open(str(model_folder / "model.safetensors"), "pt") as weights:  # numpy has no bfloat16: via torch
+        return np.asarray(weights.get_tensor(chosen)[:vocab].float().numpy(), dtype=np.float32)
 
 
 def static_table(model_folder: Path, cache_dir: Path) -> tuple[Path, list[Path], str]:
@@ -106,18 +109,26 @@ def ensure_static(model_folder: Path, cache_dir: Path, tokenizer: Any = None) ->
     """
     target, inputs, version = static_table(model_folder, cache_dir)
     if not current(target, inputs, version):
-        log.info("making the static first stage of %s from its token embeddings once (seconds)...",
-                 model_folder.name)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with writing(target) as partial:
-            np.save(partial, make_table(model_folder))
-        record(target, inputs, version)
+        _make(model_folder, target, inputs, version)
     own = sharing(tokenizer) if tokenizer is not None else _from_folder(model_folder)
     special = {*own.encode("").ids, *(own.token_to_id(t) for t in ("<pad>", "[PAD]", "<unk>", "[UNK]"))}
     # Kept as stored (float16) and mapped, not copied to float32: 128 MB of file pages the kernel can
     # drop, against 256 MB of heap. Rows are widened per text, so the vectors are the same as before.
-    table = np.load(target, mmap_mode="r")
+    try:
+        table = np.load(target, mmap_mode="r")
+    except (ValueError, OSError, EOFError) as exc:  # cut short by a power loss after its record was written: made again
+        log.warning("%s unreadable (%s): making it again", target.name, exc)
+        _make(model_folder, target, inputs, version)
+        table = np.load(target, mmap_mode="r")
     return StaticEmbedder(table, own, frozenset(i for i in special if i is not None))
+
+
+def _make(model_folder: Path, target: Path, inputs: list[Path], version: str) -> None:
+    log.info("making the static first stage of %s from its token embeddings once (seconds)...", model_folder.name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with writing(target) as partial:
+        np.save(partial, make_table(model_folder))
+    record(target, inputs, version)
 
 
 def _from_folder(model_folder: Path) -> Any:

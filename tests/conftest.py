@@ -134,6 +134,9 @@ def serve_on_loopback(settings: Settings, models: Models | None = None) -> tuple
         except httpx.TimeoutException:
             pass
         time.sleep(0.2)
+    else:
+        server.should_exit = True
+        raise AssertionError(f"{url} not ready within 300 s")
 
     def stop() -> None:
         server.should_exit = True

@@ -71,6 +71,33 @@ def test_the_static_table_is_the_token_tables_principal_axes(tmp_path: Path) -> 
     assert np.array_equal(make_table(folder), table)
 
 
+
+def test_a_narrow_model_in_bf16_keeps_every_axis(tmp_path: Path) -> None:
+    """A custom model stored in bfloat16 (numpy has no such type) and narrower than 256: its table is read through
+    torch and keeps all of its 96 axes."""
+    import torch
+    from safetensors.torch import save_file as save_torch
+
+    folder = small_model(tmp_path / "narrow")
+    weights = torch.from_numpy(np.random.default_rng(1).standard_normal((len(VOCAB), 96)).astype(np.float32))
+    save_torch({"embeddings.word_embeddings.weight": weights.to(torch.bfloat16)}, str(folder / "model.safetensors"))
+    table = make_table(folder)
+    assert table.shape == (len(VOCAB), 96) and np.isfinite(table).all() and table[1:].any(axis=1).all()
+
+
+def test_a_table_cut_short_after_its_record_is_made_again(tmp_path: Path, caplog: pytest.LogCaptureFixture
+                                                         ) -> None:
+    """A power loss can leave the renamed file empty while its record says it is made: the load fails, and the
+    table is made again rather than failing every start."""
+    folder = small_model(tmp_path / "models" / "small")
+    made = np.array(ensure_static(folder, tmp_path / "models").vectors)
+    (stored,) = (tmp_path / "models").glob("static-*.npy")
+    stored.write_bytes(b"")
+    with caplog.at_level(logging.WARNING, logger="ctxsieve"):
+        again = ensure_static(folder, tmp_path / "models")
+    assert any("unreadable" in m for m in caplog.messages)
+    assert np.array_equal(np.array(again.vectors), made)
+
 def test_a_copied_onnx_export_is_recognised_without_torch(tmp_path: Path) -> None:
     """The export's record names its inputs by content: the copy loads as is (the weights here are no model, so
     exporting again would fail)."""

@@ -43,7 +43,7 @@ class Options:
     tool_search_threshold: int = 30
     find_k: int = 5
     always: tuple[str, ...] = ()  # tools listed even with tool search on
-    timeout_s: float = 60.0  # per upstream call, and for a server's tools listed after start_timeout_s
+    timeout_s: float = 60.0  # per upstream call, its late listing, and a call waiting for that listing
     start_timeout_s: float = 5.0  # the gateway serves after this long; a server listed later is added then
     notify_list_changed: bool = False  # send tools/list_changed when find_tools found tools (breaks prompt caches)
     client_idle_s: float = 900.0  # a 2026-07-28 client over HTTP is gone after this long without a request

@@ -14,7 +14,7 @@ from fastmcp.server.middleware import CallNext, MiddlewareContext
 from fastmcp.tools.base import Tool, ToolResult
 
 from ..client import AsyncClient
-from .catalog import Catalog
+from .catalog import Catalog, Listed
 from .config import Options
 
 
@@ -41,3 +41,5 @@ class Host(Protocol):
     async def find(self, query: str, k: int, session: str | None) -> dict[str, Any]: ...
 
     def failures(self) -> str: ...
+
+    async def known(self, name: str) -> Listed | None: ...

@@ -49,7 +49,7 @@ def register(gateway: Host) -> None:
     async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         if name in OWN_TOOLS:
             raise ToolError(f"call {name} directly")
-        if name not in gateway.catalog.tools:
+        if await gateway.known(name) is None:
             raise ToolError(f"unknown tool {name!r}" + gateway.failures())
         return await gateway.mcp.call_tool(name, arguments or {})
 

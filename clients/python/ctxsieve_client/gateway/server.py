@@ -66,6 +66,7 @@ class Gateway:
         self._registering: dict[str, asyncio.Task[None]] = {}  # server -> its toolset being registered
         self._unregistered: dict[str, str] = {}  # server -> why its toolset is not in the service (said once)
         self._started = False  # start() has returned: a server listed from now on is announced to the clients
+        self._moved = asyncio.Event()  # set (and replaced) when the catalog or a server's start changes: `known`
         self.asking = Asking()
         self.bus = InMemorySubscriptionBus()  # what 2026-07-28 clients' listen streams carry (relays.py)
         logs = logs_folder()
@@ -115,12 +116,14 @@ class Gateway:
             if self.failed.get(name) != why:
                 log.error("%s", why)
             self.failed[name] = why
+            self._catalog_moved()
             return
         self.failed.pop(name, None)
         await self.learn(name, definitions)
         log.info("%s: %d tools", name, len(definitions))
         if not server.listed:
             server.listed = True
+            self._catalog_moved()
             if self._started:
                 await self.announce()
 
@@ -142,6 +145,7 @@ class Gateway:
         if self.catalog.listings.get(name) == definitions:
             return
         self.catalog.update(name, definitions)
+        self._catalog_moved()
         previous = self._registering.get(name)
         if previous is not None:
             previous.cancel()  # superseded by this listing
@@ -352,18 +356,29 @@ class Gateway:
 
     async def known(self, name: str) -> Listed | None:
         """The tool called, once known: a call that names no listed tool waits for the servers still starting
-        (each at most its own timeout_s, as a call would) and is answered as soon as one lists it. A client that
-        calls before listing (its list cached from an earlier run) is then never told that a tool of a server
-        slow to start on a busy machine does not exist."""
-        starting = {n: t for n, t in self._listing.items() if not t.done() and not self.servers[n].listed}
-        if name in self.catalog.tools or not starting:
-            return self.catalog.tools.get(name)
-        deadline = time.monotonic() + max(self.servers[n].upstream.options.timeout_s for n in starting)
-        pending = set(starting.values())
-        while name not in self.catalog.tools and pending and time.monotonic() < deadline:
-            _, pending = await asyncio.wait(pending, timeout=deadline - time.monotonic(),
-                                            return_when=asyncio.FIRST_COMPLETED)
+        (each at most its own timeout_s, as a call to it would) and is answered as soon as one lists it. A client
+        that calls before listing (its list cached from an earlier run) is then never told that a tool of a server
+        slow to start on a busy machine does not exist. A server that failed is not waited for: its retries run in
+        the background and the answer says why it failed."""
+        deadlines = {n: time.monotonic() + s.upstream.options.timeout_s for n, s in self.servers.items()}
+        while name not in self.catalog.tools:
+            now = time.monotonic()
+            waits = [deadlines[n] - now for n in self.starting() if deadlines[n] > now]
+            if not waits:
+                break
+            moved = self._moved
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(moved.wait(), min(waits))
         return self.catalog.tools.get(name)
+
+    def starting(self) -> list[str]:
+        """The servers whose first listing is under way: not listed yet, not failed."""
+        return [name for name, task in self._listing.items()
+                if not task.done() and not self.servers[name].listed and name not in self.failed]
+
+    def _catalog_moved(self) -> None:
+        self._moved.set()  # wakes each call waiting in `known`; the next wait is on a new event
+        self._moved = asyncio.Event()
 
     async def _upstream_result(self, context: MiddlewareContext[mt.CallToolRequestParams],
                                call_next: CallNext[mt.CallToolRequestParams, ToolResult],
