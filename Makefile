@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# CPU torch first: the pinned wheel on this machine's disk, not a multi-GB CUDA build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e '.[dev,bench]' -e clients/python
+	# setuptools warns of editable installs in a 10-line box per package: nothing a user can act on.
+	PYTHONWARNINGS=ignore $(PIP) install --quiet -e '.[dev,bench]' -e clients/python
 	touch $(STAMP)
 
 install: $(STAMP)
