@@ -16,7 +16,7 @@ $(RUN_STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# CPU torch first: the pinned wheel on this machine's disk, not a multi-GB CUDA build.
 	# --no-compile: Python compiles a module when it is first imported; byte-compiling every module of torch and the
-	# extras up front took half of a first `make run` (77 -> 41 s for the install here).
+	# extras up front was most of a first `make run` (`python -m bench.firststart --command make-run`).
 	$(PIP) install --quiet --no-compile torch==2.13.0
 	# setuptools warns of editable installs in a 10-line box per package: nothing a user can act on.
 	PYTHONWARNINGS=ignore $(PIP) install --quiet --no-compile -e . -e clients/python

@@ -1,14 +1,16 @@
 """A first start from a fresh HOME, timed to the first correct answer (issue 44).
 
-Usage: .venv/bin/python -m bench.firststart [--command start|serve] [--keep] [--out bench/results/firststart.txt]
+Usage: .venv/bin/python -m bench.firststart [--command start|serve|make-run] [--rev REV] [--keep]
+                                            [--out bench/results/firststart.txt]
 
-In a fresh HOME (a temporary folder: no model cache, no state), `ctxsieve service start` (or `ctxsieve serve`) is
-started on a free port while a client asks `/v1/filter` the same fast-mode question about a long prose output
-every half second; the first answer whose cut holds the paragraph the question is about is the first correct
-answer. `/readyz` is polled beside it: when it first says ready, and when its stages say the background work is
-done (`stages`, when the service reports them); the same question is asked again then, and its cut must still
-hold the paragraph. Each line the service logs is given with the seconds since the start, and the load average
-(the machine is shared) at the start and at each mark.
+In a fresh HOME (a temporary folder: no model cache, no state, pip's cache empty), `ctxsieve service start` (or
+`ctxsieve serve`; or, with make-run, a clean clone of this checkout's HEAD or --rev in that HOME and `make run` in
+it, the install included, as a developer's first command) is started on a free port while a client asks `/v1/filter`
+the same fast-mode question about a long prose output every half second; the first answer whose cut holds the
+paragraph the question is about is the first correct answer. `/readyz` is polled beside it: when it first says
+ready, and when its stages say the background work is done (`stages`, when the service reports them); the same
+question is asked again then, and its cut must still hold the paragraph. Each line the service logs is given with
+the seconds since the start, and the load average (the machine is shared) at the start and at each mark.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -114,11 +117,18 @@ def watch(run: Run, deadline: float) -> None:
     run.mark("timed out")
 
 
-def start(command: str, home: Path, url: str, port: int) -> subprocess.Popen[str]:
+def start(command: str, home: Path, url: str, port: int, rev: str) -> subprocess.Popen[str]:
     env = {**os.environ, "HOME": str(home), "CTXSIEVE_URL": url, "HF_HUB_OFFLINE": "1",
            "CTXSIEVE_LOG_LEVEL": "warning"}
-    env = {k: v for k, v in env.items() if not k.startswith(("XDG_",)) and k not in (
-        "CTXSIEVE_MODEL_DIR", "CTXSIEVE_DATA_DIR", "CTXSIEVE_TIKTOKEN_CACHE_DIR")}
+    env = {k: v for k, v in env.items() if not k.startswith("XDG_") and k not in (
+        "CTXSIEVE_MODEL_DIR", "CTXSIEVE_DATA_DIR", "CTXSIEVE_TIKTOKEN_CACHE_DIR", "VIRTUAL_ENV", "PYTHONPATH")}
+    if command == "make-run":  # `make run` serves on CTXSIEVE_URL's port; its own group, so the stop reaches serve
+        clone = home / "ctxsieve"
+        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", rev], check=True)
+        log = (home / "serve.log").open("w")
+        return subprocess.Popen(["make", "run"], cwd=clone, env=env, text=True, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     cli = [sys.executable, "-m", "ctxsieve.service.cli"]
     args = ["service", "start"] if command == "start" else ["serve", "--port", str(port), "--data-dir",
                                                              str(home / "data")]
@@ -145,23 +155,32 @@ def tail(run: Run, path: Path, stop: threading.Event) -> None:
         stop.wait(0.2)
 
 
-def report(run: Run, command: str) -> str:
-    out = [f"# bench.firststart: a fresh HOME, `ctxsieve {'service start' if command == 'start' else 'serve'}` "
-           f"({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, git {_head()})", "", "## marks"]
+COMMANDS = {"start": "ctxsieve service start", "serve": "ctxsieve serve", "make-run": "make run"}
+
+
+def said(line: str, command: str) -> bool:
+    """A line of the service's (or, for make run, of make's and pip's too; not uvicorn's request lines)."""
+    return "ctxsieve" in line or (command == "make-run" and not line.startswith("INFO:") and bool(line.strip()))
+
+
+def report(run: Run, command: str, rev: str) -> str:
+    out = [f"# bench.firststart: a fresh HOME, `{COMMANDS[command]}` ({time.strftime('%Y-%m-%d %H:%M')}, "
+           f"{os.cpu_count()} cores, git {_head(rev)})", "", "## marks"]
     out += [f"{s:7.1f} s  load {load:4.2f}  {what}" for s, load, what in run.marks]
     out += ["", "## what the service said"]
-    out += [f"{s:7.1f} s  {line}" for s, line in run.lines if "ctxsieve" in line]
+    out += [f"{s:7.1f} s  {line}" for s, line in run.lines if said(line, command)]
     return "\n".join(out) + "\n"
 
 
-def _head() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+def _head(rev: str = "HEAD") -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True, text=True)
     return done.stdout.strip()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--command", choices=["start", "serve"], default="start")
+    parser.add_argument("--command", choices=list(COMMANDS), default="start")
+    parser.add_argument("--rev", default="HEAD", help="make-run: the commit cloned (this checkout's HEAD)")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--out", type=Path)
@@ -170,7 +189,7 @@ def main() -> int:
     port = free_port()
     run = Run(f"http://127.0.0.1:{port}")
     run.mark("started")
-    process = start(args.command, home, run.url, port)
+    process = start(args.command, home, run.url, port, args.rev)
     stop = threading.Event()
     reader = threading.Thread(target=tail, args=(run, service_log(home, args.command), stop), daemon=True)
     reader.start()
@@ -185,7 +204,7 @@ def main() -> int:
             sys.stderr.write(f"kept {home}\n")
         else:
             shutil.rmtree(home, ignore_errors=True)
-    text = report(run, args.command)
+    text = report(run, args.command, args.rev)
     sys.stdout.write(text)
     if args.out:
         args.out.write_text(text)
@@ -198,7 +217,10 @@ def _stop(command: str, process: subprocess.Popen[str], home: Path) -> None:
         subprocess.run([sys.executable, "-m", "ctxsieve.service.cli", "service", "stop"], env=env,
                        capture_output=True, timeout=60)
     if process.poll() is None:
-        process.terminate()
+        if command == "make-run":
+            os.killpg(process.pid, signal.SIGTERM)
+        else:
+            process.terminate()
     process.wait(timeout=60)
 
 

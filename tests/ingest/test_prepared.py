@@ -71,7 +71,6 @@ def test_the_static_table_is_the_token_tables_principal_axes(tmp_path: Path) -> 
     assert np.array_equal(make_table(folder), table)
 
 
-
 def test_a_narrow_model_in_bf16_keeps_every_axis(tmp_path: Path) -> None:
     """A custom model stored in bfloat16 (numpy has no such type) and narrower than 256: its table is read through
     torch and keeps all of its 96 axes."""
@@ -97,6 +96,7 @@ def test_a_table_cut_short_after_its_record_is_made_again(tmp_path: Path, caplog
         again = ensure_static(folder, tmp_path / "models")
     assert any("unreadable" in m for m in caplog.messages)
     assert np.array_equal(np.array(again.vectors), made)
+
 
 def test_a_copied_onnx_export_is_recognised_without_torch(tmp_path: Path) -> None:
     """The export's record names its inputs by content: the copy loads as is (the weights here are no model, so

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ctxsieve_client.gateway.catalog import Catalog, as_listed
@@ -121,3 +123,67 @@ def test_a_session_past_the_remembered_ones_takes_its_client_and_its_finds_with_
 
     kept, found, closed = asyncio.run(scenario())
     assert kept == ["s1"] and found == ["s1"] and closed == 1
+
+
+def _starting_gateway(servers: dict[str, float], failed: tuple[str, ...] = ()) -> Any:
+    """A gateway whose servers (name -> timeout_s) are all still being listed (a listing task that never ends), the
+    `failed` ones after a failure (their retry in flight)."""
+    import asyncio
+
+    from ctxsieve_client import AsyncClient
+    from ctxsieve_client.gateway import server as gateway_server
+
+    config = {"mcpServers": {n: {**FS, "ctxsieve": {"timeout_s": t}} for n, t in servers.items()}}
+    gateway = gateway_server.Gateway(parse_config(config, {}), lambda *_: AsyncClient("http://127.0.0.1:9"))
+    for name in servers:
+        gateway._listing[name] = asyncio.get_running_loop().create_task(asyncio.sleep(3600))
+    gateway.failed.update({name: f"{name}: exited with 3" for name in failed})
+    return gateway
+
+
+async def _stopped(gateway: Any) -> None:
+    for task in gateway._listing.values():
+        task.cancel()
+    await gateway.close()
+
+
+def test_an_unknown_tool_waits_for_the_servers_starting_but_not_for_one_that_failed() -> None:
+    """Each starting server is waited for up to its own timeout_s (0.3 s here); a failed one whose retry is in
+    flight (timeout_s 600) is not waited for at all."""
+    import asyncio
+    import time
+
+    async def scenario() -> tuple[object, float]:
+        gateway = _starting_gateway({"slow": 0.3, "gone": 600}, failed=("gone",))
+        started = time.monotonic()
+        try:
+            return await asyncio.wait_for(gateway.known("nowhere"), 20), time.monotonic() - started
+        finally:
+            await _stopped(gateway)
+
+    found, waited = asyncio.run(scenario())
+    assert found is None and 0.25 <= waited < 5, waited
+
+
+def test_a_waiting_call_is_answered_as_soon_as_its_tool_is_listed() -> None:
+    """The wait ends when the catalog learns the tool, not when the server's listing task ends (it never does here)."""
+    import asyncio
+    import time
+
+    async def scenario() -> tuple[object, float]:
+        gateway = _starting_gateway({"slow": 30})
+
+        async def listed_later() -> None:
+            await asyncio.sleep(0.2)
+            await gateway.learn("slow", [{"name": "tick", "inputSchema": {"type": "object"}}])
+
+        started = time.monotonic()
+        later = asyncio.get_running_loop().create_task(listed_later())
+        try:
+            return await asyncio.wait_for(gateway.known("tick"), 20), time.monotonic() - started
+        finally:
+            await later
+            await _stopped(gateway)
+
+    found, waited = asyncio.run(scenario())
+    assert found is not None and found.server == "slow" and waited < 5, waited

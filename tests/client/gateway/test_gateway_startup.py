@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,8 +24,6 @@ HANGS = {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)
          "ctxsieve": {"start_timeout_s": 0.5, "timeout_s": 1}}
 LATE = {"command": "sh", "args": ["-c", f"sleep 4; exec {sys.executable} {FAULTS}"],  # answers after the start
         "ctxsieve": {"start_timeout_s": 0.5}}
-BROKEN = {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)"],  # fails at once, retried later
-          "ctxsieve": {"timeout_s": 600}}
 LOGGED = "served without ctxsieve tool search"
 
 
@@ -48,26 +45,22 @@ async def _session(config: Path, url: str, log: Path, steps: Any) -> Any:
 
 def test_a_hanging_server_holds_up_no_other_and_a_late_one_is_added(tmp_path: Path, files: Path,
                                                                      stub_url: str) -> None:
-    config = write_config(tmp_path / "slow.json", {"fs": filesystem_server(files), "hangs": HANGS, "late": LATE,
-                                                   "broken": BROKEN}, tool_search="off")
+    config = write_config(tmp_path / "slow.json", {"fs": filesystem_server(files), "hangs": HANGS, "late": LATE},
+                          tool_search="off")
 
-    async def steps(s: ClientSession, changed: asyncio.Event) -> tuple[set[str], Any, bool, set[str], Any, float]:
+    async def steps(s: ClientSession, changed: asyncio.Event) -> tuple[set[str], Any, bool, set[str], Any]:
         first = {t.name for t in (await s.list_tools()).tools}
         early = await s.call_tool("rows", {"count": 2})  # before the late server has listed: the call waits
         await asyncio.wait_for(changed.wait(), 120)
-        late = {t.name for t in (await s.list_tools()).tools}  # a listing retries the broken server
-        started = time.monotonic()
-        missing = await s.call_tool("no_such_tool", {})
-        return first, early, changed.is_set(), late, missing, time.monotonic() - started
+        late = {t.name for t in (await s.list_tools()).tools}
+        return first, early, changed.is_set(), late, await s.call_tool("no_such_tool", {})
 
-    first, early, told, late, missing, waited = asyncio.run(_session(config, stub_url, tmp_path / "gateway.log",
-                                                                     steps))
+    first, early, told, late, missing = asyncio.run(_session(config, stub_url, tmp_path / "gateway.log", steps))
     assert "read_text_file" in first and "rows" not in first, "served before the late server answered"
     assert not early.is_error and "record 1" in text(early), "a call to a starting server's tool waits for it"
     assert told and {"read_text_file", "rows"} <= late, "the late server's tools added, the client told"
     assert missing.is_error and "unknown tool 'no_such_tool'" in text(missing)
     assert "'hangs' has not listed its tools yet" in text(missing), "after its timeout_s, which server it may be"
-    assert "broken" in text(missing) and waited < 60, "a server that failed is not waited for (its timeout_s: 600)"
     assert "serving without hangs, late" in (tmp_path / "gateway.log").read_text()
 
 
