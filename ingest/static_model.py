@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .prepared import current, record, writing
+from .prepared import current, record, record_path, writing
 
 log = logging.getLogger("ctxsieve")
 STATIC_VERSION = "2:token-table"  # 1: every token run through the encoder
@@ -129,6 +130,17 @@ def _make(model_folder: Path, target: Path, inputs: list[Path], version: str) ->
     with writing(target) as partial:
         np.save(partial, make_table(model_folder))
     record(target, inputs, version)
+    _drop_older(model_folder, target)
+
+
+def _drop_older(model_folder: Path, kept: Path) -> None:
+    """The model's tables made by another version of the step: 123 MB each that nothing reads any more."""
+    own = re.compile(rf"static-{re.escape(model_folder.name)}-[0-9a-f]{{12}}\.npy")
+    for older in kept.parent.glob(f"static-{model_folder.name}-*.npy"):
+        if older != kept and own.fullmatch(older.name):  # not another model whose name starts with this one's
+            older.unlink(missing_ok=True)
+            record_path(older).unlink(missing_ok=True)
+            log.info("removed %s, made by an earlier version of this step", older.name)
 
 
 def _from_folder(model_folder: Path) -> Any:

@@ -98,6 +98,19 @@ def test_a_table_cut_short_after_its_record_is_made_again(tmp_path: Path, caplog
     assert np.array_equal(np.array(again.vectors), made)
 
 
+def test_a_new_table_removes_the_ones_an_earlier_version_made(tmp_path: Path) -> None:
+    cache = tmp_path / "models"
+    folder = small_model(cache / "small")
+    older = cache / "static-small-0123456789ab.npy"
+    other = cache / "static-small-int8-0123456789ab.npy"  # another model whose name begins with this one's
+    for stale in (older, other):
+        np.save(stale, np.zeros((2, 2)))
+        record(stale, [folder / "tokenizer.json"], "1")
+    table = ensure_static(folder, cache)
+    assert not older.exists() and not record_path(older).exists()
+    assert other.exists() and Path(table.vectors.filename).exists()
+
+
 def test_a_copied_onnx_export_is_recognised_without_torch(tmp_path: Path) -> None:
     """The export's record names its inputs by content: the copy loads as is (the weights here are no model, so
     exporting again would fail)."""
