@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bench.localize import Hit, judged
+from bench.localize import Hit, Outcome, judged, report
 from bench.localize_bm25 import Bm25Localizer
 from bench.localize_data import LocCase, edited_lines, gold_functions, is_source, parse_patch
 
@@ -95,6 +95,14 @@ def test_metrics_need_every_gold_file_and_function() -> None:
             Hit("a.py", "<module>", "module", 1, 9, 1.5), Hit("b.py", "C.g", "method", 3, 4, 1.0)]
     assert judged(case, hits) == (False, True, 1.0, True)
     assert judged(case, hits[:2]) == (False, False, 1.0, False)
+
+
+def test_report_puts_the_one_file_cases_apart_and_says_what_file_at_1_can_reach() -> None:
+    one = Outcome("o/r", "dev", True, True, 1.0, True, 5.0, 2.0, False, 1)
+    two = Outcome("o/r", "dev", False, True, 1.0, None, 5.0, 2.0, False, 2)
+    lines = {text.split(" bm25 ")[0].strip(): text for text in report({"bm25": [one, two]}, ["dev"])}
+    assert "file@1 0.500" in lines["dev: pooled"] and "reachable file@1/@5 0.500/1.000" in lines["dev: pooled"]
+    assert "n=1 " in lines["dev: one gold file"] and "file@1 1.000" in lines["dev: one gold file"]
 
 
 def _git(root: Path, *args: str) -> None:
