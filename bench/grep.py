@@ -1,6 +1,7 @@
 """Coding agents' greps: does the cut of a grep output keep the file an issue's fix edits, and a line near the edit?
 
 Usage: python -m bench.grep [--budget 1500] [--splits dev,test,held-out] [--limit N] [--repos a,b] [--url URL]
+                            [--repository]
 
 Cases, built here from ../shared/data/swe_dev (an issue's text, the Python file its fix edits at the issue's base
 commit, the lines the gold patch edits):
@@ -21,6 +22,11 @@ its outputs are `held-out`. The other repositories' outputs are `dev` when the f
 even, else `test`: one rule for every repository, and one issue never in two splits. The grep kind's rule was chosen
 on `dev` alone.
 
+--repository: each repository's tree is indexed on the service as a repository (`PUT /v1/repos/{name}`), kept in
+step with each case's version of its file (`POST /v1/repos/{name}/sync`, waited for) before its outputs are cut, so
+the cut ranks the output's files with the repository's own search as it does for a user who ran `ctxsieve index`
+(the scratch service's read roots are the trees' folder; with --url, that service must be able to read it).
+
 Peers, per output, at the same tokens: ctxsieve through the service as the hooks call it (`POST /v1/filter`,
 content_type auto, the Bash call as the source, k 50, max_tokens the budget), its tokens counted as the model
 receives them (o200k_base of the snippets as ctxsieve_client.wrap renders them: each under its heading, joined by
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import contextlib
 import hashlib
 import json
 import keyword
@@ -47,7 +54,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench.loadtest import service_url
+from bench.loadtest import scratch_process, service_url
 from ctxsieve.indexes.lexical import Bm25Index
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
@@ -220,6 +227,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="at most N cases per split")
     parser.add_argument("--repos", default="")
     parser.add_argument("--url", default="", help="a running service instead of a scratch one")
+    parser.add_argument("--repository", action="store_true", help="index each tree as a repository (see above)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s]
     chosen: dict[str, list[GrepCase]] = {s: [] for s in splits}
@@ -232,17 +240,67 @@ def main() -> None:
     for split, cases in chosen.items():
         print(f"  {split}: {len(cases)} outputs of {len({c.instance for c in cases})} issues, from "
               f"{', '.join(sorted({c.repo for c in cases}))}", flush=True)
-    with service_url(args.url, "bench-grep-") as url:
+    with tempfile.TemporaryDirectory(prefix="bench-grep-trees-") as folder, \
+            _service(args.url, Path(folder) if args.repository else None) as url:
         client = Client(url, timeout=600)
+        trees = Trees(client, Path(folder), _rows(None)) if args.repository else None
         for split, cases in chosen.items():
             shipped: dict[str, list[Outcome]] = defaultdict(list)
             peer: dict[str, list[Outcome]] = defaultdict(list)
             for case in cases:
+                if trees is not None:
+                    trees.as_in(case)
                 outcome = ctxsieve(client, case, args.budget)
                 shipped[case.repo].append(outcome)
                 peer[case.repo].append(bm25_lines(case, outcome.tokens))
             for line in [*report(f"{split}: ctxsieve", shipped), *report(f"{split}: bm25 lines", peer)]:
                 print(line, flush=True)
+
+
+@contextlib.contextmanager
+def _service(url: str, readable: Path | None) -> Iterator[str]:
+    """The service named, or a scratch one that may read `readable` (the repositories' trees), if given."""
+    if url or readable is None:
+        with service_url(url, "bench-grep-") as found:
+            yield found
+        return
+    with scratch_process("bench-grep-", {"CTXSIEVE_READ_ROOTS": str(readable)}) as (_, scratch, _root):
+        yield scratch
+
+
+class Trees:
+    """Each repository's tree under `root` (the distractors' versions), indexed on the service and kept in step
+    with the case being cut: its own version of its file written, synced and waited for."""
+
+    def __init__(self, client: Client, root: Path, rows: list[dict]) -> None:  # type: ignore[type-arg]
+        self.client, self.root = client, root
+        self.texts = {(r["repo"], r["instance_id"]): r["file_text"] for r in rows}
+        self.base: dict[str, dict[str, str]] = defaultdict(dict)
+        for row in sorted(rows, key=lambda r: r["instance_id"]):
+            self.base[row["repo"]].setdefault(row["path"], row["file_text"])
+        self.indexed: set[str] = set()
+        self.written: dict[str, str] = {}  # repo -> the path holding a case's version
+
+    def as_in(self, case: GrepCase) -> None:
+        folder = self.root / case.repo.replace("/", "+")
+        if case.repo not in self.indexed:
+            for path, text in self.base[case.repo].items():
+                (folder / path).parent.mkdir(parents=True, exist_ok=True)
+                (folder / path).write_text(text, encoding="utf-8")
+            self.indexed.add(case.repo)
+        if (last := self.written.pop(case.repo, None)) is not None:
+            (folder / last).write_text(self.base[case.repo][last], encoding="utf-8")
+        (folder / case.path).write_text(self.texts[(case.repo, case.instance)], encoding="utf-8")
+        self.written[case.repo] = case.path
+        name = _repo_name(case.repo)
+        info = self.client.index_repo(name, str(folder))  # registered once; then each call syncs it
+        while info.state == "indexing":
+            time.sleep(0.05)
+            info = self.client.repo(name)
+
+
+def _repo_name(repo: str) -> str:
+    return repo.replace("/", "-").replace(".", "-")
 
 
 if __name__ == "__main__":

@@ -8,12 +8,13 @@ fused with BM25), packed to the budget, and summarised by a placeholder that say
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from ctxsieve.ingest.coderank.ranker import FileRanking
 from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
@@ -57,7 +58,8 @@ class Sieve:
     def __init__(self, sources: SourceStore, vectors: EmbeddingCache, tokenizer: Tokenizer, *,
                  dense_weight: float = 0.6, fast_candidates: int = FAST_CANDIDATES,
                  static: StaticEmbedder | None = None, background: BackgroundEmbedder | None = None,
-                 fast_neighbours: int = FAST_NEIGHBOURS, code_candidates: int = CODE_FAST_CANDIDATES) -> None:
+                 fast_neighbours: int = FAST_NEIGHBOURS, code_candidates: int = CODE_FAST_CANDIDATES,
+                 files: Callable[[str, str], FileRanking] | None = None) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
@@ -67,6 +69,7 @@ class Sieve:
         self.fast_neighbours = fast_neighbours
         self.static = static
         self.background = background
+        self.files = files  # (tenant, request) -> how the tenant's indexed repository ranks the files a cut names
         self._prepared: Lru[str, Prepared] = Lru(64, PREPARED_BYTES, self._weigh)
 
     # --- entry points -------------------------------------------------------------------------------
@@ -200,8 +203,9 @@ class Sieve:
         kind = kind_named(prep.kind)
         lexical = prep.lexical.scores(query)
         if len(sources) == 1:  # code's kinds: the code ranker's first stage
+            files = self.files(sources[0].tenant, query) if self.files is not None else None
             lexical = kind.rescore(query, sources[0].view.text, [c for _, c in prep.units], lexical,
-                                   source_path(sources[0].args), sources[0].line_span)
+                                   source_path(sources[0].args), sources[0].line_span, files)
         k = params.k or kind.default_k(params.max_tokens)
         own = kind.select(sources[0].view.text, [c for _, c in prep.units], lexical, self.tokenizer,
                           sources[0].line_span, params.max_tokens or sys.maxsize, k) if len(sources) == 1 else None

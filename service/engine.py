@@ -85,9 +85,6 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     cache = EmbeddingCache(store, embedder)
     gate = AdmissionGate(settings.max_running, settings.max_queued)
     background = BackgroundEmbedder(cache, lambda: gate.depth == 0) if settings.background_embedding else None
-    sieve = Sieve(sources, cache, tokenizer, dense_weight=settings.dense_weight,
-                  fast_candidates=settings.fast_candidates, static=models.static, background=background,
-                  fast_neighbours=settings.fast_neighbours, code_candidates=settings.code_candidates)
     tools = ToolIndex(store, cache, tokenizer, settings.tool_dense_weight)
     web = TavilySearch(settings.tavily_api_key, settings.tavily_base_url, settings.tavily_timeout)
     files = FileReader(settings.read_root_paths(), settings.max_read_bytes)
@@ -95,6 +92,10 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     sessions = SessionLog(store, settings.session_retention_days)
     unit_vectors = UnitVectors(cache, lambda: gate.depth == 0) if settings.repo_vectors else None
     repos = RepoIndex(store, files, tokenizer, progress=_log_progress, vectors=unit_vectors)
+    sieve = Sieve(sources, cache, tokenizer, dense_weight=settings.dense_weight,
+                  fast_candidates=settings.fast_candidates, static=models.static, background=background,
+                  fast_neighbours=settings.fast_neighbours, code_candidates=settings.code_candidates,
+                  files=repos.files_for)
     return Engine(settings=settings, tokenizer=tokenizer, store=store, embedder=embedder, sieve=sieve, tools=tools,
                   collections=collections, sessions=sessions, web=web, files=files, repos=repos, gate=gate)
 

@@ -18,11 +18,12 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ctxsieve.ingest.coderank.query import read_code_query
+from ctxsieve.ingest.coderank.ranker import FileRanking
 from ctxsieve.ingest.coderank.units import units_of
 from ctxsieve.ingest.tokens import Tokenizer
 
@@ -42,6 +43,7 @@ __all__ = ["CodeSearch", "RepoIndex", "RepoStatus"]
 log = logging.getLogger("ctxsieve")
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
+FILE_HITS = 200  # definitions a cut's ranking of files reads (`files_for`): a grep names a few dozen files
 FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
 Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
 
@@ -100,6 +102,7 @@ class RepoIndex:
         for name, kind in SPEC.indexes.items():
             store.index(SPEC.name, name, kind)
         self._repos: dict[tuple[str, str], _Repo] = {}
+        self._listed: set[str] = set()  # tenants whose stored repositories `_holding` has loaded
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._jobs: queue.Queue[tuple[str, str] | None] = queue.Queue()
@@ -191,6 +194,41 @@ class RepoIndex:
         results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, sum(r.tokens for r in results))
+
+    def files_for(self, tenant: str, query: str) -> FileRanking:
+        """The ranking a cut of code output (a grep's lines) gives the files it names: by the tenant's indexed
+        repository that holds most of them (half at least), searched for the request on its own terms (no vectors:
+        the same request ranks the same files until the files change); nothing where no repository holds them."""
+
+        def ranked(paths: Sequence[str]) -> Mapping[str, float]:
+            held = self._holding(tenant, paths)
+            if held is None:
+                return {}
+            repo, named = held
+            best: dict[str, float] = {}
+            for hit in repo.memory.search(read_code_query(query), FILE_HITS):
+                best[hit.unit.path] = max(best.get(hit.unit.path, 0.0), hit.score)
+            top = max(best.values(), default=0.0)
+            return {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
+
+        return ranked
+
+    def _holding(self, tenant: str, paths: Sequence[str]) -> tuple[_Repo, dict[str, str]] | None:
+        """The repository holding most of `paths` (relative to its folder, `./` or not, or absolute inside it), at
+        least half of them, with each held path's own name in it; None when none does. Only a repository whose
+        first sync is done counts: a half-indexed one would rank the same request otherwise a moment later."""
+        if tenant not in self._listed:
+            self._listed.add(tenant)
+            self.all(tenant)  # the repositories the store holds, loaded since this start
+        with self._lock:
+            repos = sorted(((name, r) for (t, name), r in self._repos.items() if t == tenant and r.finished > 0),
+                           key=lambda pair: pair[0])
+        best: tuple[_Repo, dict[str, str]] | None = None
+        for _, repo in repos:
+            named = {p: own for p in paths if (own := _inside(repo.head.path, p)) and repo.memory.holds(own)}
+            if 2 * len(named) >= len(paths) and named and (best is None or len(named) > len(best[1])):
+                best = (repo, named)
+        return best
 
     def close(self) -> None:
         self._jobs.put(None)
@@ -307,6 +345,15 @@ class RepoIndex:
         for found in scroll_all(self.store, SPEC.name, scope(tenant, repo.head.name, "file"), page=256):
             repo.memory.put_file(found.payload["path"], found.payload["hash"], units_of_point(found.payload))
         repo.loaded = True
+
+
+def _inside(root: str, path: str) -> str | None:
+    """`path` as the repository at `root` names it: relative (`./` dropped), or absolute under `root`."""
+    if not os.path.isabs(path):
+        own = path.removeprefix("./")
+        return None if own.startswith("../") else own
+    relative = os.path.relpath(path, root)
+    return None if relative.startswith("..") else relative.replace(os.sep, "/")
 
 
 def _batches(items: list[FileState], size: int) -> Iterator[list[FileState]]:

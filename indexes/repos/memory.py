@@ -52,6 +52,9 @@ class RepoMemory:
         with self._lock:
             return {path: f.hash for path, f in self._files.items()}
 
+    def holds(self, path: str) -> bool:
+        return path in self._files
+
     @property
     def file_count(self) -> int:
         return len(self._files)

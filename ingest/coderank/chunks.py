@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .query import read_code_query
-from .ranker import SIGNALS, WEIGHTS, Weights, combine, signals
+from .ranker import SIGNALS, WEIGHTS, FileRanking, Weights, combine, signals
 from .units import CodeUnit, kind_of
 
 __all__ = ["DEFINING", "context_unit", "line_unit", "rank_units"]
@@ -46,14 +46,20 @@ def line_unit(path: str, line: str, number: int) -> CodeUnit:
 
 
 def rank_units(query: str, units: Sequence[CodeUnit], lexical: np.ndarray, *, one_file: bool = False,
-               weights: Weights = WEIGHTS) -> np.ndarray:
+               files: FileRanking | None = None, weights: Weights = WEIGHTS) -> np.ndarray:
     """The code ranker's score of each unit from its BM25 score, kept on BM25's scale (a chunk the request names
     counts as much more as the ranker says, relative to the best lexical match). `one_file`: the units are one
-    file's, so naming the file tells none of them apart."""
+    file's, so naming the file tells none of them apart. `files`: an indexed repository's ranking of the units'
+    files for the request (the `repo` weight, times the file's share of the best file's score)."""
     if not len(units):
         return lexical
     top = float(lexical.max()) if len(lexical) else 0.0
     rows = signals(read_code_query(query), units, lexical)
     if one_file:
         rows[:, SIGNALS.index("path")] = 0.0
-    return combine(rows, units, weights) * (top if top > 0 else 1.0)
+    scores = combine(rows, units, weights)
+    if files is not None and weights.repo:
+        ranked = files(sorted({u.path for u in units}))
+        scores = scores + weights.repo * np.fromiter((ranked.get(u.path, 0.0) for u in units), dtype=np.float64,
+                                                     count=len(units))
+    return np.asarray(scores * (top if top > 0 else 1.0), dtype=np.float64)

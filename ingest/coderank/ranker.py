@@ -6,6 +6,8 @@ Signals (each measured on the localization dev split, `python -m bench.localize`
   worth less the more units share the name (`__init__`, `run`);
 - path: the request names the unit's file (its path, its module's dotted path) or a traceback frame points into it;
 - place: tests, examples, docs and vendored code are rarely what a request is about;
+- repo: in a cut (a grep's lines), how the repository's own search ranks the unit's file for the request, where
+  the repository is indexed (`FileRanking`): its whole code's statistics and every definition, not the cut's lines;
 - dense: the cosine of the unit's vector (`passage_of`) with the request's, where the caller has vectors: it
   re-ranks the DENSE_TOP units the other signals put first (`rerank`), scaled from the worst of them (0) to the best
   (1), since the other signals find the candidates and a vector tells apart the few they cannot. Only the code a
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,7 +28,8 @@ import numpy as np
 from .query import CodeQuery
 from .units import CodeUnit
 
-__all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "Weights", "combine", "has_vector", "passage_of",
+__all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "Weights", "combine", "has_vector",
+           "passage_of",
            "place_factor", "order_of", "rerank", "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
@@ -46,6 +49,8 @@ class Weights:
     aside: float = 0.5
     vendored: float = 0.3
     file: float = 1.0  # the file's own evidence: its best FILE_TOP units, each worth FILE_DECAY of the one before
+    repo: float = 1.0  # a cut's line of a file an indexed repository ranks for the request (`FileRanking`), times
+    # its share of the best file's score: a grep's cut shows the files the repository search puts first
 
 
 WEIGHTS = Weights()
@@ -55,6 +60,9 @@ QUERY_TOKENS = 128  # of a request embedded: on dev, 128 ranked as well as 512 a
 PASSAGE_CHARS = 400  # of a unit's text embedded: its header, docstring and first lines say what it is; on dev 400
 # ranked as 1,200 did (file Acc@5 0.740 both) with a third fewer tokens to embed
 Cosines = Callable[[Sequence[CodeUnit]], "np.ndarray | None"]  # units -> each one's cosine with the request, or None
+# paths as a cut names them -> the share (0 to 1) of the best file's score an indexed repository's search of the
+# request gives each it holds (absent: not in it, or not found); empty when no indexed repository holds them
+FileRanking = Callable[[Sequence[str]], Mapping[str, float]]
 
 
 def passage_of(unit: CodeUnit) -> str:

@@ -27,6 +27,7 @@ import numpy as np
 from ctxsieve_client.languages import LANGUAGES
 
 from ..coderank.chunks import context_unit, rank_units
+from ..coderank.ranker import FileRanking
 from ..lines import LineSpan, line_chunks
 from ..request import read_request
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
@@ -267,8 +268,10 @@ class Code(ByLines):
         return header_lines(view, language_of(path) or guess_language(view))
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
-                line_span: LineSpanOf) -> np.ndarray:
-        """Each chunk as a unit of the file named by its definition path, scored by the code ranker."""
+                line_span: LineSpanOf, files: FileRanking | None = None) -> np.ndarray:
+        """Each chunk as a unit of the file named by its definition path, scored by the code ranker. One file's
+        chunks share its ranking in a repository (`files`): it tells none of them apart."""
+        del files
         units = [context_unit(path or "", c.context, c.text(view), *line_span(c.start, c.end)) for c in chunks]
         return rank_units(query, units, lexical, one_file=True)
 

@@ -22,6 +22,7 @@ import numpy as np
 from ctxsieve_client.rendering import SEPARATOR, View, snippet_heading
 
 from ..coderank.chunks import line_unit, rank_units
+from ..coderank.ranker import FileRanking
 from ..coderank.units import CodeUnit
 from ..lines import LineSpan, line_chunks
 from ..tokens import Tokenizer
@@ -105,10 +106,11 @@ class Grep(ByLines):
         return grep_runs(view, chunks, scores, tokenizer, line_span, budget, k)
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
-                line_span: LineSpanOf) -> np.ndarray:
-        """Each line as a unit of the file it names, scored by the code ranker (coderank.chunks)."""
+                line_span: LineSpanOf, files: FileRanking | None = None) -> np.ndarray:
+        """Each line as a unit of the file it names, scored by the code ranker (coderank.chunks), with the ranking
+        of its file by the indexed repository that holds the output's files (`files`), if one does."""
         del path, line_span
-        return rank_units(query, [_line_unit(c, view) for c in chunks], lexical)
+        return rank_units(query, [_line_unit(c, view) for c in chunks], lexical, files=files)
 
 
 def _line_unit(chunk: Chunk, view: str) -> CodeUnit:

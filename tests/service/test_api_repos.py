@@ -151,6 +151,48 @@ def test_a_search_naming_the_folder_sees_the_agents_own_edit(repos: TestClient, 
     assert hit["text"].split("\n") == source.read_text().split("\n")[3:5]
 
 
+GREP_REQUEST = "the retry backoff delay doubles too fast after a failed attempt"
+
+
+def _grep_tree(root: Path) -> str:
+    """30 files whose `timeout` lines read alike; only pkg/mod_17.py's code is about what the request asks."""
+    for i in range(30):
+        about = ('\n\ndef backoff_delay(attempt):\n    """Double the retry delay after each failed attempt."""\n'
+                 '    return RETRY_DELAY * 2 ** attempt\n') if i == 17 else f"\n\ndef unrelated_{i}():\n    pass\n"
+        (root / "pkg").mkdir(parents=True, exist_ok=True)
+        (root / "pkg" / f"mod_{i:02}.py").write_text(
+            "def connect(settings):\n" + "".join(f"    timeout_{n} = settings.timeout * {n}\n" for n in range(6))
+            + "    return timeout_0\n" + about)
+    return "\n".join(f"./pkg/mod_{i:02}.py:{n + 2}:    timeout_{n} = settings.timeout * {n}"
+                     for i in range(30) for n in range(6))
+
+
+def _grep_cut(client: TestClient, output: str) -> str:
+    body = {"query": GREP_REQUEST, "content": output, "max_tokens": 300,
+            "source": {"tool": "Bash", "args": {"command": "grep -rn timeout ."}}}
+    answer = client.post("/v1/filter", json=body)
+    assert answer.status_code == 200, answer.text
+    return "\n".join(s["text"] for s in answer.json()["snippets"])
+
+
+def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_first(repos: TestClient, roots: Path
+                                                                                   ) -> None:
+    """A grep's lines say nothing of what the request asks; the repository's definitions do: once it is indexed,
+    the cut shows the lines of the file its search puts first, whether the output names files relatively or, as
+    Claude Code's Grep does, absolutely."""
+    root = roots / "grepped"
+    output = _grep_tree(root)
+    assert "mod_17.py" not in _grep_cut(repos, output), "fixture: without the repository, its lines are cut"
+    repos.put("/v1/repos/grepped", json={"path": str(root)})
+    indexed(repos, "grepped")
+    shown = _grep_cut(repos, output)
+    assert "./pkg/mod_17.py:2:    timeout_0 = settings.timeout * 0" in shown.split("\n"), shown
+    absolute = _grep_cut(repos, output.replace("./pkg/", f"{root}/pkg/"))
+    assert f"{root}/pkg/mod_17.py:2:" in absolute
+    elsewhere = _grep_cut(repos, output.replace("./pkg/", "./other/"))  # files no indexed repository holds
+    assert "mod_17.py" not in elsewhere
+
+
 def test_search_during_an_update_answers_from_the_last_complete_state(repos: TestClient, roots: Path) -> None:
     root = roots / "busy"
     root.mkdir()
