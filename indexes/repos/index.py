@@ -201,7 +201,11 @@ class RepoIndex:
         the same request ranks the same files until the files change); nothing where no repository holds them."""
 
         def ranked(paths: Sequence[str]) -> Mapping[str, float]:
-            held = self._holding(tenant, paths)
+            try:
+                held = self._holding(tenant, paths)
+            except (CtxsieveError, OSError) as exc:  # the cut goes on without it: its own ranking is still sound
+                log.warning("a cut's files not ranked by the repositories: %s", exc)
+                return {}
             if held is None:
                 return {}
             repo, named = held

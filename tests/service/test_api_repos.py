@@ -154,7 +154,7 @@ def test_a_search_naming_the_folder_sees_the_agents_own_edit(repos: TestClient, 
 GREP_REQUEST = "the retry backoff delay doubles too fast after a failed attempt"
 
 
-def _grep_tree(root: Path) -> str:
+def grep_tree(root: Path) -> str:
     """30 files whose `timeout` lines read alike; only pkg/mod_17.py's code is about what the request asks."""
     for i in range(30):
         about = ('\n\ndef backoff_delay(attempt):\n    """Double the retry delay after each failed attempt."""\n'
@@ -167,10 +167,10 @@ def _grep_tree(root: Path) -> str:
                      for i in range(30) for n in range(6))
 
 
-def _grep_cut(client: TestClient, output: str) -> str:
+def grep_cut(client: TestClient, output: str, headers: dict[str, str] | None = None) -> str:
     body = {"query": GREP_REQUEST, "content": output, "max_tokens": 300,
             "source": {"tool": "Bash", "args": {"command": "grep -rn timeout ."}}}
-    answer = client.post("/v1/filter", json=body)
+    answer = client.post("/v1/filter", json=body, headers=headers)
     assert answer.status_code == 200, answer.text
     return "\n".join(s["text"] for s in answer.json()["snippets"])
 
@@ -181,15 +181,15 @@ def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_firs
     the cut shows the lines of the file its search puts first, whether the output names files relatively or, as
     Claude Code's Grep does, absolutely."""
     root = roots / "grepped"
-    output = _grep_tree(root)
-    assert "mod_17.py" not in _grep_cut(repos, output), "fixture: without the repository, its lines are cut"
+    output = grep_tree(root)
+    assert "mod_17.py" not in grep_cut(repos, output), "fixture: without the repository, its lines are cut"
     repos.put("/v1/repos/grepped", json={"path": str(root)})
     indexed(repos, "grepped")
-    shown = _grep_cut(repos, output)
+    shown = grep_cut(repos, output)
     assert "./pkg/mod_17.py:2:    timeout_0 = settings.timeout * 0" in shown.split("\n"), shown
-    absolute = _grep_cut(repos, output.replace("./pkg/", f"{root}/pkg/"))
+    absolute = grep_cut(repos, output.replace("./pkg/", f"{root}/pkg/"))
     assert f"{root}/pkg/mod_17.py:2:" in absolute
-    elsewhere = _grep_cut(repos, output.replace("./pkg/", "./other/"))  # files no indexed repository holds
+    elsewhere = grep_cut(repos, output.replace("./pkg/", "./other/"))  # files no indexed repository holds
     assert "mod_17.py" not in elsewhere
 
 

@@ -3,6 +3,7 @@ and sessions (another tenant's object answers 404); the same content under two t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import make_settings, open_client, stub_models
+from tests.service.test_api_repos import grep_cut, grep_tree
 
 ACME = {"Authorization": "Bearer key-acme"}
 GLOBEX = {"Authorization": "Bearer key-globex"}
@@ -71,3 +73,20 @@ def test_bad_key_file_is_reported(tmp_path: Path) -> None:
     bad.write_text("no-colon-here\n")
     with pytest.raises(ValueError, match="key:tenant"):
         make_settings(tmp_path, api_keys_file=bad).key_table()
+
+
+def test_a_grep_is_cut_with_its_own_tenants_repository_only(tmp_path: Path) -> None:
+    """Another tenant's indexed repository holding the same files tells nothing about this tenant's grep."""
+    output = grep_tree(tmp_path / "tree")
+    client = open_client(make_settings(tmp_path / "data", api_keys="key-acme:acme,key-globex:globex",
+                                       read_roots=str(tmp_path / "tree")), stub_models())
+    try:
+        assert client.put("/v1/repos/tree", json={"path": str(tmp_path / "tree")}, headers=ACME).status_code == 202
+        deadline = time.monotonic() + 120
+        while client.get("/v1/repos/tree", headers=ACME).json()["state"] == "indexing":
+            assert time.monotonic() < deadline, "indexed within 2 minutes"
+            time.sleep(0.1)
+        assert "mod_17.py" in grep_cut(client, output, ACME), "the owner's cut uses its repository"
+        assert "mod_17.py" not in grep_cut(client, output, GLOBEX), "another tenant's does not"
+    finally:
+        client.__exit__(None, None, None)
