@@ -23,6 +23,11 @@ __all__ = ["NAME_WEIGHT", "PATH_WEIGHT", "UnitIndex", "unit_terms"]
 
 NAME_WEIGHT, PATH_WEIGHT = 3, 1
 K1, B = 1.2, 0.75
+# A term the request repeats counts more, saturating (BM25's k3): an issue says what it is about again and again,
+# and its boilerplate once. On the localization dev split (lexical rule) k3 0 / 1 / 4 / 8 / 32 gave file Acc@1
+# 0.364 / 0.364 / 0.377 / 0.390 / 0.390, Acc@5 0.727 / 0.740 (all four), MRR 0.796 / 0.843 / 0.862 / 0.877 / 0.874,
+# function Acc@10 0.364 / 0.416 / 0.416 / 0.403 / 0.403. An agent's short query repeats nothing: unchanged.
+K3 = 4.0
 
 
 def unit_terms(unit: CodeUnit) -> Counter[str]:
@@ -77,7 +82,7 @@ class UnitIndex:
                 self._free.append(unit)
 
     def scores(self, query_terms: Iterable[str]) -> np.ndarray:
-        """BM25 of every id slot (a free slot scores 0) against the query's distinct terms."""
+        """BM25 of every id slot (a free slot scores 0) against the query's terms, a repeated one weighted by K3."""
         with self._lock:
             size = len(self._lengths)
             out = np.zeros(size, dtype=np.float64)
@@ -85,12 +90,14 @@ class UnitIndex:
             if n == 0:
                 return out
             norm = K1 * (1 - B + B * self._lengths / (self._total_length / n or 1.0))
-            for term in sorted(set(query_terms)):  # sorted: the same float sums in the same order every time
+            asked = Counter(query_terms)
+            for term in sorted(asked):  # sorted: the same float sums in the same order every time
                 arrays = self._posting_arrays(term)
                 if arrays is None:
                     continue
                 docs, tf = arrays
-                out[docs] += self.idf(term) * tf * (K1 + 1) / (tf + norm[docs])
+                weight = (K3 + 1) * asked[term] / (K3 + asked[term])
+                out[docs] += weight * self.idf(term) * tf * (K1 + 1) / (tf + norm[docs])
             return out
 
     def idf(self, term: str) -> float:

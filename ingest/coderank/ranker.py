@@ -44,7 +44,7 @@ class Weights:
     pair: float = 0.4
     path: float = 0.5
     frame: float = 0.6
-    dense: float = 1.0
+    dense: float = 0.5
     tests: float = 0.3
     aside: float = 0.5
     vendored: float = 0.3
