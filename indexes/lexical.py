@@ -28,9 +28,10 @@ class Bm25Index:
     k1: float = 1.2
     b: float = 0.75
     analyzer: Analyzer = field(default=terms)
+    k3: float = 0.0  # a word the query repeats counts (k3 + 1) q / (k3 + q) times; 0: each word once
 
     @classmethod
-    def build(cls, texts: Sequence[str], analyzer: Analyzer = terms) -> Bm25Index:
+    def build(cls, texts: Sequence[str], analyzer: Analyzer = terms, k3: float = 0.0) -> Bm25Index:
         ids: dict[str, list[int]] = {}
         freqs: dict[str, list[int]] = {}
         lengths = np.zeros(len(texts), dtype=np.float64)
@@ -41,7 +42,7 @@ class Bm25Index:
                 ids.setdefault(term, []).append(doc)
                 freqs.setdefault(term, []).append(tf)
         postings = {t: (np.array(ids[t], dtype=np.int64), np.array(freqs[t], dtype=np.float64)) for t in ids}
-        return cls(postings, lengths, analyzer=analyzer)
+        return cls(postings, lengths, analyzer=analyzer, k3=k3)
 
     @property
     def nbytes(self) -> int:
@@ -66,12 +67,13 @@ class Bm25Index:
             return out
         avg = float(self.lengths.mean()) or 1.0
         norm = self.k1 * (1 - self.b + self.b * self.lengths / avg)
-        for term in sorted(set(self.analyzer(query))):  # sorted: the same float sums in the same order every time
+        asked = Counter(self.analyzer(query))
+        for term in sorted(asked):  # sorted: the same float sums in the same order every time
             posting = self.postings.get(term)
             if posting is None:
                 continue
             docs, tf = posting
-            idf = self._idf(n, len(docs))
+            idf = self._idf(n, len(docs)) * (self.k3 + 1) * asked[term] / (self.k3 + asked[term])
             out[docs] += idf * tf * (self.k1 + 1) / (tf + norm[docs])
         return out
 

@@ -258,7 +258,7 @@ class Sieve:
             documents = np.array([(si << 32) | c.document for si, c in units], dtype=np.int64)
             kinds = {s.content_type for s in sources}
             kind = kinds.pop() if len(kinds) == 1 else "mixed"
-            lexical = Bm25Index.build(passages, kind_named(kind).terms)
+            lexical = Bm25Index.build(passages, kind_named(kind).terms, kind_named(kind).repeated)
             prep = self._prepared.put(key, Prepared(key, units, passages, candidates, lexical, None, documents,
                                                     kind=kind))
         return prep

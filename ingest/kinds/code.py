@@ -27,6 +27,7 @@ import numpy as np
 from ctxsieve_client.languages import LANGUAGES
 
 from ..coderank.chunks import context_unit, rank_units
+from ..coderank.lexical import K3
 from ..coderank.ranker import FileRanking
 from ..lines import LineSpan, line_chunks
 from ..request import read_request
@@ -236,6 +237,7 @@ class Code(ByLines):
     # points (default budget / 1,500 tokens: noise at 135 cases) for ~0.8 s of inference per fresh read where the CPU
     # has no bf16 (bench/README.md, "Code without the dense model"); a hook's fresh read has 200 ms.
     dense = False
+    repeated = K3  # the code ranker's: a repository's search weighs the words a request repeats alike
 
     def detect(self, text: str) -> bool:
         lines = [ln for ln in text[:20000].splitlines() if ln.strip()]

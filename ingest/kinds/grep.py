@@ -22,6 +22,7 @@ import numpy as np
 from ctxsieve_client.rendering import SEPARATOR, View, snippet_heading
 
 from ..coderank.chunks import line_unit, rank_units
+from ..coderank.lexical import K3
 from ..coderank.ranker import FileRanking
 from ..coderank.units import CodeUnit
 from ..lines import LineSpan, line_chunks
@@ -91,6 +92,7 @@ class Grep(ByLines):
     name = "grep"
     shown_as = View(by_lines=True, headed=False)  # `path:N:` lines name themselves
     dense = False
+    repeated = K3  # the code ranker's: a repository's search weighs the words a request repeats alike
 
     def detect(self, text: str) -> bool:
         return looks_like_grep(text)
