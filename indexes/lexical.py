@@ -73,7 +73,9 @@ class Bm25Index:
             if posting is None:
                 continue
             docs, tf = posting
-            idf = self._idf(n, len(docs)) * (self.k3 + 1) * asked[term] / (self.k3 + asked[term])
+            idf = self._idf(n, len(docs))
+            if self.k3 and asked[term] > 1:  # else exactly the score of a query naming each word once
+                idf *= (self.k3 + 1) * asked[term] / (self.k3 + asked[term])
             out[docs] += idf * tf * (self.k1 + 1) / (tf + norm[docs])
         return out
 

@@ -47,6 +47,12 @@ def current(target: Path, inputs: Sequence[Path], version: str) -> bool:
     return True
 
 
+def recorded_version(target: Path) -> str | None:
+    """The version of the step that made `target`, as its record says (None: no readable record)."""
+    version = _load(record_path(target)).get("version")
+    return version if isinstance(version, str) else None
+
+
 def record(target: Path, inputs: Sequence[Path], version: str) -> None:
     """Say, beside `target` just made, what it was made from."""
     _save(record_path(target), {"version": version, "inputs": {p.name: _entry(p) for p in inputs}})

@@ -8,6 +8,7 @@ the full encoder.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import logging
 import re
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .prepared import current, record, record_path, writing
+from .prepared import current, record, record_path, recorded_version, writing
 
 log = logging.getLogger("ctxsieve")
 STATIC_VERSION = "2:token-table"  # 1: every token run through the encoder
@@ -134,13 +135,29 @@ def _make(model_folder: Path, target: Path, inputs: list[Path], version: str) ->
 
 
 def _drop_older(model_folder: Path, kept: Path) -> None:
-    """The model's tables made by another version of the step: 123 MB each that nothing reads any more."""
+    """The model's tables made by an earlier version of the step: 123 MB each that nothing reads any more. A newer
+    version's table is left (an older deployment sharing the cache must not undo it), and a table that cannot be
+    removed is only reported: the one just made is what matters."""
     own = re.compile(rf"static-{re.escape(model_folder.name)}-[0-9a-f]{{12}}\.npy")
-    for older in kept.parent.glob(f"static-{model_folder.name}-*.npy"):
-        if older != kept and own.fullmatch(older.name):  # not another model whose name starts with this one's
+    mine = _version_number(STATIC_VERSION)
+    for older in kept.parent.glob(f"static-{glob.escape(model_folder.name)}-*.npy"):
+        if older == kept or not own.fullmatch(older.name):  # not another model whose name starts with this one's
+            continue
+        if _version_number(recorded_version(older)) >= mine:
+            continue
+        try:
             older.unlink(missing_ok=True)
             record_path(older).unlink(missing_ok=True)
-            log.info("removed %s, made by an earlier version of this step", older.name)
+        except OSError as exc:
+            log.warning("could not remove %s, made by an earlier version of this step: %s", older.name, exc)
+            continue
+        log.info("removed %s, made by an earlier version of this step", older.name)
+
+
+def _version_number(version: str | None) -> int:
+    """A step version's number (`2:token-table` -> 2); a table without a readable record counts as the oldest."""
+    head = (version or "").split(":", 1)[0]
+    return int(head) if head.isdigit() else 0
 
 
 def _from_folder(model_folder: Path) -> Any:

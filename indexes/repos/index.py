@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import posixpath
 import queue
 import threading
 import time
@@ -202,37 +203,48 @@ class RepoIndex:
 
         def ranked(paths: Sequence[str]) -> Mapping[str, float]:
             try:
-                held = self._holding(tenant, paths)
-            except (CtxsieveError, OSError) as exc:  # the cut goes on without it: its own ranking is still sound
-                log.warning("a cut's files not ranked by the repositories: %s", exc)
+                return self._ranked(tenant, query, paths)
+            except Exception as exc:  # noqa: BLE001 - a boost only: the cut goes on with its own sound ranking
+                log.warning("a cut's files not ranked by the repositories: %s: %s", type(exc).__name__, exc)
                 return {}
-            if held is None:
-                return {}
-            repo, named = held
-            best: dict[str, float] = {}
-            for hit in repo.memory.search(read_code_query(query), FILE_HITS):
-                best[hit.unit.path] = max(best.get(hit.unit.path, 0.0), hit.score)
-            top = max(best.values(), default=0.0)
-            return {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
 
         return ranked
 
+    def _ranked(self, tenant: str, query: str, paths: Sequence[str]) -> Mapping[str, float]:
+        held = self._holding(tenant, paths)
+        if held is None:
+            return {}
+        repo, named = held
+        best: dict[str, float] = {}
+        for hit in repo.memory.search(read_code_query(query), FILE_HITS):
+            best[hit.unit.path] = max(best.get(hit.unit.path, 0.0), hit.score)
+        top = max(best.values(), default=0.0)
+        return {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
+
     def _holding(self, tenant: str, paths: Sequence[str]) -> tuple[_Repo, dict[str, str]] | None:
-        """The repository holding most of `paths` (relative to its folder, `./` or not, or absolute inside it), at
-        least half of them, with each held path's own name in it; None when none does. Only a repository whose
-        first sync is done counts: a half-indexed one would rank the same request otherwise a moment later."""
-        if tenant not in self._listed:
-            self._listed.add(tenant)
-            self.all(tenant)  # the repositories the store holds, loaded since this start
+        """The repository holding most of `paths` (relative to its folder, or absolute inside it, through a symlink
+        too), at least half of them, with each held path's own name in it; None when none does or two hold as many
+        (two checkouts of one layout: which one the grep ran in is not known). Only a repository whose first sync is
+        done counts: a half-indexed one would rank the same request otherwise a moment later. The store's
+        repositories are loaded at a tenant's first cut (a restarted service ranks by them once loaded)."""
+        with self._lock:
+            listed = tenant in self._listed
+        if not listed:
+            self.all(tenant)
+            with self._lock:
+                self._listed.add(tenant)
         with self._lock:
             repos = sorted(((name, r) for (t, name), r in self._repos.items() if t == tenant and r.finished > 0),
                            key=lambda pair: pair[0])
-        best: tuple[_Repo, dict[str, str]] | None = None
+        found = []
         for _, repo in repos:
             named = {p: own for p in paths if (own := _inside(repo.head.path, p)) and repo.memory.holds(own)}
-            if 2 * len(named) >= len(paths) and named and (best is None or len(named) > len(best[1])):
-                best = (repo, named)
-        return best
+            if named and 2 * len(named) >= len(paths):
+                found.append((repo, named))
+        found.sort(key=lambda pair: -len(pair[1]))
+        if not found or (len(found) > 1 and len(found[1][1]) == len(found[0][1])):
+            return None
+        return found[0]
 
     def close(self) -> None:
         self._jobs.put(None)
@@ -352,12 +364,21 @@ class RepoIndex:
 
 
 def _inside(root: str, path: str) -> str | None:
-    """`path` as the repository at `root` names it: relative (`./` dropped), or absolute under `root`."""
+    """`path` as the repository at `root` (a resolved folder) names it: relative (`./`, `\\` and `a/../b` as they
+    resolve), or absolute under `root`, as written or once its symlinks are resolved; None when outside."""
     if not os.path.isabs(path):
-        own = path.removeprefix("./")
-        return None if own.startswith("../") else own
-    relative = os.path.relpath(path, root)
-    return None if relative.startswith("..") else relative.replace(os.sep, "/")
+        own = posixpath.normpath(path.replace("\\", "/"))
+        return None if own in (".", "..") or own.startswith("../") else own
+    under = _under(root, path)
+    return under if under is not None else _under(root, os.path.realpath(path))
+
+
+def _under(root: str, path: str) -> str | None:
+    try:
+        relative = os.path.relpath(path, root).replace(os.sep, "/")
+    except ValueError:  # another drive (Windows)
+        return None
+    return None if relative in (".", "..") or relative.startswith("../") else relative
 
 
 def _batches(items: list[FileState], size: int) -> Iterator[list[FileState]]:

@@ -53,7 +53,8 @@ class RepoMemory:
             return {path: f.hash for path, f in self._files.items()}
 
     def holds(self, path: str) -> bool:
-        return path in self._files
+        with self._lock:
+            return path in self._files
 
     @property
     def file_count(self) -> int:

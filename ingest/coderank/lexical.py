@@ -96,8 +96,10 @@ class UnitIndex:
                 if arrays is None:
                     continue
                 docs, tf = arrays
-                weight = (K3 + 1) * asked[term] / (K3 + asked[term])
-                out[docs] += weight * self.idf(term) * tf * (K1 + 1) / (tf + norm[docs])
+                idf = self.idf(term)
+                if asked[term] > 1:
+                    idf *= (K3 + 1) * asked[term] / (K3 + asked[term])
+                out[docs] += idf * tf * (K1 + 1) / (tf + norm[docs])
             return out
 
     def idf(self, term: str) -> float:

@@ -14,6 +14,18 @@ def test_chinese_terms_are_character_bigrams() -> None:
     assert terms("2006年底特律") == ["2006", "年底", "底特", "特律"], "digits never swallow a CJK run"
 
 
+def test_a_repeated_word_counts_more_only_where_the_kind_says_so() -> None:
+    texts = ["the cache expires entries", "the session cache is swept", "sessions expire after an hour",
+             "a river runs long"] * 3
+    plain, repeated = Bm25Index.build(texts), Bm25Index.build(texts, k3=4.0)
+    query = "session expired; session still there; the session is not swept"
+    once = plain.scores("session expired still there the is not swept")
+    assert np.array_equal(plain.scores(query), once), "k3 0: exactly the score of each word once"
+    assert np.array_equal(repeated.scores("session expired"), plain.scores("session expired")), "no repeats"
+    lifted = repeated.scores(query) - once
+    assert lifted[1] > 0 and lifted[2] == 0, "only the documents holding the repeated word gain"
+
+
 def test_bm25_finds_the_matching_chunk_in_both_languages() -> None:
     index = Bm25Index.build(["苹果的价格上涨了", "长江是中国最长的河流", "the river is long", "apples cost more"])
     assert int(np.argmax(index.scores("中国最长的河流"))) == 1

@@ -103,12 +103,13 @@ def test_a_new_table_removes_the_ones_an_earlier_version_made(tmp_path: Path) ->
     folder = small_model(cache / "small")
     older = cache / "static-small-0123456789ab.npy"
     other = cache / "static-small-int8-0123456789ab.npy"  # another model whose name begins with this one's
-    for stale in (older, other):
+    newer = cache / "static-small-fedcba987654.npy"  # a later version's, from a newer deployment sharing the cache
+    for stale, version in ((older, "1"), (other, "1"), (newer, "9:later")):
         np.save(stale, np.zeros((2, 2)))
-        record(stale, [folder / "tokenizer.json"], "1")
+        record(stale, [folder / "tokenizer.json"], version)
     table = ensure_static(folder, cache)
     assert not older.exists() and not record_path(older).exists()
-    assert other.exists() and Path(table.vectors.filename).exists()
+    assert other.exists() and newer.exists() and Path(table.vectors.filename).exists()
 
 
 def test_a_copied_onnx_export_is_recognised_without_torch(tmp_path: Path) -> None:

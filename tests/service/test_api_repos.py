@@ -191,6 +191,22 @@ def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_firs
     assert f"{root}/pkg/mod_17.py:2:" in absolute
     elsewhere = grep_cut(repos, output.replace("./pkg/", "./other/"))  # files no indexed repository holds
     assert "mod_17.py" not in elsewhere
+    link = roots / "grepped-link"
+    link.symlink_to(root)  # the folder as the agent's shell may name it: through a symlink
+    assert f"{link}/pkg/mod_17.py:2:" in grep_cut(repos, output.replace("./pkg/", f"{link}/pkg/"))
+
+
+def test_paths_as_a_grep_prints_them_name_a_repositorys_files(tmp_path: Path) -> None:
+    from ctxsieve.indexes.repos.index import _inside
+
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    real = str(root.resolve())
+    for written, own in (("pkg/a.py", "pkg/a.py"), ("./pkg/a.py", "pkg/a.py"), (".//pkg/a.py", "pkg/a.py"),
+                         ("pkg\\a.py", "pkg/a.py"), ("pkg/../b.py", "b.py"), ("../pkg/a.py", None), ("..", None),
+                         (f"{real}/pkg/a.py", "pkg/a.py"), (f"{real}/..hidden/a.py", "..hidden/a.py"),
+                         (f"{real}/../other/a.py", None), (real, None)):
+        assert _inside(real, written) == own, written
 
 
 def test_search_during_an_update_answers_from_the_last_complete_state(repos: TestClient, roots: Path) -> None:
