@@ -103,7 +103,6 @@ class RepoIndex:
         for name, kind in SPEC.indexes.items():
             store.index(SPEC.name, name, kind)
         self._repos: dict[tuple[str, str], _Repo] = {}
-        self._listed: set[str] = set()  # tenants whose stored repositories `_holding` has loaded
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._jobs: queue.Queue[tuple[str, str] | None] = queue.Queue()
@@ -225,14 +224,8 @@ class RepoIndex:
         """The repository holding most of `paths` (relative to its folder, or absolute inside it, through a symlink
         too), at least half of them, with each held path's own name in it; None when none does or two hold as many
         (two checkouts of one layout: which one the grep ran in is not known). Only a repository whose first sync is
-        done counts: a half-indexed one would rank the same request otherwise a moment later. The store's
-        repositories are loaded at a tenant's first cut (a restarted service ranks by them once loaded)."""
-        with self._lock:
-            listed = tenant in self._listed
-        if not listed:
-            self.all(tenant)
-            with self._lock:
-                self._listed.add(tenant)
+        done counts: a half-indexed one would rank the same request otherwise a moment later (after a restart, each
+        stored repository counts once the worker has loaded it: `_resume`)."""
         with self._lock:
             repos = sorted(((name, r) for (t, name), r in self._repos.items() if t == tenant and r.finished > 0),
                            key=lambda pair: pair[0])
@@ -282,6 +275,7 @@ class RepoIndex:
     # --- the worker ---------------------------------------------------------------------------------------
 
     def _work(self) -> None:
+        self._resume()
         while (job := self._jobs.get()) is not None:
             tenant, name = job
             with self._lock:
@@ -302,6 +296,19 @@ class RepoIndex:
                     if repo.requested > repo.finished:  # asked again while running
                         self._jobs.put(job)
                     self._changed.notify_all()
+
+    def _resume(self) -> None:
+        """Every repository the store holds, loaded and brought up to date behind a (re)start: searches and the cuts
+        that read them (`files_for`) find them as they were, not after a first request has asked for each."""
+        try:
+            found = scroll_all(self.store, SPEC.name, Where((Match("type", "repo"),)), payload=("tenant", "repo"))
+        except Exception as exc:  # noqa: BLE001 - each is still loaded when a request names it
+            log.warning("stored repositories not resumed: %s: %s", type(exc).__name__, exc)
+            return
+        for tenant, name in sorted({(f.payload["tenant"], f.payload["repo"]) for f in found}):
+            with self._lock:
+                if (tenant, name) not in self._repos:
+                    self._stored(tenant, name)
 
     def _run_sync(self, tenant: str, repo: _Repo) -> None:
         if not repo.loaded:

@@ -196,6 +196,33 @@ def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_firs
     assert f"{link}/pkg/mod_17.py:2:" in grep_cut(repos, output.replace("./pkg/", f"{link}/pkg/"))
 
 
+def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repository(tmp_path: Path) -> None:
+    """After a restart, the stored repositories are loaded behind it: a grep's cut can use one no search has named."""
+    from ctxsieve.indexes.files import FileReader
+    from ctxsieve.indexes.repos import RepoIndex
+    from ctxsieve.indexes.store import open_store
+    from ctxsieve.ingest.tokens import load_tokenizer
+    from tests.conftest import CACHE
+
+    root = tmp_path / "tree"
+    output = grep_tree(root)
+    store, tokenizer = open_store(tmp_path / "data"), load_tokenizer("o200k_base", CACHE / "tiktoken")
+    first = RepoIndex(store, FileReader([root], 1 << 24), tokenizer)
+    first.register("default", "tree", str(root))
+    first.sync("default", "tree", wait=True)
+    first.close()
+    again = RepoIndex(store, FileReader([root], 1 << 24), tokenizer)
+    try:
+        paths = sorted({line.split(":", 1)[0] for line in output.split("\n")})
+        deadline = time.monotonic() + 60
+        while not (ranked := again.files_for("default", GREP_REQUEST)(paths)):
+            assert time.monotonic() < deadline, "the stored repository was loaded"
+            time.sleep(0.05)
+        assert max(ranked, key=ranked.__getitem__) == "./pkg/mod_17.py" and ranked["./pkg/mod_17.py"] == 1.0
+    finally:
+        again.close()
+
+
 def test_paths_as_a_grep_prints_them_name_a_repositorys_files(tmp_path: Path) -> None:
     from ctxsieve.indexes.repos.index import _inside
 
