@@ -154,17 +154,20 @@ def test_a_search_naming_the_folder_sees_the_agents_own_edit(repos: TestClient, 
 GREP_REQUEST = "the retry backoff delay doubles too fast after a failed attempt"
 
 
-def grep_tree(root: Path) -> str:
-    """30 files whose `timeout` lines read alike; only pkg/mod_17.py's code is about what the request asks."""
-    for i in range(30):
-        about = ('\n\ndef backoff_delay(attempt):\n    """Double the retry delay after each failed attempt."""\n'
-                 '    return RETRY_DELAY * 2 ** attempt\n') if i == 17 else f"\n\ndef unrelated_{i}():\n    pass\n"
+def grep_tree(root: Path, files: int = 30, about: int = 17, note: str = "", lines: int = 6) -> str:
+    """`files` files whose `lines` `timeout` lines read alike (each ending in `note`, a comment that makes them
+    longer); only pkg/mod_<about>.py's code is about what the request asks. Returns `grep -rn timeout .` over the
+    lines that set them."""
+    width = 3 if files > 100 else 2
+    for i in range(files):
+        own = ('\n\ndef backoff_delay(attempt):\n    """Double the retry delay after each failed attempt."""\n'
+               '    return RETRY_DELAY * 2 ** attempt\n') if i == about else f"\n\ndef unrelated_{i}():\n    pass\n"
         (root / "pkg").mkdir(parents=True, exist_ok=True)
-        (root / "pkg" / f"mod_{i:02}.py").write_text(
-            "def connect(settings):\n" + "".join(f"    timeout_{n} = settings.timeout * {n}\n" for n in range(6))
-            + "    return timeout_0\n" + about)
-    return "\n".join(f"./pkg/mod_{i:02}.py:{n + 2}:    timeout_{n} = settings.timeout * {n}"
-                     for i in range(30) for n in range(6))
+        (root / "pkg" / f"mod_{i:0{width}}.py").write_text(
+            "def connect(settings):\n" + "".join(f"    timeout_{n} = settings.timeout * {n}{note}\n" for n in range(lines))
+            + "    return timeout_0\n" + own)
+    return "\n".join(f"./pkg/mod_{i:0{width}}.py:{n + 2}:    timeout_{n} = settings.timeout * {n}{note}"
+                     for i in range(files) for n in range(lines))
 
 
 def grep_cut(client: TestClient, output: str, headers: dict[str, str] | None = None) -> str:

@@ -186,3 +186,40 @@ def test_a_failing_runs_failures_reach_the_model_whatever_each_processs_tmpdir(
     for fact in project.facts["pytest"]:
         assert fact in failing, f"a failing run's {fact!r} reached the model"
     assert not list((tmp_path / "claude-tmp").glob("ctxsieve-captures-*")), "no capture under a TMPDIR"
+
+
+def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_request_is_about(tmp_path: Path) -> None:
+    """Claude Code's own Grep (content mode, paths relative to its working folder) over a repository the service has
+    indexed: the model is sent the lines of the file whose code the request is about, though they share no word with
+    it, cut within the hook's budget."""
+    from tests.conftest import make_settings, serve_on_loopback, stub_models
+    from tests.service.test_api_repos import GREP_REQUEST, grep_tree
+
+    root = tmp_path / "repo"
+    # more lines than the hook's budget holds (the file's lines must earn their place), fewer than the 250 lines
+    # Claude Code's Grep passes on in content mode (its default head_limit): 120 files of 2 matching lines
+    grep_tree(root, files=120, about=110, lines=1, note="  # scaled by the configured multiplier for each pool")
+    url, stop = serve_on_loopback(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
+    try:
+        assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
+        while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
+            pass
+        model = ScriptedModel(calls=[("Grep", {"pattern": "timeout", "output_mode": "content", "-n": True})])
+        api, server = model.serve()
+        settings = tmp_path / "settings.json"
+        settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("http", url)]}]}}))
+        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
+               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
+               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        try:
+            done = subprocess.run([str(CLAUDE), "-p", GREP_REQUEST, "--allowedTools", "Grep", "--settings",
+                                   str(settings), "--output-format", "json"], cwd=root, env=env, capture_output=True,
+                                  text=True, timeout=600)
+        finally:
+            server.should_exit = True
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        stop()
+    sent = tool_results(model.requests)["toolu_00"]
+    assert "ctxsieve src_" in sent, "the output was cut"
+    assert "pkg/mod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in sent, sent[:1500]
