@@ -163,9 +163,9 @@ def grep_tree(root: Path, files: int = 30, about: int = 17, note: str = "", line
         own = ('\n\ndef backoff_delay(attempt):\n    """Double the retry delay after each failed attempt."""\n'
                '    return RETRY_DELAY * 2 ** attempt\n') if i == about else f"\n\ndef unrelated_{i}():\n    pass\n"
         (root / "pkg").mkdir(parents=True, exist_ok=True)
+        assignments = "".join(f"    timeout_{n} = settings.timeout * {n}{note}\n" for n in range(lines))
         (root / "pkg" / f"mod_{i:0{width}}.py").write_text(
-            "def connect(settings):\n" + "".join(f"    timeout_{n} = settings.timeout * {n}{note}\n" for n in range(lines))
-            + "    return timeout_0\n" + own)
+            "def connect(settings):\n" + assignments + "    return timeout_0\n" + own)
     return "\n".join(f"./pkg/mod_{i:0{width}}.py:{n + 2}:    timeout_{n} = settings.timeout * {n}{note}"
                      for i in range(files) for n in range(lines))
 
