@@ -17,6 +17,7 @@ import numpy as np
 from bench.localize import Hit
 from ctxsieve.indexes.repos.memory import RepoMemory
 from ctxsieve.indexes.repos.walk import read_source, walk
+from ctxsieve.ingest.coderank.lexical import K3
 from ctxsieve.ingest.coderank.query import read_code_query
 from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, WEIGHTS, Cosines, Weights, passage_of
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
@@ -35,8 +36,8 @@ def dense_model() -> Embedder:
 
 
 class CtxsieveLocalizer:
-    def __init__(self, weights: Weights = WEIGHTS, dense: bool = True) -> None:
-        self.memory = RepoMemory()
+    def __init__(self, weights: Weights = WEIGHTS, dense: bool = True, k3: float = K3) -> None:
+        self.memory = RepoMemory(k3)
         self.weights = weights
         self.dense = dense
         self._vectors: dict[str, np.ndarray] = {}  # passage -> vector, across the repository's commits

@@ -1,13 +1,15 @@
 """Choose the code ranker's weights on the localization dev split: each case's candidates and their signals are
 gathered once (a sync per base commit), then every rule of a small grid is scored on them in memory.
 
-Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15] [--dense]
+Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15] [--dense] [--k3 0,1,4]
 
 Prints each rule's file Acc@1 / Acc@5 / MRR and function Acc@10 (bench.localize's metrics), best first by the sum
 of file Acc@5 and function Acc@10; the rule shipped (ingest/coderank/ranker.py WEIGHTS) is printed first. The
 signals of every case are kept in ~/.cache/ctxsieve/bench/localize/signals-<split>.pkl for a re-run with --cached.
 --dense: the dense weight alone (the other weights as shipped), each case's best DENSE_TOP units re-ranked by the
 dense model's vectors as a ready repository's are (`ranker.rerank`); the vectors are kept beside the signals.
+--k3 A,B,...: how much a word the issue repeats counts in BM25 (`coderank.lexical.K3`): the signals gathered again
+with each value, the shipped weights' lexical rule (dense 0) scored on them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 from bench.localize import SPLITS, Hit, checkout, commit_order, judged, workdir
 from bench.localize_ctxsieve import CtxsieveLocalizer
 from bench.localize_data import CACHE, LocCase, load
+from ctxsieve.ingest.coderank.lexical import K3
 from ctxsieve.ingest.coderank.query import read_code_query
 from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, order_of, passage_of, rerank, score
 from ctxsieve.ingest.coderank.units import CodeUnit
@@ -39,13 +42,13 @@ class Gathered:
     query: np.ndarray | None = None  # the problem statement's vector (--dense)
 
 
-def gather(cases: list[LocCase]) -> list[Gathered]:
+def gather(cases: list[LocCase], k3: float = K3) -> list[Gathered]:
     by_repo: dict[str, list[LocCase]] = defaultdict(list)
     for case in cases:
         by_repo[case.repo].append(case)
     out = []
     for repo in sorted(by_repo):
-        localizer = CtxsieveLocalizer()
+        localizer = CtxsieveLocalizer(k3=k3)
         with workdir(repo) as folder:
             for case in commit_order(folder, by_repo[repo]):
                 checkout(folder, case.base_commit)
@@ -118,8 +121,12 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--cached", action="store_true", help="reuse the signals gathered by the last run")
     parser.add_argument("--dense", action="store_true", help="tune the dense weight alone (see above)")
+    parser.add_argument("--k3", default="", help="comma-separated values of BM25's k3 to compare (see above)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s in SPLITS]
+    if args.k3:
+        compare_k3(splits, [float(v) for v in args.k3.split(",")], args.limit)
+        return
     store = CACHE / f"signals-{'-'.join(splits)}.pkl"
     if args.cached and store.exists():
         gathered = pickle.loads(store.read_bytes())
@@ -145,6 +152,17 @@ def main() -> None:
     for (a1, a5, m, f10), weights in results[: args.top]:
         chosen = ", ".join(f"{name}={getattr(weights, name)}" for name in GRID)
         print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  {chosen}")
+
+
+def compare_k3(splits: list[str], values: list[float], limit: int | None) -> None:
+    cases = [c for c in load(skip_missing=True)[0] if c.split in splits]
+    if limit:
+        cases = sorted(cases, key=lambda c: c.instance_id)[:limit]
+    lexical = replace(WEIGHTS, dense=0.0)
+    for k3 in values:
+        a1, a5, m, f10 = evaluate(gather(cases, k3), lexical)
+        shipped = " (shipped)" if k3 == K3 else ""
+        print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  k3={k3:g}{shipped}", flush=True)
 
 
 def dense_only(gathered: list[Gathered], kept: Path) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctxsieve.ingest.analyzers import code_terms, terms
+from ctxsieve.ingest.coderank.lexical import repeated
 
 from .store import Sparse
 
@@ -28,7 +29,7 @@ class Bm25Index:
     k1: float = 1.2
     b: float = 0.75
     analyzer: Analyzer = field(default=terms)
-    k3: float = 0.0  # a word the query repeats counts (k3 + 1) q / (k3 + q) times; 0: each word once
+    k3: float = 0.0  # how much a word the query repeats counts (coderank.lexical.repeated); 0: each word once
 
     @classmethod
     def build(cls, texts: Sequence[str], analyzer: Analyzer = terms, k3: float = 0.0) -> Bm25Index:
@@ -73,9 +74,7 @@ class Bm25Index:
             if posting is None:
                 continue
             docs, tf = posting
-            idf = self._idf(n, len(docs))
-            if self.k3 and asked[term] > 1:  # else exactly the score of a query naming each word once
-                idf *= (self.k3 + 1) * asked[term] / (self.k3 + asked[term])
+            idf = self._idf(n, len(docs)) * repeated(asked[term], self.k3)
             out[docs] += idf * tf * (self.k1 + 1) / (tf + norm[docs])
         return out
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.lexical import UnitIndex, unit_terms
+from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
 from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, order_of, rerank, score, signals
 from ctxsieve.ingest.coderank.units import CodeUnit
@@ -35,9 +35,9 @@ class _File:
 
 
 class RepoMemory:
-    def __init__(self) -> None:
+    def __init__(self, k3: float = K3) -> None:
         self._lock = threading.RLock()
-        self._lexical = UnitIndex()
+        self._lexical = UnitIndex(k3)
         self._units: dict[int, CodeUnit] = {}
         self._files: dict[str, _File] = {}
         self._by_leaf: dict[str, set[int]] = {}

@@ -19,15 +19,22 @@ import numpy as np
 from ..analyzers import code_terms
 from .units import CodeUnit
 
-__all__ = ["NAME_WEIGHT", "PATH_WEIGHT", "UnitIndex", "unit_terms"]
+__all__ = ["K3", "NAME_WEIGHT", "PATH_WEIGHT", "UnitIndex", "repeated", "unit_terms"]
 
 NAME_WEIGHT, PATH_WEIGHT = 3, 1
 K1, B = 1.2, 0.75
 # A term the request repeats counts more, saturating (BM25's k3): an issue says what it is about again and again,
 # and its boilerplate once. On the localization dev split (lexical rule) k3 0 / 1 / 4 / 8 / 32 gave file Acc@1
 # 0.364 / 0.364 / 0.377 / 0.390 / 0.390, Acc@5 0.727 / 0.740 (all four), MRR 0.796 / 0.843 / 0.862 / 0.877 / 0.874,
-# function Acc@10 0.364 / 0.416 / 0.416 / 0.403 / 0.403. An agent's short query repeats nothing: unchanged.
+# function Acc@10 0.364 / 0.416 / 0.416 / 0.403 / 0.403 (python -m bench.localize_tune --k3 0,1,4,8,32). An agent's
+# short query repeats nothing: unchanged.
 K3 = 4.0
+
+
+def repeated(count: int, k3: float) -> float:
+    """How much a word the query holds `count` times counts, saturating (BM25's k3); exactly 1 for a word it holds
+    once, and for every word when k3 is 0 (each word once)."""
+    return (k3 + 1) * count / (k3 + count) if k3 and count > 1 else 1.0
 
 
 def unit_terms(unit: CodeUnit) -> Counter[str]:
@@ -48,7 +55,8 @@ def _path_terms(path: str) -> tuple[str, ...]:
 class UnitIndex:
     """Units by integer id (ids are reused after a removal), with BM25 postings kept in step."""
 
-    def __init__(self) -> None:
+    def __init__(self, k3: float = K3) -> None:
+        self.k3 = k3
         self._lock = threading.Lock()
         self._postings: dict[str, dict[int, int]] = {}
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -82,7 +90,7 @@ class UnitIndex:
                 self._free.append(unit)
 
     def scores(self, query_terms: Iterable[str]) -> np.ndarray:
-        """BM25 of every id slot (a free slot scores 0) against the query's terms, a repeated one weighted by K3."""
+        """BM25 of every id slot (a free slot scores 0) against the query's terms, a repeated one counting more."""
         with self._lock:
             size = len(self._lengths)
             out = np.zeros(size, dtype=np.float64)
@@ -96,10 +104,8 @@ class UnitIndex:
                 if arrays is None:
                     continue
                 docs, tf = arrays
-                idf = self.idf(term)
-                if asked[term] > 1:
-                    idf *= (K3 + 1) * asked[term] / (K3 + asked[term])
-                out[docs] += idf * tf * (K1 + 1) / (tf + norm[docs])
+                weight = self.idf(term) * repeated(asked[term], self.k3)
+                out[docs] += weight * tf * (K1 + 1) / (tf + norm[docs])
             return out
 
     def idf(self, term: str) -> float:
