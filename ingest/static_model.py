@@ -11,7 +11,6 @@ from __future__ import annotations
 import glob
 import hashlib
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,12 +137,9 @@ def _drop_older(model_folder: Path, kept: Path) -> None:
     """The model's tables made by an earlier version of the step: 123 MB each that nothing reads any more. A newer
     version's table is left (an older deployment sharing the cache must not undo it), and a table that cannot be
     removed is only reported: the one just made is what matters."""
-    own = re.compile(rf"static-{re.escape(model_folder.name)}-[0-9a-f]{{12}}\.npy")
-    mine = _version_number(STATIC_VERSION)
-    for older in kept.parent.glob(f"static-{glob.escape(model_folder.name)}-*.npy"):
-        if older == kept or not own.fullmatch(older.name):  # not another model whose name starts with this one's
-            continue
-        if _version_number(recorded_version(older)) >= mine:
+    digest = "[0-9a-f]" * 12  # static_table's name: not another model's whose name begins with this one's
+    for older in kept.parent.glob(f"static-{glob.escape(model_folder.name)}-{digest}.npy"):
+        if older == kept or _version_number(recorded_version(older)) >= _version_number(STATIC_VERSION):
             continue
         try:
             older.unlink(missing_ok=True)

@@ -227,10 +227,9 @@ class RepoIndex:
         done counts: a half-indexed one would rank the same request otherwise a moment later (after a restart, each
         stored repository counts once the worker has loaded it: `_resume`)."""
         with self._lock:
-            repos = sorted(((name, r) for (t, name), r in self._repos.items() if t == tenant and r.finished > 0),
-                           key=lambda pair: pair[0])
+            repos = [r for (t, _), r in self._repos.items() if t == tenant and r.finished > 0]
         found = []
-        for _, repo in repos:
+        for repo in repos:
             named = {p: own for p in paths if (own := _inside(repo.head.path, p)) and repo.memory.holds(own)}
             if named and 2 * len(named) >= len(paths):
                 found.append((repo, named))
