@@ -137,18 +137,27 @@ def _grep(root: Path, files: list[str], word: str) -> str:
 def build(budget: int, repos: set[str] | None = None) -> Iterator[GrepCase]:
     """The cases whose grep output is over `budget` tokens, a repository at a time."""
     rows = _rows(repos)
-    by_repo: dict[str, dict[str, str]] = defaultdict(dict)  # repo -> path -> the first case's text of it
-    for row in sorted(rows, key=lambda r: r["instance_id"]):
-        by_repo[row["repo"]].setdefault(row["path"], row["file_text"])
-    for repo, tree in by_repo.items():
+    for repo, tree in trees_of(rows).items():
         with tempfile.TemporaryDirectory(prefix="bench-grep-") as folder:
             root = Path(folder)
-            for path, text in tree.items():
-                (root / path).parent.mkdir(parents=True, exist_ok=True)
-                (root / path).write_text(text, encoding="utf-8")
+            write_tree(root, tree)
             for row in (r for r in rows if r["repo"] == repo):
                 yield from _cases(root, sorted(tree), row, budget)
                 (root / row["path"]).write_text(tree[row["path"]], encoding="utf-8")  # the distractor's version
+
+
+def trees_of(rows: list[dict]) -> dict[str, dict[str, str]]:  # type: ignore[type-arg]
+    """Per repository, every file a case holds: path -> the first case's text of it (by instance id)."""
+    trees: dict[str, dict[str, str]] = defaultdict(dict)
+    for row in sorted(rows, key=lambda r: r["instance_id"]):
+        trees[row["repo"]].setdefault(row["path"], row["file_text"])
+    return trees
+
+
+def write_tree(root: Path, tree: dict[str, str]) -> None:
+    for path, text in tree.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
 
 
 def _cases(root: Path, files: list[str], row: dict, budget: int) -> Iterator[GrepCase]:  # type: ignore[type-arg]
@@ -275,18 +284,14 @@ class Trees:
     def __init__(self, client: Client, root: Path, rows: list[dict]) -> None:  # type: ignore[type-arg]
         self.client, self.root = client, root
         self.texts = {(r["repo"], r["instance_id"]): r["file_text"] for r in rows}
-        self.base: dict[str, dict[str, str]] = defaultdict(dict)
-        for row in sorted(rows, key=lambda r: r["instance_id"]):
-            self.base[row["repo"]].setdefault(row["path"], row["file_text"])
+        self.base = trees_of(rows)
         self.indexed: set[str] = set()
         self.written: dict[str, str] = {}  # repo -> the path holding a case's version
 
     def as_in(self, case: GrepCase) -> None:
         folder = self.root / case.repo.replace("/", "+")
         if case.repo not in self.indexed:
-            for path, text in self.base[case.repo].items():
-                (folder / path).parent.mkdir(parents=True, exist_ok=True)
-                (folder / path).write_text(text, encoding="utf-8")
+            write_tree(folder, self.base[case.repo])
             self.indexed.add(case.repo)
         if (last := self.written.pop(case.repo, None)) is not None:
             (folder / last).write_text(self.base[case.repo][last], encoding="utf-8")
