@@ -8,8 +8,8 @@
 - `vectors`: `UnitVectors`, the units' vectors made in the background once a repository is searchable.
 """
 
-from .index import CodeSearch, RepoIndex, RepoStatus
+from .index import CodeSearch, FileOrder, RepoIndex, RepoStatus
 from .results import CodeResult
 from .vectors import UnitVectors
 
-__all__ = ["CodeResult", "CodeSearch", "RepoIndex", "RepoStatus", "UnitVectors"]
+__all__ = ["CodeResult", "CodeSearch", "FileOrder", "RepoIndex", "RepoStatus", "UnitVectors"]

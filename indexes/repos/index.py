@@ -39,12 +39,11 @@ from .vectors import UnitVectors
 from .walk import FileState, read_source, walk
 from .walk import head_of as git_head
 
-__all__ = ["CodeSearch", "RepoIndex", "RepoStatus"]
+__all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
 
 log = logging.getLogger("ctxsieve")
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
-FILE_HITS = 200  # definitions a cut's ranking of files reads (`files_for`): a grep names a few dozen files
 FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
 Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
 
@@ -63,6 +62,13 @@ class RepoStatus:
     total: int = 0
     error: str | None = None
     vectors_left: int | None = None  # units still without a vector (None: not counted yet, or no vector stage)
+
+
+@dataclass(frozen=True)
+class FileOrder:
+    repo: str | None  # the repository that ranked them (None: none holds them; the paths keep their order)
+    paths: list[str]  # every path given, the ranked ones first
+    ranked: int  # how many lead `paths` by the repository's ranking
 
 
 @dataclass(frozen=True)
@@ -195,42 +201,56 @@ class RepoIndex:
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, sum(r.tokens for r in results))
 
-    def files_for(self, tenant: str, query: str) -> FileRanking:
-        """The ranking a cut of code output (a grep's lines) gives the files it names: by the tenant's indexed
-        repository that holds most of them (half at least), searched for the request on its own terms (no vectors:
-        the same request ranks the same files until the files change); nothing where no repository holds them."""
+    def files_for(self, tenant: str, query: str, base: str | None = None) -> FileRanking:
+        """The ranking a cut of code output (a grep's lines) gives the files it names (relative ones from `base`, the
+        folder the tool ran in, else from the repository's root): `ranked`'s shares, or nothing when the
+        repositories cannot be read (a boost only: the cut goes on with its own ranking)."""
 
         def ranked(paths: Sequence[str]) -> Mapping[str, float]:
             try:
-                return self._ranked(tenant, query, paths)
+                return self._shares(tenant, query, paths, base)[1]
             except Exception as exc:  # noqa: BLE001 - a boost only: the cut goes on with its own sound ranking
                 log.warning("a cut's files not ranked by the repositories: %s: %s", type(exc).__name__, exc)
                 return {}
 
         return ranked
 
-    def _ranked(self, tenant: str, query: str, paths: Sequence[str]) -> Mapping[str, float]:
-        held = self._holding(tenant, paths)
+    def rank_files(self, tenant: str, query: str, paths: Sequence[str], base: str | None = None) -> FileOrder:
+        """`paths` (a Glob's or a grep's list of files) in the order the tenant's repository holding them ranks them
+        for the request, best first; those it does not rank keep their order after them; unchanged when no
+        repository holds them."""
+        repo, shares = self._shares(tenant, query, paths, base)
+        order = sorted(range(len(paths)), key=lambda i: (-shares.get(paths[i], -1.0), i))
+        return FileOrder(repo, [paths[i] for i in order], sum(1 for p in paths if p in shares))
+
+    def _shares(self, tenant: str, query: str, paths: Sequence[str], base: str | None
+                ) -> tuple[str | None, dict[str, float]]:
+        """The repository holding `paths` (`_holding`) and each held path's share of the best one's score in its
+        search of the request over those files alone, lexical (the same request ranks the same files until the files
+        change); paths it finds nothing in are left out."""
+        held = self._holding(tenant, paths, base)
         if held is None:
-            return {}
+            return None, {}
         repo, named = held
         best: dict[str, float] = {}
-        for hit in repo.memory.search(read_code_query(query), FILE_HITS):
+        for hit in repo.memory.search(read_code_query(query), repo.memory.unit_count, within=set(named.values())):
             best[hit.unit.path] = max(best.get(hit.unit.path, 0.0), hit.score)
         top = max(best.values(), default=0.0)
-        return {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
+        shares = {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
+        return repo.head.name, shares
 
-    def _holding(self, tenant: str, paths: Sequence[str]) -> tuple[_Repo, dict[str, str]] | None:
-        """The repository holding most of `paths` (relative to its folder, or absolute inside it, through a symlink
-        too), at least half of them, with each held path's own name in it; None when none does or two hold as many
-        (two checkouts of one layout: which one the grep ran in is not known). Only a repository whose first sync is
-        done counts: a half-indexed one would rank the same request otherwise a moment later (after a restart, each
-        stored repository counts once the worker has loaded it: `_resume`)."""
+    def _holding(self, tenant: str, paths: Sequence[str], base: str | None = None
+                 ) -> tuple[_Repo, dict[str, str]] | None:
+        """The repository holding most of `paths` (relative to `base` or else its folder, or absolute inside it,
+        through a symlink too), at least half of them, with each held path's own name in it; None when none does or
+        two hold as many (two checkouts of one layout: which one the grep ran in is not known). Only a repository
+        whose first sync is done counts: a half-indexed one would rank the same request otherwise a moment later
+        (after a restart, each stored repository counts once the worker has loaded it: `_resume`)."""
         with self._lock:
             repos = [r for (t, _), r in self._repos.items() if t == tenant and r.finished > 0]
         found = []
         for repo in repos:
-            named = {p: own for p in paths if (own := _inside(repo.head.path, p)) and repo.memory.holds(own)}
+            named = {p: own for p in paths if (own := _inside(repo.head.path, p, base)) and repo.memory.holds(own)}
             if named and 2 * len(named) >= len(paths):
                 found.append((repo, named))
         found.sort(key=lambda pair: -len(pair[1]))
@@ -369,9 +389,12 @@ class RepoIndex:
         repo.loaded = True
 
 
-def _inside(root: str, path: str) -> str | None:
-    """`path` as the repository at `root` (a resolved folder) names it: relative (`./`, `\\` and `a/../b` as they
-    resolve), or absolute under `root`, as written or once its symlinks are resolved; None when outside."""
+def _inside(root: str, path: str, base: str | None = None) -> str | None:
+    """`path` as the repository at `root` (a resolved folder) names it: relative to `base` (an absolute folder) or
+    else to `root` (`./`, `\\` and `a/../b` as they resolve), or absolute under `root`, as written or once its
+    symlinks are resolved; None when outside."""
+    if base is not None and not os.path.isabs(path):
+        path = os.path.join(base, path.replace("\\", "/"))
     if not os.path.isabs(path):
         own = posixpath.normpath(path.replace("\\", "/"))
         return None if own in (".", "..") or own.startswith("../") else own

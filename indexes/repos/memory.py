@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,10 +119,11 @@ class RepoMemory:
     # --- search -------------------------------------------------------------------------------------------
 
     def search(self, query: CodeQuery, k: int, path_glob: str | None = None, weights: Weights = WEIGHTS,
-               cosines: Cosines | None = None) -> list[Hit]:
-        """The best k units, ties broken by path and line so the same request gives the same order; with
-        `cosines` (the units' vectors against the request's), the best re-ranked by them too."""
-        units, rows = self.candidates(query, path_glob)
+               cosines: Cosines | None = None, within: Collection[str] | None = None) -> list[Hit]:
+        """The best k units (of the files `within` names, if given), ties broken by path and line so the same request
+        gives the same order; with `cosines` (the units' vectors against the request's), the best re-ranked by them
+        too."""
+        units, rows = self.candidates(query, path_glob, within)
         if not units:
             return []
         scores = score(rows, units, weights)
@@ -129,26 +131,29 @@ class RepoMemory:
             scores = rerank(rows, units, scores, cosines, weights)
         return [Hit(units[j], float(scores[j])) for j in order_of(scores, units)[:k] if scores[j] > 0]
 
-    def candidates(self, query: CodeQuery, path_glob: str | None = None) -> tuple[list[CodeUnit], np.ndarray]:
+    def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
+                   ) -> tuple[list[CodeUnit], np.ndarray]:
         """The units worth scoring (the lexical best, and every unit the request names) and their signals."""
         with self._lock:
             lexical = self._lexical.scores(query.terms)
-            pool = self._pool(query, lexical, path_glob)
+            pool = self._pool(query, lexical, path_glob, within)
             units = [self._units[i] for i in pool]
             counts = {u.leaf: len(self._by_leaf.get(u.leaf, ())) for u in units}
             return units, signals(query, units, lexical[pool], name_counts=counts)
 
-    def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None) -> list[int]:
+    def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None,
+              within: Collection[str] | None) -> list[int]:
         live = self._live_ids()
-        if path_glob:  # each file's path matched once, not once per unit; the units kept in their order
-            matched = {path for path in self._by_path if _matches(path, path_glob)}
+        if path_glob or within is not None:  # each file's path matched once, not once per unit; the units in order
+            matched = {path for path in (self._by_path if within is None else within) if path in self._by_path
+                       and (not path_glob or _matches(path, path_glob))}
             live = np.array([i for i in live if self._units[i].path in matched], dtype=np.int64)
         if len(live) == 0:
             return []
         best = live[_best(lexical[live], POOL)]
         named = {i for name in query.names for i in self._by_leaf.get(name, ())}
         named |= {i for path in self._named_paths(query) for i in self._by_path[path]}
-        allowed = set(live.tolist()) if path_glob else None
+        allowed = set(live.tolist()) if path_glob or within is not None else None
         pool = set(best.tolist()) | {i for i in named if allowed is None or i in allowed}
         return sorted(pool)
 

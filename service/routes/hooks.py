@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Body, Query
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ctxsieve.indexes.errors import CtxsieveError, InvalidRequest
 from ctxsieve_client.client import Call
@@ -25,7 +25,9 @@ from ..deps import EngineDep, TenantDep
 from ..engine import Engine
 from ..observe import ReadLog, ReadLogDep, valid_session
 from ..schemas import FilterRequest
+from ..schemas.repos import FileRankQuery
 from .filtering import filter_output
+from .repos import rank_files
 
 router = APIRouter(prefix="/v1/hooks", tags=["hooks"])
 log = logging.getLogger("ctxsieve")
@@ -34,17 +36,23 @@ M = TypeVar("M")
 
 @dataclass(frozen=True)
 class _InProcess:
-    """Sends the hook's filter call to the /v1/filter route function, as the typed client would over HTTP."""
+    """Sends the hook's calls (a filter, a ranking of files) to their route functions, as the typed client would over
+    HTTP."""
 
     engine: Engine
     tenant: str
     reads: ReadLog
 
     def send(self, call: Call[M]) -> M:
-        if (call.method, call.path) != ("POST", "/v1/filter") or call.result is None \
-                or not issubclass(call.result, Model):
-            raise InvalidRequest(f"the hook sends only POST /v1/filter, not {call.method} {call.path}")
-        answer = filter_output(FilterRequest.model_validate(call.body), self.engine, self.tenant, self.reads)
+        if call.result is None or not issubclass(call.result, Model):
+            raise InvalidRequest(f"the hook reads no answer of {call.method} {call.path}")
+        if (call.method, call.path) == ("POST", "/v1/filter"):
+            answer: BaseModel = filter_output(FilterRequest.model_validate(call.body), self.engine, self.tenant,
+                                              self.reads)
+        elif (call.method, call.path) == ("POST", "/v1/repos/rank-files"):
+            answer = rank_files(FileRankQuery.model_validate(call.body), self.engine, self.tenant)
+        else:
+            raise InvalidRequest(f"the hook sends only a filter or a ranking of files, not {call.method} {call.path}")
         result: Any = call.result.from_json(answer.model_dump(mode="json"))
         return result  # type: ignore[no-any-return]
 

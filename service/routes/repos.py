@@ -16,6 +16,8 @@ from ..schemas.repos import (
     CodeHit,
     CodeSearchQuery,
     CodeSearchResponse,
+    FileRankQuery,
+    FileRankResponse,
     RepoInfo,
     RepoList,
     RepoProgress,
@@ -23,6 +25,14 @@ from ..schemas.repos import (
 )
 
 router = APIRouter(prefix="/v1/repos", tags=["repos"])
+
+
+@router.post("/rank-files", response_model=FileRankResponse, operation_id="rank_files")
+def rank_files(body: FileRankQuery, engine: EngineDep, tenant: TenantDep) -> FileRankResponse:
+    """A list of files (a Glob's, a grep's) in the order the tenant's indexed repository holding them ranks them
+    for the request; unchanged (`repo` null) when none holds at least half of them."""
+    found = engine.repos.rank_files(tenant, body.query, body.paths, body.base)
+    return FileRankResponse(repo=found.repo, paths=found.paths, ranked=found.ranked)
 
 
 @router.put("/{name}", response_model=RepoInfo, status_code=202, operation_id="put_repo")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
@@ -47,6 +48,28 @@ class CodeSearchQuery(Strict):
     # the repository's folder: a repository not yet known is registered with it and indexed on first use (the
     # search waits a few seconds for the first index, then answers from what is indexed, state `indexing`)
     folder: PathText | None = None
+
+
+MAX_PATHS = 10_000  # a Glob or a grep lists a few hundred files (Claude Code's keep 100 and 250)
+
+
+def _absolute(path: str) -> str:
+    if not os.path.isabs(path):
+        raise ValueError("must be an absolute folder (the one the tool ran in)")
+    return path
+
+
+class FileRankQuery(Strict):
+    query: Query
+    paths: Annotated[list[PathText], Field(min_length=1, max_length=MAX_PATHS)]
+    # the folder the tool ran in: relative paths are read from it (else from the repository's own folder)
+    base: Annotated[PathText, AfterValidator(_absolute)] | None = None
+
+
+class FileRankResponse(BaseModel):
+    repo: str | None  # the repository that ranked them; null when none of the tenant's holds them (order unchanged)
+    paths: list[str]  # every path sent, once for each time it was sent: the ranked ones first, best first
+    ranked: int  # how many lead `paths` by the repository's ranking; the rest keep the order they were sent in
 
 
 class CodeHit(BaseModel):

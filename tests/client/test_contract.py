@@ -24,6 +24,7 @@ SENDERS = {
     "add_documents": ["add_documents"], "query_collection": ["query_collection"],
     "list_documents": ["list_documents"], "get_toolset": ["toolset"], "compact_context": ["compact"],
     "claude_code_hook": ["claude_code_hook"], "put_repo": ["index_repo"], "search_code": ["search_code"],
+    "rank_files": ["rank_files"],
 }
 PATH_ARGUMENTS = {"ref", "name", "doc_id", "session_id", "payload"}  # and a body sent as it is (the hook's payload)
 # server response model -> the client result that reads it
@@ -41,6 +42,7 @@ READERS: dict[str, type[Any]] = {
     "RepoInfo": models.RepoInfo, "RepoProgress": models.RepoProgress, "RepoList": models.RepoList,
     "CodeSearchResponse": models.CodeSearchResult, "CodeHit": models.CodeHit, "ViewOut": View,
     "VerdictOut": models.Verdict, "FailureOut": models.Failure,
+    "FileRankResponse": models.FileOrder,
 }
 
 

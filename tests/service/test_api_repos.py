@@ -199,6 +199,33 @@ def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_firs
     assert f"{link}/pkg/mod_17.py:2:" in grep_cut(repos, output.replace("./pkg/", f"{link}/pkg/"))
 
 
+def test_a_list_of_files_is_ordered_by_the_repository_holding_them(repos: TestClient, roots: Path) -> None:
+    """A Glob's or a grep's file list (as Claude Code's tools give it: relative to the folder they ran in) comes back
+    with the file the request is about first, every path kept; unchanged where no repository holds the files."""
+    root = roots / "listed"
+    grep_tree(root)
+    repos.put("/v1/repos/listed", json={"path": str(root)})
+    indexed(repos, "listed")
+    listed = [f"mod_{i:02}.py" for i in range(30)] + ["notes.txt", "mod_05.py"]  # one unknown, one twice
+    answer = repos.post("/v1/repos/rank-files", json={"query": GREP_REQUEST, "paths": listed,
+                                                       "base": str(root / "pkg")})
+    assert answer.status_code == 200, answer.text
+    order = answer.json()
+    assert order["repo"] == "listed" and order["paths"][0] == "mod_17.py", order
+    assert order["ranked"] == 1, "only its file matches the request's words"
+    assert order["paths"][1:] == [p for p in listed if p != "mod_17.py"], "the rest keep their order, every path kept"
+    elsewhere = repos.post("/v1/repos/rank-files", json={"query": GREP_REQUEST, "paths": listed,
+                                                          "base": str(roots / "nowhere")}).json()
+    assert elsewhere == {"repo": None, "paths": listed, "ranked": 0}
+    again = repos.post("/v1/repos/rank-files", json={"query": GREP_REQUEST, "paths": listed,
+                                                      "base": str(root / "pkg")})
+    assert again.content == answer.content, "the same request, the same bytes"
+    for bad in ({"query": GREP_REQUEST, "paths": []}, {"query": GREP_REQUEST, "paths": ["a.py"], "base": "pkg"},
+                {"paths": ["a.py"]}):
+        refused = repos.post("/v1/repos/rank-files", json=bad)
+        assert refused.status_code == 422 and refused.json()["error"]["type"] == "invalid_field", refused.text
+
+
 def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repository(tmp_path: Path) -> None:
     """After a restart, the stored repositories are loaded behind it: a grep's cut can use one no search has named."""
     from ctxsieve.indexes.files import FileReader

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         DocumentEntry,
         DocumentPage,
         DocumentsAdded,
+        FileOrder,
         FilterResult,
         More,
         RefContent,
@@ -64,6 +65,7 @@ _HOME = {
     "DocumentEntry": "models",
     "DocumentPage": "models",
     "DocumentsAdded": "models",
+    "FileOrder": "models",
     "FilterResult": "models",
     "More": "models",
     "RefContent": "models",
@@ -94,8 +96,9 @@ _HOME = {
 }
 
 __all__ = ["AsyncClient", "Call", "Client", "CodeHit", "CodeSearchResult", "CollectionInfo", "CollectionResult",
-           "Compaction", "CtxsieveError", "DocumentEntry", "DocumentPage", "DocumentsAdded", "FilterResult", "More",
-           "RefContent", "RepoInfo", "RepoList", "Requests", "Rerun", "SearchPage", "SearchResult", "Selected",
+           "Compaction", "CtxsieveError", "DocumentEntry", "DocumentPage", "DocumentsAdded", "FileOrder",
+           "FilterResult", "More", "RefContent", "RepoInfo", "RepoList", "Requests", "Rerun", "SearchPage",
+           "SearchResult", "Selected",
            "Selection", "SessionRead", "SessionReport", "Snippet", "ToolsetDetail", "ToolsetInfo", "Usage", "View",
            "anthropic_deferred", "anthropic_tool_search_result", "anthropic_tools", "openai_deferred",
            "openai_tool_search_output", "openai_tools", "render", "render_result", "wrap_tool"]

@@ -31,6 +31,7 @@ from .models import (
     Compaction,
     DocumentPage,
     DocumentsAdded,
+    FileOrder,
     FilterResult,
     RefContent,
     RepoInfo,
@@ -156,6 +157,10 @@ class AsyncClient:
     async def search_code(self, name: str, query: str, **options: Unpack[CodeSearchOptions]) -> CodeSearchResult:
         """See `Client.search_code`."""
         return await self.send(Requests.search_code(name, query, **options))
+
+    async def rank_files(self, query: str, paths: Sequence[str], base: str | None = None) -> FileOrder:
+        """See `Client.rank_files`."""
+        return await self.send(Requests.rank_files(query, paths, base))
 
     async def compact(self, messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Compaction:
         """See `Client.compact`."""

@@ -16,6 +16,7 @@ from .models import (
     Compaction,
     DocumentPage,
     DocumentsAdded,
+    FileOrder,
     FilterResult,
     RefContent,
     RepoInfo,
@@ -255,6 +256,10 @@ class Requests:
     @staticmethod
     def search_code(name: str, query: str, **options: Unpack[CodeSearchOptions]) -> Call[CodeSearchResult]:
         return Call("POST", f"/v1/repos/{quote(name)}/search", CodeSearchResult, body=_present(query=query, **options))
+
+    @staticmethod
+    def rank_files(query: str, paths: Sequence[str], base: str | None = None) -> Call[FileOrder]:
+        return Call("POST", "/v1/repos/rank-files", FileOrder, body=_present(query=query, paths=list(paths), base=base))
 
     @staticmethod
     def compact(messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Call[Compaction]:

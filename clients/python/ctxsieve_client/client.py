@@ -45,6 +45,7 @@ from .models import (
     Compaction,
     DocumentPage,
     DocumentsAdded,
+    FileOrder,
     FilterResult,
     RefContent,
     RepoInfo,
@@ -174,6 +175,11 @@ class Client:
     def search_code(self, name: str, query: str, **options: Unpack[CodeSearchOptions]) -> CodeSearchResult:
         """Definitions of repository `name` best first for `query`, their lines within `max_tokens` over all."""
         return self.send(Requests.search_code(name, query, **options))
+
+    def rank_files(self, query: str, paths: Sequence[str], base: str | None = None) -> FileOrder:
+        """`paths` (a Glob's or a grep's files; relative ones from `base`, else from the repository's folder) in
+        the order the indexed repository holding them ranks them for `query`; unchanged when none holds them."""
+        return self.send(Requests.rank_files(query, paths, base))
 
     def compact(self, messages: Sequence[JSON], **options: Unpack[CompactOptions]) -> Compaction:
         """The history to send: the oldest tool results replaced by placeholders (each stored: its ref gives it

@@ -382,6 +382,13 @@ class RepoList(Model):
 
 
 @dataclass(kw_only=True)
+class FileOrder(Model):
+    repo: str | None  # the repository that ranked the paths; None when none holds them (their order unchanged)
+    paths: list[str]  # every path sent, the ranked ones first, best first
+    ranked: int  # how many lead `paths` by the repository's ranking
+
+
+@dataclass(kw_only=True)
 class CodeHit(Model):
     path: str
     name: str

@@ -117,6 +117,21 @@ def test_small_outputs_other_events_and_a_dead_service_are_left_alone(stub_url: 
     assert answer is None and "output left unchanged" in said, "never blocks or breaks the agent"
 
 
+def test_file_lists_no_indexed_repository_holds_are_left_alone(stub_url: str) -> None:
+    """A Glob's or Grep's list of files is ordered only by a repository that holds them (see
+    test_claude_code_outputs for the real CLI over an indexed one); otherwise the tool's list goes as it is."""
+    names = [f"lib/mod_{i}.py" for i in range(300)]
+    glob = {"filenames": names, "durationMs": 9, "numFiles": 300, "truncated": True}
+    assert hook(payload("Glob", {"pattern": "**/*.py"}, glob), stub_url) == (None, "")
+    files = {"mode": "files_with_matches", "filenames": names, "numFiles": 300}
+    assert hook(payload("Grep", {"pattern": "timeout"}, files), stub_url) == (None, "")
+    from ctxsieve_client.hooks.claude_code import listed_files
+    for response in ({"mode": "content", "filenames": [], "content": "a.py:1:x"}, {"filenames": ["one.py"]},
+                     {"filenames": ["a.py", 3]}, {"mode": "count", "filenames": names}):
+        assert listed_files(payload("Grep", {"pattern": "x"}, response)) is None, response
+    assert listed_files(payload("Bash", {"command": "ls"}, glob)) is None
+
+
 def http_hook(sent: Any, url: str) -> dict[str, Any]:
     from ctxsieve_client import Client
 

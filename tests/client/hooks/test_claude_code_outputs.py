@@ -223,3 +223,55 @@ def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_reque
     sent = tool_results(model.requests)["toolu_00"]
     assert "ctxsieve src_" in sent, "the output was cut"
     assert "pkg/mod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in sent, sent[:1500]
+
+
+def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_repository(tmp_path: Path) -> None:
+    """Claude Code's Glob and its Grep in its default mode (files_with_matches) list files relative to its working
+    folder, newest first; over an indexed repository the model is sent the file the request is about first, every
+    file still listed, and a line saying who ordered them. Both hooks answer the same bytes."""
+    from tests.conftest import make_settings, serve_on_loopback, stub_models
+    from tests.service.test_api_repos import GREP_REQUEST, grep_tree
+
+    root = tmp_path / "repo"
+    grep_tree(root, files=40, about=11, lines=1)
+    url, stop = serve_on_loopback(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
+    try:
+        assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
+        while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
+            pass
+        model = ScriptedModel(calls=[("Glob", {"pattern": "**/*.py"}), ("Grep", {"pattern": "timeout"})])
+        api, server = model.serve()
+        settings = tmp_path / "settings.json"
+        dump = tmp_path / "payloads.jsonl"
+        record = {"type": "command", "command": f"tee -a {dump} > /dev/null; echo >> {dump}"}
+        wired = [{"matcher": "*", "hooks": [hook("command", url), record]}]
+        settings.write_text(json.dumps({"hooks": {"PostToolUse": wired}}))
+        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
+               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
+               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        try:
+            done = subprocess.run([str(CLAUDE), "-p", GREP_REQUEST, "--allowedTools", "Glob,Grep", "--settings",
+                                   str(settings), "--output-format", "json"], cwd=root / "pkg", env=env,
+                                  capture_output=True, text=True, timeout=600)
+        finally:
+            server.should_exit = True
+        assert done.returncode == 0, done.stderr[-2000:]
+        for line in dump.read_text().split("\n"):
+            if line.strip():
+                sent = json.loads(line)
+                command = subprocess.run([str(BIN / "ctxsieve-hook"), "claude-code", "--url", url], input=line,
+                                         capture_output=True, text=True, timeout=120)
+                over_http = httpx.post(f"{url}/v1/hooks/claude-code", json=sent, timeout=120)
+                assert over_http.content == command.stdout.encode(), f"{sent['tool_name']}: the same bytes"
+    finally:
+        stop()
+    seen = tool_results(model.requests)
+    every = sorted(f"mod_{i:02}.py" for i in range(40))
+    for call in ("toolu_00", "toolu_01"):
+        listed = [line for line in seen[call].split("\n") if line.endswith(".py")]
+        assert listed[0] == "mod_11.py", seen[call][:300]
+        assert sorted(listed) == every, "every file still listed"
+    notes = json.dumps(model.requests[-1]["messages"])
+    for tool in ("Glob", "Grep"):
+        assert f"PostToolUse:{tool} hook additional context: ctxsieve ordered these 40 files best first by " \
+               "repository repo's search for the request." in notes, notes[-1500:]

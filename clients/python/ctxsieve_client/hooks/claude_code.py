@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ..client import Call
-from ..cutting import CutOptions, cut_request, cut_text, named_placeholder, passes, was_cut
+from ..client import Call, Requests
+from ..cutting import MAX_INTENT_CHARS, CutOptions, cut_request, cut_text, named_placeholder, passes, was_cut
 from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, LOG_HEAD, fit_failing
 from ..intent import own_words, step_intent
 from ..models import FilterResult
@@ -36,6 +36,7 @@ TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's c
 CONTEXT_CHARS = CLAUDE_HOOK_CONTEXT.size  # Claude Code saves a longer hook context to a file, shows a 2 KB preview
 FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
 PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
+LISTING_TOOLS = ("Glob", "Grep")  # their `filenames` are ranked by the repository holding them
 Rebuild = Callable[[str], Any]
 M = TypeVar("M")
 
@@ -166,7 +167,10 @@ def handle(payload: Any, client: Sender, options: HookOptions) -> dict[str, Any]
 
 def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOptions) -> dict[str, Any] | None:
     """The tool's output in its own shape, cut from the whole output (Claude Code's saved one, or ctxsieve's
-    capture, when Claude Code handed only a preview)."""
+    capture, when Claude Code handed only a preview); a Glob's or Grep's list of files ranked instead."""
+    listed = listed_files(payload)
+    if listed is not None:
+        return _ranked_files(payload, listed, client)
     found = extract(payload.get("tool_response"))
     if found is None or answered_by_ref_tool(str(payload.get("tool_name", "")), found[0]):
         return None
@@ -197,6 +201,43 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
     if isinstance(replaced, dict):  # the cut is what the model sees, not Claude Code's preview of the preview
         replaced = {k: v for k, v in replaced.items() if k not in PERSISTED}
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": replaced}}
+
+
+def listed_files(payload: Mapping[str, Any]) -> list[str] | None:
+    """The files a Glob or a Grep in `files_with_matches` mode (its default) found, when there are several to
+    order: Claude Code passes them as `filenames`, relative to its working folder."""
+    response = payload.get("tool_response")
+    if payload.get("tool_name") not in LISTING_TOOLS or not isinstance(response, dict) \
+            or response.get("mode", "files_with_matches") != "files_with_matches":
+        return None
+    names = response.get("filenames")
+    if not isinstance(names, list) or len(names) < 2 or not all(isinstance(n, str) and n for n in names):
+        return None
+    return names
+
+
+def _ranked_files(payload: Mapping[str, Any], listed: list[str], client: Sender) -> dict[str, Any] | None:
+    """The list in the order the indexed repository holding its files ranks them for the request (the same files,
+    each once as listed), with a line saying so; None (the list as the tool gave it) when no repository holds them
+    or it ranks none."""
+    intent = intent_of(_tool_input(payload), _transcript(payload.get("transcript_path")))
+    if not intent:
+        return None
+    cwd = payload.get("cwd")
+    base = cwd if isinstance(cwd, str) and Path(cwd).is_absolute() else None
+    order = client.send(Requests.rank_files(intent[-MAX_INTENT_CHARS:], listed, base))
+    if order.repo is None or not order.ranked or order.paths == listed:
+        return None
+    tool = str(payload.get("tool_name"))
+    note = f"ctxsieve ordered these {len(listed)} files best first by repository {order.repo}'s search for the request"
+    if order.ranked < len(listed):
+        note += f" (the first {order.ranked}; the other {len(listed) - order.ranked} follow in {tool}'s order)"
+    note += "."
+    response = payload["tool_response"]
+    if response.get("truncated") or response.get("appliedLimit"):
+        note += f" {tool} listed only some of the matches: {TOOL_PREFIX}search_code searches every definition."
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": note,
+                                   "updatedToolOutput": {**response, "filenames": order.paths}}}
 
 
 def _unseen_note(whole: Whole | None) -> str:
