@@ -1,6 +1,7 @@
 """Coding agents' reads: does the view of a source file keep the lines an issue's fix edits?
 
 Usage: python -m bench.code [--splits dev,test,held-out] [--budgets 1500,3000] [--limit N] [--repos a,b] [--url URL]
+                            [--repository]
 
 On ../shared/data/swe_dev (430 cases: an issue's text, the Python file its fix edits at the issue's base commit,
 and the lines the gold patch edits), each file is read as Claude Code's Read sends it to the hook
@@ -17,6 +18,10 @@ Peer, per case, at exactly the cut's tokens: BM25 over fixed 20-line windows (th
 first while they fit), rendered the same way (numbers and `⋮` included). `--budgets` also runs the service at
 fixed budgets (the windows again at each view's tokens).
 
+--repository: each file is read (by its absolute path, as Claude Code's Read names it) from its repository's tree,
+bench.grep's (the files the cases hold, each case's own version of its file written and synced first), indexed on
+the service, so the cut also counts the repository's ranking of the file's definitions.
+
 Splits, the rule bench.grep uses: a repository is held out when the first byte of sha256(its name) is odd
 (openlibrary and pyvista here); the other repositories' cases are `dev` when the first byte of sha256(instance
 id) is even, else `test`. The code view's rule was chosen on `dev` alone. Per repository (>= 20 cases) and
@@ -29,13 +34,14 @@ import argparse
 import hashlib
 import json
 import statistics
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.loadtest import service_url
+from bench.grep import Trees, case_rows, tree_service
 from ctxsieve.indexes.lexical import Bm25Index
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
@@ -120,10 +126,11 @@ def read_payload(case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
     return {"type": "text", "file": file}, file
 
 
-def ctxsieve(client: Client, case: Case, budget: int | None) -> Outcome:
-    """The hook's path for a Read: cut_request, the service, `_numbered_read`."""
+def ctxsieve(client: Client, case: Case, budget: int | None, file_path: str | None = None) -> Outcome:
+    """The hook's path for a Read (of `file_path`, as Claude Code names it: absolute): cut_request, the service,
+    `_numbered_read`."""
     options = CutOptions(max_tokens=budget)
-    request = cut_request(case.text, case.intent, "Read", {"file_path": case.path}, options)
+    request = cut_request(case.text, case.intent, "Read", {"file_path": file_path or case.path}, options)
     result: FilterResult | None = client.send(request) if request is not None else None
     if result is None or not was_cut(result, options) or result.content_type != "code":
         return judged(case, set(range(1, len(case.lines) + 1)), TOKENS.count(read_numbered(case.lines)))
@@ -189,6 +196,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--repos", default="")
     parser.add_argument("--url", default="", help="a running service instead of a scratch one")
+    parser.add_argument("--repository", action="store_true", help="each file read from its repository's tree, "
+                        "indexed (bench.grep's trees: the files the cases hold)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s]
     chosen = cases(args.limit, set(filter(None, args.repos.split(","))), set(splits))
@@ -196,14 +205,17 @@ def main() -> None:
     for split in splits:
         mine = [c for c in chosen if c.split == split]
         print(f"  {split}: {len(mine)} cases from {', '.join(sorted({c.repo for c in mine}))}", flush=True)
-    with service_url(args.url, "bench-code-") as url:
+    with tempfile.TemporaryDirectory(prefix="bench-code-trees-") as folder, \
+            tree_service(args.url, Path(folder) if args.repository else None) as url:
         client = Client(url, timeout=600)
+        trees = Trees(client, Path(folder), case_rows(None)) if args.repository else None
         for split in splits:
             for budget in budgets:
                 shipped: dict[str, list[Outcome]] = defaultdict(list)
                 peer: dict[str, list[Outcome]] = defaultdict(list)
                 for case in (c for c in chosen if c.split == split):
-                    outcome = ctxsieve(client, case, budget)
+                    read = str(trees.as_in(case)) if trees is not None else None
+                    outcome = ctxsieve(client, case, budget, read)
                     shipped[case.repo].append(outcome)
                     peer[case.repo].append(windows(case, outcome.tokens))
                 at = f"@{budget or 'default'}"

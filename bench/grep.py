@@ -53,6 +53,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from bench.loadtest import scratch_process, service_url
 from ctxsieve.indexes.lexical import Bm25Index
@@ -122,7 +123,7 @@ def identifiers(issue: str, text: str) -> list[str]:
     return [*names, *quoted][:MAX_IDENTIFIERS]
 
 
-def _rows(repos: set[str] | None) -> list[dict]:  # type: ignore[type-arg]
+def case_rows(repos: set[str] | None) -> list[dict]:  # type: ignore[type-arg]
     with DATA.open(encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
     return [r for r in rows if not repos or r["repo"] in repos]
@@ -136,7 +137,7 @@ def _grep(root: Path, files: list[str], word: str) -> str:
 
 def build(budget: int, repos: set[str] | None = None) -> Iterator[GrepCase]:
     """The cases whose grep output is over `budget` tokens, a repository at a time."""
-    rows = _rows(repos)
+    rows = case_rows(repos)
     for repo, tree in trees_of(rows).items():
         with tempfile.TemporaryDirectory(prefix="bench-grep-") as folder:
             root = Path(folder)
@@ -250,9 +251,9 @@ def main() -> None:
         print(f"  {split}: {len(cases)} outputs of {len({c.instance for c in cases})} issues, from "
               f"{', '.join(sorted({c.repo for c in cases}))}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-grep-trees-") as folder, \
-            _service(args.url, Path(folder) if args.repository else None) as url:
+            tree_service(args.url, Path(folder) if args.repository else None) as url:
         client = Client(url, timeout=600)
-        trees = Trees(client, Path(folder), _rows(None)) if args.repository else None
+        trees = Trees(client, Path(folder), case_rows(None)) if args.repository else None
         for split, cases in chosen.items():
             shipped: dict[str, list[Outcome]] = defaultdict(list)
             peer: dict[str, list[Outcome]] = defaultdict(list)
@@ -267,7 +268,7 @@ def main() -> None:
 
 
 @contextlib.contextmanager
-def _service(url: str, readable: Path | None) -> Iterator[str]:
+def tree_service(url: str, readable: Path | None) -> Iterator[str]:
     """The service named, or a scratch one that may read `readable` (the repositories' trees), if given."""
     if url or readable is None:
         with service_url(url, "bench-grep-") as found:
@@ -288,7 +289,8 @@ class Trees:
         self.indexed: set[str] = set()
         self.written: dict[str, str] = {}  # repo -> the path holding a case's version
 
-    def as_in(self, case: GrepCase) -> None:
+    def as_in(self, case: GrepCase | Any) -> Path:
+        """The case's repository tree with the case's own version of its file, indexed; the file's path in it."""
         folder = self.root / case.repo.replace("/", "+")
         if case.repo not in self.indexed:
             write_tree(folder, self.base[case.repo])
@@ -302,6 +304,7 @@ class Trees:
         while info.state == "indexing":
             time.sleep(0.05)
             info = self.client.repo(name)
+        return folder / case.path
 
 
 def _repo_name(repo: str) -> str:

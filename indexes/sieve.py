@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.ranker import FileRanking
+from ctxsieve.ingest.coderank.ranker import RepoRanking
 from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
@@ -59,7 +59,7 @@ class Sieve:
                  dense_weight: float = 0.6, fast_candidates: int = FAST_CANDIDATES,
                  static: StaticEmbedder | None = None, background: BackgroundEmbedder | None = None,
                  fast_neighbours: int = FAST_NEIGHBOURS, code_candidates: int = CODE_FAST_CANDIDATES,
-                 files: Callable[[str, str], FileRanking] | None = None) -> None:
+                 repos: Callable[[str, str], RepoRanking] | None = None) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
@@ -69,7 +69,7 @@ class Sieve:
         self.fast_neighbours = fast_neighbours
         self.static = static
         self.background = background
-        self.files = files  # (tenant, request) -> how the tenant's indexed repository ranks the files a cut names
+        self.repos = repos  # (tenant, request) -> what the tenant's indexed repositories say of a cut's files
         self._prepared: Lru[str, Prepared] = Lru(64, PREPARED_BYTES, self._weigh)
 
     # --- entry points -------------------------------------------------------------------------------
@@ -203,9 +203,9 @@ class Sieve:
         kind = kind_named(prep.kind)
         lexical = prep.lexical.scores(query)
         if len(sources) == 1:  # code's kinds: the code ranker's first stage
-            files = self.files(sources[0].tenant, query) if self.files is not None else None
+            repo = self.repos(sources[0].tenant, query) if self.repos is not None else None
             lexical = kind.rescore(query, sources[0].view.text, [c for _, c in prep.units], lexical,
-                                   source_path(sources[0].args), sources[0].line_span, files)
+                                   source_path(sources[0].args), sources[0].line_span, repo)
         k = params.k or kind.default_k(params.max_tokens)
         own = kind.select(sources[0].view.text, [c for _, c in prep.units], lexical, self.tokenizer,
                           sources[0].line_span, params.max_tokens or sys.maxsize, k) if len(sources) == 1 else None

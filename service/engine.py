@@ -95,7 +95,7 @@ def _build_on(store: Store, settings: Settings, models: Models) -> Engine:
     sieve = Sieve(sources, cache, tokenizer, dense_weight=settings.dense_weight,
                   fast_candidates=settings.fast_candidates, static=models.static, background=background,
                   fast_neighbours=settings.fast_neighbours, code_candidates=settings.code_candidates,
-                  files=repos.files_for)
+                  repos=repos.ranking_for)
     return Engine(settings=settings, tokenizer=tokenizer, store=store, embedder=embedder, sieve=sieve, tools=tools,
                   collections=collections, sessions=sessions, web=web, files=files, repos=repos, gate=gate)
 

@@ -22,9 +22,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import FileRanking
+from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine
 from ctxsieve.ingest.coderank.units import units_of
 from ctxsieve.ingest.tokens import Tokenizer
 
@@ -42,6 +43,7 @@ from .walk import head_of as git_head
 __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
 
 log = logging.getLogger("ctxsieve")
+T = TypeVar("T")
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
 FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
@@ -201,19 +203,19 @@ class RepoIndex:
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, sum(r.tokens for r in results))
 
-    def files_for(self, tenant: str, query: str, base: str | None = None) -> FileRanking:
-        """The ranking a cut of code output (a grep's lines) gives the files it names (relative ones from `base`, the
-        folder the tool ran in, else from the repository's root): `ranked`'s shares, or nothing when the
-        repositories cannot be read (a boost only: the cut goes on with its own ranking)."""
+    def ranking_for(self, tenant: str, query: str, base: str | None = None) -> RepoRanking:
+        """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks
+        the files a grep's lines name (relative ones from `base`, the folder the tool ran in, else from the
+        repository's root: `_shares`), and the definitions of a source file read whole (`_definitions`). A boost
+        only: when the repositories cannot be read, nothing (the cut goes on with its own ranking)."""
 
-        def ranked(paths: Sequence[str]) -> Mapping[str, float]:
-            try:
-                return self._shares(tenant, query, paths, base)[1]
-            except Exception as exc:  # noqa: BLE001 - a boost only: the cut goes on with its own sound ranking
-                log.warning("a cut's files not ranked by the repositories: %s: %s", type(exc).__name__, exc)
-                return {}
+        def files(paths: Sequence[str]) -> Mapping[str, float]:
+            return _or_nothing(lambda: self._shares(tenant, query, paths, base)[1], {})
 
-        return ranked
+        def units(path: str, lines: Sequence[str]) -> Sequence[tuple[int, int, float]]:
+            return _or_nothing(lambda: self._definitions(tenant, query, path, lines, base), [])
+
+        return RepoRanking(files, units)
 
     def rank_files(self, tenant: str, query: str, paths: Sequence[str], base: str | None = None) -> FileOrder:
         """`paths` (a Glob's or a grep's list of files) in the order the tenant's repository holding them ranks them
@@ -238,6 +240,27 @@ class RepoIndex:
         top = max(best.values(), default=0.0)
         shares = {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
         return repo.head.name, shares
+
+    def _definitions(self, tenant: str, query: str, path: str, lines: Sequence[str], base: str | None
+                     ) -> list[tuple[int, int, float]]:
+        """The definitions of the repository holding `path` whose lines are `lines`' (the file as the cut reads it:
+        one changed since it was indexed counts only where it has not changed), each with its place in the
+        repository's ranking of that file's definitions for the request (lexical, as `_shares`), from the worst (0)
+        to the best (1): every definition matches some words of a long request, so only the spread tells them apart
+        (on bench.code's dev split, shares of the best score lowered the place shown; python -m bench.code
+        --repository)."""
+        held = self._holding(tenant, [path], base)
+        if held is None:
+            return []
+        repo, named = held
+        units, rows = repo.memory.candidates(read_code_query(query), within={named[path]})
+        rows[:, SIGNALS.index("path")] = 0.0  # one file's: naming it tells none apart
+        scores = combine(rows, units)
+        low, top = (float(scores.min()), float(scores.max())) if len(scores) else (0.0, 0.0)
+        if top <= low:
+            return []
+        return [(u.start_line, u.end_line, (float(s) - low) / (top - low)) for u, s in zip(units, scores, strict=True)
+                if "\n".join(lines[u.start_line - 1:u.end_line]) == u.text]
 
     def _holding(self, tenant: str, paths: Sequence[str], base: str | None = None
                  ) -> tuple[_Repo, dict[str, str]] | None:
@@ -318,7 +341,7 @@ class RepoIndex:
 
     def _resume(self) -> None:
         """Every repository the store holds, loaded and brought up to date behind a (re)start: searches and the cuts
-        that read them (`files_for`) find them as they were, not after a first request has asked for each."""
+        that read them (`ranking_for`) find them as they were, not after a first request has asked for each."""
         try:
             found = scroll_all(self.store, SPEC.name, Where((Match("type", "repo"),)), payload=("tenant", "repo"))
         except Exception as exc:  # noqa: BLE001 - each is still loaded when a request names it
@@ -408,6 +431,14 @@ def _under(root: str, path: str) -> str | None:
     except ValueError:  # another drive (Windows)
         return None
     return None if relative in (".", "..") or relative.startswith("../") else relative
+
+
+def _or_nothing(ask: Callable[[], T], nothing: T) -> T:
+    try:
+        return ask()
+    except Exception as exc:  # noqa: BLE001 - a boost only: the cut goes on with its own sound ranking
+        log.warning("a cut not ranked by the repositories: %s: %s", type(exc).__name__, exc)
+        return nothing
 
 
 def _batches(items: list[FileState], size: int) -> Iterator[list[FileState]]:

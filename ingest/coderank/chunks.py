@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .query import read_code_query
-from .ranker import SIGNALS, WEIGHTS, FileRanking, Weights, combine, signals
+from .ranker import SIGNALS, WEIGHTS, RepoRanking, Weights, combine, signals
 from .units import CodeUnit, kind_of
 
-__all__ = ["DEFINING", "context_unit", "line_unit", "rank_units"]
+__all__ = ["DEFINING", "context_unit", "definition_boost", "file_boost", "line_unit", "rank_units"]
 
 # a line that defines a name, in the languages the code kind reads
 DEFINING = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
@@ -46,11 +46,11 @@ def line_unit(path: str, line: str, number: int) -> CodeUnit:
 
 
 def rank_units(query: str, units: Sequence[CodeUnit], lexical: np.ndarray, *, one_file: bool = False,
-               files: FileRanking | None = None, weights: Weights = WEIGHTS) -> np.ndarray:
+               boost: np.ndarray | None = None, weights: Weights = WEIGHTS) -> np.ndarray:
     """The code ranker's score of each unit from its BM25 score, kept on BM25's scale (a chunk the request names
     counts as much more as the ranker says, relative to the best lexical match). `one_file`: the units are one
-    file's, so naming the file tells none of them apart. `files`: an indexed repository's ranking of the units'
-    files for the request (the `repo` weight, times the file's share of the best file's score)."""
+    file's, so naming the file tells none of them apart. `boost`: what an indexed repository adds to each
+    (`file_boost`, `definition_boost`)."""
     if not len(units):
         return lexical
     top = float(lexical.max()) if len(lexical) else 0.0
@@ -58,8 +58,27 @@ def rank_units(query: str, units: Sequence[CodeUnit], lexical: np.ndarray, *, on
     if one_file:
         rows[:, SIGNALS.index("path")] = 0.0
     scores = combine(rows, units, weights)
-    if files is not None and weights.repo:
-        ranked = files(sorted({u.path for u in units}))
-        scores = scores + weights.repo * np.fromiter((ranked.get(u.path, 0.0) for u in units), dtype=np.float64,
-                                                     count=len(units))
+    if boost is not None:
+        scores = scores + boost
     return np.asarray(scores * (top if top > 0 else 1.0), dtype=np.float64)
+
+
+def file_boost(units: Sequence[CodeUnit], repo: RepoRanking | None, weights: Weights = WEIGHTS) -> np.ndarray | None:
+    """A grep's lines: the `repo` weight times the share of each line's file in the repository's ranking."""
+    if repo is None or not weights.repo or not units:
+        return None
+    ranked = repo.files(sorted({u.path for u in units}))
+    return weights.repo * np.fromiter((ranked.get(u.path, 0.0) for u in units), dtype=np.float64, count=len(units))
+
+
+def definition_boost(units: Sequence[CodeUnit], lines: Sequence[str], repo: RepoRanking | None,
+                     weights: Weights = WEIGHTS) -> np.ndarray | None:
+    """A source file's chunks (`units`, of the file whose lines are `lines`): the `definition` weight times the
+    place in the repository's ranking of the innermost of its definitions holding each chunk's first line."""
+    if repo is None or not weights.definition or not units or not units[0].path:
+        return None
+    spans = sorted(repo.units(units[0].path, lines), key=lambda span: span[1] - span[0])
+    if not spans:
+        return None
+    shares = [next((share for first, last, share in spans if first <= u.start_line <= last), 0.0) for u in units]
+    return weights.definition * np.asarray(shares, dtype=np.float64)

@@ -6,8 +6,9 @@ Signals (each measured on the localization dev split, `python -m bench.localize`
   worth less the more units share the name (`__init__`, `run`);
 - path: the request names the unit's file (its path, its module's dotted path) or a traceback frame points into it;
 - place: tests, examples, docs and vendored code are rarely what a request is about;
-- repo: in a cut (a grep's lines), how the repository's own search ranks the unit's file for the request, where
-  the repository is indexed (`FileRanking`): its whole code's statistics and every definition, not the cut's lines;
+- repo: in a cut, where the repository is indexed (`RepoRanking`), how the repository's own search ranks for the
+  request the unit's file (a grep's lines) or the definition holding it (a source file's chunks): its whole code's
+  statistics and every definition, not the cut's lines alone;
 - dense: the cosine of the unit's vector (`passage_of`) with the request's, where the caller has vectors: it
   re-ranks the DENSE_TOP units the other signals put first (`rerank`), scaled from the worst of them (0) to the best
   (1), since the other signals find the candidates and a vector tells apart the few they cannot. Only the code a
@@ -28,9 +29,9 @@ import numpy as np
 from .query import CodeQuery
 from .units import CodeUnit
 
-__all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "Weights", "combine", "has_vector",
-           "passage_of",
-           "place_factor", "order_of", "rerank", "score", "signals", "with_files"]
+__all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
+           "combine", "has_vector", "passage_of", "place_factor", "order_of", "rerank", "score", "signals",
+           "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
                     r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
@@ -49,8 +50,10 @@ class Weights:
     aside: float = 0.5
     vendored: float = 0.3
     file: float = 1.0  # the file's own evidence: its best FILE_TOP units, each worth FILE_DECAY of the one before
-    repo: float = 1.0  # a cut's line of a file an indexed repository ranks for the request (`FileRanking`), times
-    # its share of the best file's score: a grep's cut shows the files the repository search puts first
+    repo: float = 1.0  # a cut's line of a file an indexed repository ranks for the request (`RepoRanking.files`),
+    # times its share of the best file's score: a grep's cut shows the files the repository search puts first
+    definition: float = 0.5  # a source file's chunk, times its definition's place (worst 0, best 1) in the
+    # repository's ranking of the file's definitions (`RepoRanking.units`)
 
 
 WEIGHTS = Weights()
@@ -63,6 +66,18 @@ Cosines = Callable[[Sequence[CodeUnit]], "np.ndarray | None"]  # units -> each o
 # paths as a cut names them -> the share (0 to 1) of the best file's score an indexed repository's search of the
 # request gives each it holds (absent: not in it, or not found); empty when no indexed repository holds them
 FileRanking = Callable[[Sequence[str]], Mapping[str, float]]
+# a source file's path as the cut names it, and the lines it shows -> the (first, last, place) of each definition an
+# indexed repository holds of it whose lines are those lines, its place (worst 0, best 1) in the repository's
+# ranking of that file's definitions for the request; empty when no indexed repository holds the file
+UnitRanking = Callable[[str, Sequence[str]], Sequence[tuple[int, int, float]]]
+
+
+@dataclass(frozen=True)
+class RepoRanking:
+    """What the tenant's indexed repositories say of one request, for the cut of a grep or of a source file."""
+
+    files: FileRanking
+    units: UnitRanking
 
 
 def passage_of(unit: CodeUnit) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from ctxsieve_client.rendering import View
 
 from ..analyzers import code_terms, terms
-from ..coderank.ranker import FileRanking
+from ..coderank.ranker import RepoRanking
 from ..packing import Block, Piece, pack, paragraphs
 from ..tokens import Tokenizer
 
@@ -112,7 +112,7 @@ class Kind(Protocol):
                    budget: int | None) -> np.ndarray | None: ...
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]: ...
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
-                line_span: LineSpanOf, files: FileRanking | None = None) -> np.ndarray: ...
+                line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray: ...
     def map_lines(self, view: str, path: str | None) -> list[int]: ...
     def verdict(self, view: str) -> Verdict | None: ...
     def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
@@ -162,10 +162,10 @@ class Prose:
         return []
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
-                line_span: LineSpanOf, files: FileRanking | None = None) -> np.ndarray:
+                line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray:
         """The chunks' first-stage scores from their BM25 scores: the same, but for code's kinds, which the code
-        ranker scores (ctxsieve.ingest.coderank); `files`, an indexed repository's ranking of the files a cut names."""
-        del query, view, chunks, path, line_span, files
+        ranker scores (ctxsieve.ingest.coderank); `repo`, what an indexed repository holding the cut's files says."""
+        del query, view, chunks, path, line_span, repo
         return lexical
 
     def map_lines(self, view: str, path: str | None) -> list[int]:  # noqa: ARG002

@@ -26,9 +26,9 @@ import numpy as np
 
 from ctxsieve_client.languages import LANGUAGES
 
-from ..coderank.chunks import context_unit, rank_units
+from ..coderank.chunks import context_unit, definition_boost, rank_units
 from ..coderank.lexical import K3
-from ..coderank.ranker import FileRanking
+from ..coderank.ranker import RepoRanking
 from ..lines import LineSpan, line_chunks
 from ..request import read_request
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
@@ -270,12 +270,12 @@ class Code(ByLines):
         return header_lines(view, language_of(path) or guess_language(view))
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
-                line_span: LineSpanOf, files: FileRanking | None = None) -> np.ndarray:
-        """Each chunk as a unit of the file named by its definition path, scored by the code ranker. One file's
-        chunks share its ranking in a repository (`files`): it tells none of them apart."""
-        del files
+                line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray:
+        """Each chunk as a unit of the file named by its definition path, scored by the code ranker, with the
+        ranking of its definition by the indexed repository holding the file (`repo`), if one does."""
         units = [context_unit(path or "", c.context, c.text(view), *line_span(c.start, c.end)) for c in chunks]
-        return rank_units(query, units, lexical, one_file=True)
+        boost = definition_boost(units, view.split("\n"), repo)
+        return rank_units(query, units, lexical, one_file=True, boost=boost)
 
 
 def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf, longest: int | None

@@ -21,9 +21,9 @@ import numpy as np
 
 from ctxsieve_client.rendering import SEPARATOR, View, snippet_heading
 
-from ..coderank.chunks import line_unit, rank_units
+from ..coderank.chunks import file_boost, line_unit, rank_units
 from ..coderank.lexical import K3
-from ..coderank.ranker import FileRanking
+from ..coderank.ranker import RepoRanking
 from ..coderank.units import CodeUnit
 from ..lines import LineSpan, line_chunks
 from ..tokens import Tokenizer
@@ -108,11 +108,12 @@ class Grep(ByLines):
         return grep_runs(view, chunks, scores, tokenizer, line_span, budget, k)
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
-                line_span: LineSpanOf, files: FileRanking | None = None) -> np.ndarray:
+                line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray:
         """Each line as a unit of the file it names, scored by the code ranker (coderank.chunks), with the ranking
-        of its file by the indexed repository that holds the output's files (`files`), if one does."""
+        of its file by the indexed repository that holds the output's files (`repo`), if one does."""
         del path, line_span
-        return rank_units(query, [_line_unit(c, view) for c in chunks], lexical, files=files)
+        units = [_line_unit(c, view) for c in chunks]
+        return rank_units(query, units, lexical, boost=file_boost(units, repo))
 
 
 def _line_unit(chunk: Chunk, view: str) -> CodeUnit:

@@ -226,6 +226,54 @@ def test_a_list_of_files_is_ordered_by_the_repository_holding_them(repos: TestCl
         assert refused.status_code == 422 and refused.json()["error"]["type"] == "invalid_field", refused.text
 
 
+LEDGER_REQUEST = "the ledger totals drift: each ledger line is off once a batch is reconciled"
+
+
+def ledger_tree(root: Path) -> str:
+    """pkg/ledger.py, whose step_7 is about the ledger (a word every step of the file writes, and no other file)
+    and step_3 about reconciling (a word forty other files write too): the file alone puts step_3 first, the
+    repository's statistics step_7. Returns the file's text."""
+    steps = []
+    for i in range(24):
+        note = {7: "ledger ledger ledger ledger, reconciled", 3: "reconciled, reconciled batch"}.get(i, "ledger")
+        steps.append(f"def step_{i}(batch):\n    total = ledger_total(batch)  # {note}\n"
+                     + "".join(f"    x_{n} = compute_{n}(batch, {n})\n" for n in range(12)) + "    return total\n")
+    text = "\n\n".join(steps)
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "ledger.py").write_text(text)
+    for j in range(40):
+        other = f"def other_{j}(batch):\n    return reconciled(batch)  # reconciled\n"
+        (root / "pkg" / f"other_{j}.py").write_text(other, encoding="utf-8")
+    return text
+
+
+def read_cut(client: TestClient, path: Path, text: str) -> list[int]:
+    body = {"query": LEDGER_REQUEST, "content": text, "max_tokens": 250,
+            "source": {"tool": "Read", "args": {"file_path": str(path)}}}
+    answer = client.post("/v1/filter", json=body)
+    assert answer.status_code == 200, answer.text
+    return [s["line_start"] for s in answer.json()["snippets"]]
+
+
+def test_a_read_of_an_indexed_file_is_cut_with_the_repositorys_ranking_of_its_definitions(repos: TestClient,
+                                                                                           roots: Path) -> None:
+    """A file read whole (as Claude Code's Read names it: absolute) from an indexed repository: its definitions
+    count as the repository's search of the request ranks them, so the cut shows the one its statistics put first;
+    a definition the read shows otherwise than indexed (edited since) gets nothing from it."""
+    root = roots / "ledgers"
+    text = ledger_tree(root)
+    path = root / "pkg" / "ledger.py"
+    step = {i: text.split("\n").index(f"def step_{i}(batch):") + 1 for i in (3, 7)}
+    assert read_cut(repos, path, text) == [step[3]], "fixture: the file alone puts step_3 first"
+    repos.put("/v1/repos/ledgers", json={"path": str(root)})
+    indexed(repos, "ledgers")
+    assert read_cut(repos, path, text) == [step[7]]
+    # (a ref is its content's: the same text read from elsewhere would be the source already stored, so one more line)
+    assert read_cut(repos, roots / "elsewhere" / "ledger.py", text + "\n") == [step[3]], "a file no repository holds"
+    edited = text.replace("# ledger ledger ledger ledger, reconciled", "# ledger ledger ledger ledger, reconciled!")
+    assert read_cut(repos, path, edited) == [step[3]], "its lines are no longer the indexed ones"
+
+
 def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repository(tmp_path: Path) -> None:
     """After a restart, the stored repositories are loaded behind it: a grep's cut can use one no search has named."""
     from ctxsieve.indexes.files import FileReader
@@ -245,7 +293,7 @@ def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repo
     try:
         paths = sorted({line.split(":", 1)[0] for line in output.split("\n")})
         deadline = time.monotonic() + 60
-        while not (ranked := again.files_for("default", GREP_REQUEST)(paths)):
+        while not (ranked := again.ranking_for("default", GREP_REQUEST).files(paths)):
             assert time.monotonic() < deadline, "the stored repository was loaded"
             time.sleep(0.05)
         assert max(ranked, key=ranked.__getitem__) == "./pkg/mod_17.py" and ranked["./pkg/mod_17.py"] == 1.0
