@@ -59,7 +59,7 @@ class Sieve:
                  dense_weight: float = 0.6, fast_candidates: int = FAST_CANDIDATES,
                  static: StaticEmbedder | None = None, background: BackgroundEmbedder | None = None,
                  fast_neighbours: int = FAST_NEIGHBOURS, code_candidates: int = CODE_FAST_CANDIDATES,
-                 repos: Callable[[str, str], RepoRanking] | None = None) -> None:
+                 repos: Callable[[str, str, str | None], RepoRanking] | None = None) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
@@ -69,7 +69,7 @@ class Sieve:
         self.fast_neighbours = fast_neighbours
         self.static = static
         self.background = background
-        self.repos = repos  # (tenant, request) -> what the tenant's indexed repositories say of a cut's files
+        self.repos = repos  # (tenant, request, cwd) -> what the tenant's indexed repositories say of a cut's files
         self._prepared: Lru[str, Prepared] = Lru(64, PREPARED_BYTES, self._weigh)
 
     # --- entry points -------------------------------------------------------------------------------
@@ -77,6 +77,8 @@ class Sieve:
     def filter(self, tenant: str, inp: SourceInput, params: FilterParams, is_error: bool = False) -> FilterResult:
         source = self.sources.put(tenant, inp)
         rerun = _rerun(inp.tool, inp.args) if inp.tool else _rerun(source.tool, source.args)
+        if inp.cwd and inp.cwd != source.cwd:  # the same text stored before from elsewhere: its paths are this call's
+            source = replace(source, cwd=inp.cwd)
         if is_error:
             return self._verbatim(source, rerun)
         return self._project(source, params, rerun)
@@ -203,7 +205,7 @@ class Sieve:
         kind = kind_named(prep.kind)
         lexical = prep.lexical.scores(query)
         if len(sources) == 1:  # code's kinds: the code ranker's first stage
-            repo = self.repos(sources[0].tenant, query) if self.repos is not None else None
+            repo = self.repos(sources[0].tenant, query, sources[0].cwd) if self.repos is not None else None
             lexical = kind.rescore(query, sources[0].view.text, [c for _, c in prep.units], lexical,
                                    source_path(sources[0].args), sources[0].line_span, repo)
         k = params.k or kind.default_k(params.max_tokens)

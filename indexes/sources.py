@@ -39,6 +39,7 @@ class SourceInput:
     content_type: str = "auto"
     tool: str | None = None
     args: dict[str, Any] = field(default_factory=dict)
+    cwd: str | None = None  # the folder the tool ran in (a grep's relative paths are read from it)
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Source:
     created_at: str
     chunker: str
     chunks: list[Chunk]
+    cwd: str | None = None
     _lines: LineIndex | None = field(default=None, repr=False, compare=False)
 
     def chunk_text(self, chunk: Chunk) -> str:
@@ -114,7 +116,8 @@ class Source:
             "ref": self.ref, "tenant": self.tenant, "state": "live", "text": self.text, "documents": self.documents,
             "view": None if self.view.text == self.text else self.view.text,
             "sections": [{k: v for k, v in asdict(x).items() if k != "leaves"} for x in self.view.sections],
-            "tool": self.tool, "args": self.args, "content_type": self.content_type, "tokens": self.tokens,
+            "tool": self.tool, "args": self.args, "cwd": self.cwd, "content_type": self.content_type,
+            "tokens": self.tokens,
             "view_tokens": self.view_tokens, "created_at": self.created_at,
             "created": calendar.timegm(time.strptime(self.created_at, "%Y-%m-%dT%H:%M:%SZ")),
             "chunker": self.chunker, "chunks": [_chunk_row(c) for c in self.chunks],
@@ -130,7 +133,7 @@ class Source:
             ref=p["ref"], tenant=p["tenant"], text=p["text"], view=view, documents=p.get("documents"),
             tool=p.get("tool"), args=p.get("args") or {}, content_type=p["content_type"], tokens=p["tokens"],
             view_tokens=p.get("view_tokens", p["tokens"]), created_at=p["created_at"], chunker=p["chunker"],
-            chunks=[_chunk_of(i, row) for i, row in enumerate(p["chunks"])],
+            chunks=[_chunk_of(i, row) for i, row in enumerate(p["chunks"])], cwd=p.get("cwd"),
         )
 
 
@@ -256,7 +259,7 @@ class SourceStore:
         source = Source(
             ref=ref, tenant=tenant, text=text, view=view,
             documents=None if inp.from_content else [asdict(d) for d in inp.documents],
-            tool=inp.tool, args=dict(inp.args), content_type=view.content_type,
+            tool=inp.tool, args=dict(inp.args), cwd=inp.cwd, content_type=view.content_type,
             tokens=tokens,
             view_tokens=tokens if inp.from_content and view.text == text else self.tokenizer.count(view.text),
             created_at=utc_stamp(), chunker=self.signature,

@@ -32,8 +32,8 @@ def _source_input(body: FilterRequest) -> SourceInput:
         documents: tuple[Document, ...] = (Document(body.content),)
     else:
         documents = tuple(Document(d.text, d.title, d.url, d.metadata) for d in body.documents or [])
-    tool, args = (body.source.tool, body.source.args) if body.source else (None, {})
-    return SourceInput(documents, body.content is not None, body.content_type, tool, args)
+    tool, args, cwd = (body.source.tool, body.source.args, body.source.cwd) if body.source else (None, {}, None)
+    return SourceInput(documents, body.content is not None, body.content_type, tool, args, cwd)
 
 
 def _response(result: FilterResult, log: ReadLog, route: str, style: Style) -> FilterResponse:
@@ -95,7 +95,7 @@ def get_ref(
 def _whole(source: Source) -> RefResponse:
     return RefResponse(
         ref=source.ref, text=source.text, documents=source.documents,
-        source=SourceOut(tool=source.tool, args=source.args) if source.tool else None,
+        source=SourceOut(tool=source.tool, args=source.args, cwd=source.cwd) if source.tool else None,
         content_type=source.content_type, tokens=source.tokens, chunks=len(source.chunks),
         created_at=source.created_at, view=None if source.view.text == source.text else source.view.text,
     )

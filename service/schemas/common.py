@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -56,9 +57,22 @@ class DocumentIn(Strict):
     metadata: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
 
 
+def absolute_folder(path: str) -> str:
+    if not os.path.isabs(path):
+        raise ValueError("must be an absolute folder (the one the tool ran in)")
+    return path
+
+
+# the folder a tool ran in: the relative paths of its output are read from it
+Folder = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode),
+                   AfterValidator(absolute_folder)]
+
+
 class SourceSpec(Strict):
     tool: Annotated[str, Field(min_length=1, max_length=200), AfterValidator(valid_unicode)]
     args: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
+    cwd: Folder | None = Field(None, description="the folder the tool ran in: a grep's relative paths are read from "
+                                                 "it to find the indexed repository holding its files")
 
 
 class SnippetOut(BaseModel):

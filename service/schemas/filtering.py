@@ -96,6 +96,9 @@ class FilterResponse(BaseModel):
 class SourceOut(BaseModel):
     tool: str
     args: dict[str, Any]
+    # the source as the caller sent it: no `cwd` where none was sent
+    cwd: str | None = Field(None, exclude_if=lambda cwd: cwd is None,
+                            description="the folder the tool ran in; absent when the caller did not say")
 
 
 class RefResponse(BaseModel):

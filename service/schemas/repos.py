@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from .common import MAX_K, MAX_TOKENS, Query, Strict, UsageOut, valid_unicode
+from .common import MAX_K, MAX_TOKENS, Folder, Query, Strict, UsageOut, valid_unicode
 
 RepoState = Literal["indexing", "lexical", "ready"]
 PathText = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode)]
@@ -53,17 +52,11 @@ class CodeSearchQuery(Strict):
 MAX_PATHS = 10_000  # a Glob or a grep lists a few hundred files (Claude Code's keep 100 and 250)
 
 
-def _absolute(path: str) -> str:
-    if not os.path.isabs(path):
-        raise ValueError("must be an absolute folder (the one the tool ran in)")
-    return path
-
-
 class FileRankQuery(Strict):
     query: Query
     paths: Annotated[list[PathText], Field(min_length=1, max_length=MAX_PATHS)]
     # the folder the tool ran in: relative paths are read from it (else from the repository's own folder)
-    base: Annotated[PathText, AfterValidator(_absolute)] | None = None
+    base: Folder | None = None
 
 
 class FileRankResponse(BaseModel):

@@ -170,9 +170,9 @@ def grep_tree(root: Path, files: int = 30, about: int = 17, note: str = "", line
                      for i in range(files) for n in range(lines))
 
 
-def grep_cut(client: TestClient, output: str, headers: dict[str, str] | None = None) -> str:
-    body = {"query": GREP_REQUEST, "content": output, "max_tokens": 300,
-            "source": {"tool": "Bash", "args": {"command": "grep -rn timeout ."}}}
+def grep_cut(client: TestClient, output: str, headers: dict[str, str] | None = None, cwd: Path | None = None) -> str:
+    source = {"tool": "Bash", "args": {"command": "grep -rn timeout ."}, **({"cwd": str(cwd)} if cwd else {})}
+    body = {"query": GREP_REQUEST, "content": output, "max_tokens": 300, "source": source}
     answer = client.post("/v1/filter", json=body, headers=headers)
     assert answer.status_code == 200, answer.text
     return "\n".join(s["text"] for s in answer.json()["snippets"])
@@ -197,6 +197,11 @@ def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_firs
     link = roots / "grepped-link"
     link.symlink_to(root)  # the folder as the agent's shell may name it: through a symlink
     assert f"{link}/pkg/mod_17.py:2:" in grep_cut(repos, output.replace("./pkg/", f"{link}/pkg/"))
+    below = output.replace("./pkg/", "./")  # run in pkg/: its paths are relative to the folder the tool ran in
+    assert "./mod_17.py:2:" not in grep_cut(repos, below), "without the folder, no repository holds ./mod_17.py"
+    assert "./mod_17.py:2:    timeout_0 = settings.timeout * 0" in grep_cut(repos, below, cwd=root / "pkg")
+    refused = repos.post("/v1/filter", json={"content": below, "source": {"tool": "Bash", "cwd": "pkg"}})
+    assert refused.status_code == 422 and "absolute" in refused.text
 
 
 def test_a_list_of_files_is_ordered_by_the_repository_holding_them(repos: TestClient, roots: Path) -> None:

@@ -65,16 +65,18 @@ def passes(text: str, options: CutOptions) -> bool:
 
 
 def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str, Any], options: CutOptions,
-                kind: ContentType = "auto") -> Call[FilterResult] | None:
+                kind: ContentType = "auto", cwd: str | None = None) -> Call[FilterResult] | None:
     """The filter call for a tool's text output, or None when it passes as it is. `kind` is what the caller knows
-    of the output beyond the call's arguments (a shell command that printed a source file: code)."""
+    of the output beyond the call's arguments (a shell command that printed a source file: code); `cwd`, the
+    absolute folder the tool ran in, if known (a grep's relative paths are read from it)."""
     if passes(text, options):
         return None
     intent = intent[-MAX_INTENT_CHARS:] if intent else None
     code = names_source_file(arguments) or kind == "code"
     budget = options.max_tokens or (None if code else PROSE_TOKENS)
-    fields: FilterOptions = {"source": {"tool": tool, "args": masked(arguments)}, "k": 50, "max_tokens": budget,
-                               "mode": "fast" if intent else "outline", "placeholder": "tools"}
+    source: dict[str, Any] = {"tool": tool, "args": masked(arguments), **({"cwd": cwd} if cwd else {})}
+    fields: FilterOptions = {"source": source, "k": 50, "max_tokens": budget, "mode": "fast" if intent else "outline",
+                             "placeholder": "tools"}
     if kind != "auto":
         fields["content_type"] = kind
     return Requests.filter(intent, text, **fields)

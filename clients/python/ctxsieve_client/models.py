@@ -162,6 +162,7 @@ class FilterResult(Model):
 class SourceCall(Model):
     tool: str
     args: dict[str, Any] = field(default_factory=dict)
+    cwd: str | None = None  # the folder the tool ran in, when the caller said
 
 
 @dataclass(kw_only=True)

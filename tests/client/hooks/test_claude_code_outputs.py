@@ -189,9 +189,9 @@ def test_a_failing_runs_failures_reach_the_model_whatever_each_processs_tmpdir(
 
 
 def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_request_is_about(tmp_path: Path) -> None:
-    """Claude Code's own Grep (content mode, paths relative to its working folder) over a repository the service has
-    indexed: the model is sent the lines of the file whose code the request is about, though they share no word with
-    it, cut within the hook's budget."""
+    """Claude Code's own Grep (content mode, run in a subfolder: its paths are relative to it) over a repository the
+    service has indexed: the model is sent the lines of the file whose code the request is about, though they share
+    no word with it, cut within the hook's budget."""
     from tests.conftest import make_settings, serve_on_loopback, stub_models
     from tests.service.test_api_repos import GREP_REQUEST, grep_tree
 
@@ -213,8 +213,8 @@ def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_reque
                "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
         try:
             done = subprocess.run([str(CLAUDE), "-p", GREP_REQUEST, "--allowedTools", "Grep", "--settings",
-                                   str(settings), "--output-format", "json"], cwd=root, env=env, capture_output=True,
-                                  text=True, timeout=600)
+                                   str(settings), "--output-format", "json"], cwd=root / "pkg", env=env,
+                                  capture_output=True, text=True, timeout=600)
         finally:
             server.should_exit = True
         assert done.returncode == 0, done.stderr[-2000:]
@@ -222,7 +222,7 @@ def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_reque
         stop()
     sent = tool_results(model.requests)["toolu_00"]
     assert "ctxsieve src_" in sent, "the output was cut"
-    assert "pkg/mod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in sent, sent[:1500]
+    assert "\nmod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in sent, sent[:1500]
 
 
 def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_repository(tmp_path: Path) -> None:

@@ -181,7 +181,8 @@ def _post_tool_use(payload: Mapping[str, Any], client: Sender, options: HookOpti
         return None
     tool_input = _tool_input(payload)
     intent = intent_of(tool_input, _transcript(payload.get("transcript_path")))
-    request = cut_request(text, intent, str(payload.get("tool_name", "tool")), tool_input, options)
+    request = cut_request(text, intent, str(payload.get("tool_name", "tool")), tool_input, options,
+                          cwd=_cwd(payload))
     if request is None:
         return None
     result = client.send(request)
@@ -223,9 +224,7 @@ def _ranked_files(payload: Mapping[str, Any], listed: list[str], client: Sender)
     intent = intent_of(_tool_input(payload), _transcript(payload.get("transcript_path")))
     if not intent:
         return None
-    cwd = payload.get("cwd")
-    base = cwd if isinstance(cwd, str) and Path(cwd).is_absolute() else None
-    order = client.send(Requests.rank_files(intent[-MAX_INTENT_CHARS:], listed, base))
+    order = client.send(Requests.rank_files(intent[-MAX_INTENT_CHARS:], listed, _cwd(payload)))
     if order.repo is None or not order.ranked or order.paths == listed:
         return None
     tool = str(payload.get("tool_name"))
@@ -258,7 +257,8 @@ def _post_tool_use_failure(payload: Mapping[str, Any], client: Sender, options: 
     intent = intent_of(tool_input, _transcript(payload.get("transcript_path")))
     budget = options.max_tokens or FAILURE_TOKENS  # a log's failures and summary are shown whole beyond it
     request = cut_request(whole.text, intent, str(payload.get("tool_name", "tool")), tool_input,
-                          HookOptions(passthrough_tokens=options.passthrough_tokens, max_tokens=budget), kind="log")
+                          HookOptions(passthrough_tokens=options.passthrough_tokens, max_tokens=budget), kind="log",
+                          cwd=_cwd(payload))
     if request is None:
         return None
     result = client.send(request)
@@ -276,6 +276,12 @@ def _post_tool_use_failure(payload: Mapping[str, Any], client: Sender, options: 
 def claude_ref_call(ref: str, lines: str | None) -> str:
     """The call that reads a ref's lines, as Claude Code names the tool of the `ctxsieve` MCP server install adds."""
     return f'{TOOL_PREFIX}fetch_ref(ref="{ref}"' + (f', lines="{lines}")' if lines else ")")
+
+
+def _cwd(payload: Mapping[str, Any]) -> str | None:
+    """Claude Code's working folder, which its Grep's and Glob's paths are relative to."""
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) and Path(cwd).is_absolute() and len(cwd) <= 4_096 else None
 
 
 def _tool_input(payload: Mapping[str, Any]) -> Mapping[str, Any]:
