@@ -1,7 +1,7 @@
 """Coding agents' greps: does the cut of a grep output keep the file an issue's fix edits, and a line near the edit?
 
 Usage: python -m bench.grep [--budget 1500] [--splits dev,test,held-out] [--limit N] [--repos a,b] [--url URL]
-                            [--repository]
+                            [--repository] [--lists]
 
 Cases, built here from ../shared/data/swe_dev (an issue's text, the Python file its fix edits at the issue's base
 commit, the lines the gold patch edits):
@@ -26,6 +26,10 @@ on `dev` alone.
 step with each case's version of its file (`POST /v1/repos/{name}/sync`, waited for) before its outputs are cut, so
 the cut ranks the output's files with the repository's own search as it does for a user who ran `ctxsieve index`
 (the scratch service's read roots are the trees' folder; with --url, that service must be able to read it).
+
+--lists: each output's files in order (`grep -l`, or Claude Code's Grep in its default files_with_matches mode),
+as the tool lists them (path order here) and as the indexed repository orders them for the intent (`POST
+/v1/repos/rank-files`, as the Claude Code hook sends them): where the edited file lands (first, in the first 5, MRR).
 
 Peers, per output, at the same tokens: ctxsieve through the service as the hooks call it (`POST /v1/filter`,
 content_type auto, the Bash call as the source, k 50, max_tokens the budget), its tokens counted as the model
@@ -238,7 +242,10 @@ def main() -> None:
     parser.add_argument("--repos", default="")
     parser.add_argument("--url", default="", help="a running service instead of a scratch one")
     parser.add_argument("--repository", action="store_true", help="index each tree as a repository (see above)")
+    parser.add_argument("--lists", action="store_true", help="the outputs' lists of files ordered by the indexed "
+                        "repository instead of cut (see above; implies --repository)")
     args = parser.parse_args()
+    args.repository = args.repository or args.lists
     splits = [s for s in args.splits.split(",") if s]
     chosen: dict[str, list[GrepCase]] = {s: [] for s in splits}
     for case in build(args.budget, set(filter(None, args.repos.split(",")))):
@@ -254,6 +261,11 @@ def main() -> None:
             tree_service(args.url, Path(folder) if args.repository else None) as url:
         client = Client(url, timeout=600)
         trees = Trees(client, Path(folder), case_rows(None)) if args.repository else None
+        if trees is not None and args.lists:
+            for split, cases in chosen.items():
+                for line in ordered_lists(client, trees, split, cases):
+                    print(line, flush=True)
+            return
         for split, cases in chosen.items():
             shipped: dict[str, list[Outcome]] = defaultdict(list)
             peer: dict[str, list[Outcome]] = defaultdict(list)
@@ -265,6 +277,27 @@ def main() -> None:
                 peer[case.repo].append(bm25_lines(case, outcome.tokens))
             for line in [*report(f"{split}: ctxsieve", shipped), *report(f"{split}: bm25 lines", peer)]:
                 print(line, flush=True)
+
+
+def ordered_lists(client: Client, trees: Trees, split: str, cases: list[GrepCase]) -> Iterator[str]:
+    """Each output's files (what `grep -l` or Claude Code's Grep in files_with_matches mode lists), in the tool's
+    order (path order here; Claude Code's is newest first) and as `POST /v1/repos/rank-files` orders them: where the
+    edited file lands."""
+    places: dict[str, list[int]] = {"the tool's order": [], "ranked by the repository": []}
+    sizes = []
+    for case in cases:
+        folder = trees.as_in(case).parents[len(Path(case.path).parts) - 1]
+        listed = list(dict.fromkeys(f"./{where[0]}" for where in case.located() if where is not None))
+        order = client.rank_files(case.intent, listed, base=str(folder))
+        edited = f"./{case.path}"
+        places["the tool's order"].append(listed.index(edited) + 1)
+        places["ranked by the repository"].append(order.paths.index(edited) + 1)
+        sizes.append(len(listed))
+    for name, found in places.items():
+        n = len(found)
+        yield (f"{split}: {name:<25} n={n:<4} edited file first {sum(p == 1 for p in found) / n:.3f}  in the first 5 "
+               f"{sum(p <= 5 for p in found) / n:.3f}  MRR {statistics.fmean(1 / p for p in found):.3f}  "
+               f"files listed median {statistics.median(sizes):.0f}")
 
 
 @contextlib.contextmanager
