@@ -143,11 +143,14 @@ class RepoMemory:
 
     def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None,
               within: Collection[str] | None) -> list[int]:
-        live = self._live_ids()
-        if path_glob or within is not None:  # each file's path matched once, not once per unit; the units in order
-            matched = {path for path in (self._by_path if within is None else within) if path in self._by_path
-                       and (not path_glob or _matches(path, path_glob))}
-            live = np.array([i for i in live if self._units[i].path in matched], dtype=np.int64)
+        if within is not None:  # the named files' units, a file at a time in path order
+            matched = sorted(p for p in within if p in self._by_path and (not path_glob or _matches(p, path_glob)))
+            live = np.array([i for path in matched for i in self._by_path[path]], dtype=np.int64)
+        elif path_glob:  # each file's path matched once, not once per unit; the units kept in their order
+            globbed = {path for path in self._by_path if _matches(path, path_glob)}
+            live = np.array([i for i in self._live_ids() if self._units[i].path in globbed], dtype=np.int64)
+        else:
+            live = self._live_ids()
         if len(live) == 0:
             return []
         best = live[_best(lexical[live], POOL)]
