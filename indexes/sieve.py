@@ -77,8 +77,10 @@ class Sieve:
     def filter(self, tenant: str, inp: SourceInput, params: FilterParams, is_error: bool = False) -> FilterResult:
         source = self.sources.put(tenant, inp)
         rerun = _rerun(inp.tool, inp.args) if inp.tool else _rerun(source.tool, source.args)
-        if inp.cwd and inp.cwd != source.cwd:  # the same text stored before from elsewhere: its paths are this call's
-            source = replace(source, cwd=inp.cwd)
+        if (inp.tool, inp.args, inp.cwd) != (source.tool, source.args, source.cwd):
+            # the same text stored before by another call: this one is cut by its own file and folder, as it would be
+            # had it come first (the same request, the same answer); the stored source stays as it was
+            source = replace(source, tool=inp.tool, args=dict(inp.args), cwd=inp.cwd)
         if is_error:
             return self._verbatim(source, rerun)
         return self._project(source, params, rerun)

@@ -44,6 +44,7 @@ __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
 
 log = logging.getLogger("ctxsieve")
 T = TypeVar("T")
+MIN_SPREAD = 0.1  # of the best score: a file's definitions closer than this are told apart in proportion only
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
 FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
@@ -243,24 +244,26 @@ class RepoIndex:
 
     def _definitions(self, tenant: str, query: str, path: str, lines: Sequence[str], base: str | None
                      ) -> list[tuple[int, int, float]]:
-        """The definitions of the repository holding `path` whose lines are `lines`' (the file as the cut reads it:
-        one changed since it was indexed counts only where it has not changed), each with its place in the
-        repository's ranking of that file's definitions for the request (lexical, as `_shares`), from the worst (0)
-        to the best (1): every definition matches some words of a long request, so only the spread tells them apart
-        (on bench.code's dev split, shares of the best score lowered the place shown; python -m bench.code
-        --repository)."""
+        """The definitions of the repository holding `path`, when `lines` (the file as the cut reads it) are still
+        the indexed ones at every scored definition (a file edited since its last sync gets none), each with its
+        place in the repository's ranking of that file's definitions for the request (lexical, as `_shares`), from the
+        worst (0) to the best (1): every definition matches some words of a long request, so only the spread tells
+        them apart (on bench.code's dev split, shares of the best score lowered the place shown; python -m
+        bench.code --repository)."""
         held = self._holding(tenant, [path], base)
         if held is None:
             return []
         repo, named = held
         units, rows = repo.memory.candidates(read_code_query(query), within={named[path]})
         rows[:, SIGNALS.index("path")] = 0.0  # one file's: naming it tells none apart
+        if not units or any("\n".join(lines[u.start_line - 1:u.end_line]) != u.text for u in units):
+            return []  # edited since its last sync: what the index ranked is not what the read shows
         scores = combine(rows, units)
-        low, top = (float(scores.min()), float(scores.max())) if len(scores) else (0.0, 0.0)
-        if top <= low:
+        low, top = float(scores.min()), float(scores.max())
+        spread = max(top - low, MIN_SPREAD * top)  # scores all but equal tell the definitions apart by nothing
+        if spread <= 0:
             return []
-        return [(u.start_line, u.end_line, (float(s) - low) / (top - low)) for u, s in zip(units, scores, strict=True)
-                if "\n".join(lines[u.start_line - 1:u.end_line]) == u.text]
+        return [(u.start_line, u.end_line, (float(s) - low) / spread) for u, s in zip(units, scores, strict=True)]
 
     def _holding(self, tenant: str, paths: Sequence[str], base: str | None = None
                  ) -> tuple[_Repo, dict[str, str]] | None:
@@ -271,10 +274,13 @@ class RepoIndex:
         (after a restart, each stored repository counts once the worker has loaded it: `_resume`)."""
         with self._lock:
             repos = [r for (t, _), r in self._repos.items() if t == tenant and r.finished > 0]
+        distinct = list(dict.fromkeys(paths))  # a path listed twice is one file
+        resolve = functools.cache(_realpath)  # once per path, not once per path and repository
         found = []
         for repo in repos:
-            named = {p: own for p in paths if (own := _inside(repo.head.path, p, base)) and repo.memory.holds(own)}
-            if named and 2 * len(named) >= len(paths):
+            named = {p: own for p in distinct if (own := _inside(repo.head.path, p, base, resolve))
+                     and repo.memory.holds(own)}
+            if named and 2 * len(named) >= len(distinct):
                 found.append((repo, named))
         found.sort(key=lambda pair: -len(pair[1]))
         if not found or (len(found) > 1 and len(found[1][1]) == len(found[0][1])):
@@ -412,23 +418,34 @@ class RepoIndex:
         repo.loaded = True
 
 
-def _inside(root: str, path: str, base: str | None = None) -> str | None:
+def _inside(root: str, path: str, base: str | None = None,
+            resolve: Callable[[str], str | None] | None = None) -> str | None:
     """`path` as the repository at `root` (a resolved folder) names it: relative to `base` (an absolute folder) or
     else to `root` (`./`, `\\` and `a/../b` as they resolve), or absolute under `root`, as written or once its
-    symlinks are resolved; None when outside."""
+    symlinks are resolved (`resolve`, `_realpath` by default); None when outside, or when it names no file here."""
     if base is not None and not os.path.isabs(path):
         path = os.path.join(base, path.replace("\\", "/"))
     if not os.path.isabs(path):
         own = posixpath.normpath(path.replace("\\", "/"))
         return None if own in (".", "..") or own.startswith("../") else own
     under = _under(root, path)
-    return under if under is not None else _under(root, os.path.realpath(path))
+    if under is not None:
+        return under
+    real = (resolve or _realpath)(path)
+    return _under(root, real) if real is not None else None
+
+
+def _realpath(path: str) -> str | None:
+    try:
+        return os.path.realpath(path)
+    except (ValueError, OSError):  # a NUL byte, a loop of links: no file of a repository
+        return None
 
 
 def _under(root: str, path: str) -> str | None:
     try:
         relative = os.path.relpath(path, root).replace(os.sep, "/")
-    except ValueError:  # another drive (Windows)
+    except ValueError:  # another drive (Windows), a NUL byte
         return None
     return None if relative in (".", "..") or relative.startswith("../") else relative
 

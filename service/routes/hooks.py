@@ -75,7 +75,7 @@ def claude_code_hook(
         log.warning("claude-code hook: output left unchanged: %s: %s", type(exc).__name__, exc)
         return {}
     except ValidationError as exc:  # its text quotes the input: only where it failed is logged
-        log.warning("claude-code hook: output left unchanged: invalid filter request at %s",
+        log.warning("claude-code hook: output left unchanged: invalid request at %s",
                     ", ".join(".".join(map(str, e["loc"])) for e in exc.errors()))
         return {}
     return answer or {}

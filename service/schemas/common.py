@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import os
+import ntpath
+import posixpath
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -57,14 +58,22 @@ class DocumentIn(Strict):
     metadata: Annotated[dict[str, Any], Shallow] = Field(default_factory=dict)
 
 
+def no_nul(path: str) -> str:
+    if "\0" in path:
+        raise ValueError("a path holds no NUL character")
+    return path
+
+
 def absolute_folder(path: str) -> str:
-    if not os.path.isabs(path):
+    """Absolute as the client's system writes it (`/work/app`, `C:\\work\\app`): a folder of another system is
+    accepted and simply holds no indexed repository here."""
+    if not (posixpath.isabs(path) or ntpath.isabs(path)):
         raise ValueError("must be an absolute folder (the one the tool ran in)")
     return path
 
 
 # the folder a tool ran in: the relative paths of its output are read from it
-Folder = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode),
+Folder = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode), AfterValidator(no_nul),
                    AfterValidator(absolute_folder)]
 
 

@@ -6,10 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from .common import MAX_K, MAX_TOKENS, Folder, Query, Strict, UsageOut, valid_unicode
+from .common import MAX_K, MAX_TOKENS, Folder, Query, Strict, UsageOut, no_nul, valid_unicode
 
 RepoState = Literal["indexing", "lexical", "ready"]
-PathText = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode)]
+PathText = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode), AfterValidator(no_nul)]
 
 
 class RepoPut(Strict):

@@ -225,8 +225,14 @@ def test_a_list_of_files_is_ordered_by_the_repository_holding_them(repos: TestCl
     again = repos.post("/v1/repos/rank-files", json={"query": GREP_REQUEST, "paths": listed,
                                                       "base": str(root / "pkg")})
     assert again.content == answer.content, "the same request, the same bytes"
+    doubled = repos.post("/v1/repos/rank-files", json={"query": GREP_REQUEST, "paths": listed[:1] * 5 + listed,
+                                                        "base": str(root / "pkg")}).json()
+    assert doubled["repo"] == "listed" and doubled["paths"][0] == "mod_17.py", "a path listed twice is one file"
+    windows = repos.post("/v1/repos/rank-files", json={"query": GREP_REQUEST, "paths": listed, "base": "C:\\work\\pkg"})
+    assert windows.json() == {"repo": None, "paths": listed, "ranked": 0}, "a client on Windows: no repository here"
     for bad in ({"query": GREP_REQUEST, "paths": []}, {"query": GREP_REQUEST, "paths": ["a.py"], "base": "pkg"},
-                {"paths": ["a.py"]}):
+                {"paths": ["a.py"]}, {"query": GREP_REQUEST, "paths": ["/a\u0000b.py"]},
+                {"query": GREP_REQUEST, "paths": ["a.py"], "base": "/work\u0000"}):
         refused = repos.post("/v1/repos/rank-files", json=bad)
         assert refused.status_code == 422 and refused.json()["error"]["type"] == "invalid_field", refused.text
 
@@ -273,10 +279,13 @@ def test_a_read_of_an_indexed_file_is_cut_with_the_repositorys_ranking_of_its_de
     repos.put("/v1/repos/ledgers", json={"path": str(root)})
     indexed(repos, "ledgers")
     assert read_cut(repos, path, text) == [step[7]]
-    # (a ref is its content's: the same text read from elsewhere would be the source already stored, so one more line)
-    assert read_cut(repos, roots / "elsewhere" / "ledger.py", text + "\n") == [step[3]], "a file no repository holds"
+    # the same text (the same ref) read from a file no repository holds: cut as that read, whatever came first
+    assert read_cut(repos, roots / "elsewhere" / "ledger.py", text) == [step[3]], "a file no repository holds"
+    assert read_cut(repos, path, text) == [step[7]], "and the indexed file's read again as before"
     edited = text.replace("# ledger ledger ledger ledger, reconciled", "# ledger ledger ledger ledger, reconciled!")
     assert read_cut(repos, path, edited) == [step[3]], "its lines are no longer the indexed ones"
+    shifted = text.replace("def step_5(batch):", "# a line added above step_5\ndef step_5(batch):")
+    assert read_cut(repos, path, shifted) == [step[3]], "a line added moves what follows: the file gets none"
 
 
 def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repository(tmp_path: Path) -> None:

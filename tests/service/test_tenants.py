@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import make_settings, open_client, stub_models
-from tests.service.test_api_repos import grep_cut, grep_tree
+from tests.service.test_api_repos import GREP_REQUEST, grep_cut, grep_tree
 
 ACME = {"Authorization": "Bearer key-acme"}
 GLOBEX = {"Authorization": "Bearer key-globex"}
@@ -76,7 +76,7 @@ def test_bad_key_file_is_reported(tmp_path: Path) -> None:
 
 
 def test_a_grep_is_cut_with_its_own_tenants_repository_only(tmp_path: Path) -> None:
-    """Another tenant's indexed repository holding the same files tells nothing about this tenant's grep."""
+    """Another tenant's indexed repository holding the same files tells nothing about this tenant's grep or list."""
     output = grep_tree(tmp_path / "tree")
     client = open_client(make_settings(tmp_path / "data", api_keys="key-acme:acme,key-globex:globex",
                                        read_roots=str(tmp_path / "tree")), stub_models())
@@ -88,5 +88,9 @@ def test_a_grep_is_cut_with_its_own_tenants_repository_only(tmp_path: Path) -> N
             time.sleep(0.1)
         assert "mod_17.py" in grep_cut(client, output, ACME), "the owner's cut uses its repository"
         assert "mod_17.py" not in grep_cut(client, output, GLOBEX), "another tenant's does not"
+        listed = {"query": GREP_REQUEST, "paths": [f"pkg/mod_{i:02}.py" for i in range(30)]}
+        assert client.post("/v1/repos/rank-files", json=listed, headers=ACME).json()["repo"] == "tree"
+        assert client.post("/v1/repos/rank-files", json=listed, headers=GLOBEX).json() == \
+            {"repo": None, "paths": listed["paths"], "ranked": 0}, "nor orders another tenant's list of files"
     finally:
         client.__exit__(None, None, None)

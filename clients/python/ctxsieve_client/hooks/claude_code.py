@@ -281,7 +281,8 @@ def claude_ref_call(ref: str, lines: str | None) -> str:
 def _cwd(payload: Mapping[str, Any]) -> str | None:
     """Claude Code's working folder, which its Grep's and Glob's paths are relative to."""
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) and Path(cwd).is_absolute() and len(cwd) <= 4_096 else None
+    usable = isinstance(cwd, str) and Path(cwd).is_absolute() and len(cwd) <= 4_096 and "\0" not in cwd
+    return cwd if usable else None
 
 
 def _tool_input(payload: Mapping[str, Any]) -> Mapping[str, Any]:
