@@ -19,7 +19,7 @@ from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
-from ctxsieve_client.languages import source_path
+from ctxsieve_client.languages import first_line, source_path
 
 from .background import BackgroundEmbedder
 from .filtering import FilterParams, FilterResult, MapLine, Mode, PageResult, SearchResult, Snippet
@@ -59,7 +59,7 @@ class Sieve:
                  dense_weight: float = 0.6, fast_candidates: int = FAST_CANDIDATES,
                  static: StaticEmbedder | None = None, background: BackgroundEmbedder | None = None,
                  fast_neighbours: int = FAST_NEIGHBOURS, code_candidates: int = CODE_FAST_CANDIDATES,
-                 repos: Callable[[str, str, str | None], RepoRanking] | None = None) -> None:
+                 repos: Callable[[str, str, str | None, int], RepoRanking] | None = None) -> None:
         self.sources = sources
         self.vectors = vectors
         self.tokenizer = tokenizer
@@ -69,7 +69,7 @@ class Sieve:
         self.fast_neighbours = fast_neighbours
         self.static = static
         self.background = background
-        self.repos = repos  # (tenant, request, cwd) -> what the tenant's indexed repositories say of a cut's files
+        self.repos = repos  # (tenant, request, cwd, a read's first line) -> what the tenant's repositories say of a cut
         self._prepared: Lru[str, Prepared] = Lru(64, PREPARED_BYTES, self._weigh)
 
     # --- entry points -------------------------------------------------------------------------------
@@ -207,7 +207,8 @@ class Sieve:
         kind = kind_named(prep.kind)
         lexical = prep.lexical.scores(query)
         if len(sources) == 1:  # code's kinds: the code ranker's first stage
-            repo = self.repos(sources[0].tenant, query, sources[0].cwd) if self.repos is not None else None
+            repo = self.repos(sources[0].tenant, query, sources[0].cwd, first_line(sources[0].args)) \
+                if self.repos is not None else None
             lexical = kind.rescore(query, sources[0].view.text, [c for _, c in prep.units], lexical,
                                    source_path(sources[0].args), sources[0].line_span, repo)
         k = params.k or kind.default_k(params.max_tokens)

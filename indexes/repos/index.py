@@ -204,17 +204,18 @@ class RepoIndex:
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, sum(r.tokens for r in results))
 
-    def ranking_for(self, tenant: str, query: str, base: str | None = None) -> RepoRanking:
+    def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks
         the files a grep's lines name (relative ones from `base`, the folder the tool ran in, else from the
-        repository's root: `_shares`), and the definitions of a source file read whole (`_definitions`). A boost
-        only: when the repositories cannot be read, nothing (the cut goes on with its own ranking)."""
+        repository's root: `_shares`), and the definitions of a source file read from its line `first` on
+        (`_definitions`). A boost only: when the repositories cannot be read, nothing (the cut goes on with its own
+        ranking)."""
 
         def files(paths: Sequence[str]) -> Mapping[str, float]:
             return _or_nothing(lambda: self._shares(tenant, query, paths, base)[1], {})
 
         def units(path: str, lines: Sequence[str]) -> Sequence[tuple[int, int, float]]:
-            return _or_nothing(lambda: self._definitions(tenant, query, path, lines, base), [])
+            return _or_nothing(lambda: self._definitions(tenant, query, path, lines, base, first), [])
 
         return RepoRanking(files, units)
 
@@ -242,28 +243,34 @@ class RepoIndex:
         shares = {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
         return repo.head.name, shares
 
-    def _definitions(self, tenant: str, query: str, path: str, lines: Sequence[str], base: str | None
-                     ) -> list[tuple[int, int, float]]:
-        """The definitions of the repository holding `path`, when `lines` (the file as the cut reads it) are still
-        the indexed ones at every scored definition (a file edited since its last sync gets none), each with its
-        place in the repository's ranking of that file's definitions for the request (lexical, as `_shares`), from the
-        worst (0) to the best (1): every definition matches some words of a long request, so only the spread tells
-        them apart (on bench.code's dev split, shares of the best score lowered the place shown; python -m
-        bench.code --repository)."""
+    def _definitions(self, tenant: str, query: str, path: str, lines: Sequence[str], base: str | None,
+                     first: int = 1) -> list[tuple[int, int, float]]:
+        """The definitions of the repository holding `path` that lie within `lines` (the file as the cut reads it,
+        from its line `first` on: a Read's window, or the 2,000 lines Claude Code reads of a longer file), their
+        spans as lines of `lines`, when `lines` are still the indexed ones at every such definition (a file edited
+        since its last sync gets none), each with its place in the repository's ranking of those definitions for the
+        request (lexical, as `_shares`), from the worst (0) to the best (1): every definition matches some words of
+        a long request, so only the spread tells them apart (on bench.code's dev split, shares of the best score
+        lowered the place shown; python -m bench.code --repository)."""
         held = self._holding(tenant, [path], base)
         if held is None:
             return []
         repo, named = held
-        units, rows = repo.memory.candidates(read_code_query(query), within={named[path]})
-        rows[:, SIGNALS.index("path")] = 0.0  # one file's: naming it tells none apart
-        if not units or any("\n".join(lines[u.start_line - 1:u.end_line]) != u.text for u in units):
+        found, rows = repo.memory.candidates(read_code_query(query), within={named[path]})
+        last = first + len(lines) - 1
+        inside = [j for j, u in enumerate(found) if first <= u.start_line and u.end_line <= last]
+        units = [found[j] for j in inside]
+        if not units or any("\n".join(lines[u.start_line - first:u.end_line - first + 1]) != u.text for u in units):
             return []  # edited since its last sync: what the index ranked is not what the read shows
+        rows = rows[inside]
+        rows[:, SIGNALS.index("path")] = 0.0  # one file's: naming it tells none apart
         scores = combine(rows, units)
         low, top = float(scores.min()), float(scores.max())
         spread = max(top - low, MIN_SPREAD * top)  # scores all but equal tell the definitions apart by nothing
         if spread <= 0:
             return []
-        return [(u.start_line, u.end_line, (float(s) - low) / spread) for u, s in zip(units, scores, strict=True)]
+        return [(u.start_line - first + 1, u.end_line - first + 1, (float(s) - low) / spread)
+                for u, s in zip(units, scores, strict=True)]
 
     def _holding(self, tenant: str, paths: Sequence[str], base: str | None = None
                  ) -> tuple[_Repo, dict[str, str]] | None:

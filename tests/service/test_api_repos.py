@@ -258,9 +258,9 @@ def ledger_tree(root: Path) -> str:
     return text
 
 
-def read_cut(client: TestClient, path: Path, text: str) -> list[int]:
-    body = {"query": LEDGER_REQUEST, "content": text, "max_tokens": 250,
-            "source": {"tool": "Read", "args": {"file_path": str(path)}}}
+def read_cut(client: TestClient, path: Path, text: str, offset: int | None = None) -> list[int]:
+    args = {"file_path": str(path), **({"offset": offset} if offset else {})}
+    body = {"query": LEDGER_REQUEST, "content": text, "max_tokens": 250, "source": {"tool": "Read", "args": args}}
     answer = client.post("/v1/filter", json=body)
     assert answer.status_code == 200, answer.text
     return [s["line_start"] for s in answer.json()["snippets"]]
@@ -270,7 +270,8 @@ def test_a_read_of_an_indexed_file_is_cut_with_the_repositorys_ranking_of_its_de
                                                                                            roots: Path) -> None:
     """A file read whole (as Claude Code's Read names it: absolute) from an indexed repository: its definitions
     count as the repository's search of the request ranks them, so the cut shows the one its statistics put first;
-    a definition the read shows otherwise than indexed (edited since) gets nothing from it."""
+    a read that shows its definitions otherwise than indexed (edited since) gets nothing from it; a window read with
+    its offset is ranked as the whole file would be."""
     root = roots / "ledgers"
     text = ledger_tree(root)
     path = root / "pkg" / "ledger.py"
@@ -286,6 +287,11 @@ def test_a_read_of_an_indexed_file_is_cut_with_the_repositorys_ranking_of_its_de
     assert read_cut(repos, path, edited) == [step[3]], "its lines are no longer the indexed ones"
     shifted = text.replace("def step_5(batch):", "# a line added above step_5\ndef step_5(batch):")
     assert read_cut(repos, path, shifted) == [step[3]], "a line added moves what follows: the file gets none"
+    # a Read with an offset (Claude Code's window, or its first 2,000 lines of a longer file): its lines count from
+    # the offset, and the definitions inside it are ranked as the repository ranks them
+    window = "\n".join(text.split("\n")[39:])
+    assert read_cut(repos, path, window, offset=40) == [step[7] - 39]
+    assert read_cut(repos, path, window) == [step[3] - 39], "read as the file's first lines, it is not the indexed file"
 
 
 def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repository(tmp_path: Path) -> None:

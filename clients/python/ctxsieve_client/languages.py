@@ -28,6 +28,12 @@ def source_path(args: Mapping[str, Any]) -> str | None:
     return None
 
 
+def first_line(args: Mapping[str, Any]) -> int:
+    """The file's line a read's text begins at: Claude Code's Read `offset` (its `startLine`), else 1."""
+    offset = args.get("offset")
+    return offset if isinstance(offset, int) and not isinstance(offset, bool) and offset > 1 else 1
+
+
 def is_source(path: str) -> bool:
     """The path's suffix is a source file's (read as code)."""
     return PurePosixPath(path).suffix.lower() in LANGUAGES
