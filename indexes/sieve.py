@@ -76,7 +76,7 @@ class Sieve:
 
     def filter(self, tenant: str, inp: SourceInput, params: FilterParams, is_error: bool = False) -> FilterResult:
         source = self.sources.put(tenant, inp)
-        rerun = _rerun(inp.tool, inp.args) if inp.tool else _rerun(source.tool, source.args)
+        rerun = _rerun(inp.tool, inp.args)  # the call's own, as its cut is: the same request, the same answer
         if (inp.tool, inp.args, inp.cwd) != (source.tool, source.args, source.cwd):
             # the same text stored before by another call: this one is cut by its own file and folder, as it would be
             # had it come first (the same request, the same answer); the stored source stays as it was
@@ -207,7 +207,7 @@ class Sieve:
         kind = kind_named(prep.kind)
         lexical = prep.lexical.scores(query)
         if len(sources) == 1:  # code's kinds: the code ranker's first stage
-            repo = self.repos(sources[0].tenant, query, sources[0].cwd, first_line(sources[0].args)) \
+            repo = self.repos(sources[0].tenant, query, sources[0].cwd, first_line(sources[0].tool, sources[0].args)) \
                 if self.repos is not None else None
             lexical = kind.rescore(query, sources[0].view.text, [c for _, c in prep.units], lexical,
                                    source_path(sources[0].args), sources[0].line_span, repo)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import ntpath
-import posixpath
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ctxsieve.ingest.kinds.json import MAX_JSON_DEPTH, json_depth
+from ctxsieve_client.languages import is_absolute_folder
 
 NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"  # toolset and collection names: safe in a URL path and as a key
 MAX_TEXT_CHARS = 8_000_000
@@ -65,9 +64,9 @@ def no_nul(path: str) -> str:
 
 
 def absolute_folder(path: str) -> str:
-    """Absolute as the client's system writes it (`/work/app`, `C:\\work\\app`): a folder of another system is
-    accepted and simply holds no indexed repository here."""
-    if not (posixpath.isabs(path) or ntpath.isabs(path)):
+    """Absolute as the client's system writes it (`is_absolute_folder`): a folder of another system is accepted and
+    simply holds no indexed repository here."""
+    if not is_absolute_folder(path):
         raise ValueError("must be an absolute folder (the one the tool ran in)")
     return path
 

@@ -202,6 +202,9 @@ def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_firs
     assert "./mod_17.py:2:    timeout_0 = settings.timeout * 0" in grep_cut(repos, below, cwd=root / "pkg")
     refused = repos.post("/v1/filter", json={"content": below, "source": {"tool": "Bash", "cwd": "pkg"}})
     assert refused.status_code == 422 and "absolute" in refused.text
+    windows = repos.post("/v1/filter", json={"query": GREP_REQUEST, "content": below, "max_tokens": 300,
+                                             "source": {"tool": "Grep", "cwd": "C:\\work\\pkg"}})
+    assert windows.status_code == 200, "a Windows client's folder: accepted, and no repository here holds it"
 
 
 def test_a_list_of_files_is_ordered_by_the_repository_holding_them(repos: TestClient, roots: Path) -> None:
@@ -292,6 +295,13 @@ def test_a_read_of_an_indexed_file_is_cut_with_the_repositorys_ranking_of_its_de
     window = "\n".join(text.split("\n")[39:])
     assert read_cut(repos, path, window, offset=40) == [step[7] - 39]
     assert read_cut(repos, path, window) == [step[3] - 39], "read as the file's first lines, it is not the indexed file"
+    # the ranking's spans are the read's own lines, the definitions cut by the window's ends left out
+    ranking = repos.app.state.engine.engine.repos.ranking_for("default", LEDGER_REQUEST, None, 40)
+    spans = ranking.units(str(path), text.split("\n")[39:130])  # lines 40-130: step_7 (120-134) is cut by the end
+    assert spans and all(1 <= first <= last <= 91 for first, last, _ in spans)
+    assert max(spans, key=lambda span: span[2])[:2] == (step[3] - 39, step[3] - 39 + 14)
+    assert not any(span[0] == step[7] - 39 for span in spans)
+    assert ranking.units(str(path), text.split("\n")[39:135])[-1][:2] == (step[7] - 39, step[7] - 39 + 14)
 
 
 def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repository(tmp_path: Path) -> None:

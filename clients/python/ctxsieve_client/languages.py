@@ -1,9 +1,11 @@
 """Source files, as every part of ctxsieve tells one: the one table of suffixes (each with its tree-sitter grammar),
-and the arguments a tool call names its file by. Pure and standard-library only: the service's code kind
-(ctxsieve.ingest.kinds.code), its file reader (ctxsieve.indexes.files) and the surfaces read the same table."""
+the arguments a tool call names its file (and a read's first line) by, and what an absolute folder is. Pure and
+standard-library only: the service's code kind (ctxsieve.ingest.kinds.code), its file reader
+(ctxsieve.indexes.files) and the surfaces read the same table."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
@@ -28,10 +30,21 @@ def source_path(args: Mapping[str, Any]) -> str | None:
     return None
 
 
-def first_line(args: Mapping[str, Any]) -> int:
-    """The file's line a read's text begins at: Claude Code's Read `offset` (its `startLine`), else 1."""
+def first_line(tool: str | None, args: Mapping[str, Any]) -> int:
+    """The file's line a read's text begins at: Claude Code's Read `offset` (its `startLine`), else 1 (another
+    tool's `offset` may count bytes or from 0)."""
     offset = args.get("offset")
-    return offset if isinstance(offset, int) and not isinstance(offset, bool) and offset > 1 else 1
+    usable = tool == "Read" and isinstance(offset, int) and not isinstance(offset, bool) and offset > 1
+    return offset if usable and isinstance(offset, int) else 1
+
+
+_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")  # C:\work, C:/work, \\server\share
+
+
+def is_absolute_folder(path: str) -> bool:
+    """Absolute as the system that wrote it writes it: POSIX (`/work`) or Windows (`C:\\work`, `\\\\server\\share`),
+    whatever system reads it (a hook on one machine, the service on another)."""
+    return path.startswith("/") or _WINDOWS_ABSOLUTE.match(path) is not None
 
 
 def is_source(path: str) -> bool:

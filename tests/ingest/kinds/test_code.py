@@ -6,7 +6,7 @@ from ctxsieve.ingest.chunking import chunk_view
 from ctxsieve.ingest.kinds.code import guess_language, language_of
 from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.normalize import Document, build_view
-from ctxsieve_client.languages import source_path
+from ctxsieve_client.languages import first_line, is_absolute_folder, source_path
 
 from .cutting import chunks_of
 
@@ -92,6 +92,13 @@ def test_other_languages_and_no_grammar(tokenizer) -> None:
 
 def test_paths_languages_and_line_numbers() -> None:
     assert source_path({"file_path": "/a/b.py", "limit": 5}) == "/a/b.py" and source_path({"q": "x"}) is None
+    # Claude Code's Read numbers its text from `offset` (1-based; 0 and 1 both mean the first line); another tool's
+    # `offset` may count bytes or from 0
+    assert [first_line("Read", {"offset": v}) for v in (None, 0, 1, 40, True, "40")] == [1, 1, 1, 40, 1, 1]
+    assert first_line("read_text_file", {"offset": 40}) == 1
+    written = {"/work": True, "C:\\work": True, "C:/work": True, "\\\\server\\share": True, "work": False,
+               "./work": False, "C:work": False, "\\work": False}
+    assert {path: is_absolute_folder(path) for path in written} == written
     assert language_of("src/App.tsx") == "tsx" and language_of("README.md") is None
     assert guess_language(PYTHON) == "python" and guess_language("just prose, nothing else") is None
     index = LineIndex("a\nbb\n\nccc")

@@ -22,6 +22,7 @@ from ..client import Call, Requests
 from ..cutting import MAX_INTENT_CHARS, CutOptions, cut_request, cut_text, named_placeholder, passes, was_cut
 from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, LOG_HEAD, fit_failing
 from ..intent import own_words, step_intent
+from ..languages import is_absolute_folder
 from ..models import FilterResult
 from ..placeholder import prefixed
 from ..ref_tools import answered_by_ref_tool
@@ -281,7 +282,7 @@ def claude_ref_call(ref: str, lines: str | None) -> str:
 def _cwd(payload: Mapping[str, Any]) -> str | None:
     """Claude Code's working folder, which its Grep's and Glob's paths are relative to."""
     cwd = payload.get("cwd")
-    usable = isinstance(cwd, str) and Path(cwd).is_absolute() and len(cwd) <= 4_096 and "\0" not in cwd
+    usable = isinstance(cwd, str) and is_absolute_folder(cwd) and len(cwd) <= 4_096 and "\0" not in cwd
     return cwd if usable else None
 
 
