@@ -233,7 +233,7 @@ def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_reposi
     from tests.service.test_api_repos import GREP_REQUEST, grep_tree
 
     root = tmp_path / "repo"
-    grep_tree(root, files=40, about=11, lines=1)
+    grep_tree(root, files=120, about=11, lines=1)  # more than the 100 files Glob lists
     url, stop = serve_on_loopback(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
     try:
         assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
@@ -266,12 +266,15 @@ def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_reposi
     finally:
         stop()
     seen = tool_results(model.requests)
-    every = sorted(f"mod_{i:02}.py" for i in range(40))
-    for call in ("toolu_00", "toolu_01"):
-        listed = [line for line in seen[call].split("\n") if line.endswith(".py")]
-        assert listed[0] == "mod_11.py", seen[call][:300]
-        assert sorted(listed) == every, "every file still listed"
+    globbed = [line for line in seen["toolu_00"].split("\n") if line.endswith(".py")]
+    grepped = [line for line in seen["toolu_01"].split("\n") if line.endswith(".py")]
+    assert globbed[0] == "mod_011.py" and grepped[0] == "mod_011.py", (seen["toolu_00"][:300], seen["toolu_01"][:300])
+    assert len(globbed) == len(set(globbed)) == 100, "Glob's own limit: every file it listed, still listed"
+    assert sorted(grepped) == sorted(f"mod_{i:03}.py" for i in range(120)), "every file Grep listed, still listed"
+    assert "(Showing 100 of 120 matching files" in seen["toolu_00"], "Claude Code's own note on a truncated Glob stays"
     notes = json.dumps(model.requests[-1]["messages"])
-    for tool in ("Glob", "Grep"):
-        assert f"PostToolUse:{tool} hook additional context: ctxsieve ordered these 40 files best first by " \
-               "repository repo's search for the request." in notes, notes[-1500:]
+    assert "PostToolUse:Glob hook additional context: ctxsieve ordered these 100 files best first by repository " \
+           "repo's search for the request. Glob listed only some of the matches: mcp__ctxsieve__search_code " \
+           "searches every definition." in notes, notes[-1500:]
+    assert "PostToolUse:Grep hook additional context: ctxsieve ordered these 120 files best first by repository " \
+           "repo's search for the request." in notes, notes[-1500:]
