@@ -284,11 +284,13 @@ def ordered_lists(client: Client, trees: Trees, split: str, cases: list[GrepCase
     order (path order here; Claude Code's is newest first) and as `POST /v1/repos/rank-files` orders them: where the
     edited file lands."""
     places: dict[str, list[int]] = {"the tool's order": [], "ranked by the repository": []}
-    sizes = []
+    sizes, took = [], []
     for case in cases:
         folder = trees.as_in(case).parents[len(Path(case.path).parts) - 1]
         listed = list(dict.fromkeys(f"./{where[0]}" for where in case.located() if where is not None))
+        started = time.perf_counter()
         order = client.rank_files(case.intent, listed, base=str(folder))
+        took.append((time.perf_counter() - started) * 1000)
         edited = f"./{case.path}"
         places["the tool's order"].append(listed.index(edited) + 1)
         places["ranked by the repository"].append(order.paths.index(edited) + 1)
@@ -297,7 +299,8 @@ def ordered_lists(client: Client, trees: Trees, split: str, cases: list[GrepCase
         n = len(found)
         yield (f"{split}: {name:<25} n={n:<4} edited file first {sum(p == 1 for p in found) / n:.3f}  in the first 5 "
                f"{sum(p <= 5 for p in found) / n:.3f}  MRR {statistics.fmean(1 / p for p in found):.3f}  "
-               f"files listed median {statistics.median(sizes):.0f}")
+               f"files listed median {statistics.median(sizes):.0f}"
+               + (f"  p50 {statistics.median(took):.0f} ms" if name.startswith("ranked") else ""))
 
 
 @contextlib.contextmanager
