@@ -188,18 +188,22 @@ def test_a_failing_runs_failures_reach_the_model_whatever_each_processs_tmpdir(
     assert not list((tmp_path / "claude-tmp").glob("ctxsieve-captures-*")), "no capture under a TMPDIR"
 
 
-def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_request_is_about(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["http", "proxy"])
+def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_request_is_about(tmp_path: Path,
+                                                                                           kind: str) -> None:
     """Claude Code's own Grep (content mode, run in a subfolder: its paths are relative to it) over a repository the
     service has indexed: the model is sent the lines of the file whose code the request is about, though they share
-    no word with it, cut within the hook's budget."""
-    from tests.conftest import make_settings, serve_on_loopback, stub_models
+    no word with it, cut within the hook's budget; through the proxy too, which reads the working folder from
+    Claude Code's own environment section of the request."""
+    from tests.conftest import make_settings, stub_models
+    from tests.conftest import serve_on_loopback as serve_service
     from tests.service.test_api_repos import GREP_REQUEST, grep_tree
 
     root = tmp_path / "repo"
     # more lines than the hook's budget holds (the file's lines must earn their place), fewer than the 250 lines
     # Claude Code's Grep passes on in content mode (its default head_limit): 120 files of 2 matching lines
     grep_tree(root, files=120, about=110, lines=1, note="  # scaled by the configured multiplier for each pool")
-    url, stop = serve_on_loopback(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
+    url, stop = serve_service(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
     try:
         assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
         while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
@@ -207,7 +211,13 @@ def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_reque
         model = ScriptedModel(calls=[("Grep", {"pattern": "timeout", "output_mode": "content", "-n": True})])
         api, server = model.serve()
         settings = tmp_path / "settings.json"
-        settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("http", url)]}]}}))
+        if kind == "proxy":
+            served = ProxyApp(url, None, Upstreams(anthropic=api, openai="http://127.0.0.1:9"), ProxyOptions())
+            api, proxy = serve_on_loopback(served)
+            settings.write_text("{}")
+        else:
+            settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*",
+                                                                       "hooks": [hook("http", url)]}]}}))
         env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
                "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
                "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
@@ -217,6 +227,8 @@ def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_reque
                                   capture_output=True, text=True, timeout=600)
         finally:
             server.should_exit = True
+            if kind == "proxy":
+                proxy.should_exit = True
         assert done.returncode == 0, done.stderr[-2000:]
     finally:
         stop()

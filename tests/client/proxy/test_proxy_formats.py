@@ -8,7 +8,7 @@ from typing import Any
 
 from ctxsieve_client.dialects import DIALECTS
 from ctxsieve_client.models import FilterResult
-from ctxsieve_client.proxy.formats import named, parts, ref_tool_prefix
+from ctxsieve_client.proxy.formats import named, parts, ref_tool_prefix, working_folder
 from ctxsieve_client.proxy.numbering import renumbered, unnumbered
 
 
@@ -87,3 +87,22 @@ def test_the_placeholder_names_the_tools_as_the_client_offers_them() -> None:
     assert named(cut, prefix) == ('fetch_ref(ref="x") in the text\n[ctxsieve src_1: more: mcp__ctxsieve__filter_ref('
                                   'ref="src_1"); whole: mcp__ctxsieve__fetch_ref(ref="src_1")]')
     assert ref_tool_prefix(DIALECTS["anthropic"], {"messages": [], "tools": [{"name": "fetch_ref"}]}) == ""
+
+
+def test_the_working_folder_is_read_where_each_agent_tells_its_model() -> None:
+    """Claude Code's environment section (a system message) and Codex's environment_context (its first input): the
+    folder a grep's relative paths are read from; none where the request says none, or names no absolute folder."""
+    claude = {"system": [{"type": "text", "text": "You are Claude Code."}], "messages": [
+        {"role": "system", "content": "# Environment\n - Primary working directory: /work/app/pkg\n - Platform: linux"},
+        {"role": "user", "content": "find the retry delay"}]}
+    assert working_folder(DIALECTS["anthropic"], claude) == "/work/app/pkg"
+    codex = {"instructions": "You are Codex.", "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text":
+            "<environment_context>\n  <cwd>/home/u/repo</cwd>\n  <shell>bash</shell>\n</environment_context>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the bug"}]}]}
+    assert working_folder(DIALECTS["responses"], codex) == "/home/u/repo"
+    windows = {"messages": [{"role": "user", "content": "Primary working directory: C:\\work\\app\nhi"}]}
+    assert working_folder(DIALECTS["anthropic"], windows) == "C:\\work\\app"
+    for body in ({"messages": [{"role": "user", "content": "hi"}]},
+                 {"messages": [{"role": "user", "content": "Primary working directory: somewhere\nhi"}]}):
+        assert working_folder(DIALECTS["anthropic"], body) is None

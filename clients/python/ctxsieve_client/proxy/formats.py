@@ -22,6 +22,7 @@ from typing import Any
 
 from ..dialects import ERROR_STARTS, Dialect, ToolResult
 from ..intent import step_intent
+from ..languages import is_absolute_folder
 
 _EXIT_LINE = re.compile(r"^(?:Exit code:?|Process exited with code) ([1-9]\d*)\s*$", re.M)
 
@@ -186,6 +187,34 @@ def first_turn(dialect: Dialect, body: Mapping[str, Any]) -> str:
                  None)
     preamble = [t for t in turns if isinstance(t, dict) and t.get("role") in ("system", "developer")][:1]
     return json.dumps(unmarked([system, preamble, first]), ensure_ascii=False, sort_keys=True, default=str)
+
+
+# where an agent tells its model the folder it runs in: Claude Code's environment section, Codex's environment_context
+_FOLDER = re.compile(r"Primary working directory: ([^\n]+)|<cwd>([^<\n]+)</cwd>")
+FOLDER_TURNS = 4  # the agents state it before or with the first request
+
+
+def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
+    """The agent's working folder as the request tells the model (a grep's relative paths are read from it), if it
+    does: in the system prompt or the conversation's first turns, so every request of a conversation names the same."""
+    turns = dialect.turns(body) or []
+    for text in _texts([dialect.system(body), *turns[:FOLDER_TURNS]]):
+        found = _FOLDER.search(text)
+        if found is not None:
+            folder = (found.group(1) or found.group(2)).strip()
+            return folder if is_absolute_folder(folder) and "\0" not in folder else None
+    return None
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
 
 
 def unmarked(value: Any) -> Any:

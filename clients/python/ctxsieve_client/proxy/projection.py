@@ -45,7 +45,7 @@ from ..models import Compaction, FilterResult
 from ..placeholder import prefixed
 from ..placeholders import Tools
 from ..ref_tools import answered_by_ref_tool
-from .formats import Part, first_turn, named, offers_tools, parts, ref_tool_prefix, tool_names
+from .formats import Part, first_turn, named, offers_tools, parts, ref_tool_prefix, tool_names, working_folder
 from .numbering import renumbered, unnumbered
 
 log = logging.getLogger("ctxsieve.proxy")
@@ -101,8 +101,9 @@ class Projector:
         tools = self.tools_of(dialect, body)
         if any(self._wanted(p) for p in parts(dialect, body)):  # copied only when a part will be replaced
             projected = copy.deepcopy(body)
-            wanted = [(p, self._key(p, tools)) for p in parts(dialect, projected) if self._wanted(p)]
-            cuts = await self._cuts_of(wanted, out, tools)
+            folder = working_folder(dialect, body)
+            wanted = [(p, self._key(p, tools, folder)) for p in parts(dialect, projected) if self._wanted(p)]
+            cuts = await self._cuts_of(wanted, out, tools, folder)
             for part, shown in cuts:
                 part.put(shown)
             out.cut = len(cuts)
@@ -118,11 +119,11 @@ class Projector:
             self.serve_tools and offers_tools(dialect, body))
         return Tools(ref_tools=ref_tools, read="Read" in names, prefix=ref_tool_prefix(dialect, body))
 
-    async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection, tools: Tools
+    async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection, tools: Tools, folder: str | None
                        ) -> list[tuple[Part, str]]:
         """Each part's cut (None-cuts, parts that pass whole, left out): remembered ones at once, the others from
         the service within the budget; one still running or failed is said in `out.failures`."""
-        running = {key: self._pending.get(key) or self._start(key, part, out.session, tools)
+        running = {key: self._pending.get(key) or self._start(key, part, out.session, tools, folder)
                    for part, key in wanted if key not in self._cuts}
         if running:
             await asyncio.wait(set(running.values()), timeout=self.options.budget_s)
@@ -147,20 +148,21 @@ class Projector:
         return not part.is_error and not passes(part.text, self.options.cut) \
             and not answered_by_ref_tool(part.tool, part.text)
 
-    def _key(self, part: Part, tools: Tools) -> str:
+    def _key(self, part: Part, tools: Tools, folder: str | None) -> str:
         facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
-                 self.options.max_tokens, tools.ref_tools, tools.read, tools.prefix]
+                 self.options.max_tokens, tools.ref_tools, tools.read, tools.prefix, folder]
         return hashlib.sha256(json.dumps(facts, ensure_ascii=False, sort_keys=True, default=str).encode()
                               ).hexdigest()
 
-    def _start(self, key: str, part: Part, session: str, tools: Tools) -> asyncio.Task[str | None]:
+    def _start(self, key: str, part: Part, session: str, tools: Tools, folder: str | None
+               ) -> asyncio.Task[str | None]:
         """The cut's task, shared while it runs; it goes on after its request moves on, for the next to use."""
-        task = asyncio.ensure_future(self._cut(key, part, session, tools))
+        task = asyncio.ensure_future(self._cut(key, part, session, tools, folder))
         task.add_done_callback(_retrieved)  # a cut that failed after its request moved on is not an alarm
         self._pending[key] = task
         return task
 
-    async def _cut(self, key: str, part: Part, session: str, tools: Tools) -> str | None:
+    async def _cut(self, key: str, part: Part, session: str, tools: Tools, folder: str | None) -> str | None:
         try:
             numbered = unnumbered(part.text)
             kept = None if numbered else partial.read(part.text)
@@ -170,7 +172,7 @@ class Projector:
             if whole is not None and whole.text is not None:  # the agent saved the whole output: cut that
                 numbered, kept, text, original = None, None, whole.text, whole.text
             kind: ContentType = "code" if prints_source_file(part.arguments) else "auto"
-            request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind)
+            request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind, cwd=folder)
             shown = None
             if request is not None:
                 result: FilterResult = await self._send(replace(request, session=session))
