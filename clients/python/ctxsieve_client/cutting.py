@@ -20,7 +20,7 @@ from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
 from .languages import is_source, source_path
-from .models import FilterResult
+from .models import FileOrder, FilterResult
 from .names import masked
 from .placeholder import Namer, as_is, placeholder_line
 from .rendering import render_outline
@@ -105,3 +105,24 @@ def cut_text(result: FilterResult, options: CutOptions, name: Namer = as_is, ori
     else:
         shown = render_result(result, placeholder)
     return None if original is not None and len(shown) >= len(original) else shown
+
+
+LISTING_TOOLS = ("Glob", "Grep")  # Claude Code's tools whose answer may be a list of files, ranked by a repository
+
+
+def lists_files(tool: str, arguments: Mapping[str, Any]) -> bool:
+    """A call whose answer is a list of files: Claude Code's Glob, and its Grep in `files_with_matches` mode (its
+    default)."""
+    return tool in LISTING_TOOLS and arguments.get("output_mode", "files_with_matches") == "files_with_matches"
+
+
+def order_note(tool: str, listed: int, order: FileOrder, truncated: bool, search_code: str | None) -> str:
+    """The line that tells the model who ordered a list of files, and (when the tool listed only some, and the
+    model has it) that search_code searches them all."""
+    note = f"ctxsieve ordered these {listed} files best first by repository {order.repo}'s search for the request"
+    if order.ranked < listed:
+        note += f" (the first {order.ranked}; the other {listed - order.ranked} follow in {tool}'s order)"
+    note += "."
+    if truncated and search_code:
+        note += f" {tool} listed only some of the matches: {search_code} searches every definition."
+    return note

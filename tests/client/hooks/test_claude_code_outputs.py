@@ -290,3 +290,45 @@ def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_reposi
            "searches every definition." in notes, notes[-1500:]
     assert "PostToolUse:Grep hook additional context: ctxsieve ordered these 120 files best first by repository " \
            "repo's search for the request." in notes, notes[-1500:]
+
+
+def test_claude_codes_file_lists_come_ranked_through_the_proxy_too(tmp_path: Path) -> None:
+    """The same Glob and Grep through the proxy instead of a hook: the list the model is sent is ordered by the
+    indexed repository (the working folder read from Claude Code's own request), with the line saying so."""
+    from tests.conftest import make_settings, stub_models
+    from tests.conftest import serve_on_loopback as serve_service
+    from tests.service.test_api_repos import GREP_REQUEST, grep_tree
+
+    root = tmp_path / "repo"
+    grep_tree(root, files=120, about=11, lines=1)
+    url, stop = serve_service(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
+    try:
+        assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
+        while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
+            pass
+        model = ScriptedModel(calls=[("Glob", {"pattern": "**/*.py"}), ("Grep", {"pattern": "timeout"})])
+        api, server = model.serve()
+        served = ProxyApp(url, None, Upstreams(anthropic=api, openai="http://127.0.0.1:9"), ProxyOptions())
+        proxied, proxy = serve_on_loopback(served)
+        (tmp_path / "settings.json").write_text("{}")
+        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": proxied,
+               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
+               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        try:
+            done = subprocess.run([str(CLAUDE), "-p", GREP_REQUEST, "--allowedTools", "Glob,Grep", "--settings",
+                                   str(tmp_path / "settings.json"), "--output-format", "json"], cwd=root / "pkg",
+                                  env=env, capture_output=True, text=True, timeout=600)
+        finally:
+            server.should_exit = proxy.should_exit = True
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        stop()
+    seen = tool_results(model.requests)
+    globbed = [line for line in seen["toolu_00"].split("\n") if line.endswith(".py")]
+    grepped = [line for line in seen["toolu_01"].split("\n") if line.endswith(".py")]
+    assert globbed[0] == "mod_011.py" and grepped[0] == "mod_011.py", (seen["toolu_00"][:300], seen["toolu_01"][:300])
+    assert len(globbed) == len(set(globbed)) == 100 and len(grepped) == len(set(grepped)) == 120
+    assert seen["toolu_01"].startswith("Found 120 files\n"), "Claude Code's own head line stays"
+    assert "(Showing 100 of 120 matching files" in seen["toolu_00"], "and its own note on a truncated Glob"
+    assert seen["toolu_00"].endswith("\n[ctxsieve ordered these 100 files best first by repository repo's search for "
+                                     "the request.]"), seen["toolu_00"][-300:]

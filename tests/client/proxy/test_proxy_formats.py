@@ -8,7 +8,7 @@ from typing import Any
 
 from ctxsieve_client.dialects import DIALECTS
 from ctxsieve_client.models import FilterResult
-from ctxsieve_client.proxy.formats import named, parts, ref_tool_prefix, working_folder
+from ctxsieve_client.proxy.formats import listing, named, parts, ref_tool_prefix, working_folder
 from ctxsieve_client.proxy.numbering import renumbered, unnumbered
 
 
@@ -106,3 +106,14 @@ def test_the_working_folder_is_read_where_each_agent_tells_its_model() -> None:
     for body in ({"messages": [{"role": "user", "content": "hi"}]},
                  {"messages": [{"role": "user", "content": "Primary working directory: somewhere\nhi"}]}):
         assert working_folder(DIALECTS["anthropic"], body) is None
+
+
+def test_a_list_of_files_is_read_as_claude_code_renders_it() -> None:
+    grep = listing("Found 3 files\npkg/a.py\npkg/my b.py\nc.py")
+    assert grep is not None and (grep.head, grep.paths, grep.tail) == (["Found 3 files"], ["pkg/a.py", "pkg/my b.py",
+                                                                                         "c.py"], [])
+    glob = listing("a.py\nb.py\n(Showing 2 of 9 matching files; 7 more are not listed.)")
+    assert glob is not None and glob.paths == ["a.py", "b.py"] and glob.text(["b.py", "a.py"], "[note]") == \
+        "b.py\na.py\n(Showing 2 of 9 matching files; 7 more are not listed.)\n[note]"
+    for text in ("No files found", "only.py", "a.py:3:x = 1\n  indented", "a.py\n\tb.py"):
+        assert listing(text) is None, text

@@ -19,7 +19,17 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..client import Call, Requests
-from ..cutting import MAX_INTENT_CHARS, CutOptions, cut_request, cut_text, named_placeholder, passes, was_cut
+from ..cutting import (
+    MAX_INTENT_CHARS,
+    CutOptions,
+    cut_request,
+    cut_text,
+    lists_files,
+    named_placeholder,
+    order_note,
+    passes,
+    was_cut,
+)
 from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, LOG_HEAD, fit_failing
 from ..intent import own_words, step_intent
 from ..languages import is_absolute_folder
@@ -37,7 +47,6 @@ TRANSCRIPT_WAIT_S = 0.5  # Claude Code writes its transcript behind the hook's c
 CONTEXT_CHARS = CLAUDE_HOOK_CONTEXT.size  # Claude Code saves a longer hook context to a file, shows a 2 KB preview
 FAILURE_TOKENS = 1000  # a failing command's context beyond its failures: it shares Claude Code's CONTEXT_CHARS
 PERSISTED = ("persistedOutputPath", "persistedOutputSize")  # Claude Code's note that it showed only a preview
-LISTING_TOOLS = ("Glob", "Grep")  # their `filenames` are ranked by the repository holding them
 Rebuild = Callable[[str], Any]
 M = TypeVar("M")
 
@@ -209,7 +218,7 @@ def listed_files(payload: Mapping[str, Any]) -> list[str] | None:
     """The files a Glob or a Grep in `files_with_matches` mode (its default) found, when there are several to
     order: Claude Code passes them as `filenames`, relative to its working folder."""
     response = payload.get("tool_response")
-    if payload.get("tool_name") not in LISTING_TOOLS or not isinstance(response, dict) \
+    if not isinstance(response, dict) or not lists_files(str(payload.get("tool_name")), _tool_input(payload)) \
             or response.get("mode", "files_with_matches") != "files_with_matches":
         return None
     names = response.get("filenames")
@@ -228,14 +237,9 @@ def _ranked_files(payload: Mapping[str, Any], listed: list[str], client: Sender)
     order = client.send(Requests.rank_files(intent[-MAX_INTENT_CHARS:], listed, _cwd(payload)))
     if order.repo is None or not order.ranked or order.paths == listed:
         return None
-    tool = str(payload.get("tool_name"))
-    note = f"ctxsieve ordered these {len(listed)} files best first by repository {order.repo}'s search for the request"
-    if order.ranked < len(listed):
-        note += f" (the first {order.ranked}; the other {len(listed) - order.ranked} follow in {tool}'s order)"
-    note += "."
     response = payload["tool_response"]
-    if response.get("truncated") or response.get("appliedLimit"):
-        note += f" {tool} listed only some of the matches: {TOOL_PREFIX}search_code searches every definition."
+    truncated = bool(response.get("truncated") or response.get("appliedLimit"))
+    note = order_note(str(payload.get("tool_name")), len(listed), order, truncated, f"{TOOL_PREFIX}search_code")
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": note,
                                    "updatedToolOutput": {**response, "filenames": order.paths}}}
 

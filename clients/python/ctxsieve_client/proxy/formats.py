@@ -189,6 +189,35 @@ def first_turn(dialect: Dialect, body: Mapping[str, Any]) -> str:
     return json.dumps(unmarked([system, preamble, first]), ensure_ascii=False, sort_keys=True, default=str)
 
 
+_LIST_HEAD = re.compile(r"^Found \d+ files?$")  # Claude Code's Grep in files_with_matches mode
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A tool result that lists files as Claude Code renders them for its model: its head line (Grep's `Found N
+    files`), the paths, one a line, and its closing note lines (Glob's `(Showing 100 of 120 matching files; ...)`)."""
+
+    head: list[str]
+    paths: list[str]
+    tail: list[str]
+
+    def text(self, paths: list[str], note: str) -> str:
+        return "\n".join([*self.head, *paths, *self.tail, note])
+
+
+def listing(text: str) -> Listing | None:
+    """The list of files a Glob's or a Grep's result renders, or None when the text is something else."""
+    lines = text.split("\n")
+    head = lines[:1] if lines and _LIST_HEAD.match(lines[0]) else []
+    end = len(lines)
+    while end > len(head) and (not lines[end - 1].strip() or lines[end - 1].startswith(("(", "["))):
+        end -= 1
+    paths = lines[len(head):end]
+    if len(paths) < 2 or any(not p or p != p.strip() or "\t" in p for p in paths):
+        return None
+    return Listing(head, paths, lines[end:])
+
+
 # where an agent tells its model the folder it runs in: Claude Code's environment section, Codex's environment_context
 _FOLDER = re.compile(r"Primary working directory: ([^\n]+)|<cwd>([^<\n]+)</cwd>")
 FOLDER_TURNS = 4  # the agents state it before or with the first request

@@ -37,15 +37,36 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from .. import partial, placeholders
-from ..client import Call, ContentType
-from ..cutting import CutOptions, cut_request, cut_text, passes, prints_source_file, was_cut
+from ..client import Call, ContentType, Requests
+from ..cutting import (
+    MAX_INTENT_CHARS,
+    CutOptions,
+    cut_request,
+    cut_text,
+    lists_files,
+    order_note,
+    passes,
+    prints_source_file,
+    was_cut,
+)
 from ..dialects import Dialect
 from ..hooks.whole import saved_whole
-from ..models import Compaction, FilterResult
+from ..models import Compaction, FileOrder, FilterResult
 from ..placeholder import prefixed
 from ..placeholders import Tools
 from ..ref_tools import answered_by_ref_tool
-from .formats import Part, first_turn, named, offers_tools, parts, ref_tool_prefix, tool_names, working_folder
+from .formats import (
+    Listing,
+    Part,
+    first_turn,
+    listing,
+    named,
+    offers_tools,
+    parts,
+    ref_tool_prefix,
+    tool_names,
+    working_folder,
+)
 from .numbering import renumbered, unnumbered
 
 log = logging.getLogger("ctxsieve.proxy")
@@ -145,8 +166,9 @@ class Projector:
         return cuts
 
     def _wanted(self, part: Part) -> bool:
-        return not part.is_error and not passes(part.text, self.options.cut) \
-            and not answered_by_ref_tool(part.tool, part.text)
+        """A part to cut (over passthrough), or a list of files to order (any size, as the hook orders them)."""
+        return not part.is_error and not answered_by_ref_tool(part.tool, part.text) \
+            and (not passes(part.text, self.options.cut) or _files_listed(part) is not None)
 
     def _key(self, part: Part, tools: Tools, folder: str | None) -> str:
         facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
@@ -164,6 +186,11 @@ class Projector:
 
     async def _cut(self, key: str, part: Part, session: str, tools: Tools, folder: str | None) -> str | None:
         try:
+            listed = _files_listed(part)
+            ordered = await self._ordered(listed, part, session, tools, folder) if listed else None
+            if ordered is not None or passes(part.text, self.options.cut):
+                self._remember(key, ordered)
+                return ordered
             numbered = unnumbered(part.text)
             kept = None if numbered else partial.read(part.text)
             text = numbered.text if numbered else kept[0] if kept else part.text
@@ -178,12 +205,29 @@ class Projector:
                 result: FilterResult = await self._send(replace(request, session=session))
                 shown = self._shown(renumbered(result, numbered) if numbered else result, part, tools,
                                     kept[1] if kept else None, original)
-            self._cuts[key] = shown
-            while len(self._cuts) > MEMO_SIZE:
-                self._cuts.popitem(last=False)
+            self._remember(key, shown)
             return shown
         finally:
             self._pending.pop(key, None)
+
+    def _remember(self, key: str, shown: str | None) -> None:
+        self._cuts[key] = shown
+        while len(self._cuts) > MEMO_SIZE:
+            self._cuts.popitem(last=False)
+
+    async def _ordered(self, listed: Listing, part: Part, session: str, tools: Tools, folder: str | None
+                       ) -> str | None:
+        """A Glob's or Grep's list of files in the order the indexed repository holding them ranks them, with the
+        hook's line saying so; None when none holds them, or it ranks none (the list goes as the tool gave it)."""
+        if not part.intent:
+            return None
+        call = Requests.rank_files(part.intent[-MAX_INTENT_CHARS:], listed.paths, folder)
+        order: FileOrder = await self._send(replace(call, session=session))
+        if order.repo is None or not order.ranked or order.paths == listed.paths:
+            return None
+        search_code = f"{tools.prefix}search_code" if tools.ref_tools else None
+        truncated = any(line.startswith(("(", "[")) for line in listed.tail)
+        return listed.text(order.paths, f"[{order_note(part.tool, len(listed.paths), order, truncated, search_code)}]")
 
     def _shown(self, result: FilterResult, part: Part, tools: Tools, cut: partial.Partial | None, original: str
                ) -> str | None:
@@ -260,3 +304,7 @@ def _reason(exc: BaseException | None) -> str:
     if isinstance(exc, TimeoutError):
         return "the service did not answer in time"
     return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _files_listed(part: Part) -> Listing | None:
+    return listing(part.text) if lists_files(part.tool, part.arguments) else None
