@@ -116,6 +116,16 @@ def lists_files(tool: str, arguments: Mapping[str, Any]) -> bool:
     return tool in LISTING_TOOLS and arguments.get("output_mode", "files_with_matches") == "files_with_matches"
 
 
+def rank_files_request(intent: str | None, paths: list[str], cwd: str | None) -> Call[FileOrder] | None:
+    """The call that orders a list of files by the repository holding them, or None without an intent."""
+    return Requests.rank_files(intent[-MAX_INTENT_CHARS:], paths, cwd) if intent else None
+
+
+def reordered(order: FileOrder, paths: list[str]) -> bool:
+    """The repository ranked the list and changed its order, keeping every path (the service's answer checked)."""
+    return order.repo is not None and order.ranked > 0 and order.paths != paths and sorted(order.paths) == sorted(paths)
+
+
 def order_note(tool: str, listed: int, order: FileOrder, truncated: bool, search_code: str | None) -> str:
     """The line that tells the model who ordered a list of files, and (when the tool listed only some, and the
     model has it) that search_code searches them all."""

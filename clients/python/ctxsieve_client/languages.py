@@ -41,6 +41,12 @@ def first_line(tool: str | None, args: Mapping[str, Any]) -> int:
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")  # C:\work, C:/work, \\server\share
 
 
+def usable_folder(value: object) -> str | None:
+    """A working folder an agent states, as the service takes it (absolute, at most 4,096 characters, no NUL)."""
+    usable = isinstance(value, str) and is_absolute_folder(value) and len(value) <= 4_096 and "\0" not in value
+    return value if usable and isinstance(value, str) else None
+
+
 def is_absolute_folder(path: str) -> bool:
     """Absolute as the system that wrote it writes it: POSIX (`/work`) or Windows (`C:\\work`, `\\\\server\\share`),
     whatever system reads it (a hook on one machine, the service on another)."""

@@ -133,12 +133,15 @@ def test_small_results_errors_and_images_pass_and_an_unchanged_request_keeps_its
     messages.append({"role": "assistant", "content": [
         {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest"}},
         {"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "/a.png"}},
-        {"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "ls"}}]})
+        {"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "ls"}},
+        {"type": "tool_use", "id": "t4", "name": "Glob", "input": {"pattern": "**/*.py"}}]})
     messages.append({"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "t1", "content": TRACE, "is_error": True},
         {"type": "tool_result", "tool_use_id": "t2", "content": [
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo" * 400}}]},
-        {"type": "tool_result", "tool_use_id": "t3", "content": "a.py\nb.py\n"}]})
+        {"type": "tool_result", "tool_use_id": "t3", "content": "a.py\nb.py\n"},
+        # a list of files no indexed repository holds: asked about, and left as it came
+        {"type": "tool_result", "tool_use_id": "t4", "content": "pkg/a.py\npkg/b.py\npkg/c.py"}]})
     body = json.dumps({"model": "m", "max_tokens": 10, "messages": messages}, indent=1).encode()
     answer = httpx.post(f"{url}/v1/messages", content=body, headers={"x-api-key": "sk-test",
                                                                       "anthropic-version": "2023-06-01"})

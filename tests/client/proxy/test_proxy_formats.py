@@ -103,6 +103,9 @@ def test_the_working_folder_is_read_where_each_agent_tells_its_model() -> None:
     assert working_folder(DIALECTS["responses"], codex) == "/home/u/repo"
     windows = {"messages": [{"role": "user", "content": "Primary working directory: C:\\work\\app\nhi"}]}
     assert working_folder(DIALECTS["anthropic"], windows) == "C:\\work\\app"
+    moved = {"messages": [{"role": "user", "content": "Primary working directory: notes\nhi"}, {"role": "system",
+             "content": " - Primary working directory: /work/new (was /work/old)\n - Platform: linux"}]}
+    assert working_folder(DIALECTS["anthropic"], moved) == "/work/new", "a line naming no folder is passed over"
     for body in ({"messages": [{"role": "user", "content": "hi"}]},
                  {"messages": [{"role": "user", "content": "Primary working directory: somewhere\nhi"}]}):
         assert working_folder(DIALECTS["anthropic"], body) is None
@@ -117,3 +120,8 @@ def test_a_list_of_files_is_read_as_claude_code_renders_it() -> None:
         "b.py\na.py\n(Showing 2 of 9 matching files; 7 more are not listed.)\n[note]"
     for text in ("No files found", "only.py", "a.py:3:x = 1\n  indented", "a.py\n\tb.py"):
         assert listing(text) is None, text
+    limited = listing("Found 250 files limit: 250, offset: 0\na.py\nb.py")  # Grep at its limit: Claude Code's head
+    assert limited is not None and limited.paths == ["a.py", "b.py"] and limited.truncated
+    assert grep.truncated is False and glob.truncated
+    grouped = listing("app/page.tsx\napp/(group)/x.tsx\n[id]/y.tsx")  # Next.js folders are paths, not notes
+    assert grouped is not None and grouped.paths == ["app/page.tsx", "app/(group)/x.tsx", "[id]/y.tsx"]

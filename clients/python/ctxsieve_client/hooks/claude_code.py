@@ -18,9 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ..client import Call, Requests
+from ..client import Call
 from ..cutting import (
-    MAX_INTENT_CHARS,
     CutOptions,
     cut_request,
     cut_text,
@@ -28,11 +27,13 @@ from ..cutting import (
     named_placeholder,
     order_note,
     passes,
+    rank_files_request,
+    reordered,
     was_cut,
 )
 from ..fitting import CLAUDE_BASH, CLAUDE_HOOK_CONTEXT, LOG_HEAD, fit_failing
 from ..intent import own_words, step_intent
-from ..languages import is_absolute_folder
+from ..languages import usable_folder
 from ..models import FilterResult
 from ..placeholder import prefixed
 from ..ref_tools import answered_by_ref_tool
@@ -231,11 +232,10 @@ def _ranked_files(payload: Mapping[str, Any], listed: list[str], client: Sender)
     """The list in the order the indexed repository holding its files ranks them for the request (the same files,
     each once as listed), with a line saying so; None (the list as the tool gave it) when no repository holds them
     or it ranks none."""
-    intent = intent_of(_tool_input(payload), _transcript(payload.get("transcript_path")))
-    if not intent:
-        return None
-    order = client.send(Requests.rank_files(intent[-MAX_INTENT_CHARS:], listed, _cwd(payload)))
-    if order.repo is None or not order.ranked or order.paths == listed:
+    call = rank_files_request(intent_of(_tool_input(payload), _transcript(payload.get("transcript_path"))), listed,
+                              _cwd(payload))
+    order = client.send(call) if call is not None else None
+    if order is None or not reordered(order, listed):
         return None
     response = payload["tool_response"]
     truncated = bool(response.get("truncated") or response.get("appliedLimit"))
@@ -285,9 +285,7 @@ def claude_ref_call(ref: str, lines: str | None) -> str:
 
 def _cwd(payload: Mapping[str, Any]) -> str | None:
     """Claude Code's working folder, which its Grep's and Glob's paths are relative to."""
-    cwd = payload.get("cwd")
-    usable = isinstance(cwd, str) and is_absolute_folder(cwd) and len(cwd) <= 4_096 and "\0" not in cwd
-    return cwd if usable else None
+    return usable_folder(payload.get("cwd"))
 
 
 def _tool_input(payload: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..dialects import ERROR_STARTS, Dialect, ToolResult
 from ..intent import step_intent
-from ..languages import is_absolute_folder
+from ..languages import usable_folder
 
 _EXIT_LINE = re.compile(r"^(?:Exit code:?|Process exited with code) ([1-9]\d*)\s*$", re.M)
 
@@ -189,7 +189,10 @@ def first_turn(dialect: Dialect, body: Mapping[str, Any]) -> str:
     return json.dumps(unmarked([system, preamble, first]), ensure_ascii=False, sort_keys=True, default=str)
 
 
-_LIST_HEAD = re.compile(r"^Found \d+ files?$")  # Claude Code's Grep in files_with_matches mode
+# Claude Code's Grep in files_with_matches mode: `Found 12 files`, `Found 250 files limit: 250, offset: 0`
+_LIST_HEAD = re.compile(r"^Found \d+ files?(?: limit: \d+)?(?:,? ?offset: \d+)?$")
+# the lines Claude Code closes a list with: Glob's truncation, Grep's pagination
+_LIST_TAIL = ("(Showing ", "(Results are truncated", "[Showing results with pagination")
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,11 @@ class Listing:
     paths: list[str]
     tail: list[str]
 
+    @property
+    def truncated(self) -> bool:
+        """The tool listed only some of the matches (Glob's `(Showing 100 of 120 ...)`, Grep's `limit:`)."""
+        return any(line.startswith(_LIST_TAIL) for line in self.tail) or any("limit:" in line for line in self.head)
+
     def text(self, paths: list[str], note: str) -> str:
         return "\n".join([*self.head, *paths, *self.tail, note])
 
@@ -210,7 +218,7 @@ def listing(text: str) -> Listing | None:
     lines = text.split("\n")
     head = lines[:1] if lines and _LIST_HEAD.match(lines[0]) else []
     end = len(lines)
-    while end > len(head) and (not lines[end - 1].strip() or lines[end - 1].startswith(("(", "["))):
+    while end > len(head) and (not lines[end - 1].strip() or lines[end - 1].startswith(_LIST_TAIL)):
         end -= 1
     paths = lines[len(head):end]
     if len(paths) < 2 or any(not p or p != p.strip() or "\t" in p for p in paths):
@@ -219,7 +227,7 @@ def listing(text: str) -> Listing | None:
 
 
 # where an agent tells its model the folder it runs in: Claude Code's environment section, Codex's environment_context
-_FOLDER = re.compile(r"Primary working directory: ([^\n]+)|<cwd>([^<\n]+)</cwd>")
+_FOLDER = re.compile(r"Primary working directory: ([^\n]+?)(?: \(was [^\n]*\))?$|<cwd>([^<\n]+)</cwd>", re.M)
 FOLDER_TURNS = 4  # the agents state it before or with the first request
 
 
@@ -228,10 +236,10 @@ def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
     does: in the system prompt or the conversation's first turns, so every request of a conversation names the same."""
     turns = dialect.turns(body) or []
     for text in _texts([dialect.system(body), *turns[:FOLDER_TURNS]]):
-        found = _FOLDER.search(text)
-        if found is not None:
-            folder = (found.group(1) or found.group(2)).strip()
-            return folder if is_absolute_folder(folder) and "\0" not in folder else None
+        for found in _FOLDER.finditer(text):
+            folder = usable_folder((found.group(1) or found.group(2)).strip())
+            if folder is not None:  # (a line that names no absolute folder, in a user's file say, is passed over)
+                return folder
     return None
 
 

@@ -6,7 +6,8 @@ cleared, or the body untouched.
   asked for it, all of which precede it, so its cut depends only on the conversation's prefix. A cut is a pure
   function of the part, that prefix and the tools the request offers, so it is kept by that key: a later request
   of the conversation reuses it without asking the service (and a restarted proxy gets the same bytes from the
-  service).
+  service, unless an indexed repository the cut is ranked by changed since). A Glob's or Grep's list of files, of
+  any size, is ordered by the indexed repository holding them instead, as the Claude Code hook orders it.
 - A part the agent already cut (`ctxsieve_client.partial`: Codex keeps ~10k tokens of a command's output, head and
   tail) is cut as the text it kept, which its ref holds, and shown with only the line numbers that can be placed in
   the whole output; its placeholder says the agent cut it before ctxsieve saw it.
@@ -37,9 +38,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from .. import partial, placeholders
-from ..client import Call, ContentType, Requests
+from ..client import Call, ContentType
 from ..cutting import (
-    MAX_INTENT_CHARS,
     CutOptions,
     cut_request,
     cut_text,
@@ -47,6 +47,8 @@ from ..cutting import (
     order_note,
     passes,
     prints_source_file,
+    rank_files_request,
+    reordered,
     was_cut,
 )
 from ..dialects import Dialect
@@ -187,7 +189,7 @@ class Projector:
     async def _cut(self, key: str, part: Part, session: str, tools: Tools, folder: str | None) -> str | None:
         try:
             listed = _files_listed(part)
-            ordered = await self._ordered(listed, part, session, tools, folder) if listed else None
+            ordered = await self._ordered(listed, part, session, folder) if listed else None
             if ordered is not None or passes(part.text, self.options.cut):
                 self._remember(key, ordered)
                 return ordered
@@ -215,19 +217,21 @@ class Projector:
         while len(self._cuts) > MEMO_SIZE:
             self._cuts.popitem(last=False)
 
-    async def _ordered(self, listed: Listing, part: Part, session: str, tools: Tools, folder: str | None
-                       ) -> str | None:
+    async def _ordered(self, listed: Listing, part: Part, session: str, folder: str | None) -> str | None:
         """A Glob's or Grep's list of files in the order the indexed repository holding them ranks them, with the
         hook's line saying so; None when none holds them, or it ranks none (the list goes as the tool gave it)."""
-        if not part.intent:
+        call = rank_files_request(part.intent, listed.paths, folder)
+        if call is None:
             return None
-        call = Requests.rank_files(part.intent[-MAX_INTENT_CHARS:], listed.paths, folder)
-        order: FileOrder = await self._send(replace(call, session=session))
-        if order.repo is None or not order.ranked or order.paths == listed.paths:
+        try:
+            order: FileOrder = await self._send(replace(call, session=session))
+        except Exception as exc:  # noqa: BLE001 - an ordering only: the list goes on to be cut or passes whole
+            log.warning("a %s result's files were not ordered: %s", part.tool, _reason(exc))
             return None
-        search_code = f"{tools.prefix}search_code" if tools.ref_tools else None
-        truncated = any(line.startswith(("(", "[")) for line in listed.tail)
-        return listed.text(order.paths, f"[{order_note(part.tool, len(listed.paths), order, truncated, search_code)}]")
+        if not reordered(order, listed.paths):
+            return None
+        # (no search_code named: the request may offer ctxsieve's ref tools without it)
+        return listed.text(order.paths, f"[{order_note(part.tool, len(listed.paths), order, listed.truncated, None)}]")
 
     def _shown(self, result: FilterResult, part: Part, tools: Tools, cut: partial.Partial | None, original: str
                ) -> str | None:
