@@ -44,6 +44,7 @@ __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
 
 log = logging.getLogger("ctxsieve")
 T = TypeVar("T")
+CATCH_UP_S = 10.0  # at most one sync in this time queued by reads that differ from a repository's index
 MIN_SPREAD = 0.1  # of the best score: a file's definitions closer than this are told apart in proportion only
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
@@ -95,6 +96,7 @@ class _Repo:
     error: str | None = None
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size) when hashed
     skipped: Counter[str] = field(default_factory=Counter)
+    caught_up_at: float = -CATCH_UP_S  # when a read that differed from the index last queued a sync (monotonic)
 
 
 class RepoIndex:
@@ -260,8 +262,11 @@ class RepoIndex:
         last = first + len(lines) - 1
         inside = [j for j, u in enumerate(found) if first <= u.start_line and u.end_line <= last]
         units = [found[j] for j in inside]
-        if not units or any("\n".join(lines[u.start_line - first:u.end_line - first + 1]) != u.text for u in units):
-            return []  # edited since its last sync: what the index ranked is not what the read shows
+        if not units:
+            return []
+        if any("\n".join(lines[u.start_line - first:u.end_line - first + 1]) != u.text for u in units):
+            self._catch_up(tenant, repo)  # edited since its last sync: what the index ranked is not what is read
+            return []
         rows = rows[inside]
         rows[:, SIGNALS.index("path")] = 0.0  # one file's: naming it tells none apart
         scores = combine(rows, units)
@@ -271,6 +276,17 @@ class RepoIndex:
             return []
         return [(u.start_line - first + 1, u.end_line - first + 1, (float(s) - low) / spread)
                 for u, s in zip(units, scores, strict=True)]
+
+    def _catch_up(self, tenant: str, repo: _Repo) -> None:
+        """A sync queued for a repository a read shows otherwise than indexed (an agent's edit), so its next read
+        is ranked again; none while one is queued or under way, nor more often than every CATCH_UP_S (a read that
+        never matches, a Read's cut long lines say, must not walk the repository at every call)."""
+        now = time.monotonic()
+        with self._lock:
+            if repo.running or repo.requested > repo.finished or now - repo.caught_up_at < CATCH_UP_S:
+                return
+            repo.caught_up_at = now
+        self.sync(tenant, repo.head.name)
 
     def _holding(self, tenant: str, paths: Sequence[str], base: str | None = None
                  ) -> tuple[_Repo, dict[str, str]] | None:
