@@ -35,7 +35,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ from bench.loadtest import scratch_service
 from bench.tools import pool_split, pools
 from ctxsieve.ingest.tokens import load_tokenizer
 from ctxsieve_client import Client
+from ctxsieve_client.proxy.formats import texts_in  # (where Claude Code lists its deferred tools by name)
 
 ROOT = Path(__file__).resolve().parents[1]
 FILESYSTEM = ROOT / "tests" / "mcp" / "node_modules" / ".bin" / "mcp-server-filesystem"
@@ -195,18 +196,6 @@ def eras(url: str, root: Path, calls: int, rounds: int) -> None:
         difference = statistics.median(times["auto"]) - statistics.median(times["legacy"])
         print(f"eras: {transport}: 2026-07-28 {difference:+.1f} ms p50 against the session era (target within 5 ms)",
               flush=True)
-
-
-def texts_in(value: Any) -> Iterator[str]:
-    """Every string in a request body (where Claude Code lists its deferred tools by name)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from texts_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from texts_in(item)
 
 
 def claude_code_tool_search(url: str, root: Path, pool: str) -> None:

@@ -235,7 +235,7 @@ def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
     """The agent's working folder as the request tells the model (a grep's relative paths are read from it), if it
     does: in the system prompt or the conversation's first turns, so every request of a conversation names the same."""
     turns = dialect.turns(body) or []
-    for text in _texts([dialect.system(body), *turns[:FOLDER_TURNS]]):
+    for text in texts_in([dialect.system(body), *turns[:FOLDER_TURNS]]):
         for found in _FOLDER.finditer(text):
             folder = usable_folder((found.group(1) or found.group(2)).strip())
             if folder is not None:  # (a line that names no absolute folder, in a user's file say, is passed over)
@@ -243,15 +243,16 @@ def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _texts(value: Any) -> Iterator[str]:
+def texts_in(value: Any) -> Iterator[str]:
+    """Every string in a request body (or a part of one), in order."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _texts(item)
+            yield from texts_in(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _texts(item)
+            yield from texts_in(item)
 
 
 def unmarked(value: Any) -> Any:
