@@ -8,11 +8,13 @@ sent."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,34 +52,61 @@ def hook(kind: str, url: str) -> dict[str, Any]:
     return {"type": "http", "url": f"{url}/v1/hooks/claude-code", "timeout": 60}
 
 
-def run_claude(project: Project, home: Path, url: str, kind: str) -> ScriptedModel:
-    """Claude Code with the hook of `kind` (and the capture prefix), or with ANTHROPIC_BASE_URL at a proxy."""
-    model = ScriptedModel(calls=calls(project))
+def claude(model_calls: list[tuple[str, dict[str, Any]]], request: str, tools: str, folder: Path, home: Path,
+           url: str, via: str, settings: dict[str, Any] | None = None) -> ScriptedModel:
+    """The real Claude Code CLI run in `folder` against a scripted Messages API making `model_calls`, with
+    `settings` (its hooks), or with ANTHROPIC_BASE_URL at a proxy in front of the service at `url` (`via` "proxy");
+    the model, whose recorded requests are what it was sent."""
+    model = ScriptedModel(calls=model_calls)
     api, server = model.serve()
-    settings = home / "settings.json"
-    if kind == "proxy":
+    proxy = None
+    if via == "proxy":
         served = ProxyApp(url, None, Upstreams(anthropic=api, openai="http://127.0.0.1:9"), ProxyOptions())
         api, proxy = serve_on_loopback(served)
-        settings.write_text("{}")
-    else:
-        wired = [{"matcher": "*", "hooks": [hook(kind, url)]}]
-        # the capture folder in Claude Code's settings, as install writes it: the one the service (this process) reads
-        settings.write_text(json.dumps({"env": {"CLAUDE_CODE_SHELL_PREFIX": str(capture_script()),
-                                                CAPTURE_VARIABLE: str(capture_dir())},
-                                        "hooks": {"PostToolUse": wired, "PostToolUseFailure": wired}}))
+    written = home / "settings.json"
+    written.write_text(json.dumps({} if via == "proxy" else settings or {}))
     env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "ANTHROPIC_BASE_URL": api, "ANTHROPIC_API_KEY": "sk-test",
            "CLAUDE_CONFIG_DIR": str(home / ".claude"), "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
     try:
-        done = subprocess.run([str(CLAUDE), "-p", REQUEST, "--allowedTools", "Bash,Read,Grep", "--settings",
-                               str(settings), "--output-format", "json"], cwd=project.root, env=env,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run([str(CLAUDE), "-p", request, "--allowedTools", tools, "--settings", str(written),
+                               "--output-format", "json"], cwd=folder, env=env, capture_output=True, text=True,
+                              timeout=600)
     finally:
         server.should_exit = True
-        if kind == "proxy":
+        if proxy is not None:
             proxy.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
     return model
+
+
+def run_claude(project: Project, home: Path, url: str, kind: str) -> ScriptedModel:
+    """Claude Code with the hook of `kind` (and the capture prefix, as install writes it: the capture folder the
+    service, this process, reads), or with ANTHROPIC_BASE_URL at a proxy."""
+    wired = [{"matcher": "*", "hooks": [hook(kind, url)]}] if kind != "proxy" else []
+    settings = {"env": {"CLAUDE_CODE_SHELL_PREFIX": str(capture_script()), CAPTURE_VARIABLE: str(capture_dir())},
+                "hooks": {"PostToolUse": wired, "PostToolUseFailure": wired}}
+    return claude(calls(project), REQUEST, "Bash,Read,Grep", project.root, home, url, kind, settings)
+
+
+@contextlib.contextmanager
+def indexed_tree(tmp_path: Path, files: int, about: int, note: str = "") -> Iterator[tuple[Path, str]]:
+    """`grep_tree` (one line of each file matches `timeout`; only pkg/mod_<about>.py is about GREP_REQUEST) indexed
+    as repository `repo` on a service of its own: the tree, and the service's URL."""
+    from tests.conftest import make_settings, stub_models
+    from tests.conftest import serve_on_loopback as serve_service
+    from tests.service.test_api_repos import grep_tree
+
+    root = tmp_path / "repo"
+    grep_tree(root, files=files, about=about, lines=1, note=note)
+    url, stop = serve_service(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
+    try:
+        assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
+        while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
+            pass
+        yield root, url
+    finally:
+        stop()
 
 
 @pytest.fixture(scope="module")
@@ -195,79 +224,38 @@ def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_reque
     service has indexed: the model is sent the lines of the file whose code the request is about, though they share
     no word with it, cut within the hook's budget; through the proxy too, which reads the working folder from
     Claude Code's own environment section of the request."""
-    from tests.conftest import make_settings, stub_models
-    from tests.conftest import serve_on_loopback as serve_service
-    from tests.service.test_api_repos import GREP_REQUEST, grep_tree
+    from tests.service.test_api_repos import GREP_REQUEST
 
-    root = tmp_path / "repo"
     # more lines than the hook's budget holds (the file's lines must earn their place), fewer than the 250 lines
     # Claude Code's Grep passes on in content mode (its default head_limit): 120 files of 2 matching lines
-    grep_tree(root, files=120, about=110, lines=1, note="  # scaled by the configured multiplier for each pool")
-    url, stop = serve_service(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
-    try:
-        assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
-        while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
-            pass
-        model = ScriptedModel(calls=[("Grep", {"pattern": "timeout", "output_mode": "content", "-n": True})])
-        api, server = model.serve()
-        settings = tmp_path / "settings.json"
-        if kind == "proxy":
-            served = ProxyApp(url, None, Upstreams(anthropic=api, openai="http://127.0.0.1:9"), ProxyOptions())
-            api, proxy = serve_on_loopback(served)
-            settings.write_text("{}")
-        else:
-            settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*",
-                                                                       "hooks": [hook("http", url)]}]}}))
-        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
-               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
-               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-        try:
-            done = subprocess.run([str(CLAUDE), "-p", GREP_REQUEST, "--allowedTools", "Grep", "--settings",
-                                   str(settings), "--output-format", "json"], cwd=root / "pkg", env=env,
-                                  capture_output=True, text=True, timeout=600)
-        finally:
-            server.should_exit = True
-            if kind == "proxy":
-                proxy.should_exit = True
-        assert done.returncode == 0, done.stderr[-2000:]
-    finally:
-        stop()
+    with indexed_tree(tmp_path, files=120, about=110, note="  # scaled by the configured multiplier for each pool"
+                      ) as (root, url):
+        settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("http", url)]}]}}
+        model = claude([("Grep", {"pattern": "timeout", "output_mode": "content", "-n": True})], GREP_REQUEST, "Grep",
+                       root / "pkg", tmp_path, url, kind, settings)
     sent = tool_results(model.requests)["toolu_00"]
     assert "ctxsieve src_" in sent, "the output was cut"
     assert "\nmod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in sent, sent[:1500]
+
+
+LISTING = [("Glob", {"pattern": "**/*.py"}), ("Grep", {"pattern": "timeout"})]  # (Grep's default: files_with_matches)
+
+
+def listed(result: str) -> list[str]:
+    return [line for line in result.split("\n") if line.endswith(".py")]
 
 
 def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_repository(tmp_path: Path) -> None:
     """Claude Code's Glob and its Grep in its default mode (files_with_matches) list files relative to its working
     folder, newest first; over an indexed repository the model is sent the file the request is about first, every
     file still listed, and a line saying who ordered them. Both hooks answer the same bytes."""
-    from tests.conftest import make_settings, serve_on_loopback, stub_models
-    from tests.service.test_api_repos import GREP_REQUEST, grep_tree
+    from tests.service.test_api_repos import GREP_REQUEST
 
-    root = tmp_path / "repo"
-    grep_tree(root, files=120, about=11, lines=1)  # more than the 100 files Glob lists
-    url, stop = serve_on_loopback(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
-    try:
-        assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
-        while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
-            pass
-        model = ScriptedModel(calls=[("Glob", {"pattern": "**/*.py"}), ("Grep", {"pattern": "timeout"})])
-        api, server = model.serve()
-        settings = tmp_path / "settings.json"
+    with indexed_tree(tmp_path, files=120, about=11) as (root, url):  # more than the 100 files Glob lists
         dump = tmp_path / "payloads.jsonl"
         record = {"type": "command", "command": f"tee -a {dump} > /dev/null; echo >> {dump}"}
-        wired = [{"matcher": "*", "hooks": [hook("command", url), record]}]
-        settings.write_text(json.dumps({"hooks": {"PostToolUse": wired}}))
-        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": api,
-               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
-               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-        try:
-            done = subprocess.run([str(CLAUDE), "-p", GREP_REQUEST, "--allowedTools", "Glob,Grep", "--settings",
-                                   str(settings), "--output-format", "json"], cwd=root / "pkg", env=env,
-                                  capture_output=True, text=True, timeout=600)
-        finally:
-            server.should_exit = True
-        assert done.returncode == 0, done.stderr[-2000:]
+        settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("command", url), record]}]}}
+        model = claude(LISTING, GREP_REQUEST, "Glob,Grep", root / "pkg", tmp_path, url, "command", settings)
         for line in dump.read_text().split("\n"):
             if line.strip():
                 sent = json.loads(line)
@@ -275,11 +263,8 @@ def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_reposi
                                          capture_output=True, text=True, timeout=120)
                 over_http = httpx.post(f"{url}/v1/hooks/claude-code", json=sent, timeout=120)
                 assert over_http.content == command.stdout.encode(), f"{sent['tool_name']}: the same bytes"
-    finally:
-        stop()
     seen = tool_results(model.requests)
-    globbed = [line for line in seen["toolu_00"].split("\n") if line.endswith(".py")]
-    grepped = [line for line in seen["toolu_01"].split("\n") if line.endswith(".py")]
+    globbed, grepped = listed(seen["toolu_00"]), listed(seen["toolu_01"])
     assert globbed[0] == "mod_011.py" and grepped[0] == "mod_011.py", (seen["toolu_00"][:300], seen["toolu_01"][:300])
     assert len(globbed) == len(set(globbed)) == 100, "Glob's own limit: every file it listed, still listed"
     assert sorted(grepped) == sorted(f"mod_{i:03}.py" for i in range(120)), "every file Grep listed, still listed"
@@ -295,37 +280,12 @@ def test_claude_codes_glob_and_grep_file_lists_come_ranked_by_the_indexed_reposi
 def test_claude_codes_file_lists_come_ranked_through_the_proxy_too(tmp_path: Path) -> None:
     """The same Glob and Grep through the proxy instead of a hook: the list the model is sent is ordered by the
     indexed repository (the working folder read from Claude Code's own request), with the line saying so."""
-    from tests.conftest import make_settings, stub_models
-    from tests.conftest import serve_on_loopback as serve_service
-    from tests.service.test_api_repos import GREP_REQUEST, grep_tree
+    from tests.service.test_api_repos import GREP_REQUEST
 
-    root = tmp_path / "repo"
-    grep_tree(root, files=120, about=11, lines=1)
-    url, stop = serve_service(make_settings(tmp_path / "data", read_roots=str(root)), stub_models())
-    try:
-        assert httpx.put(f"{url}/v1/repos/repo", json={"path": str(root)}).status_code == 202
-        while httpx.get(f"{url}/v1/repos/repo").json()["state"] == "indexing":
-            pass
-        model = ScriptedModel(calls=[("Glob", {"pattern": "**/*.py"}), ("Grep", {"pattern": "timeout"})])
-        api, server = model.serve()
-        served = ProxyApp(url, None, Upstreams(anthropic=api, openai="http://127.0.0.1:9"), ProxyOptions())
-        proxied, proxy = serve_on_loopback(served)
-        (tmp_path / "settings.json").write_text("{}")
-        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": proxied,
-               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "DISABLE_TELEMETRY": "1",
-               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-        try:
-            done = subprocess.run([str(CLAUDE), "-p", GREP_REQUEST, "--allowedTools", "Glob,Grep", "--settings",
-                                   str(tmp_path / "settings.json"), "--output-format", "json"], cwd=root / "pkg",
-                                  env=env, capture_output=True, text=True, timeout=600)
-        finally:
-            server.should_exit = proxy.should_exit = True
-        assert done.returncode == 0, done.stderr[-2000:]
-    finally:
-        stop()
+    with indexed_tree(tmp_path, files=120, about=11) as (root, url):
+        model = claude(LISTING, GREP_REQUEST, "Glob,Grep", root / "pkg", tmp_path, url, "proxy")
     seen = tool_results(model.requests)
-    globbed = [line for line in seen["toolu_00"].split("\n") if line.endswith(".py")]
-    grepped = [line for line in seen["toolu_01"].split("\n") if line.endswith(".py")]
+    globbed, grepped = listed(seen["toolu_00"]), listed(seen["toolu_01"])
     assert globbed[0] == "mod_011.py" and grepped[0] == "mod_011.py", (seen["toolu_00"][:300], seen["toolu_01"][:300])
     assert len(globbed) == len(set(globbed)) == 100 and len(grepped) == len(set(grepped)) == 120
     assert seen["toolu_01"].startswith("Found 120 files\n"), "Claude Code's own head line stays"
