@@ -57,7 +57,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from bench.loadtest import scratch_process, service_url
 from ctxsieve.indexes.lexical import Bm25Index
@@ -286,7 +286,8 @@ def ordered_lists(client: Client, trees: Trees, split: str, cases: list[GrepCase
     places: dict[str, list[int]] = {"the tool's order": [], "ranked by the repository": []}
     sizes, took = [], []
     for case in cases:
-        folder = trees.as_in(case).parents[len(Path(case.path).parts) - 1]
+        trees.as_in(case)
+        folder = trees.folder(case.repo)
         listed = list(dict.fromkeys(f"./{where[0]}" for where in case.located() if where is not None))
         started = time.perf_counter()
         order = client.rank_files(case.intent, listed, base=str(folder))
@@ -314,6 +315,14 @@ def tree_service(url: str, readable: Path | None) -> Iterator[str]:
         yield scratch
 
 
+class TreeCase(Protocol):
+    """A case read from its repository's tree (bench.grep's outputs, bench.code's reads)."""
+
+    repo: str
+    instance: str
+    path: str
+
+
 class Trees:
     """Each repository's tree under `root` (the distractors' versions), indexed on the service and kept in step
     with the case being cut: its own version of its file written, synced and waited for."""
@@ -325,9 +334,12 @@ class Trees:
         self.indexed: set[str] = set()
         self.written: dict[str, str] = {}  # repo -> the path holding a case's version
 
-    def as_in(self, case: GrepCase | Any) -> Path:
+    def folder(self, repo: str) -> Path:
+        return self.root / repo.replace("/", "+")
+
+    def as_in(self, case: TreeCase) -> Path:
         """The case's repository tree with the case's own version of its file, indexed; the file's path in it."""
-        folder = self.root / case.repo.replace("/", "+")
+        folder = self.folder(case.repo)
         if case.repo not in self.indexed:
             write_tree(folder, self.base[case.repo])
             self.indexed.add(case.repo)
