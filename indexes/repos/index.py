@@ -216,8 +216,8 @@ class RepoIndex:
         def files(paths: Sequence[str]) -> Mapping[str, float]:
             return _or_nothing(lambda: self._shares(tenant, query, paths, base)[1], {})
 
-        def units(path: str, lines: Sequence[str]) -> Sequence[tuple[int, int, float]]:
-            return _or_nothing(lambda: self._definitions(tenant, query, path, lines, base, first), [])
+        def units(path: str, text: str) -> Sequence[tuple[int, int, float]]:
+            return _or_nothing(lambda: self._definitions(tenant, query, path, text, base, first), [])
 
         return RepoRanking(files, units)
 
@@ -245,11 +245,11 @@ class RepoIndex:
         shares = {path: best[own] / top for path, own in named.items() if own in best} if top > 0 else {}
         return repo.head.name, shares
 
-    def _definitions(self, tenant: str, query: str, path: str, lines: Sequence[str], base: str | None,
+    def _definitions(self, tenant: str, query: str, path: str, text: str, base: str | None,
                      first: int = 1) -> list[tuple[int, int, float]]:
-        """The definitions of the repository holding `path` that lie within `lines` (the file as the cut reads it,
+        """The definitions of the repository holding `path` that lie within `text` (the file as the cut reads it,
         from its line `first` on: a Read's window, or the 2,000 lines Claude Code reads of a longer file), their
-        spans as lines of `lines`, when `lines` are still the indexed ones at every such definition (a file edited
+        spans as lines of `text`, when its lines are still the indexed ones at every such definition (a file edited
         since its last sync gets none), each with its place in the repository's ranking of those definitions for the
         request (lexical, as `_shares`), from the worst (0) to the best (1): every definition matches some words of
         a long request, so only the spread tells them apart (on bench.code's dev split, shares of the best score
@@ -258,6 +258,7 @@ class RepoIndex:
         if held is None:
             return []
         repo, named = held
+        lines = text.split("\n")  # (only a read of an indexed file is split: every source file's cut asks)
         found, rows = repo.memory.candidates(read_code_query(query), within={named[path]})
         last = first + len(lines) - 1
         inside = [j for j, u in enumerate(found) if first <= u.start_line and u.end_line <= last]

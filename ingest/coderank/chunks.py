@@ -71,13 +71,13 @@ def file_boost(units: Sequence[CodeUnit], repo: RepoRanking | None, weights: Wei
     return weights.repo * np.fromiter((ranked.get(u.path, 0.0) for u in units), dtype=np.float64, count=len(units))
 
 
-def definition_boost(units: Sequence[CodeUnit], lines: Sequence[str], repo: RepoRanking | None,
+def definition_boost(units: Sequence[CodeUnit], text: str, repo: RepoRanking | None,
                      weights: Weights = WEIGHTS) -> np.ndarray | None:
-    """A source file's chunks (`units`, of the file whose lines are `lines`): the `definition` weight times the
+    """A source file's chunks (`units`, of the read whose text is `text`): the `definition` weight times the
     place in the repository's ranking of the innermost of its definitions holding each chunk's first line."""
     if repo is None or not weights.definition or not units or not units[0].path:
         return None
-    spans = sorted(repo.units(units[0].path, lines), key=lambda span: span[1] - span[0])
+    spans = sorted(repo.units(units[0].path, text), key=lambda span: span[1] - span[0])
     if not spans:
         return None
     shares = [next((share for first, last, share in spans if first <= u.start_line <= last), 0.0) for u in units]

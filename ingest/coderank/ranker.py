@@ -66,10 +66,10 @@ Cosines = Callable[[Sequence[CodeUnit]], "np.ndarray | None"]  # units -> each o
 # paths as a cut names them -> the share (0 to 1) of the best file's score an indexed repository's search of the
 # request gives each it holds (absent: not in it, or not found); empty when no indexed repository holds them
 FileRanking = Callable[[Sequence[str]], Mapping[str, float]]
-# a source file's path as the cut names it, and the lines it shows -> the (first, last, place) of each definition an
-# indexed repository holds of it whose lines are those lines, its place (worst 0, best 1) in the repository's
+# a source file's path as the cut names it, and the text it shows -> the (first, last, place) of each definition an
+# indexed repository holds of it whose lines are that text's, its place (worst 0, best 1) in the repository's
 # ranking of that file's definitions for the request; empty when no indexed repository holds the file
-UnitRanking = Callable[[str, Sequence[str]], Sequence[tuple[int, int, float]]]
+UnitRanking = Callable[[str, str], Sequence[tuple[int, int, float]]]
 
 
 @dataclass(frozen=True)

@@ -274,7 +274,7 @@ class Code(ByLines):
         """Each chunk as a unit of the file named by its definition path, scored by the code ranker, with the
         ranking of its definition by the indexed repository holding the file (`repo`), if one does."""
         units = [context_unit(path or "", c.context, c.text(view), *line_span(c.start, c.end)) for c in chunks]
-        boost = definition_boost(units, view.split("\n"), repo)
+        boost = definition_boost(units, view, repo)
         return rank_units(query, units, lexical, one_file=True, boost=boost)
 
 

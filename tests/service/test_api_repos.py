@@ -309,11 +309,12 @@ def test_a_read_of_an_indexed_file_is_cut_with_the_repositorys_ranking_of_its_de
     assert read_cut(repos, path, window) == [step[3] - 39], "read as the file's first lines, it is not the indexed file"
     # the ranking's spans are the read's own lines, the definitions cut by the window's ends left out
     ranking = repos.app.state.engine.engine.repos.ranking_for("default", LEDGER_REQUEST, None, 40)
-    spans = ranking.units(str(path), text.split("\n")[39:130])  # lines 40-130: step_7 (120-134) is cut by the end
+    # lines 40-130: step_7 (lines 120-134) is cut by the window's end
+    spans = ranking.units(str(path), "\n".join(text.split("\n")[39:130]))
     assert spans and all(1 <= first <= last <= 91 for first, last, _ in spans)
     assert max(spans, key=lambda span: span[2])[:2] == (step[3] - 39, step[3] - 39 + 14)
     assert not any(span[0] == step[7] - 39 for span in spans)
-    whole_step_7 = ranking.units(str(path), text.split("\n")[39:135])  # lines 40-135: step_7 inside
+    whole_step_7 = ranking.units(str(path), "\n".join(text.split("\n")[39:135]))  # lines 40-135: step_7 inside
     assert (step[7] - 39, step[7] - 39 + 14) in [span[:2] for span in whole_step_7]
 
 
