@@ -140,6 +140,9 @@ def test_a_file_codex_cut_first_is_shown_with_only_true_line_numbers(stub_url: s
     assert line.startswith("[ctxsieve src_") and "Codex cut this output before ctxsieve saw it" in line
     assert "fetch_ref" not in shown and "filter_ref" not in shown, "Codex offers its model no ctxsieve tool"
     assert "sed -n 'A,Bp' big.py" in line
+    stored = Client(stub_url).fetch_ref(line.split(":", 1)[0].removeprefix("[ctxsieve ")).source
+    assert stored is not None and stored.cwd is not None, "the folder Codex runs in, read from its request"
+    assert Path(stored.cwd).resolve() == tmp_path.resolve()
     total = len(source.split("\n"))
     if placed:
         assert max(numbers) > total - 500 and "on both sides of the cut" in line, "the kept tail, placed"

@@ -90,17 +90,25 @@ def test_the_placeholder_names_the_tools_as_the_client_offers_them() -> None:
 
 
 def test_the_working_folder_is_read_where_each_agent_tells_its_model() -> None:
-    """Claude Code's environment section (a system message) and Codex's environment_context (its first input): the
-    folder a grep's relative paths are read from; none where the request says none, or names no absolute folder."""
+    """Claude Code's environment section (a system message) and Codex's environment_context (after its developer
+    messages): the folder a grep's relative paths are read from, in the turns before the model's first; none where the
+    request says none, or names no absolute folder."""
     claude = {"system": [{"type": "text", "text": "You are Claude Code."}], "messages": [
         {"role": "system", "content": "# Environment\n - Primary working directory: /work/app/pkg\n - Platform: linux"},
         {"role": "user", "content": "find the retry delay"}]}
     assert working_folder(DIALECTS["anthropic"], claude) == "/work/app/pkg"
-    codex = {"instructions": "You are Codex.", "input": [
+    codex = {"input": [  # Codex 0.169's layout: its tools, developer messages, then the environment and the request
+        {"type": "additional_tools", "role": "developer", "tools": []},
+        *[{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": f"rules {n}"}]}
+          for n in range(4)],
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text":
             "<environment_context>\n  <cwd>/home/u/repo</cwd>\n  <shell>bash</shell>\n</environment_context>"}]},
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the bug"}]}]}
     assert working_folder(DIALECTS["responses"], codex) == "/home/u/repo"
+    late = {"input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]},
+                      {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+                      {"type": "function_call_output", "call_id": "c1", "output": "<cwd>/elsewhere</cwd>"}]}
+    assert working_folder(DIALECTS["responses"], late) is None, "no tool output is read"
     windows = {"messages": [{"role": "user", "content": "Primary working directory: C:\\work\\app\nhi"}]}
     assert working_folder(DIALECTS["anthropic"], windows) == "C:\\work\\app"
     moved = {"messages": [{"role": "user", "content": "Primary working directory: notes\nhi"}, {"role": "system",

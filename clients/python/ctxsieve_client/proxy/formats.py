@@ -228,19 +228,26 @@ def listing(text: str) -> Listing | None:
 
 # where an agent tells its model the folder it runs in: Claude Code's environment section, Codex's environment_context
 _FOLDER = re.compile(r"Primary working directory: ([^\n]+?)(?: \(was [^\n]*\))?$|<cwd>([^<\n]+)</cwd>", re.M)
-FOLDER_TURNS = 4  # the agents state it before or with the first request
 
 
 def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
     """The agent's working folder as the request tells the model (a grep's relative paths are read from it), if it
-    does: in the system prompt or the conversation's first turns, so every request of a conversation names the same."""
-    turns = dialect.turns(body) or []
-    for text in texts_in([dialect.system(body), *turns[:FOLDER_TURNS]]):
+    does: in the system prompt or the turns before the model's first (Codex 0.169 sends its `<environment_context>`
+    after up to five developer messages), so every request of a conversation names the same."""
+    for text in texts_in([dialect.system(body), *_opening(dialect, dialect.turns(body) or [])]):
         for found in _FOLDER.finditer(text):
             folder = usable_folder((found.group(1) or found.group(2)).strip())
             if folder is not None:  # (a line that names no absolute folder, in a user's file say, is passed over)
                 return folder
     return None
+
+
+def _opening(dialect: Dialect, turns: list[Any]) -> Iterator[Any]:
+    """The conversation's turns before the model's first: what the agent states before any work."""
+    for turn in turns:
+        if not isinstance(turn, dict) or turn.get("role") == "assistant" or dialect.recognizes(turn):
+            return
+        yield turn
 
 
 def texts_in(value: Any) -> Iterator[str]:
