@@ -67,13 +67,15 @@ class Scripted(ScriptedResponses):
 
 
 def codex_through_proxy(serve: Any, service: str, tmp_path: Path, calls: list[Any], model: str = "gpt-6.1-sol",
-                        config: tuple[str, ...] = (), **options: Any) -> Scripted:
-    """Codex run once through a proxy in front of the scripted API; the API, with every request it was sent."""
+                        config: tuple[str, ...] = (), request: str = REQUEST, home: Path | None = None,
+                        **options: Any) -> Scripted:
+    """Codex run once in `tmp_path` through a proxy in front of the scripted API; the API, with every request it was
+    sent."""
     api = Scripted(calls=calls)
     url, server = api.serve()
     try:
-        done = run_codex(proxy(serve, service, openai_api=url, budget_s=60.0, **options), tmp_path, REQUEST,
-                         model, config)
+        done = run_codex(proxy(serve, service, openai_api=url, budget_s=60.0, **options), tmp_path, request,
+                         model, config, home)
     finally:
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
@@ -230,3 +232,27 @@ def test_a_long_failing_test_log_reaches_the_model_with_every_failure(stub_url: 
         assert f"E       assert '{why}' == 'ok'" in shown
     assert "fetch_ref" not in shown and "sed -n 'A,Bp' pytest.log" in placeholder_of(shown)
 
+
+
+@pytest.mark.parametrize(("model", "call"), [
+    ("gpt-6.1-sol", ("exec", 'const r = await tools.exec_command({cmd: "grep -rn timeout ."});\ntext(r.output);')),
+    ("gpt-5-codex", ("exec_command", {"cmd": "grep -rn timeout ."})),
+], ids=["exec", "exec_command"])
+def test_codexs_grep_over_an_indexed_repository_reaches_the_file_the_request_is_about(serve: Any, tmp_path: Path,
+                                                                                      model: str, call: Any) -> None:
+    """`grep -rn` through Codex's shell, run in a subfolder of a repository the service indexed (its paths relative
+    to it): the model is sent the lines of the file whose code the request is about, though they share no word with
+    it, since the proxy reads the folder Codex runs in from its `<environment_context>` (which each model's
+    instructions put after a different number of developer messages)."""
+    from tests.client.hooks.test_claude_code_outputs import indexed_tree
+    from tests.service.test_api_repos import GREP_REQUEST
+
+    with indexed_tree(tmp_path, files=120, about=110, note="  # scaled by the configured multiplier for each pool"
+                      ) as (root, url):
+        api = codex_through_proxy(serve, url, root / "pkg", [call], model, request=GREP_REQUEST,
+                                  home=tmp_path / "home")
+        shown = shown_output(api.outputs(api.requests[-1])[0])
+        assert "ctxsieve src_" in shown and len(shown) < 12_000, "the output was cut"
+        stored = Client(url).fetch_ref(placeholder_of(shown).split(":", 1)[0].removeprefix("[ctxsieve ")).source
+    assert stored is not None and stored.cwd is not None and Path(stored.cwd).resolve() == (root / "pkg").resolve()
+    assert "\n./mod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in shown, shown[:1500]

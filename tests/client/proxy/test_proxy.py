@@ -365,14 +365,15 @@ def test_real_claude_code_through_the_proxy_sees_a_cut_read_with_the_files_line_
     assert second.startswith("30\t") and "fetch_ref" not in second, "a small read (20 lines) passes as it is"
 
 
-def run_codex(url: str, tmp_path: Path, prompt: str, model: str = "gpt-6.1-sol", config: tuple[str, ...] = ()
-              ) -> subprocess.CompletedProcess[str]:
-    """`codex exec` (0.169) with a model provider whose base_url is the proxy, as the README's setup writes it, and
-    settings given as `-c key=value`. The model's name sets Codex's tools: an unknown one gets its `exec` (JavaScript
-    calling `tools.exec_command`), `gpt-5-codex` an `exec_command` function."""
+def run_codex(url: str, tmp_path: Path, prompt: str, model: str = "gpt-6.1-sol", config: tuple[str, ...] = (),
+              home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`codex exec` (0.169) run in `tmp_path` with a model provider whose base_url is the proxy, as the README's setup
+    writes it, and settings given as `-c key=value`. The model's name sets Codex's tools: an unknown one gets its
+    `exec` (JavaScript calling `tools.exec_command`), `gpt-5-codex` an `exec_command` function. Its home is `home`,
+    else a folder in `tmp_path`."""
     from tests.client.gateway.test_codex_gateway import CODEX
 
-    home = tmp_path / "home"
+    home = home or tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     (home / ".codex" / "config.toml").write_text("\n".join([
         f'model = "{model}"', 'model_provider = "sieved"', 'approval_policy = "never"',
