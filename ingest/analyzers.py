@@ -38,10 +38,8 @@ _CASE_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 def code_terms(text: str) -> list[str]:
     """Terms of code or of a request about code: the prose terms, plus each compound identifier whole and
-    its parts at case changes (`URLValidator`: urlvalidator, url, validator; `get_vars`: get_vars), each word in
-    its singular (`singular`: an issue's "roles" meets `role`, `get_roles` meets "role"); a whole identifier as
-    written."""
-    out = [singular(t) for t in terms(text)]
+    its parts at case changes (`URLValidator`: urlvalidator, url, validator; `get_vars`: get_vars)."""
+    out = terms(text)
     for identifier in _IDENTIFIER.findall(text):
         out.extend(_identifier_terms(identifier))
     return out
@@ -54,21 +52,4 @@ def _identifier_terms(identifier: str) -> tuple[str, ...]:
     if len(parts) <= 1:
         return ()
     cased = any(c.isupper() for c in core)
-    return (identifier.lower(), *(singular(p) for p in parts if cased and p not in _STOPWORDS))
-
-
-@lru_cache(maxsize=1 << 18)  # a repository's words are few; each is stemmed once
-def singular(word: str) -> str:
-    """An English word's plural made singular by Harman's S-stemmer (1991), the first rule that applies: -ies to -y
-    (not -eies, -aies), -es to -e (not -aes, -ees, -oes), -s dropped (not -us, -ss); other words, digits and CJK
-    as they are. Plurals alone: on the localization dev split it found every file of 3 more fixes among the first
-    five than no stemming, and 2 more than Snowball's English stemmer (python -m bench.localize_tune)."""
-    if len(word) < 3 or not word.isascii() or not word.isalpha() or word[-1] != "s":
-        return word
-    if word.endswith("ies") and len(word) > 3 and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if word.endswith("es") and len(word) > 3 and not word.endswith(("aes", "ees", "oes")):
-        return word[:-1]
-    if word.endswith(("us", "ss")):
-        return word
-    return word[:-1]
+    return (identifier.lower(), *(p for p in parts if cased and p not in _STOPWORDS))

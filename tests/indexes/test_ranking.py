@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctxsieve.indexes.lexical import Bm25Index, code_terms, terms
+from ctxsieve.indexes.lexical import Bm25Index, terms
 from ctxsieve.indexes.ranking import Candidate, fuse, pack_to_budget
 
 
@@ -12,15 +12,6 @@ def test_chinese_terms_are_character_bigrams() -> None:
     assert terms("长江很长") == ["长江", "江很", "很长"]
     assert terms("The Yangtze 长江!") == ["yangtze", "长江"]
     assert terms("2006年底特律") == ["2006", "年底", "底特", "特律"], "digits never swallow a CJK run"
-
-
-def test_code_terms_meet_a_plural_and_its_singular_and_keep_identifiers_as_written() -> None:
-    assert code_terms("the roles' policies, bytes and statuses") == ["role", "policy", "byte", "statuse"]
-    assert code_terms("getRoles(role_names)") == ["getrole", "role", "name", "getroles", "get", "role", "role_names"]
-    assert code_terms("class process status ids 长江们") == ["class", "process", "status", "id", "长江", "江们"]
-    index = Bm25Index.build(["def get_role(name):", "def get_tasks(play):", "def unrelated():"], code_terms)
-    assert index.scores("the roles are wrong")[0] > 0 and index.scores("a task is lost")[1] > 0
-    assert terms("roles") == ["roles"], "prose kinds' terms are as written"
 
 
 def test_a_repeated_word_counts_more_only_where_the_kind_says_so() -> None:
