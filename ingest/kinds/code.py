@@ -8,14 +8,17 @@ view, indentation included, so a snippet can be pasted into an edit as it is. A 
 (or text that is not code) is cut by blank-line blocks, still whole lines.
 
 A request puts first the definitions it names as code (`_named`: a name in backticks, a call, a dotted path) and
-those a traceback frame of this file points into. Where the caller sets the budget, a twentieth of it goes to a map
-of the file's other definitions (their `def`/`class` lines with their numbers). Each shown line is counted with its
+those a traceback frame of this file points into; the module's imports go first too, within a quarter of the budget
+(`_import_chunks`: a fix that calls other code adds an import, and the edit needs their exact lines). Where the
+caller sets the budget, a twentieth of it goes to a map of the file's other definitions (their `def`/`class` lines
+with their numbers). Each shown line is counted with its
 number (`cost`), as the hooks show it.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -226,6 +229,7 @@ SHARE, MIN_TOKENS, MAX_TOKENS, NOTE_TOKENS = 3, 1000, 6000, 130
 # A definition the request names goes first whole, unless it is over a WHOLE_SHARE-th of the budget (a long one the
 # request may only mention): then its header chunk goes first, and the rest competes on the request's words.
 WHOLE_SHARE = 8
+IMPORT_SHARE = 4  # the module's imports go first, within this share (1/N) of the budget
 
 
 class Code(ByLines):
@@ -262,9 +266,12 @@ class Code(ByLines):
 
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None:
-        del view
         longest = budget // WHOLE_SHARE if budget else None
-        return _named(query, chunks, path, line_span, longest)
+        named = _named(query, chunks, path, line_span, longest)
+        imports = _import_chunks(view, chunks, language_of(path) or guess_language(view), line_span, budget)
+        if imports is None:
+            return named
+        return imports if named is None else np.maximum(named, imports)
 
     def map_lines(self, view: str, path: str | None) -> list[int]:
         return header_lines(view, language_of(path) or guess_language(view))
@@ -276,6 +283,49 @@ class Code(ByLines):
         units = [context_unit(path or "", c.context, c.text(view), *line_span(c.start, c.end)) for c in chunks]
         boost = definition_boost(units, view, repo)
         return rank_units(query, units, lexical, one_file=True, boost=boost)
+
+
+# top-level statements that bring in other code, in the grammars the code kind reads
+_IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
+                      "use_declaration", "preproc_include", "using_directive", "namespace_use_declaration"})
+
+
+def _import_chunks(view: str, chunks: Sequence[Chunk], language: str | None, line_span: LineSpanOf,
+                   budget: int | None) -> np.ndarray | None:
+    """1 for each chunk of module code holding an import, in file order while their text takes at most
+    IMPORT_SHARE-th of the budget (line numbers apart); None when none does. A fix that calls code from elsewhere
+    edits the imports, and an edit there needs their exact lines (python -m bench.code: every edited line shown more
+    often on dev, test and held out)."""
+    found = import_lines(view, language)
+    if not found:
+        return None
+    boost = np.zeros(len(chunks))
+    room = budget // IMPORT_SHARE if budget else sys.maxsize
+    for i, chunk in enumerate(chunks):
+        first, last = line_span(chunk.start, chunk.end)
+        if chunk.context or not any(first <= n <= last for n in found):
+            continue
+        if chunk.tokens > room:
+            break
+        boost[i], room = 1.0, room - chunk.tokens
+    return boost if boost.any() else None
+
+
+@lru_cache(maxsize=8)  # a fresh read asks once for its priorities; a re-filter again
+def import_lines(text: str, language: str | None) -> frozenset[int]:
+    """The 1-based lines of the text's top-level imports (`import`, `from ... import`, `use`, `#include`, ...)."""
+    parser = _parser(language)
+    if parser is None:
+        return frozenset()
+    tree = parser.parse(text.encode("utf-8"))
+    return frozenset(n + 1 for node in tree.root_node.children if node.type in _IMPORTS
+                     for n in range(node.start_point[0], _last_row(node) + 1))
+
+
+def _last_row(node: Any) -> int:
+    """A node's last line (0-based): not the next one, where a node that takes its newline (`#include`) ends."""
+    row, column = int(node.end_point[0]), int(node.end_point[1])
+    return row - 1 if column == 0 and row > node.start_point[0] else row
 
 
 def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf, longest: int | None

@@ -143,6 +143,21 @@ MODULE = "\n\n".join(f"def step_{i}(archive):\n    \"\"\"Copy shard {i}.\"\"\"\n
                    for i in range(60)) + "\n\ndef verify_checksum(archive):\n    raise OSError('checksum mismatch')\n"
 
 
+def test_a_files_cut_shows_its_imports_with_the_definition_the_request_is_about(sieve: Sieve) -> None:
+    """A read of a long module about its last definition, every other definition matching the request's words too:
+    the cut shows that definition and, ahead of the others, the module's imports (where a fix that calls other code
+    adds one; as many as a quarter of the budget holds), with their true line numbers."""
+    steps = "\n\n".join(f"def step_{i}(archive):\n    \"\"\"Raise on a checksum mismatch of shard {i}.\"\"\"\n"
+                          f"    return archive.copy({i})\n" for i in range(60))
+    parts = "".join(f"from shards.part_{i} import copy_{i}\n" for i in range(8))
+    text = "import os\nfrom pathlib import Path\n" + parts + "\n\n" + steps + MODULE.rsplit("\n\n\n", 1)[1]
+    read = SourceInput((Document(text),), True, "auto", "Read", {"file_path": "/repo/shards.py"})
+    result = sieve.filter("t", read, FilterParams("why does verify_checksum raise a checksum mismatch", max_tokens=200))
+    shown = {s.line_start: s.text for s in result.snippets}
+    assert shown.get(1, "").startswith("import os\nfrom pathlib import Path\nfrom shards.part_0 import"), shown
+    assert any("checksum mismatch" in t for t in shown.values())
+
+
 @pytest.mark.parametrize(("content_type", "candidates", "embeds"),
                          [("code", 5, False), ("code", 0, False), ("log", 5, True), ("log", 0, False)])
 def test_code_is_cut_by_the_code_ranker_alone_and_other_lines_by_their_candidates(

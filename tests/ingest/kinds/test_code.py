@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxsieve.ingest.chunking import chunk_view
-from ctxsieve.ingest.kinds.code import guess_language, language_of
+from ctxsieve.ingest.kinds.code import guess_language, import_lines, language_of
 from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.normalize import Document, build_view
 from ctxsieve_client.languages import first_line, is_absolute_folder, source_path
@@ -154,3 +154,32 @@ def test_a_long_definition_the_request_only_mentions_goes_first_by_its_header(to
     tight = code.priorities("`latex(x)` prints asin wrong", view.text, chunks, None, lines, 2_000)
     assert roomy is not None and all(roomy[i] == 1.0 for i in latex), "short enough for the budget: whole"
     assert tight is not None and tight[latex[0]] == 1.0 and not any(tight[i] for i in latex[1:])
+
+
+def test_the_modules_imports_go_first_within_a_quarter_of_the_budget(tokenizer) -> None:
+    """An edit that calls code from elsewhere adds an import, and needs the imports' exact lines: the chunks of
+    module code holding the top-level imports go first (an import inside a function does not count), in file order
+    while they take at most a quarter of the budget."""
+    from ctxsieve.ingest.kinds import kind_named
+
+    text = ('"""Shards."""\nimport os\nfrom pathlib import Path\n\nLIMIT = 3\n\n\n'
+            "def copy(shard):\n    import shutil\n    return shutil.copy(shard, Path(os.sep))\n")
+    view, chunks = chunks_of(text, tokenizer, "code", target=12)
+    index = LineIndex(view.text)
+
+    def lines(start: int, end: int) -> tuple[int, int]:
+        return index.line_of(start), index.line_of(max(start, end - 1))
+
+    code = kind_named("code")
+    first = code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, 2_000)
+    assert first is not None
+    put_first = [view.text[c.start:c.end] for i, c in enumerate(chunks) if first[i]]
+    assert put_first and all(not c.startswith("def ") for c in put_first) and "import os" in put_first[0]
+    assert "from pathlib import Path" in "\n".join(put_first)
+    assert code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, 8) is None, "no room"
+    assert import_lines(text, "python") == {2, 3}
+    assert import_lines('#include <stdio.h>\n#include "shard.h"\nint x;\n', "c") == {1, 2}
+    assert import_lines('package m\n\nimport (\n\t"fmt"\n)\n', "go") == {3, 4, 5}
+    assert import_lines("use std::fs;\nfn main() {}\n", "rust") == {1}
+    assert import_lines('import { a } from "./a";\nconst b = 1;\n', "javascript") == {1}
+    assert import_lines("x = 1\n", None) == frozenset()
