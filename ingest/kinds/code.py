@@ -11,15 +11,14 @@ A request puts first the definitions it names as code (`_named`: a name in backt
 those a traceback frame of this file points into; the module's imports go first too, within a quarter of the budget
 (`_import_chunks`: a fix that calls other code adds an import, and the edit needs their exact lines). Where the
 caller sets the budget, a twentieth of it goes to a map of the file's other definitions (their `def`/`class` lines
-with their numbers). Each shown line is counted with its
-number (`cost`), as the hooks show it.
+with their numbers). Each shown line is counted with its number (`cost`), as the hooks show it.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -84,16 +83,48 @@ class Definition:
 def definitions(text: str, language: str | None) -> list[Definition] | None:
     """The top-level definitions with their nested ones; None when no grammar parses this language."""
     found = _parsed(text, language)
-    return None if found is None else list(found)
+    return None if found is None else list(found[0])
 
 
-@lru_cache(maxsize=8)  # a fresh read parses once for its chunks and its map (a re-filter, for its map)
-def _parsed(text: str, language: str | None) -> tuple[Definition, ...] | None:
+def import_lines(text: str, language: str | None) -> frozenset[int]:
+    """The 1-based lines of the text's top-level imports (`import`, `from ... import`, `use`, `#include`, ...):
+    those at the module's level, in column 0 (a read that starts inside a function sees its imports at the top
+    of the text, indented), an include guard's included."""
+    found = _parsed(text, language)
+    return frozenset() if found is None else found[1]
+
+
+@lru_cache(maxsize=8)  # a fresh read parses once for its chunks, its priorities and its map (a re-filter, for its map)
+def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], frozenset[int]] | None:
     parser = _parser(language)
     if parser is None:
         return None
-    tree = parser.parse(text.encode("utf-8"))
-    return tuple(_definitions(tree.root_node, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE)))
+    root = parser.parse(text.encode("utf-8")).root_node
+    found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE)))
+    imports = frozenset(n + 1 for node in _imports_in(root) for n in range(node.start_point[0], _last_row(node) + 1))
+    return found, imports
+
+
+# statements that bring in other code, in the grammars that have them (Python, JS/TS, Go, Java, Kotlin, Scala,
+# Swift, Rust, C/C++, C#, PHP); and the top-level blocks that hold them (a C header's include guard)
+_IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
+                      "import_list", "use_declaration", "using_declaration", "preproc_include", "using_directive",
+                      "namespace_use_declaration"})
+_GUARDS = frozenset({"preproc_ifdef", "preproc_if", "preproc_ifndef"})
+
+
+def _imports_in(root: Any) -> Iterator[Any]:
+    for node in root.children:
+        if node.type in _GUARDS:
+            yield from (child for child in node.children if child.type in _IMPORTS and child.start_point[1] == 0)
+        elif node.type in _IMPORTS and node.start_point[1] == 0:
+            yield node
+
+
+def _last_row(node: Any) -> int:
+    """A node's last line (0-based): not the next one, where a node that takes its newline (`#include`) ends."""
+    row, column = int(node.end_point[0]), int(node.end_point[1])
+    return row - 1 if column == 0 and row > node.start_point[0] else row
 
 
 def _parser(language: str | None) -> Any:
@@ -268,7 +299,7 @@ class Code(ByLines):
                    budget: int | None) -> np.ndarray | None:
         longest = budget // WHOLE_SHARE if budget else None
         named = _named(query, chunks, path, line_span, longest)
-        imports = _import_chunks(view, chunks, language_of(path) or guess_language(view), line_span, budget)
+        imports = _import_chunks(view, chunks, language_of(path) or guess_language(view), line_span, budget, self.cost)
         if imports is None:
             return named
         return imports if named is None else np.maximum(named, imports)
@@ -285,17 +316,12 @@ class Code(ByLines):
         return rank_units(query, units, lexical, one_file=True, boost=boost)
 
 
-# top-level statements that bring in other code, in the grammars the code kind reads
-_IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
-                      "use_declaration", "preproc_include", "using_directive", "namespace_use_declaration"})
-
-
 def _import_chunks(view: str, chunks: Sequence[Chunk], language: str | None, line_span: LineSpanOf,
-                   budget: int | None) -> np.ndarray | None:
-    """1 for each chunk of module code holding an import, in file order while their text takes at most
-    IMPORT_SHARE-th of the budget (line numbers apart); None when none does. A fix that calls code from elsewhere
-    edits the imports, and an edit there needs their exact lines (python -m bench.code: every edited line shown more
-    often on dev, test and held out)."""
+                   budget: int | None, cost: Callable[[int, int, int], int]) -> np.ndarray | None:
+    """1 for each chunk of module code holding an import, in file order while they take at most IMPORT_SHARE-th of
+    the budget as shown (`cost`: with their line numbers); None when none does. A fix that calls code from
+    elsewhere edits the imports, and an edit there needs their exact lines (python -m bench.code, bench/README.md:
+    "The module's imports first")."""
     found = import_lines(view, language)
     if not found:
         return None
@@ -305,27 +331,11 @@ def _import_chunks(view: str, chunks: Sequence[Chunk], language: str | None, lin
         first, last = line_span(chunk.start, chunk.end)
         if chunk.context or not any(first <= n <= last for n in found):
             continue
-        if chunk.tokens > room:
+        shown = cost(chunk.tokens, first, last)
+        if shown > room:
             break
-        boost[i], room = 1.0, room - chunk.tokens
+        boost[i], room = 1.0, room - shown
     return boost if boost.any() else None
-
-
-@lru_cache(maxsize=8)  # a fresh read asks once for its priorities; a re-filter again
-def import_lines(text: str, language: str | None) -> frozenset[int]:
-    """The 1-based lines of the text's top-level imports (`import`, `from ... import`, `use`, `#include`, ...)."""
-    parser = _parser(language)
-    if parser is None:
-        return frozenset()
-    tree = parser.parse(text.encode("utf-8"))
-    return frozenset(n + 1 for node in tree.root_node.children if node.type in _IMPORTS
-                     for n in range(node.start_point[0], _last_row(node) + 1))
-
-
-def _last_row(node: Any) -> int:
-    """A node's last line (0-based): not the next one, where a node that takes its newline (`#include`) ends."""
-    row, column = int(node.end_point[0]), int(node.end_point[1])
-    return row - 1 if column == 0 and row > node.start_point[0] else row
 
 
 def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf, longest: int | None

@@ -109,6 +109,16 @@ def test_the_working_folder_is_read_where_each_agent_tells_its_model() -> None:
                       {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
                       {"type": "function_call_output", "call_id": "c1", "output": "<cwd>/elsewhere</cwd>"}]}
     assert working_folder(DIALECTS["responses"], late) is None, "no tool output is read"
+    reasoned = {"input": [late["input"][0], {"type": "reasoning", "summary": []},
+                          {"type": "local_shell_call_output", "output": "<cwd>/elsewhere</cwd>"}]}
+    assert working_folder(DIALECTS["responses"], reasoned) is None, "nor anything after the model's reasoning"
+    chat = {"messages": [{"role": "system", "content": "You run in <cwd>/srv/app</cwd>."},
+                         {"role": "assistant", "content": "Primary working directory: /elsewhere"}]}
+    assert working_folder(DIALECTS["openai"], chat) == "/srv/app"
+    answered = {"messages": [{"role": "user", "content": "fix it"}, {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}, {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "Primary working directory: /elsewhere"}]}]}
+    assert working_folder(DIALECTS["anthropic"], answered) is None
     windows = {"messages": [{"role": "user", "content": "Primary working directory: C:\\work\\app\nhi"}]}
     assert working_folder(DIALECTS["anthropic"], windows) == "C:\\work\\app"
     moved = {"messages": [{"role": "user", "content": "Primary working directory: notes\nhi"}, {"role": "system",

@@ -177,9 +177,20 @@ def test_the_modules_imports_go_first_within_a_quarter_of_the_budget(tokenizer) 
     assert put_first and all(not c.startswith("def ") for c in put_first) and "import os" in put_first[0]
     assert "from pathlib import Path" in "\n".join(put_first)
     assert code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, 8) is None, "no room"
+    many = "".join(f"from shards.part_{i} import copy_{i}\n" for i in range(40)) + "\n\ndef copy(shard):\n    pass\n"
+    view, chunks = chunks_of(many, tokenizer, "code", target=40)
+    index = LineIndex(view.text)
+    budget = 400
+    capped = code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, budget)
+    assert capped is not None and 0 < capped.sum() < sum(1 for c in chunks if "import" in c.text(view.text))
+    spent = sum(code.cost(c.tokens, *lines(c.start, c.end)) for i, c in enumerate(chunks) if capped[i])
+    assert spent <= budget // 4, "a quarter of the budget, line numbers counted"
     assert import_lines(text, "python") == {2, 3}
     assert import_lines('#include <stdio.h>\n#include "shard.h"\nint x;\n', "c") == {1, 2}
     assert import_lines('package m\n\nimport (\n\t"fmt"\n)\n', "go") == {3, 4, 5}
     assert import_lines("use std::fs;\nfn main() {}\n", "rust") == {1}
     assert import_lines('import { a } from "./a";\nconst b = 1;\n', "javascript") == {1}
     assert import_lines("x = 1\n", None) == frozenset()
+    assert import_lines("#ifndef SHARD_H\n#define SHARD_H\n#include <stdio.h>\n#endif\n", "c") == {3}, "guarded"
+    assert import_lines("package a\n\nimport x.Y\n\nclass A\n", "kotlin") >= {3}
+    assert import_lines("    x = 1\n    import os\n    return os.sep\n", "python") == frozenset(), "a read inside a def"

@@ -159,11 +159,11 @@ _REF_TOOL = re.compile(r"(mcp__[A-Za-z0-9_-]+?__)(?:filter_ref|fetch_ref)\b")
 
 def ref_tool_prefix(dialect: Dialect, body: Mapping[str, Any]) -> str:
     """How the client names ctxsieve's `fetch_ref` / `filter_ref` to its model (`mcp__ctxsieve__` when it runs
-    `ctxsieve mcp` as its server `ctxsieve`), from the start of the request: its tools, system prompt and first
-    turns, where clients list their tools, deferred ones included. "" when it offers them by their own names or
-    not at all."""
-    turns = dialect.turns(body) or []
-    start = json.dumps([body.get("tools"), body.get("system"), body.get("instructions"), turns[:4]],
+    `ctxsieve mcp` as its server `ctxsieve`), from the start of the request: its tools, system prompt and the turns
+    before the model's first, where clients list their tools, deferred ones included. "" when it offers them by
+    their own names or not at all."""
+    opening = list(_opening(dialect, dialect.turns(body) or []))
+    start = json.dumps([body.get("tools"), body.get("system"), body.get("instructions"), opening],
                        ensure_ascii=False, default=str)
     prefixes = sorted(set(_REF_TOOL.findall(start)))
     return prefixes[0] if prefixes else ""
@@ -242,10 +242,14 @@ def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
     return None
 
 
+_OPENING_ROLES = ("system", "developer", "user")
+
+
 def _opening(dialect: Dialect, turns: list[Any]) -> Iterator[Any]:
-    """The conversation's turns before the model's first: what the agent states before any work."""
+    """The conversation's turns before the model's first: what the agent states before any work (any item without
+    one of these roles, the model's reasoning or a call, ends it)."""
     for turn in turns:
-        if not isinstance(turn, dict) or turn.get("role") == "assistant" or dialect.recognizes(turn):
+        if not isinstance(turn, dict) or turn.get("role") not in _OPENING_ROLES or dialect.recognizes(turn):
             return
         yield turn
 
