@@ -292,3 +292,37 @@ def test_claude_codes_file_lists_come_ranked_through_the_proxy_too(tmp_path: Pat
     assert "(Showing 100 of 120 matching files" in seen["toolu_00"], "and its own note on a truncated Glob"
     assert seen["toolu_00"].endswith("\n[ctxsieve ordered these 100 files best first by repository repo's search for "
                                      "the request.]"), seen["toolu_00"][-300:]
+
+
+IMPORTS = ("import hashlib\nimport os\nfrom pathlib import Path\n\nfrom storage.codecs import decode_block, "
+           "encode_block\nfrom storage.errors import StorageError\n"
+           + "".join(f"from storage.layouts.v{n} import read_layout_v{n}, write_layout_v{n}\n" for n in range(8)))
+
+
+@pytest.mark.parametrize("kind", ["command", "proxy"])
+def test_a_whole_file_read_reaches_the_model_with_its_imports_and_the_definition_asked_about(tmp_path: Path,
+                                                                                           live_url: str,
+                                                                                           kind: str) -> None:
+    """Claude Code's Read of a whole 900-line module, the request about its last definition (the second half's
+    definitions match its words too): the model is sent that definition and the module's imports (where a fix calling
+    other code adds one), each line with the file's own number, through the hook and through the proxy."""
+    steps = "".join(f"\n\ndef copy_shard_{i}(archive, shard):\n    \"\"\"Copy shard {i} into the archive"
+                    f"{', its digest checked' if i > 60 else ''}.\"\"\"\n    data = archive.read(shard + {i})\n"
+                    f"    archive.write(encode_block(data))\n    return len(data)\n" for i in range(130))
+    last = ("\n\ndef verify_digest(archive, shard):\n    \"\"\"Raise when the shard's digest differs.\"\"\"\n"
+            "    digest = hashlib.sha256(archive.read(shard)).hexdigest()\n    if digest != archive.digest(shard):\n"
+            "        raise StorageError(f'digest mismatch on shard {shard}')\n")
+    source = tmp_path / "work" / "shard_ops.py"
+    source.parent.mkdir()
+    source.write_text(IMPORTS + steps + last)
+    settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("command", live_url)]}]}}
+    model = claude([("Read", {"file_path": str(source)})], "verify_digest raises a digest mismatch for good shards",
+                   "Read", source.parent, tmp_path, live_url, kind, settings)
+    shown = tool_results(model.requests)["toolu_00"]
+    lines = source.read_text().split("\n")
+    checked, wrong = false_numbers(shown, lines)
+    assert checked >= 20 and not wrong, f"{len(wrong)} of {checked} shown lines carry a false number: {wrong[:3]}"
+    assert len(shown) < len(source.read_text()) / 2, "cut"
+    for number in (1, 2, 3, 6, 931):  # the imports and the line the request is about, at their own numbers
+        line = re.escape(lines[number - 1])
+        assert re.search(rf"^(?:\d+\t{number}│|{number}\t){line}$", shown, re.M), (number, shown[:600])
