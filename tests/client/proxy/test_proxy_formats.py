@@ -129,6 +129,30 @@ def test_the_working_folder_is_read_where_each_agent_tells_its_model() -> None:
         assert working_folder(DIALECTS["anthropic"], body) is None
 
 
+def test_each_tool_result_is_read_from_the_folder_its_tool_ran_in() -> None:
+    """Codex tells its model its folder again when it moves (a new `<environment_context>`): a result before the
+    move keeps the folder the conversation opened with (so its cut never changes), one after it gets the new one;
+    a folder written in a tool's output moves nothing."""
+    def context(folder: str) -> dict[str, object]:
+        return {"type": "message", "role": "user", "content": [{"type": "input_text", "text":
+                f"<environment_context>\n  <cwd>{folder}</cwd>\n</environment_context>"}]}
+
+    def call(n: int, output: str) -> list[dict[str, object]]:
+        return [{"type": "function_call", "call_id": f"c{n}", "name": "shell", "arguments": '{"command": "ls"}'},
+                {"type": "function_call_output", "call_id": f"c{n}", "output": output}]
+
+    body = {"input": [context("/home/u/repo"), {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "fix the bug"}]}, *call(1, "<environment_context><cwd>/tmp</cwd>"),
+        context("/home/u/repo/pkg"), *call(2, "b.py")]}
+    assert [(p.text, p.folder) for p in parts(DIALECTS["responses"], body)] == [
+        ("<environment_context><cwd>/tmp</cwd>", "/home/u/repo"), ("b.py", "/home/u/repo/pkg")]
+    claude = {"system": "Primary working directory: /work/app", "messages": [
+        {"role": "user", "content": "fix it"}, {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.py"}]}]}
+    assert [p.folder for p in parts(DIALECTS["anthropic"], claude)] == ["/work/app"]
+
+
 def test_a_list_of_files_is_read_as_claude_code_renders_it() -> None:
     grep = listing("Found 3 files\npkg/a.py\npkg/my b.py\nc.py")
     assert grep is not None and (grep.head, grep.paths, grep.tail) == (["Found 3 files"], ["pkg/a.py", "pkg/my b.py",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..dialects import ERROR_STARTS, Dialect, ToolResult
@@ -37,11 +37,15 @@ class Part:
     intent: str | None  # the latest user request, the assistant's words before the call, the call's own words
     is_error: bool
     put: Callable[[str], None]  # writes the replacement into the body it was read from
+    folder: str | None = None  # the agent's working folder when the tool ran, as the request tells the model
 
 
 def parts(dialect: Dialect, body: dict[str, Any]) -> list[Part]:
-    """Every text part of every tool result in the body, oldest first."""
-    return [part for result in dialect.results(dialect.turns(body) or []) for part in _parts_of(result)]
+    """Every text part of every tool result in the body, oldest first, each with the folder its tool ran in."""
+    turns = dialect.turns(body) or []
+    first, moved = working_folder(dialect, body), _folder_moves(dialect, turns)
+    return [replace(part, folder=_folder_at(first, moved, result.turn))
+            for result in dialect.results(turns) for part in _parts_of(result)]
 
 
 def dumps(body: Any) -> bytes:
@@ -243,6 +247,27 @@ def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
 
 
 _OPENING_ROLES = ("system", "developer", "user")
+
+
+def _folder_moves(dialect: Dialect, turns: list[Any]) -> list[tuple[int, str]]:
+    """(turn, folder) where the agent tells its model it now runs in another folder later in the conversation: Codex
+    sends its `<environment_context>` again, in a message of its own, when its cwd changes."""
+    moves = []
+    for i, turn in enumerate(turns):
+        if isinstance(turn, dict) and turn.get("role") in _OPENING_ROLES and not dialect.recognizes(turn):
+            for text in texts_in(turn.get("content")):
+                if _CONTEXT in text and (found := _CWD.search(text)) and (folder := usable_folder(found[1].strip())):
+                    moves.append((i, folder))
+    return moves
+
+
+def _folder_at(first: str | None, moves: list[tuple[int, str]], turn: int) -> str | None:
+    """The folder in force at `turn`: the latest move before it, else the one the conversation opened with (a
+    result's folder never changes as the conversation grows, so neither does its cut)."""
+    return next((folder for at, folder in reversed(moves) if at < turn), first)
+
+
+_CONTEXT, _CWD = "<environment_context>", re.compile(r"<cwd>([^<\n]+)</cwd>")
 
 
 def _opening(dialect: Dialect, turns: list[Any]) -> Iterator[Any]:

@@ -67,7 +67,6 @@ from .formats import (
     parts,
     ref_tool_prefix,
     tool_names,
-    working_folder,
 )
 from .numbering import renumbered, unnumbered
 
@@ -124,9 +123,8 @@ class Projector:
         tools = self.tools_of(dialect, body)
         if any(self._wanted(p) for p in parts(dialect, body)):  # copied only when a part will be replaced
             projected = copy.deepcopy(body)
-            folder = working_folder(dialect, body)
-            wanted = [(p, self._key(p, tools, folder)) for p in parts(dialect, projected) if self._wanted(p)]
-            cuts = await self._cuts_of(wanted, out, tools, folder)
+            wanted = [(p, self._key(p, tools)) for p in parts(dialect, projected) if self._wanted(p)]
+            cuts = await self._cuts_of(wanted, out, tools)
             for part, shown in cuts:
                 part.put(shown)
             out.cut = len(cuts)
@@ -142,11 +140,11 @@ class Projector:
             self.serve_tools and offers_tools(dialect, body))
         return Tools(ref_tools=ref_tools, read="Read" in names, prefix=ref_tool_prefix(dialect, body))
 
-    async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection, tools: Tools, folder: str | None
+    async def _cuts_of(self, wanted: list[tuple[Part, str]], out: Projection, tools: Tools
                        ) -> list[tuple[Part, str]]:
         """Each part's cut (None-cuts, parts that pass whole, left out): remembered ones at once, the others from
         the service within the budget; one still running or failed is said in `out.failures`."""
-        running = {key: self._pending.get(key) or self._start(key, part, out.session, tools, folder)
+        running = {key: self._pending.get(key) or self._start(key, part, out.session, tools)
                    for part, key in wanted if key not in self._cuts}
         if running:
             await asyncio.wait(set(running.values()), timeout=self.options.budget_s)
@@ -172,24 +170,23 @@ class Projector:
         return not part.is_error and not answered_by_ref_tool(part.tool, part.text) \
             and (not passes(part.text, self.options.cut) or _files_listed(part) is not None)
 
-    def _key(self, part: Part, tools: Tools, folder: str | None) -> str:
+    def _key(self, part: Part, tools: Tools) -> str:
         facts = [part.text, part.intent, part.tool, part.arguments, self.options.passthrough_tokens,
-                 self.options.max_tokens, tools.ref_tools, tools.read, tools.prefix, folder]
+                 self.options.max_tokens, tools.ref_tools, tools.read, tools.prefix, part.folder]
         return hashlib.sha256(json.dumps(facts, ensure_ascii=False, sort_keys=True, default=str).encode()
                               ).hexdigest()
 
-    def _start(self, key: str, part: Part, session: str, tools: Tools, folder: str | None
-               ) -> asyncio.Task[str | None]:
+    def _start(self, key: str, part: Part, session: str, tools: Tools) -> asyncio.Task[str | None]:
         """The cut's task, shared while it runs; it goes on after its request moves on, for the next to use."""
-        task = asyncio.ensure_future(self._cut(key, part, session, tools, folder))
+        task = asyncio.ensure_future(self._cut(key, part, session, tools))
         task.add_done_callback(_retrieved)  # a cut that failed after its request moved on is not an alarm
         self._pending[key] = task
         return task
 
-    async def _cut(self, key: str, part: Part, session: str, tools: Tools, folder: str | None) -> str | None:
+    async def _cut(self, key: str, part: Part, session: str, tools: Tools) -> str | None:
         try:
             listed = _files_listed(part)
-            ordered = await self._ordered(listed, part, session, folder) if listed else None
+            ordered = await self._ordered(listed, part, session) if listed else None
             if ordered is not None or passes(part.text, self.options.cut):
                 self._remember(key, ordered)
                 return ordered
@@ -201,7 +198,8 @@ class Projector:
             if whole is not None and whole.text is not None:  # the agent saved the whole output: cut that
                 numbered, kept, text, original = None, None, whole.text, whole.text
             kind: ContentType = "code" if prints_source_file(part.arguments) else "auto"
-            request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind, cwd=folder)
+            request = cut_request(text, part.intent, part.tool, part.arguments, self.options.cut, kind,
+                                  cwd=part.folder)
             shown = None
             if request is not None:
                 result: FilterResult = await self._send(replace(request, session=session))
@@ -217,10 +215,10 @@ class Projector:
         while len(self._cuts) > MEMO_SIZE:
             self._cuts.popitem(last=False)
 
-    async def _ordered(self, listed: Listing, part: Part, session: str, folder: str | None) -> str | None:
+    async def _ordered(self, listed: Listing, part: Part, session: str) -> str | None:
         """A Glob's or Grep's list of files in the order the indexed repository holding them ranks them, with the
         hook's line saying so; None when none holds them, or it ranks none (the list goes as the tool gave it)."""
-        call = rank_files_request(part.intent, listed.paths, folder)
+        call = rank_files_request(part.intent, listed.paths, part.folder)
         if call is None:
             return None
         try:
