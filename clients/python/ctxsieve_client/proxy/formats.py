@@ -42,10 +42,9 @@ class Part:
 
 def parts(dialect: Dialect, body: dict[str, Any]) -> list[Part]:
     """Every text part of every tool result in the body, oldest first, each with the folder its tool ran in."""
-    turns = dialect.turns(body) or []
-    first, moved = working_folder(dialect, body), _folder_moves(dialect, turns)
-    return [replace(part, folder=_folder_at(first, moved, result.turn))
-            for result in dialect.results(turns) for part in _parts_of(result)]
+    stated = folders_stated(dialect, body)
+    return [replace(part, folder=_folder_at(stated, result.turn))
+            for result in dialect.results(dialect.turns(body) or []) for part in _parts_of(result)]
 
 
 def dumps(body: Any) -> bytes:
@@ -235,46 +234,50 @@ _FOLDER = re.compile(r"Primary working directory: ([^\n]+?)(?: \(was [^\n]*\))?$
 
 
 def working_folder(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
-    """The agent's working folder as the request tells the model (a grep's relative paths are read from it), if it
-    does: in the system prompt or the turns before the model's first (Codex 0.169 sends its `<environment_context>`
-    after up to five developer messages), so every request of a conversation names the same."""
-    for text in texts_in([dialect.system(body), *_opening(dialect, dialect.turns(body) or [])]):
-        for found in _FOLDER.finditer(text):
-            folder = usable_folder((found.group(1) or found.group(2)).strip())
-            if folder is not None:  # (a line that names no absolute folder, in a user's file say, is passed over)
-                return folder
-    return None
+    """The folder the request first tells its model the agent runs in (a grep's relative paths are read from it)."""
+    stated = folders_stated(dialect, body)
+    return stated[0][1] if stated else None
+
+
+def folders_stated(dialect: Dialect, body: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """(turn, folder) wherever the request tells its model the folder the agent runs in, oldest first: the system
+    prompt (turn -1) and the turns before the model's first (Codex 0.169 sends its `<environment_context>` after up
+    to five developer messages), then each `<environment_context>` Codex sends again when its cwd moves. A line
+    naming no absolute folder (in a user's file, say) is passed over."""
+    turns = dialect.turns(body) or []
+    opening = sum(1 for _ in _opening(dialect, turns))
+    stated = []
+    for turn, value in [(-1, dialect.system(body)), *enumerate(turns)]:
+        if turn >= opening and not _agents_own(dialect, value):
+            continue
+        texts = [text for text in texts_in(value) if turn < opening or _CONTEXT in text]
+        folder = next((f for text in texts for m in _FOLDER.finditer(text)
+                       if (f := usable_folder((m.group(1) or m.group(2)).strip())) is not None), None)
+        if folder is not None:
+            stated.append((turn, folder))
+    return stated
+
+
+def _folder_at(stated: list[tuple[int, str]], turn: int) -> str | None:
+    """The folder in force at `turn`: the latest stated before it (a result's folder never changes as the
+    conversation grows, so neither does its cut)."""
+    return next((folder for at, folder in reversed(stated) if at < turn), None)
 
 
 _OPENING_ROLES = ("system", "developer", "user")
+_CONTEXT = "<environment_context>"
 
 
-def _folder_moves(dialect: Dialect, turns: list[Any]) -> list[tuple[int, str]]:
-    """(turn, folder) where the agent tells its model it now runs in another folder later in the conversation: Codex
-    sends its `<environment_context>` again, in a message of its own, when its cwd changes."""
-    moves = []
-    for i, turn in enumerate(turns):
-        if isinstance(turn, dict) and turn.get("role") in _OPENING_ROLES and not dialect.recognizes(turn):
-            for text in texts_in(turn.get("content")):
-                if _CONTEXT in text and (found := _CWD.search(text)) and (folder := usable_folder(found[1].strip())):
-                    moves.append((i, folder))
-    return moves
-
-
-def _folder_at(first: str | None, moves: list[tuple[int, str]], turn: int) -> str | None:
-    """The folder in force at `turn`: the latest move before it, else the one the conversation opened with (a
-    result's folder never changes as the conversation grows, so neither does its cut)."""
-    return next((folder for at, folder in reversed(moves) if at < turn), first)
-
-
-_CONTEXT, _CWD = "<environment_context>", re.compile(r"<cwd>([^<\n]+)</cwd>")
+def _agents_own(dialect: Dialect, turn: Any) -> bool:
+    """A turn the agent (or its user) wrote, not the model and not a tool's result."""
+    return isinstance(turn, dict) and turn.get("role") in _OPENING_ROLES and not dialect.recognizes(turn)
 
 
 def _opening(dialect: Dialect, turns: list[Any]) -> Iterator[Any]:
     """The conversation's turns before the model's first: what the agent states before any work (any item without
     one of these roles, the model's reasoning or a call, ends it)."""
     for turn in turns:
-        if not isinstance(turn, dict) or turn.get("role") not in _OPENING_ROLES or dialect.recognizes(turn):
+        if not _agents_own(dialect, turn):
             return
         yield turn
 
