@@ -60,6 +60,11 @@ _GUESSES = (("python", re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\w
             ("javascript", re.compile(r"^[ \t]*(?:export[ \t]+)?(?:async[ \t]+)?function\b", re.M)))
 
 
+def language_in(path: str | None, text: str) -> str | None:
+    """The grammar of a file's text: its path's, else the one its text shows (`guess_language`)."""
+    return language_of(path) or guess_language(text)
+
+
 def guess_language(text: str) -> str | None:
     """Code sent without a file name: the grammar whose definitions it shows most of (at least two)."""
     head = text[:50_000]
@@ -284,7 +289,7 @@ class Code(ByLines):
         at its statements (its language from the file the call named, else guessed from the text)."""
         del title, leaves
         text = view[start:end]
-        language = language_of(how.path) or guess_language(text)
+        language = language_in(how.path, text)
         return line_chunks(text, start, code_spans(text, language), how.tokenizer, how.line_target)
 
     def budget(self, view: str, view_tokens: int) -> int | None:
@@ -299,13 +304,13 @@ class Code(ByLines):
                    budget: int | None) -> np.ndarray | None:
         longest = budget // WHOLE_SHARE if budget else None
         named = _named(query, chunks, path, line_span, longest)
-        imports = _import_chunks(view, chunks, language_of(path) or guess_language(view), line_span, budget, self.cost)
+        imports = _import_chunks(view, chunks, language_in(path, view), line_span, budget, self.cost)
         if imports is None:
             return named
         return imports if named is None else np.maximum(named, imports)
 
     def map_lines(self, view: str, path: str | None) -> list[int]:
-        return header_lines(view, language_of(path) or guess_language(view))
+        return header_lines(view, language_in(path, view))
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
                 line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray:

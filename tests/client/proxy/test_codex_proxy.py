@@ -121,6 +121,13 @@ def placeholder_of(shown: str) -> str:
     return shown.rstrip().rsplit("\n", 1)[-1]
 
 
+def ran_in(service: str, shown: str) -> Path | None:
+    """The folder the service stored for the output whose cut is `shown` (its placeholder's ref): where the proxy
+    read that the agent ran the tool."""
+    stored = Client(service).fetch_ref(placeholder_of(shown).split(":", 1)[0].removeprefix("[ctxsieve ")).source
+    return Path(stored.cwd).resolve() if stored is not None and stored.cwd else None
+
+
 @pytest.mark.parametrize(("model", "call", "placed"), [
     ("gpt-6.1-sol", ("exec", RUN.format("big.py", "r")), False),
     ("gpt-6.1-sol", ("exec", RUN.format("big.py", "r.output")), True),
@@ -142,9 +149,7 @@ def test_a_file_codex_cut_first_is_shown_with_only_true_line_numbers(stub_url: s
     assert line.startswith("[ctxsieve src_") and "Codex cut this output before ctxsieve saw it" in line
     assert "fetch_ref" not in shown and "filter_ref" not in shown, "Codex offers its model no ctxsieve tool"
     assert "sed -n 'A,Bp' big.py" in line
-    stored = Client(stub_url).fetch_ref(line.split(":", 1)[0].removeprefix("[ctxsieve ")).source
-    assert stored is not None and stored.cwd is not None, "the folder Codex runs in, read from its request"
-    assert Path(stored.cwd).resolve() == tmp_path.resolve()
+    assert ran_in(stub_url, shown) == tmp_path.resolve(), "the folder Codex runs in, read from its request"
     total = len(source.split("\n"))
     if placed:
         assert max(numbers) > total - 500 and "on both sides of the cut" in line, "the kept tail, placed"
@@ -253,6 +258,6 @@ def test_codexs_grep_over_an_indexed_repository_reaches_the_file_the_request_is_
                                   home=tmp_path / "home")
         shown = shown_output(api.outputs(api.requests[-1])[0])
         assert "ctxsieve src_" in shown and len(shown) < 12_000, "the output was cut"
-        stored = Client(url).fetch_ref(placeholder_of(shown).split(":", 1)[0].removeprefix("[ctxsieve ")).source
-    assert stored is not None and stored.cwd is not None and Path(stored.cwd).resolve() == (root / "pkg").resolve()
+        folder = ran_in(url, shown)
+    assert folder == (root / "pkg").resolve()
     assert "\n./mod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in shown, shown[:1500]

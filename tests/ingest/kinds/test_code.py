@@ -113,17 +113,23 @@ def test_code_splits_at_definitions(tokenizer) -> None:
     assert "def alpha():" in starts and "def beta():" in starts and "class Gamma:" in starts
 
 
-def test_a_named_definition_and_a_frame_into_this_file_come_first(tokenizer) -> None:
-    from ctxsieve.ingest.kinds import kind_named
-
-    text = ("def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\n"
-            "class Gamma:\n    def delta(self):\n        pass\n")
-    view, chunks = chunks_of(text, tokenizer, "code", target=16)
+def spans_of(text: str, tokenizer, target: int):  # type: ignore[no-untyped-def]
+    """A code view, its chunks, and each chunk's 1-based lines (the `line_span` the sieve hands a kind)."""
+    view, chunks = chunks_of(text, tokenizer, "code", target=target)
     index = LineIndex(view.text)
 
     def lines(start: int, end: int) -> tuple[int, int]:
         return index.line_of(start), index.line_of(max(start, end - 1))
 
+    return view, chunks, lines
+
+
+def test_a_named_definition_and_a_frame_into_this_file_come_first(tokenizer) -> None:
+    from ctxsieve.ingest.kinds import kind_named
+
+    text = ("def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\n"
+            "class Gamma:\n    def delta(self):\n        pass\n")
+    view, chunks, lines = spans_of(text, tokenizer, 16)
     code = kind_named("code")
     first = code.priorities("`beta` fails; see Gamma.delta", view.text, chunks, "pkg/mod.py", lines, None)
     assert first is not None
@@ -141,12 +147,7 @@ def test_a_long_definition_the_request_only_mentions_goes_first_by_its_header(to
 
     body = "".join(f"    step_{i} = settings.get('option_{i}')\n" for i in range(120))
     text = f"def latex(expr, **settings):\n{body}    return expr\n\n\ndef helper():\n    return 1\n"
-    view, chunks = chunks_of(text, tokenizer, "code", target=256)
-    index = LineIndex(view.text)
-
-    def lines(start: int, end: int) -> tuple[int, int]:
-        return index.line_of(start), index.line_of(max(start, end - 1))
-
+    view, chunks, lines = spans_of(text, tokenizer, 256)
     latex = [i for i, c in enumerate(chunks) if c.context == "def latex"]
     assert len(latex) > 2, "a long definition is cut between its statements"
     code = kind_named("code")
@@ -164,12 +165,7 @@ def test_the_modules_imports_go_first_within_a_quarter_of_the_budget(tokenizer) 
 
     text = ('"""Shards."""\nimport os\nfrom pathlib import Path\n\nLIMIT = 3\n\n\n'
             "def copy(shard):\n    import shutil\n    return shutil.copy(shard, Path(os.sep))\n")
-    view, chunks = chunks_of(text, tokenizer, "code", target=12)
-    index = LineIndex(view.text)
-
-    def lines(start: int, end: int) -> tuple[int, int]:
-        return index.line_of(start), index.line_of(max(start, end - 1))
-
+    view, chunks, lines = spans_of(text, tokenizer, 12)
     code = kind_named("code")
     first = code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, 2_000)
     assert first is not None
@@ -178,14 +174,16 @@ def test_the_modules_imports_go_first_within_a_quarter_of_the_budget(tokenizer) 
     assert "from pathlib import Path" in "\n".join(put_first)
     assert code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, 8) is None, "no room"
     many = "".join(f"from shards.part_{i} import copy_{i}\n" for i in range(40)) + "\n\ndef copy(shard):\n    pass\n"
-    view, chunks = chunks_of(many, tokenizer, "code", target=40)
-    index = LineIndex(view.text)
+    view, chunks, lines = spans_of(many, tokenizer, 40)
     budget = 400
     capped = code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, budget)
     assert capped is not None and 0 < capped.sum() < sum(1 for c in chunks if "import" in c.text(view.text))
     spent = sum(code.cost(c.tokens, *lines(c.start, c.end)) for i, c in enumerate(chunks) if capped[i])
     assert spent <= budget // 4, "a quarter of the budget, line numbers counted"
-    assert import_lines(text, "python") == {2, 3}
+
+
+def test_the_imports_are_read_by_each_languages_grammar() -> None:
+    assert import_lines('"""Shards."""\nimport os\nfrom pathlib import Path\n\nLIMIT = 3\n', "python") == {2, 3}
     assert import_lines('#include <stdio.h>\n#include "shard.h"\nint x;\n', "c") == {1, 2}
     assert import_lines('package m\n\nimport (\n\t"fmt"\n)\n', "go") == {3, 4, 5}
     assert import_lines("use std::fs;\nfn main() {}\n", "rust") == {1}
