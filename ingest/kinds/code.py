@@ -303,11 +303,11 @@ class Code(ByLines):
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None) -> np.ndarray | None:
         longest = budget // WHOLE_SHARE if budget else None
-        named = _named(query, chunks, path, line_span, longest)
-        imports = _import_chunks(view, chunks, language_in(path, view), line_span, budget, self.cost)
-        if imports is None:
-            return named
-        return imports if named is None else np.maximum(named, imports)
+        found = [boost for boost in (_named(query, chunks, path, line_span, longest),
+                                     _import_chunks(view, chunks, language_in(path, view), line_span, budget,
+                                                    self.cost),
+                                     _end_chunk(chunks, line_span, longest, self.cost)) if boost is not None]
+        return np.maximum.reduce(found) if found else None
 
     def map_lines(self, view: str, path: str | None) -> list[int]:
         return header_lines(view, language_in(path, view))
@@ -341,6 +341,21 @@ def _import_chunks(view: str, chunks: Sequence[Chunk], language: str | None, lin
             break
         boost[i], room = 1.0, room - shown
     return boost if boost.any() else None
+
+
+def _end_chunk(chunks: Sequence[Chunk], line_span: LineSpanOf, longest: int | None,
+               cost: Callable[[int, int, int], int]) -> np.ndarray | None:
+    """1 for the file's last chunk when it takes at most `longest` tokens as shown: a new definition is added at
+    the end of a module, and an edit there needs the file's last lines (python -m bench.code, bench/README.md:
+    "The file's end")."""
+    if not chunks or longest is None:
+        return None
+    first, last = line_span(chunks[-1].start, chunks[-1].end)
+    if cost(chunks[-1].tokens, first, last) > longest:
+        return None
+    boost = np.zeros(len(chunks))
+    boost[-1] = 1.0
+    return boost
 
 
 def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf, longest: int | None

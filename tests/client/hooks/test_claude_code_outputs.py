@@ -303,18 +303,21 @@ IMPORTS = ("import hashlib\nimport os\nfrom pathlib import Path\n\nfrom storage.
 def test_a_whole_file_read_reaches_the_model_with_its_imports_and_the_definition_asked_about(tmp_path: Path,
                                                                                            live_url: str,
                                                                                            kind: str) -> None:
-    """Claude Code's Read of a whole 900-line module, the request about its last definition (the second half's
-    definitions match its words too): the model is sent that definition and the module's imports (where a fix calling
-    other code adds one), each line with the file's own number, through the hook and through the proxy."""
-    steps = "".join(f"\n\ndef copy_shard_{i}(archive, shard):\n    \"\"\"Copy shard {i} into the archive"
-                    f"{', its digest checked' if i > 60 else ''}.\"\"\"\n    data = archive.read(shard + {i})\n"
-                    f"    archive.write(encode_block(data))\n    return len(data)\n" for i in range(130))
-    last = ("\n\ndef verify_digest(archive, shard):\n    \"\"\"Raise when the shard's digest differs.\"\"\"\n"
-            "    digest = hashlib.sha256(archive.read(shard)).hexdigest()\n    if digest != archive.digest(shard):\n"
-            "        raise StorageError(f'digest mismatch on shard {shard}')\n")
+    """Claude Code's Read of a whole 1,000-line module, the request about a definition 30 from the end (every other
+    definition calls a digest check too): the model is sent that definition, the module's imports (where a fix
+    calling other code adds one) and the file's end (where a new definition goes), each line with the file's own
+    number, through the hook and through the proxy."""
+    steps = ["".join(f"\n\ndef copy_shard_{i}(archive, shard):\n    \"\"\"Copy shard {i} into the archive"
+                     f".\"\"\"\n    data = archive.read(shard + {i})\n    check_digest_mismatch(data, shard)\n"
+                     f"    archive.write(encode_block(data))\n    return len(data)\n" for i in part)
+             for part in (range(100), range(100, 130))]
+    asked = ("\n\ndef verify_digest(archive, shard):\n    \"\"\"Raise when the shard's digest differs.\"\"\"\n"
+             "    digest = hashlib.sha256(archive.read(shard)).hexdigest()\n    if digest != archive.digest(shard):\n"
+             "        raise StorageError(f'digest mismatch on shard {shard}')\n")
+    end = "\n\ndef block_count(archive):\n    return len(archive.blocks())\n"
     source = tmp_path / "work" / "shard_ops.py"
     source.parent.mkdir()
-    source.write_text(IMPORTS + steps + last)
+    source.write_text(IMPORTS + steps[0] + asked + steps[1] + end)
     settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("command", live_url)]}]}}
     model = claude([("Read", {"file_path": str(source)})], "verify_digest raises a digest mismatch for good shards",
                    "Read", source.parent, tmp_path, live_url, kind, settings)
@@ -323,6 +326,7 @@ def test_a_whole_file_read_reaches_the_model_with_its_imports_and_the_definition
     checked, wrong = false_numbers(shown, lines)
     assert checked >= 20 and not wrong, f"{len(wrong)} of {checked} shown lines carry a false number: {wrong[:3]}"
     assert len(shown) < len(source.read_text()) / 2, "cut"
-    for number in (1, 2, 3, 6, 931):  # the imports and the line the request is about, at their own numbers
+    raised = next(n for n, line in enumerate(lines, 1) if "raise StorageError" in line)
+    for number in (1, 2, 3, 6, raised, len(lines) - 2, len(lines) - 1):  # the imports, the line asked about, the end
         line = re.escape(lines[number - 1])
         assert re.search(rf"^(?:\d+\t{number}│|{number}\t){line}$", shown, re.M), (number, shown[:600])

@@ -178,8 +178,26 @@ def test_the_modules_imports_go_first_within_a_quarter_of_the_budget(tokenizer) 
     budget = 400
     capped = code.priorities("the copy is slow", view.text, chunks, "pkg/shards.py", lines, budget)
     assert capped is not None and 0 < capped.sum() < sum(1 for c in chunks if "import" in c.text(view.text))
-    spent = sum(code.cost(c.tokens, *lines(c.start, c.end)) for i, c in enumerate(chunks) if capped[i])
-    assert spent <= budget // 4, "a quarter of the budget, line numbers counted"
+    imports = [i for i, c in enumerate(chunks) if capped[i] and "import" in c.text(view.text)]
+    spent = sum(code.cost(chunks[i].tokens, *lines(chunks[i].start, chunks[i].end)) for i in imports)
+    assert imports and spent <= budget // 4, "a quarter of the budget, line numbers counted"
+
+
+def test_the_files_last_chunk_goes_first_when_it_is_short(tokenizer) -> None:
+    """A new definition is added at a module's end, and an edit there needs the file's last lines: its last chunk
+    goes first when it takes at most an eighth of the budget as shown (a long one competes on the request's words)."""
+    from ctxsieve.ingest.kinds import kind_named
+
+    steps = "".join(f"def step_{i}(shard):\n    return shard.copy({i})\n\n\n" for i in range(20))
+    text = steps + "def last_step(shard):\n    return shard\n"
+    view, chunks, lines = spans_of(text, tokenizer, 16)
+    code = kind_named("code")
+    first = code.priorities("add a retry to the copy", view.text, chunks, "pkg/shards.py", lines, 800)
+    assert first is not None and first[-1] == 1.0 and not first[:-1].any()
+    assert "def last_step" in chunks[-1].text(view.text)
+    tight = code.priorities("add a retry to the copy", view.text, chunks, "pkg/shards.py", lines, 40)
+    assert tight is None, "over an eighth of the budget: no place ahead"
+    assert code.priorities("add a retry to the copy", view.text, chunks, "pkg/shards.py", lines, None) is None
 
 
 def test_the_imports_are_read_by_each_languages_grammar() -> None:
