@@ -9,7 +9,8 @@ view, indentation included, so a snippet can be pasted into an edit as it is. A 
 
 A request puts first the definitions it names as code (`_named`: a name in backticks, a call, a dotted path) and
 those a traceback frame of this file points into; the module's imports go first too, within a quarter of the budget
-(`_import_chunks`: a fix that calls other code adds an import, and the edit needs their exact lines). Where the
+(`_import_chunks`: a fix that calls other code adds an import, and the edit needs their exact lines), and the file's
+last chunk when it is short (`_end_chunk`: a new definition is added at a module's end). Where the
 caller sets the budget, a twentieth of it goes to a map of the file's other definitions (their `def`/`class` lines
 with their numbers). Each shown line is counted with its number (`cost`), as the hooks show it.
 """
@@ -116,14 +117,24 @@ _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_impor
                       "import_list", "use_declaration", "using_declaration", "preproc_include", "using_directive",
                       "namespace_use_declaration"})
 _GUARDS = frozenset({"preproc_ifdef", "preproc_if", "preproc_ifndef"})
+# where an import is a call (Ruby's `require 'json'`, Lua's `local json = require("json")`, CommonJS's
+# `const { a } = require('./a')`): a top-level statement that is one, or declares names bound to one
+_CALLS = frozenset({"call", "expression_statement", "variable_declaration", "lexical_declaration"})
+_REQUIRE = re.compile(rb"(?:(?:local|const|let|var)\s+[\w${}\s,:]+=\s*)?require(?:_relative)?\b\s*[('\"]")
 
 
 def _imports_in(root: Any) -> Iterator[Any]:
     for node in root.children:
         if node.type in _GUARDS:
-            yield from (child for child in node.children if child.type in _IMPORTS and child.start_point[1] == 0)
-        elif node.type in _IMPORTS and node.start_point[1] == 0:
+            yield from (child for child in node.children if _imports(child))
+        elif _imports(node):
             yield node
+
+
+def _imports(node: Any) -> bool:
+    if node.start_point[1] != 0:
+        return False
+    return node.type in _IMPORTS or (node.type in _CALLS and _REQUIRE.match(node.text[:300]) is not None)
 
 
 def _last_row(node: Any) -> int:

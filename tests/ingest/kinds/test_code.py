@@ -210,3 +210,15 @@ def test_the_imports_are_read_by_each_languages_grammar() -> None:
     assert import_lines("#ifndef SHARD_H\n#define SHARD_H\n#include <stdio.h>\n#endif\n", "c") == {3}, "guarded"
     assert import_lines("package a\n\nimport x.Y\n\nclass A\n", "kotlin") >= {3}
     assert import_lines("    x = 1\n    import os\n    return os.sep\n", "python") == frozenset(), "a read inside a def"
+
+
+def test_imports_that_are_calls_count_too() -> None:
+    """Ruby's `require`, Lua's and CommonJS's `require(...)` bound to names: top-level statements only, and only a
+    call to `require` itself."""
+    assert import_lines("require 'json'\nrequire_relative 'lib/shard'\n\nclass A\n  require 'x'\nend\n",
+                        "ruby") == {1, 2}
+    assert import_lines('local json = require("json")\nlocal shard = require "shard"\nlocal n = 1\n', "lua") == {1, 2}
+    js = ("const fs = require('fs');\nconst {\n  copy,\n  move,\n} = require('./shard');\nrequire('dotenv').config();\n"
+          "const required = requireShard('x');\nfunction f() {\n  const os = require('os');\n}\n")
+    assert import_lines(js, "javascript") == {1, 2, 3, 4, 5, 6}
+    assert import_lines("gi.require_version('Gtk', '3.0')\nrequire_version = 1\n", "python") == frozenset()
