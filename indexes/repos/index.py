@@ -19,7 +19,7 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -44,7 +44,7 @@ __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
 
 log = logging.getLogger("ctxsieve")
 T = TypeVar("T")
-CATCH_UP_S = 10.0  # at most one sync in this time queued by reads that differ from a repository's index
+CATCH_UP_S = 10.0  # at most one sync in this time queued by reads and file lists that differ from a repository's index
 MIN_SPREAD = 0.1  # of the best score: a file's definitions closer than this are told apart in proportion only
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
@@ -238,6 +238,8 @@ class RepoIndex:
         if held is None:
             return None, {}
         repo, named = held
+        if self._edited_since(repo, named.values()):
+            self._catch_up(tenant, repo)  # this list is ranked as last indexed, the next one as the files are now
         best: dict[str, float] = {}
         for hit in repo.memory.search(read_code_query(query), repo.memory.unit_count, within=set(named.values())):
             best[hit.unit.path] = max(best.get(hit.unit.path, 0.0), hit.score)
@@ -278,10 +280,25 @@ class RepoIndex:
         return [(u.start_line - first + 1, u.end_line - first + 1, (float(s) - low) / spread)
                 for u, s in zip(units, scores, strict=True)]
 
+    @staticmethod
+    def _edited_since(repo: _Repo, paths: Iterable[str]) -> bool:
+        """Whether any of a repository's `paths` has another size or mtime than when its last sync read it (a grep's
+        or a Glob's files, whose lines a cut cannot check against the index as a read's are): a stat per file."""
+        root = Path(repo.head.path)
+        for path in paths:
+            try:
+                info = os.stat(root / path)
+            except OSError:
+                return True  # deleted since
+            if repo.stats.get(path) != (info.st_mtime_ns, info.st_size):
+                return True
+        return False
+
     def _catch_up(self, tenant: str, repo: _Repo) -> None:
-        """A sync queued for a repository a read shows otherwise than indexed (an agent's edit), so its next read
-        is ranked again; none while one is queued or under way, nor more often than every CATCH_UP_S (a read that
-        never matches, a Read's cut long lines say, must not walk the repository at every call)."""
+        """A sync queued for a repository a read shows otherwise than indexed, or whose files a grep or a Glob lists
+        were changed since (an agent's edit), so its next cut is ranked again; none while one is queued or under way,
+        nor more often than every CATCH_UP_S (a read that never matches, a Read's cut long lines say, must not walk
+        the repository at every call)."""
         now = time.monotonic()
         with self._lock:
             if repo.running or repo.requested > repo.finished or now - repo.caught_up_at < CATCH_UP_S:

@@ -240,6 +240,37 @@ def test_a_list_of_files_is_ordered_by_the_repository_holding_them(repos: TestCl
         assert refused.status_code == 422 and refused.json()["error"]["type"] == "invalid_field", refused.text
 
 
+def test_a_list_of_files_edited_since_the_last_sync_brings_the_index_up_to_date(repos: TestClient, roots: Path
+                                                                                ) -> None:
+    """A grep's or a Glob's files are ranked as last indexed; one of them changed since (the agent moved the code the
+    request is about) queues a sync, after which the next list is ranked as the files are now. An unchanged list
+    queues none."""
+    root = roots / "moved"
+    grep_tree(root)
+    repos.put("/v1/repos/moved", json={"path": str(root)})
+    indexed(repos, "moved")
+    index = repos.app.state.engine.engine.repos
+    listed = [f"mod_{i:02}.py" for i in range(30)]
+
+    def first() -> str:
+        answer = repos.post("/v1/repos/rank-files", json={"query": GREP_REQUEST, "paths": listed,
+                                                           "base": str(root / "pkg")})
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["paths"][0])
+
+    synced = index._repos[("default", "moved")].requested
+    assert first() == "mod_17.py" and first() == "mod_17.py"
+    assert index._repos[("default", "moved")].requested == synced, "nothing changed: no sync"
+    about = (root / "pkg" / "mod_17.py").read_text()
+    code = about[about.index("\n\ndef backoff_delay"):]
+    (root / "pkg" / "mod_17.py").write_text(about.replace(code, "\n\ndef unrelated_17():\n    pass\n"))
+    (root / "pkg" / "mod_05.py").write_text((root / "pkg" / "mod_05.py").read_text() + code)
+    deadline = time.monotonic() + 60
+    while first() != "mod_05.py":
+        assert time.monotonic() < deadline, "the list's sync brought the index up to date"
+        time.sleep(0.1)
+
+
 LEDGER_REQUEST = "the ledger totals drift: each ledger line is off once a batch is reconciled"
 
 
