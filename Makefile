@@ -32,8 +32,10 @@ prepare: install
 	$(VENV)/bin/ctxsieve prepare
 
 # No `prepare` first: serve answers within seconds on a first start and prepares the rest in the background.
+# Your own service on loopback, as `ctxsieve service start` runs it: it may read your home folder (`ctxsieve index`,
+# search_code), unless CTXSIEVE_READ_ROOTS says otherwise.
 run: $(RUN_STAMP)
-	HF_HUB_OFFLINE=1 $(VENV)/bin/ctxsieve serve
+	CTXSIEVE_READ_ROOTS="$${CTXSIEVE_READ_ROOTS-$$HOME}" HF_HUB_OFFLINE=1 $(VENV)/bin/ctxsieve serve
 
 # mypy cannot follow the editable install's import hook, so it reads the packages through links named as installed.
 lint: install

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -25,11 +26,12 @@ if TYPE_CHECKING:
 
 PROGRESS_EVERY_S = 5.0
 SAMPLE_FILES = 40
+REPO_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")  # the API's: a name is a URL path segment
 
 
 def add_index_arguments(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("path", nargs="?", default=".", help="the repository or folder (default: the one around here)")
-    cmd.add_argument("--name", help="the repository's name (default: its folder's name)")
+    cmd.add_argument("path", nargs="?", help="the folder (default: the git repository around the current folder)")
+    cmd.add_argument("--name", help="the repository's name: letters, digits, '.', '_', '-' (default: its folder's)")
     cmd.add_argument("--url", help="the service (default: CTXSIEVE_URL, else the one install wired)")
     cmd.add_argument("--api-key", help="for --url when keys are configured (also CTXSIEVE_API_KEY)")
     cmd.add_argument("--dry-run", action="store_true", help="count the files and estimate; write nothing")
@@ -47,10 +49,18 @@ def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
 
 
 def index(args: argparse.Namespace) -> int:
-    from ctxsieve_client.code_search import repo_around
+    from ctxsieve_client.code_search import folder_name, repo_around
 
-    default, root = repo_around(Path(args.path))
+    if args.path is None:
+        default, root = repo_around(Path.cwd())
+    elif Path(args.path).is_dir():  # a folder named is indexed as it is, even inside a larger git repository
+        root = Path(args.path).resolve()
+        default = folder_name(root)
+    else:
+        return _refused(f"{args.path}: no such folder")
     name = args.name or default
+    if not REPO_NAME.fullmatch(name):
+        return _refused(f"--name {name!r}: a repository's name is 1 to 64 letters, digits, '.', '_' or '-'")
     if args.dry_run:
         return _dry_run(name, root)
     client = _client(args)
@@ -112,9 +122,10 @@ def _dry_run(name: str, root: Path) -> int:
     spent = time.perf_counter() - started
     sampled = sum((root / f).stat().st_size for f in sample) or 1
     scale = sum(sizes) / sampled
+    took = spent * scale
     _say(f"dry run: {root} as repository {name}: {len(files)} source files, {sum(sizes) / 1e6:.1f} MB; about "
-         f"{definitions * scale:.0f} definitions and {spent * scale:.0f} s to index them here (from {len(sample)} "
-         "files parsed now); nothing written")
+         f"{definitions * scale:.0f} definitions and {f'{took:.0f} s' if took >= 1 else 'under a second'} to index "
+         f"them here (from {len(sample)} files parsed now); nothing written")
     return 0
 
 
@@ -131,9 +142,15 @@ def client_url(args: argparse.Namespace) -> str:
 
 
 def _failed(exc: CtxsieveError | httpx.HTTPError, args: argparse.Namespace) -> int:
-    _say(f"ctxsieve at {client_url(args)}: {type(exc).__name__}: {exc}"
-         + ("; is the service running? `ctxsieve service start`" if "connect" in str(exc).lower() else ""))
+    sys.stderr.write(f"ctxsieve at {client_url(args)}: {exc}"
+                     + ("; is the service running? (`ctxsieve service start`, or `make run` in a clone)"
+                        if isinstance(exc, httpx.ConnectError) or "connect" in str(exc).lower() else "") + "\n")
     return 1
+
+
+def _refused(why: str) -> int:
+    sys.stderr.write(f"ctxsieve index: {why}\n")
+    return 2
 
 
 def _say(line: str) -> None:

@@ -91,8 +91,7 @@ class Preparation:
         self._closing = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ctxsieve-prepare", daemon=True)
 
-    def start(self) -> None:
-        log.info("preparing %s in the background (ctxsieve prepare, niced)", ", ".join(self.stages.pending))
+    def start(self) -> None:  # the ready line said what is prepared in the background: no line of its own
         self._thread.start()
 
     def _run(self) -> None:
@@ -114,7 +113,8 @@ class Preparation:
             log.error("background preparation: %s", self.stages.detail)
 
     def _step(self, line: str) -> None:
-        log.info("background: %s", line)
+        # `prepare`'s "ready on X" means made for X: this service loads it next, and says when it serves on it
+        log.info("background: %s", line.replace(DENSE_READY, "dense model: made for ", 1))
         if line.startswith(DENSE_READY) and "dense" in self.stages.pending:
             self._swap_dense()
         elif line.startswith(STATIC_READY) and "first_stage" in self.stages.pending:

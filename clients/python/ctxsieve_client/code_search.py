@@ -14,7 +14,7 @@ from typing import Any
 from .calls import Call, Requests
 from .models import CodeHit, CodeSearchResult
 
-__all__ = ["NOTE", "render_hits", "repo_around", "search_request"]
+__all__ = ["NOTE", "folder_name", "render_hits", "repo_around", "search_request"]
 
 NOTE = "[ctxsieve search_code: "  # the answer's closing line begins so (how a hook or proxy knows it)
 
@@ -24,7 +24,12 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 def repo_around(folder: Path) -> tuple[str, Path]:
     """The git repository around `folder` (else the folder itself), and its name: its folder's, made URL-safe."""
     root = _git_root(folder) or folder.resolve()
-    return _UNSAFE.sub("-", root.name).strip("-.")[:64] or "repo", root
+    return folder_name(root), root
+
+
+def folder_name(folder: Path) -> str:
+    """A folder's name as a repository's: URL-safe, at most 64 characters."""
+    return _UNSAFE.sub("-", folder.name).strip("-.")[:64] or "repo"
 
 
 def _git_root(folder: Path) -> Path | None:
@@ -39,7 +44,7 @@ def _git_root(folder: Path) -> Path | None:
 def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[CodeSearchResult]:
     """The call for `search_code(query, k, path, repo, max_tokens)`: the repository named, else the one around
     `folder` (the working folder), sent with its folder so that the service indexes it on first use."""
-    options: dict[str, Any] = {"k": args.get("k") or 10, "path": args.get("path"),
+    options: dict[str, Any] = {"k": 10 if args.get("k") is None else args["k"], "path": args.get("path"),
                                "max_tokens": args.get("max_tokens")}
     if args.get("repo"):
         return Requests.search_code(str(args["repo"]), str(args["query"]), **options)

@@ -1,0 +1,78 @@
+"""`ctxsieve index` and `ctxsieve search` as a user runs them, against the real app on loopback: a folder named is
+indexed as it is (not widened to the git repository around it), the definitions come back at their true lines, and
+bad input is a line on stderr saying what to do, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.client.code_repository import check_hit, definition, hits_of, make_repository
+from tests.conftest import make_settings, serve_on_loopback, stub_models
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    work = tmp_path_factory.mktemp("cli-work")
+    root = make_repository(work)
+    url, stop = serve_on_loopback(make_settings(tmp_path_factory.mktemp("cli-data"), read_roots=str(work)),
+                                  stub_models())
+    yield url, root
+    stop()
+
+
+def ctxsieve(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / "ctxsieve"), *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
+def test_index_then_search_from_the_command_line(served: tuple[str, Path]) -> None:
+    url, root = served
+    done = ctxsieve(root / "billing", "index", "--url", url)  # no PATH: the git repository around here
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith(f"indexing {root} as repository ledger-app at {url}\n"), done.stdout
+    assert "ledger-app: 3 files, " in done.stdout and done.stderr == ""
+    found = ctxsieve(root, "search", "the tax rate of a region", "--repo", "ledger-app", "-k", "3", "--url", url)
+    assert found.returncode == 0, found.stderr
+    hits = {hit.name: hit for hit in hits_of(found.stdout)}
+    check_hit(root, hits["TaxTable.rate_for"], definition(root, "billing/tax.py", "TaxTable.rate_for"))
+
+
+def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
+    url, root = served
+    done = ctxsieve(root.parent, "index", str(root / "billing"), "--url", url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith(f"indexing {root / 'billing'} as repository billing at "), done.stdout
+    assert "billing: 2 files, " in done.stdout, "billing/'s own files, not the repository around it"
+    found = ctxsieve(root, "search", "invoice total with discount", "--repo", "billing", "--url", url)
+    hit = next(h for h in hits_of(found.stdout) if h.name == "compute_invoice_total")
+    assert hit.path == "invoices.py", "paths from the folder indexed"
+    planned = ctxsieve(root.parent, "index", str(root / "app"), "--dry-run")
+    assert planned.returncode == 0 and f"dry run: {root / 'app'} as repository app: 1 source files" in planned.stdout
+
+
+@pytest.mark.parametrize(("args", "said", "code"), [
+    (["index", "/no/such/folder"], "ctxsieve index: /no/such/folder: no such folder", 2),
+    (["index", "/no/such/folder", "--dry-run"], "ctxsieve index: /no/such/folder: no such folder", 2),
+    (["index", ".", "--name", "bad name/x"], "ctxsieve index: --name 'bad name/x': a repository's name is", 2),
+    (["index", ".", "--name", "bad name/x", "--dry-run"], "a repository's name is 1 to 64 letters", 2),
+    (["search", "tax", "--repo", "never-indexed"], "run `ctxsieve index PATH --name never-indexed`", 1),
+    (["search", "tax", "--repo", "ledger-app", "-k", "0"], "422", 1),
+])
+def test_bad_input_is_one_line_on_stderr(served: tuple[str, Path], args: list[str], said: str, code: int) -> None:
+    url, root = served
+    done = ctxsieve(root, *args, *([] if "--dry-run" in args else ["--url", url]))
+    assert done.returncode == code, done.stdout + done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr and done.stdout == "", done.stderr
+    assert len(done.stderr.strip().split("\n")) == 1, done.stderr
+
+
+def test_no_service_is_said_with_how_to_start_one(tmp_path: Path) -> None:
+    done = ctxsieve(tmp_path, "search", "tax", "--repo", "x", "--url", "http://127.0.0.1:9")
+    assert done.returncode == 1 and "is the service running?" in done.stderr and "Traceback" not in done.stderr
