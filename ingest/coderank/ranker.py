@@ -35,7 +35,7 @@ __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "Re
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
                     r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
-_ASIDE = re.compile(r"(^|/)(examples?|docs?|doc_src|benchmarks?|scripts|hacking|contrib)(/|$)")
+_ASIDE = re.compile(r"(^|/)(examples?|docs?|doc_src|benchmarks?|bench|scripts|hacking|contrib)(/|$)")
 _VENDORED = re.compile(r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|external|node_modules)(/|$)")
 
 

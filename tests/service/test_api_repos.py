@@ -73,6 +73,8 @@ def test_own_repository_by_words_and_names(repos: TestClient) -> None:
     assert ("ingest/coderank/units.py", "units_of") in found(
         repos, "ctxsieve", "split a source file into its definitions and module code", k=5)
     assert found(repos, "ctxsieve", "Sieve", path="tests/**")[0][0].startswith("tests/")
+    grep = [path for path, _ in found(repos, "ctxsieve", "how is a grep output cut", k=5)]
+    assert "ingest/kinds/grep.py" in grep and not any(p.startswith("bench/") for p in grep), "the code, not its bench"
 
 
 def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) -> None:  # type: ignore[no-untyped-def]
