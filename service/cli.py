@@ -327,8 +327,8 @@ def _agent_commands(sub: Any) -> None:
     cmd.add_argument("--timeout", type=float, default=900.0, help="start: seconds to wait for it to be ready")
     cmd.set_defaults(fn=service)
     _commands(sub, [
-        ("install", "wire the coding agents found here (Claude Code, Codex) to ctxsieve", add_install_arguments,
-         install),
+        ("install", "wire the coding agents found here (Claude Code, Codex, OpenCode, Gemini CLI, Cursor) to "
+         "ctxsieve", add_install_arguments, install),
         ("uninstall", "undo what install changed, file by file", add_uninstall_arguments, uninstall),
         ("wrap", "run an agent with its model API behind a ctxsieve proxy of its own", wrap_arguments, wrap),
         ("doctor", "check what is wired, and say how to mend what is not", lambda _: None, doctor),
