@@ -94,7 +94,9 @@ def search(args: argparse.Namespace) -> int:
     try:
         text = render_hits(client.send(call))
     except (CtxsieveError, httpx.HTTPError) as exc:
-        return _failed(exc, args)
+        around = isinstance(exc, CtxsieveError) and exc.status == 403 and not args.repo
+        return _failed(exc, args, "; that is the folder around here: name an indexed repository with --repo NAME"
+                       if around else "")
     sys.stdout.write(text + "\n")
     return 0
 
@@ -141,10 +143,10 @@ def client_url(args: argparse.Namespace) -> str:
     return str(args.url or service_url())
 
 
-def _failed(exc: CtxsieveError | httpx.HTTPError, args: argparse.Namespace) -> int:
-    sys.stderr.write(f"ctxsieve at {client_url(args)}: {exc}"
-                     + ("; is the service running? (`ctxsieve service start`, or `make run` in a clone)"
-                        if isinstance(exc, httpx.ConnectError) or "connect" in str(exc).lower() else "") + "\n")
+def _failed(exc: CtxsieveError | httpx.HTTPError, args: argparse.Namespace, hint: str = "") -> int:
+    if isinstance(exc, httpx.ConnectError) or "connect" in str(exc).lower():
+        hint = "; is the service running? (`ctxsieve service start`, or `make run` in a clone)"
+    sys.stderr.write(f"ctxsieve at {client_url(args)}: {exc}{hint}\n")
     return 1
 
 

@@ -73,6 +73,14 @@ def test_bad_input_is_one_line_on_stderr(served: tuple[str, Path], args: list[st
     assert len(done.stderr.strip().split("\n")) == 1, done.stderr
 
 
+def test_a_search_around_a_folder_the_service_may_not_read_says_to_name_one(served: tuple[str, Path],
+                                                                             tmp_path: Path) -> None:
+    url, _ = served
+    done = ctxsieve(tmp_path, "search", "tax", "--url", url)
+    assert done.returncode == 1 and "outside the read roots" in done.stderr, done.stderr
+    assert "name an indexed repository with --repo NAME" in done.stderr and done.stdout == ""
+
+
 def test_no_service_is_said_with_how_to_start_one(tmp_path: Path) -> None:
     done = ctxsieve(tmp_path, "search", "tax", "--repo", "x", "--url", "http://127.0.0.1:9")
     assert done.returncode == 1 and "is the service running?" in done.stderr and "Traceback" not in done.stderr
