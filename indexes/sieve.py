@@ -19,7 +19,7 @@ from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
-from ctxsieve_client.languages import first_line, source_path
+from ctxsieve_client.languages import first_line, reads_to_end, source_path
 
 from .background import BackgroundEmbedder
 from .filtering import FilterParams, FilterResult, MapLine, Mode, PageResult, SearchResult, Snippet
@@ -383,11 +383,16 @@ def _defaults(kind: Kind, source: Source, params: FilterParams) -> FilterParams:
 
 def _priorities(kind: Kind, sources: Sequence[Source], query: str, budget: int | None) -> np.ndarray | None:
     """Each source's chunks as its kind ranks them first for this request, None when it puts none first."""
-    found = [kind.priorities(query, s.view.text, s.chunks, source_path(s.args), s.line_span, budget) for s in sources]
+    found = [kind.priorities(query, s.view.text, s.chunks, source_path(s.args), s.line_span, budget,
+                             reads_to_end(s.tool, s.args, _lines(s.view.text))) for s in sources]
     if all(f is None for f in found):
         return None
     parts = [np.zeros(len(s.chunks)) if f is None else f for s, f in zip(sources, found, strict=True)]
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _lines(text: str) -> int:
+    return text.count("\n") + (not text.endswith("\n"))
 
 
 def _cost(source: Source, chunk: Chunk) -> int:

@@ -109,7 +109,7 @@ class Kind(Protocol):
     def default_k(self, max_tokens: int | None) -> int: ...
     def cost(self, tokens: int, first: int, last: int) -> int: ...
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
-                   budget: int | None) -> np.ndarray | None: ...
+                   budget: int | None, whole: bool = True) -> np.ndarray | None: ...
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]: ...
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
                 line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray: ...
@@ -154,8 +154,10 @@ class Prose:
         return tokens
 
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
-                   budget: int | None) -> np.ndarray | None:
-        del query, view, chunks, path, line_span, budget
+                   budget: int | None, whole: bool = True) -> np.ndarray | None:
+        """What goes first, for this request, of a source's chunks (`whole`: its text runs to its file's end, not a
+        window of it); None when nothing does."""
+        del query, view, chunks, path, line_span, budget, whole
         return None
 
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]:  # noqa: ARG002

@@ -312,12 +312,13 @@ class Code(ByLines):
         return tokens + sum(-(-len(str(n)) // 3) + 1 for n in range(first, last + 1))
 
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
-                   budget: int | None) -> np.ndarray | None:
+                   budget: int | None, whole: bool = True) -> np.ndarray | None:
         longest = budget // WHOLE_SHARE if budget else None
         found = [boost for boost in (_named(query, chunks, path, line_span, longest),
                                      _import_chunks(view, chunks, language_in(path, view), line_span, budget,
                                                     self.cost),
-                                     _end_chunk(chunks, line_span, longest, self.cost)) if boost is not None]
+                                     _end_chunk(chunks, line_span, longest, self.cost) if whole else None)
+                 if boost is not None]
         return np.maximum.reduce(found) if found else None
 
     def map_lines(self, view: str, path: str | None) -> list[int]:
@@ -358,7 +359,7 @@ def _end_chunk(chunks: Sequence[Chunk], line_span: LineSpanOf, longest: int | No
                cost: Callable[[int, int, int], int]) -> np.ndarray | None:
     """1 for the file's last chunk when it takes at most `longest` tokens as shown: a new definition is added at
     the end of a module, and an edit there needs the file's last lines (python -m bench.code, bench/README.md:
-    "The file's end")."""
+    "The file's end"). The caller asks only where the read runs to the file's end (`reads_to_end`)."""
     if not chunks or longest is None:
         return None
     first, last = line_span(chunks[-1].start, chunks[-1].end)

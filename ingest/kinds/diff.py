@@ -50,8 +50,8 @@ class Diff(ByLines):
         return line_chunks(text, start, diff_spans(text), how.tokenizer, how.line_target)
 
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
-                   budget: int | None) -> np.ndarray | None:
-        del path, line_span, budget
+                   budget: int | None, whole: bool = True) -> np.ndarray | None:
+        del path, line_span, budget, whole
         return named_files(query, view, chunks)
 
 

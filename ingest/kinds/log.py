@@ -59,8 +59,8 @@ class Log(ByLines):
         return LINED_K if max_tokens is None else DEFAULT_K
 
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
-                   budget: int | None) -> np.ndarray | None:
-        del query, view, path, line_span, budget
+                   budget: int | None, whole: bool = True) -> np.ndarray | None:
+        del query, view, path, line_span, budget, whole
         return np.array([FIRST.get(chunk.role, 0.0) for chunk in chunks])
 
     def must_show(self, chunks: Sequence[Chunk]) -> list[int]:

@@ -38,6 +38,24 @@ def first_line(tool: str | None, args: Mapping[str, Any]) -> int:
     return offset if usable and isinstance(offset, int) else 1
 
 
+CLAUDE_READ_LINES = 2_000  # the lines Claude Code's Read gives of a longer file when the call sets no `limit`
+# a shell command printing part of a file from its start: `head -n 80 x.py`, `sed -n '1,200p' x.py`
+_WINDOW_COMMAND = re.compile(r"(?:^|[\s;&|(`\"'])(?:head|sed\s+-n)\s")
+
+
+def reads_to_end(tool: str | None, args: Mapping[str, Any], lines: int) -> bool:
+    """Whether a read's text (of `lines` lines) runs to its file's end: not a window of it (Read's `limit`,
+    read_text_file's `head`, a `head` or `sed -n` command), nor the first CLAUDE_READ_LINES lines Claude Code's Read
+    gives of a longer file."""
+    if any(isinstance(args.get(key), int) for key in ("limit", "head")):
+        return False
+    if tool == "Read" and lines >= CLAUDE_READ_LINES:
+        return False
+    commands = [v for v in args.values() if isinstance(v, str)] + \
+        [" ".join(v) for v in args.values() if isinstance(v, list) and all(isinstance(w, str) for w in v)]
+    return not any(_WINDOW_COMMAND.search(command) for command in commands)
+
+
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")  # C:\work, C:/work, \\server\share
 
 

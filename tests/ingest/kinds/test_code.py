@@ -6,7 +6,7 @@ from ctxsieve.ingest.chunking import chunk_view
 from ctxsieve.ingest.kinds.code import guess_language, import_lines, language_of
 from ctxsieve.ingest.lines import LineIndex
 from ctxsieve.ingest.normalize import Document, build_view
-from ctxsieve_client.languages import first_line, is_absolute_folder, source_path
+from ctxsieve_client.languages import first_line, is_absolute_folder, reads_to_end, source_path
 
 from .cutting import chunks_of
 
@@ -96,6 +96,16 @@ def test_paths_languages_and_line_numbers() -> None:
     # `offset` may count bytes or from 0
     assert [first_line("Read", {"offset": v}) for v in (None, 0, 1, 40, True, "40")] == [1, 1, 1, 40, 1, 1]
     assert first_line("read_text_file", {"offset": 40}) == 1
+    # a read's text runs to its file's end unless it is a window of it
+    assert reads_to_end("Read", {"file_path": "/a/head.py"}, 800) and reads_to_end("Read", {"offset": 40}, 800)
+    assert not reads_to_end("Read", {"file_path": "/a/b.py", "limit": 100}, 100)
+    assert not reads_to_end("Read", {"file_path": "/a/b.py"}, 2_000), "Claude Code's first 2,000 lines of a longer file"
+    assert reads_to_end("read_text_file", {"path": "/a/b.py", "tail": 50}, 50)
+    assert not reads_to_end("read_text_file", {"path": "/a/b.py", "head": 50}, 50)
+    assert reads_to_end("exec_command", {"cmd": "cat src/app.py"}, 300)
+    assert reads_to_end("shell", {"command": ["bash", "-lc", "tail -n 40 src/app.py"]}, 40)
+    assert not reads_to_end("exec_command", {"cmd": "sed -n '1,200p' src/app.py"}, 200)
+    assert not reads_to_end("shell", {"command": ["bash", "-lc", "head -n 80 src/app.py"]}, 80)
     written = {"/work": True, "C:\\work": True, "C:/work": True, "\\\\server\\share": True, "work": False,
                "./work": False, "C:work": False, "\\work": False}
     assert {path: is_absolute_folder(path) for path in written} == written
@@ -185,7 +195,8 @@ def test_the_modules_imports_go_first_within_a_quarter_of_the_budget(tokenizer) 
 
 def test_the_files_last_chunk_goes_first_when_it_is_short(tokenizer) -> None:
     """A new definition is added at a module's end, and an edit there needs the file's last lines: its last chunk
-    goes first when it takes at most an eighth of the budget as shown (a long one competes on the request's words)."""
+    goes first when it takes at most an eighth of the budget as shown (a long one competes on the request's words),
+    and only when the read runs to the file's end."""
     from ctxsieve.ingest.kinds import kind_named
 
     steps = "".join(f"def step_{i}(shard):\n    return shard.copy({i})\n\n\n" for i in range(20))
@@ -198,6 +209,8 @@ def test_the_files_last_chunk_goes_first_when_it_is_short(tokenizer) -> None:
     tight = code.priorities("add a retry to the copy", view.text, chunks, "pkg/shards.py", lines, 40)
     assert tight is None, "over an eighth of the budget: no place ahead"
     assert code.priorities("add a retry to the copy", view.text, chunks, "pkg/shards.py", lines, None) is None
+    window = code.priorities("add a retry to the copy", view.text, chunks, "pkg/shards.py", lines, 800, whole=False)
+    assert window is None, "a window's last lines are not the file's end"
 
 
 def test_the_imports_are_read_by_each_languages_grammar() -> None:
