@@ -309,8 +309,9 @@ class RepoIndex:
     def _holding(self, tenant: str, paths: Sequence[str], base: str | None = None
                  ) -> tuple[_Repo, dict[str, str]] | None:
         """The repository holding most of `paths` (relative to `base` or else its folder, or absolute inside it,
-        through a symlink too), at least half of them, with each held path's own name in it; None when none does or
-        two hold as many (two checkouts of one layout: which one the grep ran in is not known). Only a repository
+        through a symlink too), at least half of them, with each held path's own name in it; of folders indexed one
+        inside the other that hold as many, the innermost; None when none does or two apart hold as many (two
+        checkouts of one layout: which one the grep ran in is not known). Only a repository
         whose first sync is done counts: a half-indexed one would rank the same request otherwise a moment later
         (after a restart, each stored repository counts once the worker has loaded it: `_resume`)."""
         with self._lock:
@@ -323,10 +324,11 @@ class RepoIndex:
                      and repo.memory.holds(own)}
             if named and 2 * len(named) >= len(distinct):
                 found.append((repo, named))
-        found.sort(key=lambda pair: -len(pair[1]))
-        if not found or (len(found) > 1 and len(found[1][1]) == len(found[0][1])):
+        most = max((len(named) for _, named in found), default=0)
+        tied = sorted((pair for pair in found if len(pair[1]) == most), key=lambda pair: -len(pair[0].head.path))
+        if not tied or any(not _nested(pair[0].head.path, tied[0][0].head.path) for pair in tied[1:]):
             return None
-        return found[0]
+        return tied[0]  # one repository, or folders indexed inside one another: the innermost knows these files
 
     def close(self) -> None:
         self._jobs.put(None)
@@ -474,6 +476,11 @@ def _inside(root: str, path: str, base: str | None = None,
         return under
     real = (resolve or _realpath)(path)
     return _under(root, real) if real is not None else None
+
+
+def _nested(outer: str, inner: str) -> bool:
+    """`inner` is `outer` or a folder inside it (both resolved)."""
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
 def _realpath(path: str) -> str | None:

@@ -209,6 +209,23 @@ def test_a_grep_over_an_indexed_repository_shows_the_files_its_search_ranks_firs
     assert windows.status_code == 200, "a Windows client's folder: accepted, and no repository here holds it"
 
 
+def test_a_grep_over_a_folder_indexed_inside_an_indexed_repository_is_ranked_by_the_innermost(
+        repos: TestClient, roots: Path) -> None:
+    """`ctxsieve index pkg` beside the repository around it (indexed by an agent's search_code): both hold the grep's
+    files, and the folder indexed inside the other ranks them, not neither."""
+    root = roots / "nested"
+    output = grep_tree(root)
+    for name, folder in (("nest-outer", root), ("nest-inner", root / "pkg")):
+        repos.put(f"/v1/repos/{name}", json={"path": str(folder)})
+        indexed(repos, name)
+    below = output.replace("./pkg/", "./")
+    assert "./mod_17.py:2:    timeout_0 = settings.timeout * 0" in grep_cut(repos, below, cwd=root / "pkg")
+    assert f"{root}/pkg/mod_17.py:2:" in grep_cut(repos, output.replace("./pkg/", f"{root}/pkg/"))
+    index = repos.app.state.engine.engine.repos
+    held = index._holding("default", [f"{root}/pkg/mod_0{i}.py" for i in range(5)])
+    assert held is not None and held[0].head.name == "nest-inner"
+
+
 def test_a_list_of_files_is_ordered_by_the_repository_holding_them(repos: TestClient, roots: Path) -> None:
     """A Glob's or a grep's file list (as Claude Code's tools give it: relative to the folder they ran in) comes back
     with the file the request is about first, every path kept; unchanged where no repository holds the files."""
