@@ -9,7 +9,7 @@ from fastapi import Depends, Path, Request
 
 from .engine import Engine, EngineHolder
 from .errors import Unauthorized
-from .schemas import NAME_PATTERN
+from .schemas import MAX_NAME_CHARS, NAME_PATTERN
 
 DEFAULT_TENANT = "default"
 
@@ -36,5 +36,5 @@ def get_tenant(request: Request) -> str:
 
 
 EngineDep = Annotated[Engine, Depends(get_engine)]
-NamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=NAME_PATTERN)]
+NamePath = Annotated[str, Path(min_length=1, max_length=MAX_NAME_CHARS, pattern=NAME_PATTERN)]
 TenantDep = Annotated[str, Depends(get_tenant)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,6 @@ if TYPE_CHECKING:
 
 PROGRESS_EVERY_S = 5.0
 SAMPLE_FILES = 40
-REPO_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")  # the API's: a name is a URL path segment
 
 
 def add_index_arguments(cmd: argparse.ArgumentParser) -> None:
@@ -50,17 +48,19 @@ def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
 
 def index(args: argparse.Namespace) -> int:
     from ctxsieve_client.code_search import folder_name, repo_around
+    from ctxsieve_client.names import usable_name
 
     if args.path is None:
         default, root = repo_around(Path.cwd())
     elif Path(args.path).is_dir():  # a folder named is indexed as it is, even inside a larger git repository
         root = Path(args.path).resolve()
-        default = folder_name(root)
+        default = folder_name(Path(os.path.abspath(args.path)))  # named as the user names it, a link too
     else:
-        return _refused(f"{args.path}: no such folder")
+        return _refused("index", f"{args.path}: {'not a folder' if Path(args.path).exists() else 'no such folder'}")
     name = args.name or default
-    if not REPO_NAME.fullmatch(name):
-        return _refused(f"--name {name!r}: a repository's name is 1 to 64 letters, digits, '.', '_' or '-'")
+    if not usable_name(name):
+        return _refused("index", f"--name {name!r}: a repository's name is 1 to 64 letters, digits, '.', '_' or "
+                        "'-', not dots alone")
     if args.dry_run:
         return _dry_run(name, root)
     client = _client(args)
@@ -88,6 +88,8 @@ def index(args: argparse.Namespace) -> int:
 def search(args: argparse.Namespace) -> int:
     from ctxsieve_client.code_search import render_hits, search_request
 
+    if args.k < 1:
+        return _refused("search", f"-k {args.k}: at least 1 definition")
     client = _client(args)
     call = search_request({"query": args.query, "repo": args.repo, "k": args.k, "path": args.path,
                            "max_tokens": args.max_tokens})
@@ -144,14 +146,14 @@ def client_url(args: argparse.Namespace) -> str:
 
 
 def _failed(exc: CtxsieveError | httpx.HTTPError, args: argparse.Namespace, hint: str = "") -> int:
-    if isinstance(exc, httpx.ConnectError) or "connect" in str(exc).lower():
+    if isinstance(exc, httpx.TransportError):
         hint = "; is the service running? (`ctxsieve service start`, or `make run` in a clone)"
     sys.stderr.write(f"ctxsieve at {client_url(args)}: {exc}{hint}\n")
     return 1
 
 
-def _refused(why: str) -> int:
-    sys.stderr.write(f"ctxsieve index: {why}\n")
+def _refused(command: str, why: str) -> int:
+    sys.stderr.write(f"ctxsieve {command}: {why}\n")
     return 2
 
 

@@ -21,6 +21,7 @@ from .collections import (
 from .common import (
     MAX_DOCUMENTS,
     MAX_K,
+    MAX_NAME_CHARS,
     MAX_TEXT_CHARS,
     MAX_TOKENS,
     NAME_PATTERN,
@@ -95,7 +96,8 @@ __all__ = ["ClearedOut", "CollectionDocument", "CollectionInfo", "CollectionList
            "CompactUsage", "ContentTypeIn", "Deleted", "DocumentEntry", "DocumentIn", "DocumentList",
            "DocumentsAdded", "DocumentsPost", "Domain", "ErrorBody", "ErrorResponse", "FeedbackRequest",
            "FeedbackResponse", "FilterOptions", "FilterRequest", "FilterResponse", "Health", "MAX_DOCUMENTS",
-           "MAX_K", "MAX_TEXT_CHARS", "MAX_TOKENS", "MAX_TOOLS", "MAX_USES", "MoreOut", "NAME_PATTERN",
+           "MAX_K", "MAX_NAME_CHARS", "MAX_TEXT_CHARS", "MAX_TOKENS", "MAX_TOOLS", "MAX_USES", "MoreOut",
+           "NAME_PATTERN",
            "Placeholder", "Query", "ReadRequest", "ReadResponse", "Ready", "RecordedUse", "RefResponse",
            "RefilterRequest", "RerunOut", "SearchRequest", "SearchResponse", "SearchResultOut", "SelectRequest",
            "SelectResponse", "SelectUsage", "SelectedOut", "ServingStages", "SessionList", "SessionRequest",

@@ -7,9 +7,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ctxsieve.ingest.kinds.json import MAX_JSON_DEPTH, json_depth
+from ctxsieve_client import names
 from ctxsieve_client.languages import is_absolute_folder
 
-NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"  # toolset and collection names: safe in a URL path and as a key
+NAME_PATTERN = names.NAME_PATTERN  # toolset, collection and repository names: one URL path segment, and a key
+MAX_NAME_CHARS = names.MAX_NAME_CHARS
 MAX_TEXT_CHARS = 8_000_000
 MAX_DOCUMENTS = 1_000
 MAX_K = 50

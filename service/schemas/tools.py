@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
-from .common import MAX_TEXT_CHARS, NAME_PATTERN, Query, Shallow, Strict, valid_unicode
+from .common import MAX_NAME_CHARS, MAX_TEXT_CHARS, NAME_PATTERN, Query, Shallow, Strict, valid_unicode
 
 # --- tools ------------------------------------------------------------------------------------------
 
@@ -32,7 +32,7 @@ class ToolsetList(BaseModel):
     toolsets: list[ToolsetInfo]
 
 
-ToolsetName = Annotated[str, Field(min_length=1, max_length=64, pattern=NAME_PATTERN)]
+ToolsetName = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=NAME_PATTERN)]
 
 
 class SelectRequest(Strict):

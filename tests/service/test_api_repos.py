@@ -439,6 +439,8 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     (roots / "afile.py").write_text("x = 1\n")
     assert repos.put("/v1/repos/afile", json={"path": str(roots / "afile.py")}).status_code == 422
     assert repos.put("/v1/repos/bad name", json={"path": str(roots)}).status_code == 422
+    dots = repos.put("/v1/repos/...", json={"path": str(roots)})  # `.` and `..` a URL client resolves first
+    assert dots.status_code == 422 and dots.json()["error"]["type"] == "invalid_field", dots.text
     assert repos.post("/v1/repos/never/search", json={"query": "x", "k": 0}).status_code == 422
     assert repos.put("/v1/repos/x", json={"path": str(roots), "extra": 1}).status_code == 422
 

@@ -55,15 +55,22 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     assert hit.path == "invoices.py", "paths from the folder indexed"
     planned = ctxsieve(root.parent, "index", str(root / "app"), "--dry-run")
     assert planned.returncode == 0 and f"dry run: {root / 'app'} as repository app: 1 source files" in planned.stdout
+    here = ctxsieve(root / "app", "index", ".", "--dry-run")  # `.` names this folder; no PATH, the repository
+    assert f"dry run: {root / 'app'} as repository app: 1 source files" in here.stdout, here.stdout
+    around = ctxsieve(root / "app", "index", "--dry-run")
+    assert f"dry run: {root} as repository ledger-app: 3 source files" in around.stdout, around.stdout
 
 
 @pytest.mark.parametrize(("args", "said", "code"), [
     (["index", "/no/such/folder"], "ctxsieve index: /no/such/folder: no such folder", 2),
     (["index", "/no/such/folder", "--dry-run"], "ctxsieve index: /no/such/folder: no such folder", 2),
+    (["index", "billing/tax.py"], "ctxsieve index: billing/tax.py: not a folder", 2),
     (["index", ".", "--name", "bad name/x"], "ctxsieve index: --name 'bad name/x': a repository's name is", 2),
     (["index", ".", "--name", "bad name/x", "--dry-run"], "a repository's name is 1 to 64 letters", 2),
+    (["index", ".", "--name", ".."], "not dots alone", 2),
     (["search", "tax", "--repo", "never-indexed"], "run `ctxsieve index PATH --name never-indexed`", 1),
-    (["search", "tax", "--repo", "ledger-app", "-k", "0"], "422", 1),
+    (["search", "tax", "--repo", "ledger-app", "-k", "0"], "ctxsieve search: -k 0: at least 1 definition", 2),
+    (["search", "tax", "--repo", "ledger-app", "-k", "100000"], "422", 1),
 ])
 def test_bad_input_is_one_line_on_stderr(served: tuple[str, Path], args: list[str], said: str, code: int) -> None:
     url, root = served

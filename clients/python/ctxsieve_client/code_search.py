@@ -44,7 +44,7 @@ def _git_root(folder: Path) -> Path | None:
 def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[CodeSearchResult]:
     """The call for `search_code(query, k, path, repo, max_tokens)`: the repository named, else the one around
     `folder` (the working folder), sent with its folder so that the service indexes it on first use."""
-    options: dict[str, Any] = {"k": 10 if args.get("k") is None else args["k"], "path": args.get("path"),
+    options: dict[str, Any] = {"k": args.get("k") or 10, "path": args.get("path"),
                                "max_tokens": args.get("max_tokens")}
     if args.get("repo"):
         return Requests.search_code(str(args["repo"]), str(args["query"]), **options)

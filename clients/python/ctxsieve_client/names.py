@@ -25,6 +25,14 @@ INTENT_SCHEMA = {"type": "string", "description": "What you need from this tool'
 SECRET_WORDS = frozenset({"token", "key", "apikey", "password", "passwd", "secret", "authorization", "auth",
                           "credential", "credentials", "cookie", "bearer"})
 MASK = "***"
+# a toolset's, a collection's or a repository's name: one segment of a URL path (no `.` or `..`) and a key
+NAME_PATTERN = r"^[A-Za-z0-9_.\-]*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*$"  # (no look-ahead: pydantic's regex has none)
+MAX_NAME_CHARS = 64
+
+
+def usable_name(name: str) -> bool:
+    """A name the service takes for a toolset, a collection or a repository."""
+    return len(name) <= MAX_NAME_CHARS and re.match(NAME_PATTERN, name) is not None
 
 
 def exposed_names(tools_by_server: Mapping[str, Iterable[str]]) -> dict[str, tuple[str, str]]:
