@@ -118,9 +118,13 @@ _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_impor
                       "namespace_use_declaration"})
 _GUARDS = frozenset({"preproc_ifdef", "preproc_if", "preproc_ifndef"})
 # where an import is a call (Ruby's `require 'json'`, Lua's `local json = require("json")`, CommonJS's
-# `const { a } = require('./a')`): a top-level statement that is one, or declares names bound to one
-_CALLS = frozenset({"call", "expression_statement", "variable_declaration", "lexical_declaration"})
-_REQUIRE = re.compile(rb"(?:(?:local|const|let|var)\s+[\w${}\s,:]+=\s*)?require(?:_relative)?\b\s*[('\"]")
+# `const { a = 1 } = require('./a')`, PHP's `require_once 'a.php'`): a top-level statement that is one, or binds
+# names to one (its first REQUIRE_BYTES read: a long destructuring still counts)
+_CALLS = frozenset({"call", "function_call", "expression_statement", "variable_declaration", "lexical_declaration",
+                    "assignment_statement"})
+_REQUIRE = re.compile(rb"(?:(?:(?:local|const|let|var)\s+)?[\w$.{}\[\]\s,:=]+?=\s*)?"
+                      rb"(?:require(?:_relative|_once)?|include(?:_once)?)\b\s*[('\"]")
+REQUIRE_BYTES = 4_000
 
 
 def _imports_in(root: Any) -> Iterator[Any]:
@@ -134,7 +138,7 @@ def _imports_in(root: Any) -> Iterator[Any]:
 def _imports(node: Any) -> bool:
     if node.start_point[1] != 0:
         return False
-    return node.type in _IMPORTS or (node.type in _CALLS and _REQUIRE.match(node.text[:300]) is not None)
+    return node.type in _IMPORTS or (node.type in _CALLS and _REQUIRE.match(node.text[:REQUIRE_BYTES]) is not None)
 
 
 def _last_row(node: Any) -> int:

@@ -231,7 +231,13 @@ def test_imports_that_are_calls_count_too() -> None:
     assert import_lines("require 'json'\nrequire_relative 'lib/shard'\n\nclass A\n  require 'x'\nend\n",
                         "ruby") == {1, 2}
     assert import_lines('local json = require("json")\nlocal shard = require "shard"\nlocal n = 1\n', "lua") == {1, 2}
+    assert import_lines('x = require("x")\nrequire "y"\nz = compute("z")\n', "lua") == {1, 2}
+    php = "<?php\nrequire 'a.php';\nrequire_once 'b.php';\ninclude 'c.php';\n$x = 1;\n"
+    assert import_lines(php, "php") == {2, 3, 4}
     js = ("const fs = require('fs');\nconst {\n  copy,\n  move,\n} = require('./shard');\nrequire('dotenv').config();\n"
           "const required = requireShard('x');\nfunction f() {\n  const os = require('os');\n}\n")
     assert import_lines(js, "javascript") == {1, 2, 3, 4, 5, 6}
+    names = "".join(f"  name_{i} = {i},\n" for i in range(60))  # a destructuring over 300 bytes, with defaults
+    bound = f"const {{\n{names}}} = require('./names');\nconst [first] = require('./first');\n"
+    assert import_lines(bound, "javascript") == set(range(1, 64)), "every line of both declarations"
     assert import_lines("gi.require_version('Gtk', '3.0')\nrequire_version = 1\n", "python") == frozenset()
