@@ -238,7 +238,7 @@ class RepoIndex:
         if held is None:
             return None, {}
         repo, named = held
-        if self._edited_since(repo, named.values()):
+        if _due(repo, time.monotonic()) and self._edited_since(repo, named.values()):  # no stat when none is due
             self._catch_up(tenant, repo)  # this list is ranked as last indexed, the next one as the files are now
         best: dict[str, float] = {}
         for hit in repo.memory.search(read_code_query(query), repo.memory.unit_count, within=set(named.values())):
@@ -301,7 +301,7 @@ class RepoIndex:
         the repository at every call)."""
         now = time.monotonic()
         with self._lock:
-            if repo.running or repo.requested > repo.finished or now - repo.caught_up_at < CATCH_UP_S:
+            if not _due(repo, now):
                 return
             repo.caught_up_at = now
         self.sync(tenant, repo.head.name)
@@ -476,6 +476,11 @@ def _inside(root: str, path: str, base: str | None = None,
         return under
     real = (resolve or _realpath)(path)
     return _under(root, real) if real is not None else None
+
+
+def _due(repo: _Repo, now: float) -> bool:
+    """A catch-up sync may be queued: none is queued or under way, and none was in the last CATCH_UP_S."""
+    return not repo.running and repo.requested <= repo.finished and now - repo.caught_up_at >= CATCH_UP_S
 
 
 def _nested(outer: str, inner: str) -> bool:
