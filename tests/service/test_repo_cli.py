@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.client.code_repository import check_hit, definition, hits_of, make_repository
@@ -80,12 +81,27 @@ def test_bad_input_is_one_line_on_stderr(served: tuple[str, Path], args: list[st
     assert len(done.stderr.strip().split("\n")) == 1, done.stderr
 
 
-def test_a_search_around_a_folder_the_service_may_not_read_says_to_name_one(served: tuple[str, Path],
+def test_a_search_in_a_repository_the_service_may_not_read_says_to_name_one(served: tuple[str, Path],
                                                                              tmp_path: Path) -> None:
     url, _ = served
-    done = ctxsieve(tmp_path, "search", "tax", "--url", url)
+    done = ctxsieve(make_repository(tmp_path), "search", "tax", "--url", url)
     assert done.returncode == 1 and "outside the read roots" in done.stderr, done.stderr
     assert "name an indexed repository with --repo NAME" in done.stderr and done.stdout == ""
+
+
+def test_a_folder_in_no_git_repository_is_searched_only_once_indexed(served: tuple[str, Path]) -> None:
+    """An agent or a user in a plain folder (a home folder, say) does not index it by searching: the answer says how
+    to; once `ctxsieve index` has run there, the same search answers from it."""
+    url, root = served
+    plain = root.parent / "plain-notes"
+    plain.mkdir()
+    (plain / "shelf.py").write_text("def count_shelves(room):\n    return len(room.shelves)\n")
+    asked = ctxsieve(plain, "search", "how many shelves", "--url", url)
+    assert asked.returncode == 1 and "run `ctxsieve index PATH --name plain-notes`" in asked.stderr, asked.stderr
+    assert httpx.get(f"{url}/v1/repos/plain-notes").status_code == 404, "nothing indexed unasked"
+    assert ctxsieve(plain, "index", ".", "--url", url).returncode == 0
+    found = ctxsieve(plain, "search", "how many shelves", "--url", url)
+    assert found.returncode == 0 and "shelf.py:1-2 function count_shelves" in found.stdout, found.stdout
 
 
 def test_no_service_is_said_with_how_to_start_one(tmp_path: Path) -> None:

@@ -42,14 +42,19 @@ def _git_root(folder: Path) -> Path | None:
 
 
 def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[CodeSearchResult]:
-    """The call for `search_code(query, k, path, repo, max_tokens)`: the repository named, else the one around
-    `folder` (the working folder), sent with its folder so that the service indexes it on first use."""
+    """The call for `search_code(query, k, path, repo, max_tokens)`: the repository named, else the git repository
+    around `folder` (the working folder), sent with its folder so that the service indexes it on first use. A folder
+    in no git repository is searched as the repository of its name, never indexed unasked (an agent started in a
+    home folder would index all of it): the service's 404 says how to index it."""
     options: dict[str, Any] = {"k": args.get("k") or 10, "path": args.get("path"),
                                "max_tokens": args.get("max_tokens")}
     if args.get("repo"):
         return Requests.search_code(str(args["repo"]), str(args["query"]), **options)
-    name, root = repo_around(folder or Path.cwd())
-    return Requests.search_code(name, str(args["query"]), folder=str(root), **options)
+    here = folder or Path.cwd()
+    root = _git_root(here)
+    if root is None:
+        return Requests.search_code(folder_name(here.resolve()), str(args["query"]), **options)
+    return Requests.search_code(folder_name(root), str(args["query"]), folder=str(root), **options)
 
 
 def render_hits(result: CodeSearchResult) -> str:
