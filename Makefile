@@ -10,17 +10,20 @@ NODE_STAMP := tests/mcp/node_modules/.installed
 
 .PHONY: install prepare run test lint docs browser node bench loadtest dist clean
 
-# What serving needs (`make run`), then the dev and bench extras on top (`make test`, `make bench`).
+# What serving needs (`make run`), then the dev and bench extras on top (`make test`, `make bench`), a line per step.
+# CPU torch first: the pinned wheel on this machine's disk, not a multi-GB CUDA build. --no-compile: Python compiles a
+# module when it is first imported; byte-compiling every module of torch and the extras up front was most of a first
+# `make run` (`python -m bench.firststart --command make-run`). PYTHONWARNINGS=ignore: setuptools warns of editable
+# installs in a 10-line box per package, nothing a user can act on.
 $(RUN_STAMP): pyproject.toml clients/python/pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	# CPU torch first: the pinned wheel on this machine's disk, not a multi-GB CUDA build.
-	# --no-compile: Python compiles a module when it is first imported; byte-compiling every module of torch and the
-	# extras up front was most of a first `make run` (`python -m bench.firststart --command make-run`).
-	$(PIP) install --quiet --no-compile torch==2.13.0
-	# setuptools warns of editable installs in a 10-line box per package: nothing a user can act on.
-	PYTHONWARNINGS=ignore $(PIP) install --quiet --no-compile -e . -e clients/python
-	touch $(RUN_STAMP)
+	@echo "make: a virtual environment in $(VENV), with pip up to date"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) install --quiet --upgrade pip
+	@echo "make: torch 2.13.0 for the CPU"
+	@$(PIP) install --quiet --no-compile torch==2.13.0
+	@echo "make: ctxsieve and its client package, editable, with what serving needs"
+	@PYTHONWARNINGS=ignore $(PIP) install --quiet --no-compile -e . -e clients/python
+	@touch $(RUN_STAMP)
 
 $(STAMP): $(RUN_STAMP)
 	PYTHONWARNINGS=ignore $(PIP) install --quiet --no-compile -e '.[dev,bench]' -e clients/python
