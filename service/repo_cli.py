@@ -75,7 +75,7 @@ def index(args: argparse.Namespace) -> int:
         _say(f"{name}: the sync failed: {info.error}")
         return 1
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(info.skipped.items())) or "none"
-    _say(f"{name}: {info.files} files, {info.definitions} definitions, state {info.state} "
+    _say(f"{name}: {_count(info.files, 'file')}, {_count(info.definitions, 'definition')}, state {info.state} "
          f"({time.monotonic() - started:.1f} s; skipped: {skipped}); search it with `ctxsieve search QUERY "
          f"--repo {name}` or the agents' search_code")
     left = info.progress.vectors_left if info.progress is not None else None
@@ -127,7 +127,7 @@ def _dry_run(name: str, root: Path) -> int:
     sampled = sum((root / f).stat().st_size for f in sample) or 1
     scale = sum(sizes) / sampled
     took = spent * scale
-    _say(f"dry run: {root} as repository {name}: {len(files)} source files, {sum(sizes) / 1e6:.1f} MB; about "
+    _say(f"dry run: {root} as repository {name}: {_count(len(files), 'source file')}, {sum(sizes) / 1e6:.1f} MB; about "
          f"{definitions * scale:.0f} definitions and {f'{took:.0f} s' if took >= 1 else 'under a second'} to index "
          f"them here (from {len(sample)} files parsed now); nothing written")
     return 0
@@ -155,6 +155,10 @@ def _failed(exc: CtxsieveError | httpx.HTTPError, args: argparse.Namespace, hint
 def _refused(command: str, why: str) -> int:
     sys.stderr.write(f"ctxsieve {command}: {why}\n")
     return 2
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def _say(line: str) -> None:

@@ -55,9 +55,9 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     hit = next(h for h in hits_of(found.stdout) if h.name == "compute_invoice_total")
     assert hit.path == "invoices.py", "paths from the folder indexed"
     planned = ctxsieve(root.parent, "index", str(root / "app"), "--dry-run")
-    assert planned.returncode == 0 and f"dry run: {root / 'app'} as repository app: 1 source files" in planned.stdout
+    assert planned.returncode == 0 and f"dry run: {root / 'app'} as repository app: 1 source file," in planned.stdout
     here = ctxsieve(root / "app", "index", ".", "--dry-run")  # `.` names this folder; no PATH, the repository
-    assert f"dry run: {root / 'app'} as repository app: 1 source files" in here.stdout, here.stdout
+    assert f"dry run: {root / 'app'} as repository app: 1 source file," in here.stdout, here.stdout
     around = ctxsieve(root / "app", "index", "--dry-run")
     assert f"dry run: {root} as repository ledger-app: 3 source files" in around.stdout, around.stdout
 
