@@ -384,15 +384,11 @@ def _defaults(kind: Kind, source: Source, params: FilterParams) -> FilterParams:
 def _priorities(kind: Kind, sources: Sequence[Source], query: str, budget: int | None) -> np.ndarray | None:
     """Each source's chunks as its kind ranks them first for this request, None when it puts none first."""
     found = [kind.priorities(query, s.view.text, s.chunks, source_path(s.args), s.line_span, budget,
-                             reads_to_end(s.tool, s.args, _lines(s.view.text))) for s in sources]
+                             reads_to_end(s.tool, s.args, s.line_span(0, len(s.view.text))[1])) for s in sources]
     if all(f is None for f in found):
         return None
     parts = [np.zeros(len(s.chunks)) if f is None else f for s, f in zip(sources, found, strict=True)]
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
-
-
-def _lines(text: str) -> int:
-    return text.count("\n") + (not text.endswith("\n"))
 
 
 def _cost(source: Source, chunk: Chunk) -> int:

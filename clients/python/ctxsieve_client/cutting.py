@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
-from .languages import is_source, source_path
+from .languages import command_texts, is_source, source_path
 from .models import FileOrder, FilterResult
 from .names import masked
 from .placeholder import Namer, as_is, placeholder_line
@@ -53,10 +53,7 @@ _PRINTS = re.compile(r"(?:^|[\s;&|(`\"'])(?:cat|nl|bat|less|head|tail|sed\s+-n\s
 def prints_source_file(arguments: Mapping[str, Any]) -> bool:
     """The call runs a command that prints a source file (`cat src/app.py`, `sed -n '1,200p' x.go`): its output is
     that file's text, read as code."""
-    commands = [v for v in arguments.values() if isinstance(v, str)] + \
-        [" ".join(v) for v in arguments.values() if isinstance(v, list) and all(isinstance(w, str) for w in v)]
-    return any(is_source(m.group(1))
-               for command in commands for m in _PRINTS.finditer(command))
+    return any(is_source(m.group(1)) for command in command_texts(arguments) for m in _PRINTS.finditer(command))
 
 
 def passes(text: str, options: CutOptions) -> bool:

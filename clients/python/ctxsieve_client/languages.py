@@ -51,9 +51,14 @@ def reads_to_end(tool: str | None, args: Mapping[str, Any], lines: int) -> bool:
         return False
     if tool == "Read" and lines >= CLAUDE_READ_LINES:
         return False
-    commands = [v for v in args.values() if isinstance(v, str)] + \
+    return not any(_WINDOW_COMMAND.search(command) for command in command_texts(args))
+
+
+def command_texts(args: Mapping[str, Any]) -> list[str]:
+    """The call's arguments that may be a shell command: each string, and each list of strings (`["bash", "-lc",
+    "cat x.py"]`) joined."""
+    return [v for v in args.values() if isinstance(v, str)] + \
         [" ".join(v) for v in args.values() if isinstance(v, list) and all(isinstance(w, str) for w in v)]
-    return not any(_WINDOW_COMMAND.search(command) for command in commands)
 
 
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")  # C:\work, C:/work, \\server\share
