@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -147,6 +148,18 @@ def test_a_folder_the_service_cannot_use_is_a_tool_error_saying_why(code_service
     is_error, text = asyncio.run(search_in(twin, server))
     assert is_error and "400" in text and f"is the folder {code_service.root}, not {twin}" in text, text
     assert "ctxsieve index" in text
+
+
+def test_an_agent_in_a_folder_no_git_repository_holds_is_told_to_index_it(code_service: CodeService,
+                                                                        tmp_path: Path) -> None:
+    """An agent started in a plain folder (a home folder, say) inside the read roots: search_code does not index
+    it unasked; the tool error the model gets names the command that would."""
+    plain = code_service.root.parent / "plain-home"
+    plain.mkdir()
+    (plain / "notes.py").write_text("def compute_invoice_total():\n    return 0\n")
+    is_error, text = asyncio.run(search_in(plain, servers(code_service, tmp_path)["ctxsieve"]))
+    assert is_error and "'plain-home' is not indexed" in text and "ctxsieve index PATH --name plain-home" in text
+    assert httpx.get(f"{code_service.url}/v1/repos/plain-home").status_code == 404, "nothing indexed unasked"
 
 
 # --- the real Claude Code ----------------------------------------------------------------------------------------
