@@ -105,9 +105,11 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
     parser = _parser(language)
     if parser is None:
         return None
-    root = parser.parse(text.encode("utf-8")).root_node
+    source = text.encode("utf-8")
+    root = parser.parse(source).root_node
     found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE)))
-    imports = frozenset(n + 1 for node in _imports_in(root) for n in range(node.start_point[0], _last_row(node) + 1))
+    imports = frozenset(n + 1 for node in _imports_in(root, source)
+                        for n in range(node.start_point[0], _last_row(node) + 1))
     return found, imports
 
 
@@ -127,18 +129,21 @@ _REQUIRE = re.compile(rb"(?:(?:(?:local|const|let|var)\s+)?[\w$.{}\[\]\s,:=]+?=\
 REQUIRE_BYTES = 4_000
 
 
-def _imports_in(root: Any) -> Iterator[Any]:
+def _imports_in(root: Any, source: bytes) -> Iterator[Any]:
     for node in root.children:
         if node.type in _GUARDS:
-            yield from (child for child in node.children if _imports(child))
-        elif _imports(node):
+            yield from (child for child in node.children if _imports(child, source))
+        elif _imports(node, source):
             yield node
 
 
-def _imports(node: Any) -> bool:
+def _imports(node: Any, source: bytes) -> bool:
     if node.start_point[1] != 0:
         return False
-    return node.type in _IMPORTS or (node.type in _CALLS and _REQUIRE.match(node.text[:REQUIRE_BYTES]) is not None)
+    if node.type in _IMPORTS or node.type not in _CALLS:
+        return node.type in _IMPORTS
+    # read from the source's bytes: a node's own text would copy all of a long statement (a module's data table)
+    return _REQUIRE.match(source[node.start_byte:min(node.end_byte, node.start_byte + REQUIRE_BYTES)]) is not None
 
 
 def _last_row(node: Any) -> int:
