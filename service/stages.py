@@ -31,7 +31,7 @@ from .settings import Settings
 
 log = logging.getLogger("ctxsieve")
 # What `ctxsieve prepare` says when a step is done (cli.prepare writes these lines; the service reads them).
-DENSE_READY = "dense model: ready on "
+DENSE_READY = "dense model: made for "  # (the service loads it next, and says when it serves on it)
 STATIC_READY = "static first stage: ready"
 PREPARED_FROM_SETTINGS = ("model_dir", "embed_model", "encoding", "tiktoken_cache_dir", "runtime", "int8",
                           "static_stage", "inference_threads")
@@ -113,8 +113,7 @@ class Preparation:
             log.error("background preparation: %s", self.stages.detail)
 
     def _step(self, line: str) -> None:
-        # `prepare`'s "ready on X" means made for X: this service loads it next, and says when it serves on it
-        log.info("background: %s", line.replace(DENSE_READY, "dense model: made for ", 1))
+        log.info("background: %s", line)
         if line.startswith(DENSE_READY) and "dense" in self.stages.pending:
             self._swap_dense()
         elif line.startswith(STATIC_READY) and "first_stage" in self.stages.pending:

@@ -19,6 +19,6 @@ def test_prepare_says_each_step_and_the_runtime_it_chose() -> None:
     lines = done.stdout.splitlines()
     runtime = {"openvino": "openvino-bf16", "onnx": "onnx-fp32"}[choose_runtime("auto")]
     assert lines[0].startswith("encoding o200k_base: ok") and lines[1].startswith("model multilingual-e5-small:")
-    assert lines[2:] == ["ONNX model: exporting once if needed (about a minute)...", f"dense model: ready on {runtime}",
+    assert lines[2:] == ["ONNX model: exporting once if needed (about a minute)...", f"dense model: made for {runtime}",
                          "static first stage: made once if needed from the model's token embeddings...",
                          "static first stage: ready"]
