@@ -35,14 +35,9 @@ prepare: install
 	$(VENV)/bin/ctxsieve prepare
 
 # No `prepare` first: serve answers within seconds on a first start and prepares the rest in the background.
-# Your own service on loopback, as `ctxsieve service start` runs it: it may read your home folder (`ctxsieve index`,
-# search_code) unless CTXSIEVE_READ_ROOTS says otherwise; served on another address (CTXSIEVE_HOST), it reads nothing
-# it is not told to.
+# --own: your own service, as `ctxsieve service start` runs it (on loopback it may read your home folder).
 run: $(RUN_STAMP)
-	@case "$${CTXSIEVE_HOST:-127.0.0.1}" in 127.*|localhost|::1) roots="$${CTXSIEVE_READ_ROOTS-$$HOME}";; \
-		*) roots="$${CTXSIEVE_READ_ROOTS-}";; esac; \
-	echo "ctxsieve serve; files it may read (CTXSIEVE_READ_ROOTS): $${roots:-none}"; \
-	CTXSIEVE_READ_ROOTS="$$roots" HF_HUB_OFFLINE=1 exec $(VENV)/bin/ctxsieve serve
+	HF_HUB_OFFLINE=1 $(VENV)/bin/ctxsieve serve --own
 
 # mypy cannot follow the editable install's import hook, so it reads the packages through links named as installed.
 lint: install

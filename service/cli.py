@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import threading
@@ -69,8 +70,6 @@ def _trim_freed_memory(every: float) -> None:
 
 def _say_steps() -> None:
     """ctxsieve's own start-up lines (model loaded, store open, ready, or what is wrong), one per step."""
-    import logging
-
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("ctxsieve: %(message)s"))
     logger = logging.getLogger("ctxsieve")
@@ -88,9 +87,23 @@ def serve(args: argparse.Namespace) -> int:
     from .app import create_app
 
     settings = _settings(args)
+    if args.own:
+        settings = _own(settings)
+    logging.getLogger("ctxsieve").info("files it may read (CTXSIEVE_READ_ROOTS): %s", settings.read_roots or "none")
     _trim_freed_memory(settings.malloc_trim_seconds)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level)
     return 0
+
+
+def _own(settings: Settings) -> Settings:
+    """This user's own service (`make run`, `ctxsieve service start`): served on loopback, it may read the user's
+    home folder, so that `ctxsieve index` and search_code reach their repositories, unless CTXSIEVE_READ_ROOTS says
+    otherwise; served on another address, only what that says (default-deny)."""
+    from ctxsieve_client.setup.state import is_loopback
+
+    if "CTXSIEVE_READ_ROOTS" in os.environ or not is_loopback(settings.host):
+        return settings
+    return settings.model_copy(update={"read_roots": str(Path.home())})
 
 
 def prepare(args: argparse.Namespace) -> int:
@@ -360,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
         cmd.add_argument("--port", type=int)
         cmd.add_argument("--data-dir", type=Path)
         cmd.set_defaults(fn=fn)
+        if name == "serve":
+            cmd.add_argument("--own", action="store_true", help="this user's own service: on loopback it may read "
+                             "the home folder unless CTXSIEVE_READ_ROOTS is set")
         if name == "prepare":
             cmd.add_argument("--background", action="store_true", help=argparse.SUPPRESS)  # the service's child
     cmd = sub.add_parser("ingest", help="index a folder into a collection (incremental)")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import ipaddress
 import json
 import os
 import secrets
@@ -32,7 +31,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ctxsieve_client.setup.state import CAPTURE_VARIABLE, capture_dir, state_dir
+from ctxsieve_client.setup.state import CAPTURE_VARIABLE, capture_dir, is_loopback, state_dir
 
 from .ports import held, holder
 
@@ -120,11 +119,7 @@ def ready(url: str, timeout: float = 2.0) -> dict[str, Any] | None:
 def bind_address(url: str) -> tuple[str, int]:
     parts = urlsplit(url)
     host = parts.hostname or ""
-    try:
-        local = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        local = False
-    if not local:
+    if not is_loopback(host):
         raise NotLocal(f"{url} is not on this machine: start the service there")
     return host, parts.port or (443 if parts.scheme == "https" else 80)
 
@@ -180,10 +175,8 @@ def _spawn(paths: Paths, host: str, port: int, instance: str) -> int:
         paths.log.replace(paths.log.with_name("service.log.1"))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CTXSIEVE_INSTANCE": instance, CAPTURE_VARIABLE: str(capture_dir())}
     env.setdefault("CTXSIEVE_LOG_LEVEL", "warning")  # no access log line per hook call
-    # this user's own service, bound to loopback: it may read what the user's agents read, so that search_code can
-    # index the repository an agent works in (a service for others sets its read roots itself)
-    env.setdefault("CTXSIEVE_READ_ROOTS", str(Path.home()))
-    command = [sys.executable, "-m", "ctxsieve.service.cli", "serve", "--host", host, "--port", str(port),
+    # --own: this user's own service, bound to loopback, may read what the user's agents read (search_code)
+    command = [sys.executable, "-m", "ctxsieve.service.cli", "serve", "--own", "--host", host, "--port", str(port),
                "--data-dir", str(paths.data)]
     with paths.log.open("ab") as log:
         log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n".encode())

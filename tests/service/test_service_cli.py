@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.conftest import CACHE
@@ -63,6 +64,10 @@ def test_the_service_in_the_background_and_wraps_sharing_it(tmp_path: Path) -> N
     assert f"  url:     {url} (ready)" in status.stdout and f"  data:    {state / 'data'}" in status.stdout
     assert "  version: 0.1.0" in status.stdout and (state / "data").is_dir()
     pid = json.loads((state / "service.pid").read_text())["pid"]
+    (home / "src" / "app").mkdir(parents=True)  # the user's own service may read the home folder, nothing else
+    (tmp_path / "elsewhere").mkdir()
+    assert httpx.put(f"{url}/v1/repos/app", json={"path": str(home / "src" / "app")}).status_code == 202
+    assert httpx.put(f"{url}/v1/repos/x", json={"path": str(tmp_path / "elsewhere")}).status_code == 403
 
     again = ctxsieve(env, "service", "start")
     assert again.returncode == 0 and f"running (pid {pid})" in again.stderr, "a second start finds it"
@@ -76,6 +81,22 @@ def test_the_service_in_the_background_and_wraps_sharing_it(tmp_path: Path) -> N
     assert ctxsieve(env, "service", "stop").returncode == 0
     assert ctxsieve(env, "service", "status").returncode == 1 and not (state / "service.pid").exists()
     assert gone(pid), "the service's process ended"
+
+
+def test_own_service_reads_the_home_folder_on_loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve --own` (make run, service start): the home folder on loopback unless CTXSIEVE_READ_ROOTS is set
+    (even empty: reading off); on another address nothing it is not told."""
+    from ctxsieve.service.cli import _own
+    from ctxsieve.service.settings import Settings
+
+    monkeypatch.delenv("CTXSIEVE_READ_ROOTS", raising=False)
+    assert _own(Settings(host="127.0.0.1")).read_roots == str(Path.home())
+    assert _own(Settings(host="localhost")).read_roots == str(Path.home())
+    assert _own(Settings(host="0.0.0.0")).read_roots == ""
+    monkeypatch.setenv("CTXSIEVE_READ_ROOTS", "")
+    assert _own(Settings(host="127.0.0.1")).read_roots == ""
+    monkeypatch.setenv("CTXSIEVE_READ_ROOTS", "/srv/code")
+    assert _own(Settings(host="127.0.0.1")).read_roots == "/srv/code"
 
 
 def gone(pid: int) -> bool:

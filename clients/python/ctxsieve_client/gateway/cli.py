@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import contextlib
 import hmac
-import ipaddress
 import logging
 import os
 import sys
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 import anyio
 
 from ..client import AsyncClient
+from ..setup.state import is_loopback
 from .config import ConfigError, load_config
 
 Scope = MutableMapping[str, Any]
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"ctxsieve gateway: bad config: {exc}\n")
         return 2
     key = args.api_key or os.environ.get("CTXSIEVE_API_KEY") or None
-    if args.http and not _loopback(args.host) and not key:
+    if args.http and not is_loopback(args.host) and not key:
         sys.stderr.write("ctxsieve gateway: --host beyond loopback needs a key (--api-key or CTXSIEVE_API_KEY)\n")
         return 2
     from .server import Gateway  # FastMCP loads only when a gateway runs
@@ -109,7 +109,7 @@ async def _close_idle_clients(gateway: Any) -> None:
 def guarded(app: ASGI, host: str, key: str | None) -> ASGI:
     """Refuse what DNS rebinding or a stranger would send: a foreign Origin or Host, or (beyond loopback, or
     whenever a key is set) a missing or wrong bearer key. The lifespan passes untouched."""
-    hosts = {host, *LOOPBACK_NAMES} if _loopback(host) else {host}
+    hosts = {host, *LOOPBACK_NAMES} if is_loopback(host) else {host}
     any_host = host in ("0.0.0.0", "::")  # bound everywhere: the Host is whatever name reached it
     need_key = key is not None
 
@@ -139,15 +139,6 @@ async def _refuse(send: Callable[[Any], Awaitable[None]], status: int, message: 
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
-
-
-def _loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _quiet_logging() -> None:

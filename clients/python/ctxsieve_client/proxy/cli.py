@@ -9,11 +9,12 @@ ctxsieve service, not of the model API.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import logging
 import os
 import sys
 from typing import TYPE_CHECKING
+
+from ..setup.state import is_loopback
 
 if TYPE_CHECKING:
     from .server import ProxyApp
@@ -74,20 +75,13 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     log = logging.getLogger("ctxsieve.proxy")
-    if not _loopback(args.host):
+    if not is_loopback(args.host):
         log.warning("ctxsieve proxy: listening on %s: anyone who reaches it can use it with their own key", args.host)
     log.info("ctxsieve proxy: http://%s:%s -> %s | %s, cutting through %s", args.host, args.port,
              args.anthropic_upstream, args.openai_upstream, args.url)
     uvicorn.run(build(args), host=args.host, port=args.port, log_level="warning", access_log=False,
                 lifespan="on", ws="none")  # a WebSocket upgrade reaches the app, which answers 426 (Codex: HTTPS)
     return 0
-
-
-def _loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 if __name__ == "__main__":

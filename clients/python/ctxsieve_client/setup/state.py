@@ -56,7 +56,11 @@ def url_port(url: str) -> int:
 
 
 def is_local(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
+    return is_loopback(urlsplit(url).hostname or "")
+
+
+def is_loopback(host: str) -> bool:
+    """An address only this machine reaches: `localhost`, 127.0.0.0/8, ::1."""
     try:
         return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
