@@ -426,20 +426,26 @@ class RepoIndex:
 
     def _changed_files(self, repo: _Repo, root: Path, files: list[str]) -> tuple[list[FileState], Counter[str]]:
         """The files whose bytes differ from what is indexed (a file whose size and mtime are unchanged is not
-        read again); binary and huge files counted apart."""
+        read again); binary, huge and unreadable files counted apart."""
         indexed = repo.memory.hashes()
         changed: list[FileState] = []
         skipped: Counter[str] = Counter()
         for path in files:
             try:
                 info = os.stat(root / path)
-                seen = (info.st_mtime_ns, info.st_size)
-                if path in indexed and repo.stats.get(path) == seen:
-                    continue
-                state = read_source(root, path)
-            except OSError:  # removed or unreadable between the listing and now
+            except OSError:  # removed between the listing and now
                 continue
+            seen = (info.st_mtime_ns, info.st_size)
+            if path in indexed and repo.stats.get(path) == seen:
+                continue
+            # Looked at, read or not: a grep listing a file it cannot read must not queue a catch-up every time
+            # (`_edited_since`); an indexed one keeps its last complete state, one never read is tried each sync.
             repo.stats[path] = seen
+            try:
+                state = read_source(root, path)
+            except OSError:
+                skipped["unreadable"] += 1
+                continue
             if state.text is None:
                 skipped[state.why] += 1
             elif indexed.get(path) != state.hash:

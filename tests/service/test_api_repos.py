@@ -290,6 +290,39 @@ def test_a_list_of_files_edited_since_the_last_sync_brings_the_index_up_to_date(
         time.sleep(0.1)
 
 
+def test_a_file_the_sync_cannot_read_keeps_its_last_state_and_queues_no_catch_up(
+        repos: TestClient, roots: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An indexed file that became unreadable (chmod 000 for a user other than root) is counted as skipped and
+    searched as last read; a grep listing it does not queue a sync once the sync has looked at it (before, its stat
+    was never recorded, so every list naming it queued one)."""
+    from ctxsieve.indexes.repos import index as module
+
+    root = roots / "locked"
+    grep_tree(root, files=4, about=2)
+    repos.put("/v1/repos/locked", json={"path": str(root)})
+    indexed(repos, "locked")
+    locked = root / "pkg" / "mod_02.py"
+    real = module.read_source
+
+    def denied(folder: Path, name: str) -> object:
+        if name == "pkg/mod_02.py":
+            raise PermissionError(13, "Permission denied", str(folder / name))
+        return real(folder, name)
+
+    monkeypatch.setattr(module, "read_source", denied)
+    locked.write_text(locked.read_text() + "\n# touched\n")
+    assert repos.post("/v1/repos/locked/sync").status_code in (200, 202)
+    info = indexed(repos, "locked")
+    deadline = time.monotonic() + 30
+    while info["skipped"].get("unreadable") != 1:
+        assert time.monotonic() < deadline, info
+        time.sleep(0.1)
+        info = repos.get("/v1/repos/locked").json()
+    assert ("pkg/mod_02.py", "backoff_delay") in found(repos, "locked", "backoff_delay retry delay")
+    held = repos.app.state.engine.engine.repos._repos[("default", "locked")]
+    assert not module.RepoIndex._edited_since(held, ["pkg/mod_02.py", "pkg/mod_01.py"])
+
+
 LEDGER_REQUEST = "the ledger totals drift: each ledger line is off once a batch is reconciled"
 
 
