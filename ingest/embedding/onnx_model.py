@@ -217,16 +217,22 @@ class OnnxEmbedder:
 def load_onnx(model_folder: Path, cache_dir: Path, model_id: str, threads: int | None, int8: bool = False
               ) -> OnnxEmbedder:
     """Built by `ctxsieve prepare` (export and tokenizer); at serve time only loaded, without torch."""
+    path = ensure_onnx_int8(model_folder, cache_dir) if int8 else ensure_onnx(model_folder, cache_dir)
+    tokenizer, dim, prompts = model_parts(model_folder, cache_dir)
+    # int8 vectors differ from fp32 ones (and from torch's int8 ones), so they are another model id: they
+    # never mix in a store.
+    return OnnxEmbedder(_session(path, threads), tokenizer, model_id + ("-onnx-int8" if int8 else ""), dim,
+                        prompts, "onnx-int8" if int8 else "onnx-fp32")
+
+
+def model_parts(model_folder: Path, cache_dir: Path) -> tuple[Any, int, dict[str, str]]:
+    """What every runtime of the export shares: its tokenizer (truncating at MAX_TOKENS), its width and prompts."""
     from tokenizers import Tokenizer
 
-    path = ensure_onnx_int8(model_folder, cache_dir) if int8 else ensure_onnx(model_folder, cache_dir)
     tokenizer = Tokenizer.from_file(str(ensure_tokenizer(model_folder, cache_dir)))
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
     config = model_folder / "config_sentence_transformers.json"
     prompts = json.loads(config.read_text()).get("prompts", {}) if config.exists() else {}
     dim = int(json.loads((model_folder / "config.json").read_text())["hidden_size"])
-    # int8 vectors differ from fp32 ones (and from torch's int8 ones), so they are another model id: they
-    # never mix in a store.
-    return OnnxEmbedder(_session(path, threads), tokenizer, model_id + ("-onnx-int8" if int8 else ""), dim,
-                        dict(prompts), "onnx-int8" if int8 else "onnx-fp32")
+    return tokenizer, dim, dict(prompts)

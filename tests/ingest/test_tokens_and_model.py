@@ -200,6 +200,32 @@ def test_the_runtime_rule_and_openvino_bf16_vectors_match_fp32(tmp_path: Path) -
     assert openvino.embed_passages(texts).tobytes() == openvino.embed_passages(texts).tobytes()
 
 
+def test_openvino_is_checked_against_fp32_vectors_kept_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fp32 probe vectors are made once per export and kept: a later start checks the OpenVINO model against them
+    without loading the fp32 session; vectors that disagree are refused (the gate is real)."""
+    from ctxsieve.ingest.embedding import openvino_model
+    from ctxsieve.ingest.embedding.onnx_model import PROBES
+    from ctxsieve.ingest.embedding.openvino_model import (RuntimeRefused, load_openvino, native_bf16,
+                                                          reference_vectors)
+    from ctxsieve.ingest.embedding.loading import resolve_model_path
+
+    if not native_bf16():
+        pytest.skip("this CPU has no native bf16: OpenVINO is not served here")
+    folder, models = Path(resolve_model_path("multilingual-e5-small", CACHE / "models")), CACHE / "models"
+    kept = reference_vectors(folder, models, "e5", None)
+    assert kept.shape == (2 * len(PROBES), 384)
+
+    def no_session(*_: object, **__: object) -> None:
+        raise AssertionError("the fp32 session was loaded again")
+
+    monkeypatch.setattr(openvino_model, "load_onnx", no_session)
+    assert reference_vectors(folder, models, "e5", None).tobytes() == kept.tobytes()
+    assert load_openvino(folder, models, "e5", None).runtime == "openvino-bf16"
+    monkeypatch.setattr(openvino_model, "reference_vectors", lambda *_: -kept)
+    with pytest.raises(RuntimeRefused):
+        load_openvino(folder, models, "e5", None)
+
+
 def test_a_request_head_is_its_first_model_tokens_verbatim(e5_default: Any) -> None:
     """A repository search embeds a long request's head only: a prefix of the text, cut at a token's end."""
     from ctxsieve.ingest.embedding import head_of
