@@ -91,8 +91,17 @@ def serve(args: argparse.Namespace) -> int:
         settings = _own(settings)
     logging.getLogger("ctxsieve").info("files it may read (CTXSIEVE_READ_ROOTS): %s", settings.read_roots or "none")
     _trim_freed_memory(settings.malloc_trim_seconds)
+    logging.getLogger("uvicorn.access").addFilter(_probes_unlogged)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level)
     return 0
+
+
+def _probes_unlogged(record: logging.LogRecord) -> bool:
+    """A health probe (`ctxsieve service start` or a supervisor polling /readyz, a 503 each until the model is
+    warm) gets no access line: a line each would bury the user's own requests; why the service is not ready is
+    logged by the service itself, and the probe's answer says it."""
+    args = record.args
+    return not (isinstance(args, tuple) and len(args) >= 3 and args[2] in ("/healthz", "/readyz"))
 
 
 def _own(settings: Settings) -> Settings:

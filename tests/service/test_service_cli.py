@@ -99,6 +99,35 @@ def test_own_service_reads_the_home_folder_on_loopback_only(monkeypatch: pytest.
     assert _own(Settings(host="127.0.0.1")).read_roots == "/srv/code"
 
 
+@pytest.mark.slow
+def test_the_foreground_service_logs_the_users_requests_not_its_probes(tmp_path: Path) -> None:
+    """`make run`'s service prints an access line per request; a health probe polled until it is ready gets none."""
+    port = free_port()
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "CTXSIEVE_MODEL_DIR": str(CACHE / "models"),
+           "CTXSIEVE_TIKTOKEN_CACHE_DIR": str(CACHE / "tiktoken"), "HF_HUB_OFFLINE": "1"}
+    server = subprocess.Popen([str(BIN / "ctxsieve"), "serve", "--own", "--port", str(port), "--data-dir",
+                               str(tmp_path / "data")], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    try:
+        url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 300
+        while not _answers(f"{url}/readyz"):
+            assert time.monotonic() < deadline and server.poll() is None, "the service got ready"
+            time.sleep(0.2)
+        assert httpx.get(f"{url}/v1/repos").status_code == 200 and httpx.get(f"{url}/healthz").status_code == 200
+    finally:
+        server.terminate()
+        log = server.communicate(timeout=60)[0]  # uvicorn's access lines go to stdout
+    assert '"GET /v1/repos HTTP/1.1" 200' in log, log
+    assert "/readyz" not in log and "/healthz" not in log, log
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
 def gone(pid: int) -> bool:
     """Ended: no such process, or a zombie (in a container whose init reaps no orphans)."""
     try:
