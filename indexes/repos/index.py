@@ -34,7 +34,7 @@ from ..files import FileReader
 from ..sources import utc_stamp
 from ..store import Match, Store, Where, scroll_all
 from .memory import RepoMemory
-from .records import SPEC, RepoHead, file_point, head_of, head_point, scope, units_of_point
+from .records import SPEC, RepoHead, current_units, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits
 from .vectors import UnitVectors
 from .walk import FileState, read_source, walk
@@ -461,9 +461,17 @@ class RepoIndex:
             repo.memory.put_file(state.path, state.hash, units)
 
     def _load(self, tenant: str, repo: _Repo) -> None:
-        """What the store holds: each file as it was last indexed whole."""
+        """What the store holds: each file as it was last indexed whole (its units found again from its stored
+        text, and stored so, where an earlier version of `units_of` found them)."""
+        stale: list[FileState] = []
         for found in scroll_all(self.store, SPEC.name, scope(tenant, repo.head.name, "file"), page=256):
-            repo.memory.put_file(found.payload["path"], found.payload["hash"], units_of_point(found.payload))
+            payload = found.payload
+            if current_units(payload):
+                repo.memory.put_file(payload["path"], payload["hash"], units_of_point(payload))
+            else:
+                stale.append(FileState(payload["path"], payload["hash"], payload["text"]))
+        for batch in _batches(stale, BATCH_FILES):
+            self._write(tenant, repo, batch)
         repo.loaded = True
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ctxsieve.ingest.coderank.units import CodeUnit
+from ctxsieve.ingest.coderank.units import UNITS_VERSION, CodeUnit
 
 from ..store import Match, PointData, SpaceSpec, Where, layout
 
-__all__ = ["SPEC", "RepoHead", "file_point", "head_of", "head_point", "scope", "units_of_point"]
+__all__ = ["SPEC", "RepoHead", "current_units", "file_point", "head_of", "head_point", "scope", "units_of_point"]
 
 SPEC = SpaceSpec(name=layout.REPOS, indexes={"tenant": "keyword", "repo": "keyword", "type": "keyword",
                                              "path": "keyword", "hash": "keyword"})
@@ -57,7 +57,13 @@ def file_point(tenant: str, repo: str, path: str, digest: str, text: str, units:
     """The file's bytes as indexed and its units' places: one point, so a file is stored whole or not at all."""
     return PointData(key=_SEP.join(("file", tenant, repo, path)), payload={
         "type": "file", "tenant": tenant, "repo": repo, "path": path, "hash": digest, "text": text,
-        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature] for u in units]})
+        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature] for u in units],
+        "units_version": UNITS_VERSION})
+
+
+def current_units(payload: dict[str, Any]) -> bool:
+    """The point's units were found by this version's `units_of` (else they are found again from its text)."""
+    return payload.get("units_version") == UNITS_VERSION
 
 
 def units_of_point(payload: dict[str, Any]) -> list[CodeUnit]:

@@ -2,14 +2,17 @@
 
 Each function, method and class is a unit named as its language qualifies it (`QuerySet.filter`), with its true
 1-based line span. A class's unit is its own lines before its first nested definition (the `class` line, its
-docstring, its attributes): its methods are units of their own, so no line is ranked twice. The lines outside every
-top-level definition (imports, constants, module code) are units of kind `module`, one per run between
-definitions, named by the file's module path (`ansible/vars/manager.py` -> `ansible.vars.manager`).
+docstring, its attributes): its methods are units of their own, so no line is ranked twice; its own code after its
+first nested definition (a function's body after a nested function, a class's attributes between its methods) is
+a unit of its name per run, so no line of code is in no unit (lines that only close it, `}` or `end`, excepted).
+The lines outside every top-level definition (imports, constants, module code) are units of kind `module`, one per
+run between definitions, named by the file's module path (`ansible/vars/manager.py` -> `ansible.vars.manager`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -18,7 +21,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the code kind ranks its chunks with this package: it is imported where used
     from ..kinds.code import Definition
 
-__all__ = ["CodeUnit", "kind_of", "module_name", "units_of"]
+__all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
+
+# Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
+# repository indexed before finds them again from each file's stored text when it is loaded.
+UNITS_VERSION = 2
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
@@ -26,6 +33,8 @@ _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "m
                  "enum": "class", "trait": "class", "impl": "class", "object": "class", "protocol": "class",
                  "module": "module", "mod": "module", "namespace": "module", "type": "type"}
 _CONTAINERS = frozenset({"class"})
+# A parent's own line after its nested definitions that only closes it (`}`, `});`, `end`): no unit of its own.
+_CLOSING = re.compile(r"[\s)\]};,]*(?:end)?[\s)\]};,]*")
 
 
 def kind_of(word: str, parent_kind: str | None) -> str:
@@ -87,6 +96,9 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
                 own_last -= 1
             yield _unit(path, qualified, kind, d.first, own_last, lines, d.header)
             yield from _walk(path, d.children, lines, qualified, kind)
+            for first, end in _runs(lines, d.children[0].first, last, d.children):
+                if not all(_CLOSING.fullmatch(line) for line in lines[first : end + 1]):
+                    yield _unit(path, qualified, kind, first, end, lines, d.header)
         else:
             yield _unit(path, qualified, kind, d.first, last, lines, d.header)
 
@@ -98,21 +110,28 @@ def _unit(path: str, name: str, kind: str, first: int, last: int, lines: list[st
 
 def _module_runs(path: str, found: list[Definition], lines: list[str]) -> Iterator[CodeUnit]:
     """The runs of lines outside every top-level definition that hold code (blank edges trimmed)."""
-    covered = [False] * len(lines)
-    for d in found:
-        for i in range(d.first, min(d.last, len(lines) - 1) + 1):
-            covered[i] = True
     name = module_name(path)
-    i = 0
-    while i < len(lines):
-        if covered[i] or not lines[i].strip():
+    for first, end in _runs(lines, 0, len(lines) - 1, found):
+        yield CodeUnit(path, name, "module", first + 1, end + 1, "\n".join(lines[first : end + 1]))
+
+
+def _runs(lines: list[str], start: int, last: int, held: Sequence[Definition]) -> Iterator[tuple[int, int]]:
+    """The runs of lines from `start` to `last` (0-based, inclusive) that none of `held` covers, blank edges trimmed
+    and blank runs left out."""
+    covered = [False] * (last + 1 - start)
+    for d in held:
+        for i in range(max(d.first, start), min(d.last, last) + 1):
+            covered[i - start] = True
+    i = start
+    while i <= last:
+        if covered[i - start] or not lines[i].strip():
             i += 1
             continue
         j = i
-        while j + 1 < len(lines) and not covered[j + 1]:
+        while j + 1 <= last and not covered[j + 1 - start]:
             j += 1
-        last = j
-        while last > i and not lines[last].strip():
-            last -= 1
-        yield CodeUnit(path, name, "module", i + 1, last + 1, "\n".join(lines[i : last + 1]))
+        end = j
+        while end > i and not lines[end].strip():
+            end -= 1
+        yield i, end
         i = j + 1

@@ -428,6 +428,60 @@ def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repo
         again.close()
 
 
+NESTED = """def make_handler(config):
+    def handler(request):
+        return request
+
+    retries = config.get("quiesce_backoff_seconds")
+    return handler
+"""
+
+
+def test_a_parents_code_after_a_nested_definition_is_found_and_an_older_index_finds_it_after_a_restart(
+        tmp_path: Path) -> None:
+    """A function's body after a nested function is a unit of the function (before, it was in no unit: never found);
+    a repository stored by an earlier `units_of` finds its units again from each file's stored text when loaded."""
+    from ctxsieve.indexes.files import FileReader
+    from ctxsieve.indexes.repos import RepoIndex
+    from ctxsieve.indexes.repos.records import SPEC
+    from ctxsieve.indexes.store import PointData, open_store, scroll_all
+    from ctxsieve.ingest.coderank.units import UNITS_VERSION
+    from ctxsieve.ingest.tokens import load_tokenizer
+    from tests.conftest import CACHE
+
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "handlers.py").write_text(NESTED)
+    store, tokenizer = open_store(tmp_path / "data"), load_tokenizer("o200k_base", CACHE / "tiktoken")
+
+    def opened() -> RepoIndex:
+        index = RepoIndex(store, FileReader([tmp_path / "tree"], 1 << 24), tokenizer)
+        index.register("default", "tree", str(tmp_path / "tree"))
+        index.sync("default", "tree", wait=True)
+        return index
+
+    def spans(index: RepoIndex) -> list[tuple[str, int, int]]:
+        found = index.search("default", "tree", "quiesce backoff seconds").results
+        return [(r.name, r.start_line, r.end_line) for r in found]
+
+    first = opened()
+    assert spans(first)[0] == ("make_handler", 5, 6)
+    first.close()
+    older = []  # the point as the version before stored it: no version, the body after `handler` in no unit
+    for point in scroll_all(store, SPEC.name, None):
+        if point.payload.get("type") == "file":
+            payload = {k: v for k, v in point.payload.items() if k != "units_version"}
+            payload["units"] = [u for u in payload["units"] if u[2] != 5]
+            older.append(PointData(key="", payload=payload, id=point.id))
+    store.upsert(SPEC.name, older)
+    again = opened()
+    try:
+        assert spans(again)[0] == ("make_handler", 5, 6)
+        stored = [p.payload for p in scroll_all(store, SPEC.name, None) if p.payload.get("type") == "file"]
+        assert [p["units_version"] for p in stored] == [UNITS_VERSION]
+    finally:
+        again.close()
+
+
 def test_paths_as_a_grep_prints_them_name_a_repositorys_files(tmp_path: Path) -> None:
     from ctxsieve.indexes.repos.index import _inside
 
