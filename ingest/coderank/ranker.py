@@ -35,6 +35,7 @@ __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "Re
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
                     r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
+_TEST_MODULE = re.compile(r"(^|\.)tests?\.")  # a definition inside a module or class named `tests` / `test`
 _ASIDE = re.compile(r"(^|/)(examples?|docs?|doc_src|benchmarks?|bench|scripts|hacking|contrib)(/|$)")
 _VENDORED = re.compile(r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|external|node_modules)(/|$)")
 
@@ -88,11 +89,12 @@ def passage_of(unit: CodeUnit) -> str:
 def has_vector(unit: CodeUnit) -> bool:
     """Tests, examples, docs and vendored code are re-ranked without vectors: on dev, theirs changed no ranking
     (python -m bench.localize_lengths --aside) and they are 62% of ansible's definitions' tokens to embed."""
-    return _place(unit.path) is None
+    return _place(unit.path) is None and not _TEST_MODULE.search(unit.name)
 
 
 def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
-    """Tests, examples and docs, and vendored code, count for less than the code they exercise or ship."""
+    """Tests, examples and docs, and vendored code, count for less than the code they exercise or ship (and a test
+    module's definitions inside a source file, Rust's `#[cfg(test)] mod tests`, as tests: `combine`)."""
     place = _place(path)
     return 1.0 if place is None else float(getattr(weights, place))
 
@@ -141,7 +143,9 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
     """The rule: lexical plus the weighted signals, times the place's factor."""
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
     factor = {path: place_factor(path, weights) for path in {u.path for u in units}}
-    factors = np.fromiter((factor[u.path] for u in units), dtype=np.float64, count=len(units))
+    tests = float(weights.tests)
+    factors = np.fromiter((tests if factor[u.path] == 1.0 and _TEST_MODULE.search(u.name) else factor[u.path]
+                           for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
 
 

@@ -47,6 +47,7 @@ _KINDS = {
     "enum_declaration": ("enum", True), "impl_item": ("impl", True), "trait_item": ("trait", True),
     "mod_item": ("mod", True), "type_declaration": ("type", False), "namespace_definition": ("namespace", True),
     "object_declaration": ("object", True), "protocol_declaration": ("protocol", True),
+    "type_alias_declaration": ("type", False),
 }
 _NAMED = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -179,14 +180,18 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE) 
         target = child
         if child.type == "decorated_definition":  # Python: the decorators belong to the definition
             target = child.child_by_field_name("definition") or child
-        kind = _KINDS.get(target.type)
+        bound = _bound_function(target)
+        kind: tuple[str, bool] | None
+        if bound is not None:  # JS/TS: `const f = () => {...}`, a class field `f = function () {...}`
+            kind, (name_node, value) = ("function", False), bound
+        else:
+            kind, name_node, value = _KINDS.get(target.type), target.child_by_field_name("name"), target
         if kind is None or target.end_point[0] == target.start_point[0] and child is target and kind[1]:
             yield from _definitions(child, lines, opaque)
             continue
         word, container = kind
-        name_node = target.child_by_field_name("name")
-        name = name_node.text.decode("utf-8", "replace") if name_node is not None else _first_name(target, lines)
-        body = target.child_by_field_name("body")
+        name = _name_of(target, name_node, lines)
+        body = value.child_by_field_name("body")
         body_line = body.start_point[0] if body is not None else target.start_point[0] + 1
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
@@ -195,6 +200,52 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE) 
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
                          statements, target.start_point[0])
+
+
+# JS/TS: a declaration or a class field whose one value is a function is a function of that name
+_BINDINGS = frozenset({"lexical_declaration", "variable_declaration", "public_field_definition", "field_definition"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+
+
+def _bound_function(node: Any) -> tuple[Any, Any] | None:
+    """(name node, function node) where `node` binds one name to a function (`export const f = async () => {}`)."""
+    if node.type not in _BINDINGS:
+        return None
+    holder = node
+    if node.type in ("lexical_declaration", "variable_declaration"):
+        declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+        if len(declarators) != 1:
+            return None
+        holder = declarators[0]
+    name, value = holder.child_by_field_name("name"), holder.child_by_field_name("value")
+    if name is None or value is None or value.type not in _FUNCTION_VALUES or name.type not in _NAME_NODES:
+        return None
+    return name, value
+
+
+_NAME_NODES = frozenset({"identifier", "property_identifier", "private_property_identifier"})
+
+
+def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
+    """A definition's name as its language qualifies it: a Go method's with its receiver's type
+    (`Context.Param`), a Rust `impl`'s the type's (`impl<S> Router<S>` and `impl Display for Router` -> `Router`)."""
+    if node.type == "impl_item" and (implemented := node.child_by_field_name("type")) is not None:
+        return _type_name(implemented.text.decode("utf-8", "replace"))
+    name = name_node.text.decode("utf-8", "replace") if name_node is not None else _first_name(node, lines)
+    receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
+    if receiver is not None:  # Go: `func (c *Context) Param(...)`
+        typed = next((c.child_by_field_name("type") for c in receiver.named_children
+                      if c.child_by_field_name("type") is not None), None)
+        if typed is not None:
+            return f"{_type_name(typed.text.decode('utf-8', 'replace'))}.{name}"
+    return name
+
+
+def _type_name(written: str) -> str:
+    """A type as written (`*Set[T]`, `Router<S>`, `&'a mut fmt::Formatter`) -> its own name (`Set`, `Router`,
+    `Formatter`)."""
+    words = [w for w in _NAMED.findall(written.split("<", 1)[0].split("[", 1)[0]) if w not in ("mut", "dyn")]
+    return words[-1] if words else "?"
 
 
 def _first_name(node: Any, lines: list[str]) -> str:
@@ -212,11 +263,24 @@ _KEYWORDS = frozenset({
 
 
 def _with_comments_above(line: int, lines: list[str]) -> int:
-    """The comment lines directly above a definition (no blank line between) are part of it."""
-    while line > 0 and lines[line - 1].lstrip().startswith(("#", "//", "/*", "*", "--")) \
-            and lines[line - 1].strip():
-        line -= 1
+    """The comment lines directly above a definition (no blank line between) are part of it; so is a block comment
+    that ends right above it, whatever its own lines hold (a JSDoc without a `*` on each line, a blank line in it)."""
+    while line > 0:
+        above = lines[line - 1].strip()
+        if above.endswith("*/") and not above.startswith("/*"):
+            opening = next((i for i in range(line - 2, max(-1, line - 2 - _LONGEST_COMMENT), -1)
+                            if lines[i].lstrip().startswith("/*")), None)
+            if opening is None:
+                break
+            line = opening
+        elif above.startswith(("#", "//", "/*", "*", "--")):
+            line -= 1
+        else:
+            break
     return line
+
+
+_LONGEST_COMMENT = 400  # lines searched up for a block comment's opening
 
 
 def header_lines(text: str, language: str | None) -> list[int]:

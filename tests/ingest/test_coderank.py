@@ -130,3 +130,82 @@ def test_only_shipped_code_has_vectors_and_a_test_among_the_best_counts_as_the_w
     assert sorted(asked) == ["pkg/core.py", "pkg/util.py"]
     assert rows[1, SIGNALS.index("dense")] == 0.0 and rows[2, SIGNALS.index("dense")] == 1.0
     assert after[2] > after[0]
+
+
+GO = """package gin
+
+// Param returns the value of the URL param.
+func (c *Context) Param(key string) string {
+\treturn c.Params.ByName(key)
+}
+
+func (s Set[T]) Add() {}
+"""
+RUST = """impl<S> Router<S> where S: Clone {
+    fn with_state(&self) {}
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    fn query_is_parsed() {
+        let parsed = 1;
+    }
+}
+"""
+TYPESCRIPT = """export const normalizeError = (error: unknown): Error => {
+\treturn error;
+};
+
+type HttpsOptions = {rejectUnauthorized: boolean};
+
+class Request {
+\tprivate readonly _onBodyError = (error: Error) => {
+\t\tthrow error;
+\t};
+}
+"""
+
+
+def test_definitions_are_named_as_each_language_qualifies_them() -> None:
+    """Go methods by their receiver's type, Rust impls by the type (not its generic parameter or the trait), JS/TS
+    functions bound to a name (a const, a class field) and type aliases: each its own unit with its true lines."""
+    def named(path: str, text: str) -> set[tuple[str, str, int, int]]:
+        return {(u.name, u.kind, u.start_line, u.end_line) for u in units_of(path, text)}
+
+    assert {("Context.Param", "method", 3, 6), ("Set.Add", "method", 8, 8)} <= named("gin/context.go", GO)
+    rust = named("src/routing.rs", RUST)
+    assert {("Router.with_state", "method", 2, 2), ("PathError.fmt", "method", 6, 6)} <= rust
+    assert ("tests.query_is_parsed", "function", 11, 13) in rust
+    ts = named("source/core/index.ts", TYPESCRIPT)
+    assert {("normalizeError", "function", 1, 3), ("HttpsOptions", "type", 5, 5),
+            ("Request._onBodyError", "method", 8, 10)} <= ts
+
+
+def test_a_test_module_inside_a_source_file_counts_as_tests() -> None:
+    from ctxsieve.ingest.coderank.ranker import WEIGHTS, combine, has_vector
+
+    units = [u for u in units_of("src/routing.rs", RUST) if u.name in ("Router.with_state", "tests.query_is_parsed")]
+    scores = combine(np.ones((len(units), 6)), units)
+    assert [u.name for u in units] == ["Router.with_state", "tests.query_is_parsed"]
+    assert scores[1] == scores[0] * WEIGHTS.tests
+    assert has_vector(units[0]) and not has_vector(units[1])
+
+
+def test_a_parents_own_code_after_its_nested_definitions_is_a_unit_of_its_name() -> None:
+    source = "def outer(x):\n    def inner():\n        return x\n\n    total = inner() + 1\n    return total\n"
+    assert [(u.name, u.start_line, u.end_line) for u in units_of("m.py", source)] == [
+        ("outer", 1, 1), ("outer.inner", 2, 3), ("outer", 5, 6)]
+    closing = "function outer() {\n  function inner() {\n    return 1;\n  }\n}\n"
+    assert [(u.name, u.start_line, u.end_line) for u in units_of("m.js", closing)] == [
+        ("outer", 1, 1), ("outer.inner", 2, 4)], "a closing brace alone is no unit"
+
+
+def test_a_block_comment_right_above_a_definition_is_part_of_it_whatever_its_lines_hold() -> None:
+    source = ("class Options {\n\tmerge() {\n\t}\n\n\t/**\n\tCustom request function.\n\n\t@default http.request\n"
+              "\t*/\n\tget request() {\n\t\treturn 1;\n\t}\n}\n")
+    spans = {u.name: (u.start_line, u.end_line) for u in units_of("source/core/options.ts", source)}
+    assert spans["Options.request"] == (5, 12) and spans["Options.merge"] == (2, 3)

@@ -204,10 +204,9 @@ def test_openvino_is_checked_against_fp32_vectors_kept_once(monkeypatch: pytest.
     """The fp32 probe vectors are made once per export and kept: a later start checks the OpenVINO model against them
     without loading the fp32 session; vectors that disagree are refused (the gate is real)."""
     from ctxsieve.ingest.embedding import openvino_model
-    from ctxsieve.ingest.embedding.onnx_model import PROBES
-    from ctxsieve.ingest.embedding.openvino_model import (RuntimeRefused, load_openvino, native_bf16,
-                                                          reference_vectors)
     from ctxsieve.ingest.embedding.loading import resolve_model_path
+    from ctxsieve.ingest.embedding.onnx_model import PROBES
+    from ctxsieve.ingest.embedding.openvino_model import RuntimeRefused, load_openvino, native_bf16, reference_vectors
 
     if not native_bf16():
         pytest.skip("this CPU has no native bf16: OpenVINO is not served here")

@@ -84,7 +84,7 @@ def test_a_long_definition_is_cut_between_statements(tokenizer) -> None:
 def test_other_languages_and_no_grammar(tokenizer) -> None:
     view, found = chunks(GO, "cmd/main.go", tokenizer, target=40)
     contexts = [c.context for c in found]
-    assert "method Start" in contexts and "function main" in contexts
+    assert "method Server.Start" in contexts and "function main" in contexts  # a Go method by its receiver
     text = "line one\nline two\n\nline three\n"  # no grammar: blank-line blocks, joined while they fit
     view, found = chunks(text, "notes.unknown", tokenizer)
     assert [c.text(view.text) for c in found] == ["line one\nline two\n\nline three"]
