@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from ctxsieve_client.code_search import TOOL_MAX_TOKENS
 from ctxsieve_client.errors import CtxsieveError
+
+from .schemas.common import MAX_K
 
 if TYPE_CHECKING:
     from ctxsieve_client import Client, RepoInfo
@@ -39,9 +42,10 @@ def add_index_arguments(cmd: argparse.ArgumentParser) -> None:
 def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("query")
     cmd.add_argument("--repo", help="the repository (default: the one around the current folder)")
-    cmd.add_argument("-k", type=int, default=10, help="definitions to return")
+    cmd.add_argument("-k", type=int, default=10, help=f"definitions to return (1 to {MAX_K}; default 10)")
     cmd.add_argument("--path", help="only files matching this glob or under this folder")
-    cmd.add_argument("--max-tokens", type=int, help="budget over all results (default 2000)")
+    cmd.add_argument("--max-tokens", type=int,
+                     help=f"tokens of code over all results (default 2000, at most {TOOL_MAX_TOKENS})")
     cmd.add_argument("--url")
     cmd.add_argument("--api-key")
 
@@ -88,8 +92,10 @@ def index(args: argparse.Namespace) -> int:
 def search(args: argparse.Namespace) -> int:
     from ctxsieve_client.code_search import render_hits, search_request
 
-    if args.k < 1:
-        return _refused("search", f"-k {args.k}: at least 1 definition")
+    if not 1 <= args.k <= MAX_K:
+        return _refused("search", f"-k {args.k}: from 1 to {MAX_K} definitions")
+    if args.max_tokens is not None and args.max_tokens < 1:
+        return _refused("search", f"--max-tokens {args.max_tokens}: at least 1")
     client = _client(args)
     call = search_request({"query": args.query, "repo": args.repo, "k": args.k, "path": args.path,
                            "max_tokens": args.max_tokens})

@@ -81,6 +81,7 @@ class CodeSearch:
     state: str
     input_tokens: int  # the tokens of every hit's whole definition
     output_tokens: int
+    found: int = 0  # the hits among the first k, shown or left out by the budget
 
 
 @dataclass
@@ -204,7 +205,7 @@ class RepoIndex:
         hits = repo.memory.search(read_code_query(query), k, path, cosines=cosines)
         results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
-        return CodeSearch(results, state, whole, sum(r.tokens for r in results))
+        return CodeSearch(results, state, whole, sum(r.tokens for r in results), len(hits))
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -113,9 +114,16 @@ async def mcp_calls(service: CodeService, server: dict[str, Any], mode: str) -> 
         names = {t.name for t in (await client.list_tools()).tools}
         assert "search_code" in names, names
         answers = [await client.call_tool("search_code", args)
-                   for args in ({"query": WHOLE}, {"query": CUT}, MISSING)]
+                   for args in ({"query": WHOLE}, {"query": CUT}, MISSING, {"query": WHOLE},
+                                {"query": WHOLE, "max_tokens": 60})]
     assert all(len(a.content) == 1 and a.structured_content is None for a in answers), "one text block each"
-    return [(bool(a.is_error), a.content[0].text) for a in answers]  # type: ignore[union-attr]
+    texts = [(bool(a.is_error), a.content[0].text) for a in answers]  # type: ignore[union-attr]
+    small, whole = texts.pop()[1], texts.pop()[1]  # once the repository is indexed: the same search, two budgets
+    shown = [int(re.search(r"(\d+) definitions of repository", text).group(1)) for text in (whole, small)]  # type: ignore[union-attr]
+    assert 0 < shown[1] < shown[0] and "did not fit" not in whole, "a smaller budget shows fewer definitions"
+    left = shown[0] - shown[1]
+    assert f"; {left} more found did not fit in the token budget: search with a larger max_tokens" in small, small
+    return texts
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -70,8 +70,9 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     (["index", ".", "--name", "bad name/x", "--dry-run"], "a repository's name is 1 to 64 letters", 2),
     (["index", ".", "--name", ".."], "not dots alone", 2),
     (["search", "tax", "--repo", "never-indexed"], "run `ctxsieve index PATH --name never-indexed`", 1),
-    (["search", "tax", "--repo", "ledger-app", "-k", "0"], "ctxsieve search: -k 0: at least 1 definition", 2),
-    (["search", "tax", "--repo", "ledger-app", "-k", "100000"], "422", 1),
+    (["search", "tax", "--repo", "ledger-app", "-k", "0"], "ctxsieve search: -k 0: from 1 to 50 definitions", 2),
+    (["search", "tax", "--repo", "ledger-app", "-k", "100000"], "ctxsieve search: -k 100000: from 1 to 50", 2),
+    (["search", "tax", "--repo", "ledger-app", "--max-tokens", "0"], "--max-tokens 0: at least 1", 2),
 ])
 def test_bad_input_is_one_line_on_stderr(served: tuple[str, Path], args: list[str], said: str, code: int) -> None:
     url, root = served

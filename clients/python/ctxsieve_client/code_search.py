@@ -14,9 +14,12 @@ from typing import Any
 from .calls import Call, Requests
 from .models import CodeHit, CodeSearchResult
 
-__all__ = ["NOTE", "folder_name", "render_hits", "repo_around", "search_request"]
+__all__ = ["NOTE", "TOOL_MAX_TOKENS", "folder_name", "render_hits", "repo_around", "search_request"]
 
 NOTE = "[ctxsieve search_code: "  # the answer's closing line begins so (how a hook or proxy knows it)
+# a tool's answer at most (an agent's `max_tokens`): inside the smallest per-result limit of the agents served, Codex's
+# 10,000 tokens of 4 bytes (fitting.CODEX_CALL), with room for the lines' numbers and headings
+TOOL_MAX_TOKENS = 6000
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
@@ -46,8 +49,9 @@ def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[
     around `folder` (the working folder), sent with its folder so that the service indexes it on first use. A folder
     in no git repository is searched as the repository of its name, never indexed unasked (an agent started in a
     home folder would index all of it): the service's 404 says how to index it."""
+    budget = args.get("max_tokens")
     options: dict[str, Any] = {"k": args.get("k") or 10, "path": args.get("path"),
-                               "max_tokens": args.get("max_tokens")}
+                               "max_tokens": min(int(budget), TOOL_MAX_TOKENS) if budget else None}
     if args.get("repo"):
         return Requests.search_code(str(args["repo"]), str(args["query"]), **options)
     here = folder or Path.cwd()
@@ -63,6 +67,9 @@ def render_hits(result: CodeSearchResult) -> str:
         return (f"{NOTE}no definition of repository {result.repo} matches; try other words, a name "
                 "as it is written in the code, or a wider path]")
     note = f"{NOTE}{len(result.results)} definitions of repository {result.repo}, best first"
+    left = result.usage.chunks_total - len(result.results)
+    if left > 0:
+        note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
     if result.state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
     return "\n\n".join([*(_hit(h) for h in result.results), note + "]"])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calls import Call, Requests
-from .code_search import NOTE, render_hits, search_request
+from .code_search import NOTE, TOOL_MAX_TOKENS, render_hits, search_request
 from .models import FilterResult, RefContent
 from .wrap import render_result
 
@@ -109,7 +109,9 @@ SEARCH_CODE = RefTool(
     (Param("query", str, "what you are looking for: words, names as written in the code, an error message"),
      Param("k", int, "at most this many definitions", 10),
      Param("path", str, "only files matching this glob or under this folder", None),
-     Param("repo", str, "an indexed repository's name (default: the one around the working folder)", None)),
+     Param("repo", str, "an indexed repository's name (default: the one around the working folder)", None),
+     Param("max_tokens", int, f"the tokens of code shown over all definitions (default 2000, at most "
+                              f"{TOOL_MAX_TOKENS})", None)),
     search_request, render_hits)
 REF_TOOLS: tuple[RefTool, ...] = (FILTER_REF, FETCH_REF, SEARCH_CODE)
 BY_NAME = {tool.name: tool for tool in REF_TOOLS}
