@@ -533,6 +533,7 @@ def _batches(items: list[FileState], size: int) -> Iterator[list[FileState]]:
 
 def _status(repo: _Repo, state: str, vectors_left: int | None) -> RepoStatus:
     head = repo.head
-    return RepoStatus(head.name, head.path, repo.memory.file_count, repo.memory.unit_count, state, head.head,
+    files, units = (repo.memory.file_count, repo.memory.unit_count) if repo.loaded else (head.files, head.definitions)
+    return RepoStatus(head.name, head.path, files, units, state, head.head,  # while loading: as last stored
                       head.indexed_at, dict(repo.skipped or head.skipped or {}), repo.done, repo.total, repo.error,
                       vectors_left)

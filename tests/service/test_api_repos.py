@@ -428,6 +428,18 @@ def test_a_restarted_index_ranks_a_greps_files_without_a_request_naming_its_repo
         again.close()
 
 
+def test_a_repository_not_loaded_yet_reports_its_stored_counts() -> None:
+    """Behind a restart a repository is loaded from the store in the background; meanwhile its status says what was
+    stored (it said 0 files and 0 definitions)."""
+    from ctxsieve.indexes.repos.index import _Repo, _status
+    from ctxsieve.indexes.repos.records import RepoHead
+
+    stored = _Repo(RepoHead("app", "/src/app", files=12, definitions=340), loaded=False)
+    assert (_status(stored, "lexical", None).files, _status(stored, "lexical", None).definitions) == (12, 340)
+    stored.loaded = True  # loaded: what the memory holds
+    assert (_status(stored, "lexical", None).files, _status(stored, "lexical", None).definitions) == (0, 0)
+
+
 NESTED = """def make_handler(config):
     def handler(request):
         return request
