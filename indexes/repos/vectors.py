@@ -114,11 +114,7 @@ class UnitVectors:
 
     def _fill(self, repo: object, units: list[CodeUnit]) -> bool:
         """Embed every unit without a stored vector; False if the repository changed or went meanwhile."""
-        passages = sorted({passage_of(u) for u in units if has_vector(u)})
-        missing = [p for start in range(0, len(passages), PAGE)
-                   for p, v in zip(passages[start : start + PAGE],
-                                   self.cache.stored_passages(passages[start : start + PAGE]), strict=True)
-                   if v is None]
+        missing = self._missing(units)
         self._count(repo, len(missing))
         missing.sort(key=len)  # a batch pads to its longest passage: alike lengths together waste less inference
         for start in range(0, len(missing), BATCH):
@@ -127,6 +123,22 @@ class UnitVectors:
             self.cache.passages(missing[start : start + BATCH])
             self._count(repo, len(missing) - start - BATCH)
         return True
+
+    def _missing(self, units: list[CodeUnit]) -> list[str]:
+        """The passages of `units` that have no stored vector."""
+        passages = sorted({passage_of(u) for u in units if has_vector(u)})
+        return [p for start in range(0, len(passages), PAGE)
+                for p, v in zip(passages[start : start + PAGE],
+                                self.cache.stored_passages(passages[start : start + PAGE]), strict=True)
+                if v is None]
+
+    def _count_waiting(self, current: object) -> None:
+        """Count what each repository wanted behind `current` lacks, once: its status says how many vectors are
+        left before its turn comes (it said nothing while another repository's were being made)."""
+        with self._cond:
+            waiting = [(r, m) for r, m in self._wanted.items() if r is not current and r not in self._left]
+        for repo, memory in waiting:
+            self._count(repo, len(self._missing(memory.snapshot()[1])))
 
     def _count(self, repo: object, left: int) -> None:
         with self._cond:
@@ -138,6 +150,7 @@ class UnitVectors:
             with self._cond:
                 if self._stop or repo not in self._wanted:
                     return False
+            self._count_waiting(repo)
             if self.is_idle():
                 return True
             threading.Event().wait(IDLE_POLL_S)

@@ -440,6 +440,44 @@ def test_a_repository_not_loaded_yet_reports_its_stored_counts() -> None:
     assert (_status(stored, "lexical", None).files, _status(stored, "lexical", None).definitions) == (0, 0)
 
 
+def test_a_repository_waiting_for_its_vectors_says_how_many_are_left(tmp_path: Path) -> None:
+    """Vectors are made a repository at a time; one queued behind another's says how many it lacks before its turn
+    (it said nothing, so `ctxsieve index` did not say they were coming)."""
+    import threading
+
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.indexes.repos.vectors import UnitVectors
+    from ctxsieve.indexes.store import open_store
+    from ctxsieve.indexes.vectors import EmbeddingCache
+    from ctxsieve.ingest.coderank.ranker import has_vector
+    from ctxsieve.ingest.coderank.units import units_of
+
+    idle = threading.Event()
+    vectors = UnitVectors(EmbeddingCache(open_store(tmp_path / "data"), stub_models().embedder), idle.is_set)
+    memories = {}
+    for name in ("first", "second"):
+        memories[name] = RepoMemory()
+        for i in range(3):
+            text = f"def {name}_{i}(x):\n    return x * {i}\n\n\ndef helper_{name}_{i}():\n    pass\n"
+            memories[name].put_file(f"pkg/{name}_{i}.py", f"{name}{i}", units_of(f"pkg/{name}_{i}.py", text))
+    try:
+        vectors.want("first", memories["first"])
+        deadline = time.monotonic() + 30
+        while vectors.left("first") is None:  # the worker is on the first, waiting for the service to be idle
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        vectors.want("second", memories["second"])
+        while vectors.left("second") is None:
+            assert time.monotonic() < deadline, "the repository behind is counted while it waits"
+            time.sleep(0.01)
+        assert vectors.left("second") == len([u for u in memories["second"].snapshot()[1] if has_vector(u)]) == 6
+        idle.set()
+        assert vectors.drain(30) and vectors.left("second") == 0
+    finally:
+        idle.set()
+        vectors.close()
+
+
 NESTED = """def make_handler(config):
     def handler(request):
         return request
