@@ -126,9 +126,9 @@ class RepoMemory:
         units, rows = self.candidates(query, path_glob, within)
         if not units:
             return []
-        scores = score(rows, units, weights)
+        scores = score(rows, units, weights, query.lookup)
         if cosines is not None:
-            scores = rerank(rows, units, scores, cosines, weights)
+            scores = rerank(rows, units, scores, cosines, weights, query.lookup)
         return [Hit(units[j], float(scores[j])) for j in order_of(scores, units)[:k] if scores[j] > 0]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None

@@ -29,6 +29,7 @@ class CodeQuery:
     frames: tuple[Frame, ...]
     files: tuple[str, ...]  # file paths as written (`lib/ansible/vars/manager.py`, `manager.py`)
     modules: tuple[str, ...]  # dotted module paths as written (`ansible.vars.manager`)
+    lookup: frozenset[str] = frozenset()  # the names a request made of names alone asks for (`lookup_names`)
 
     def names_file(self, path: str) -> int:
         """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more),
@@ -79,7 +80,26 @@ def read_code_query(text: str) -> CodeQuery:
     modules = tuple(dict.fromkeys(m for m in _MODULE.findall(text) if not _FILE.fullmatch(m) and "." in m))
     frame_files = tuple(f.path.replace("\\", "/") for f in request.frames)
     return CodeQuery(text, tuple(code_terms(text)), request.names, request.pairs, request.frames,
-                     tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules)
+                     tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup_names(text))
+
+
+_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
+LOOKUP_WORDS = 3
+
+
+def lookup_names(text: str) -> frozenset[str]:
+    """The names a request asks for when it is nothing but names as code writes them (`TestRouteParamsByName`,
+    `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them: a look-up, whose definitions come first
+    wherever they are (a test's too); empty for any other request (plain words, a sentence, an issue)."""
+    words = [w.strip("`").removesuffix("()") for w in text.split()]
+    if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and _code_shaped(w) for w in words):
+        return frozenset()
+    return frozenset(w.replace("::", ".") for w in words)
+
+
+def _code_shaped(word: str) -> bool:
+    """Written as only code writes a name: with `_`, `.`, `::` or a capital after its first letter."""
+    return "_" in word.strip("_") or "." in word or "::" in word or any(c.isupper() for c in word[1:])
 
 
 def _tail(path: str) -> str:

@@ -139,14 +139,22 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
     return out
 
 
-def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
-    """The rule: lexical plus the weighted signals, times the place's factor."""
+def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS,
+            lookup: frozenset[str] = frozenset()) -> np.ndarray:
+    """The rule: lexical plus the weighted signals, times the place's factor (none for a definition a look-up,
+    `CodeQuery.lookup`, names: asked for by name, a test is what is wanted)."""
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
     factor = {path: place_factor(path, weights) for path in {u.path for u in units}}
     tests = float(weights.tests)
-    factors = np.fromiter((tests if factor[u.path] == 1.0 and _TEST_MODULE.search(u.name) else factor[u.path]
+    factors = np.fromiter((1.0 if lookup and _looked_up(u, lookup)
+                           else tests if factor[u.path] == 1.0 and _TEST_MODULE.search(u.name) else factor[u.path]
                            for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
+
+
+def _looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
+    return unit.kind != "module" and (unit.leaf in lookup or unit.name in lookup
+                                      or any(unit.name.endswith("." + name) for name in lookup if "." in name))
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
@@ -163,13 +171,14 @@ def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights =
     return np.asarray(scores + weights.file * boost, dtype=np.float64)
 
 
-def score(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
+def score(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS,
+          lookup: frozenset[str] = frozenset()) -> np.ndarray:
     """Each unit's score by the rule: combine, then each file's evidence."""
-    return with_files(combine(rows, units, weights), units, weights)
+    return with_files(combine(rows, units, weights, lookup), units, weights)
 
 
 def rerank(rows: np.ndarray, units: Sequence[CodeUnit], scores: np.ndarray, cosines: Cosines,
-           weights: Weights = WEIGHTS) -> np.ndarray:
+           weights: Weights = WEIGHTS, lookup: frozenset[str] = frozenset()) -> np.ndarray:
     """The scores again with the dense signal of the DENSE_TOP best units (`rows`' dense column is set for them);
     the scores as they were when `cosines` has no vectors for them (a repository's are still being made)."""
     if not weights.dense or not len(units):
@@ -183,7 +192,7 @@ def rerank(rows: np.ndarray, units: Sequence[CodeUnit], scores: np.ndarray, cosi
     column = SIGNALS.index("dense")
     rows[top, column] = 0.0
     rows[shipped, column] = (found - low) / (high - low) if high > low else 0.0
-    return score(rows, units, weights)
+    return score(rows, units, weights, lookup)
 
 
 def order_of(scores: np.ndarray, units: Sequence[CodeUnit]) -> list[int]:

@@ -3,12 +3,14 @@ a grep's lines and a repository's definitions."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
 from ctxsieve.ingest.coderank.query import read_code_query
 from ctxsieve.ingest.coderank.ranker import place_factor, with_files
-from ctxsieve.ingest.coderank.units import module_name, units_of
+from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
 SOURCE = '''"""A module."""
 import os
@@ -209,3 +211,36 @@ def test_a_block_comment_right_above_a_definition_is_part_of_it_whatever_its_lin
               "\t*/\n\tget request() {\n\t\treturn 1;\n\t}\n}\n")
     spans = {u.name: (u.start_line, u.end_line) for u in units_of("source/core/options.ts", source)}
     assert spans["Options.request"] == (5, 12) and spans["Options.merge"] == (2, 3)
+
+
+def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
+    """`TestRouteParamsByName` asked for alone is a look-up: the test of that name comes first, where the tests'
+    discount put it below source that shares its words; a sentence or plain words are no look-up."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.query import lookup_names
+    from ctxsieve.ingest.coderank.ranker import WEIGHTS, combine
+
+    assert lookup_names("TestRouteParamsByName") == {"TestRouteParamsByName"}
+    assert lookup_names("`Context.Param` route_event()") == {"Context.Param", "route_event"}
+    assert lookup_names("Router::with_state") == {"Router.with_state"}
+    assert not lookup_names("where are route parameters parsed") and not lookup_names("timeout")
+    assert not lookup_names("a b c d_e") and not lookup_names("")
+    memory = RepoMemory()
+    source = "".join(f"// ByName{i} returns the route params value by name.\nfunc (ps Params) ByName{i}(name string) "
+                     "string {\n\treturn ps.Get(name)\n}\n\n" for i in range(4))
+    memory.put_file("params.go", "a", units_of("params.go", "package gin\n\n" + source))
+    memory.put_file("params_test.go", "b", units_of("params_test.go", "package gin\n\nfunc TestRouteParamsByName("
+                                                     "t *testing.T) {\n\tassert(t, 1)\n}\n"))
+
+    def near(units: Sequence[CodeUnit]) -> np.ndarray:  # ready: the source's vectors near the request, a test none
+        return np.linspace(1.0, 0.5, len(units))
+
+    for query in ("TestRouteParamsByName", "`TestRouteParamsByName`"):
+        for cosines in (None, near):
+            found = memory.search(read_code_query(query), 3, cosines=cosines)
+            assert found[0].unit.name == "TestRouteParamsByName", (query, found)
+    sentence = memory.search(read_code_query("how does TestRouteParamsByName check route params by name"), 5)
+    named = read_code_query("TestRouteParamsByName")
+    test = next(h for h in sentence if h.unit.path == "params_test.go").unit
+    looked_up, discounted = (combine(np.ones((1, 6)), [test], lookup=lookup) for lookup in (named.lookup, frozenset()))
+    assert discounted[0] == looked_up[0] * WEIGHTS.tests, "in a sentence a test's name keeps the tests' discount"
