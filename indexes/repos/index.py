@@ -82,6 +82,7 @@ class CodeSearch:
     input_tokens: int  # the tokens of every hit's whole definition
     output_tokens: int
     found: int = 0  # the hits among the first k, shown or left out by the budget
+    undefined: tuple[str, ...] = ()  # the names a look-up asked for that no definition has
 
 
 @dataclass
@@ -202,10 +203,12 @@ class RepoIndex:
             repo = self._get(tenant, name)
             state = self._state(tenant, repo)
         cosines = self.vectors.cosines(query) if self.vectors is not None and state == "ready" else None
-        hits = repo.memory.search(read_code_query(query), k, path, cosines=cosines)
+        read = read_code_query(query)
+        hits = repo.memory.search(read, k, path, cosines=cosines)
         results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
-        return CodeSearch(results, state, whole, sum(r.tokens for r in results), len(hits))
+        undefined = tuple(sorted(n for n in read.lookup if not repo.memory.defines(n)))
+        return CodeSearch(results, state, whole, sum(r.tokens for r in results), len(hits), undefined)
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks

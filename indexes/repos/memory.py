@@ -57,6 +57,15 @@ class RepoMemory:
         with self._lock:
             return path in self._files
 
+    def defines(self, name: str) -> bool:
+        """Some definition is named `name`: its own name (`getValue`) or its qualified name's end (`Context.Param`)."""
+        leaf = name.rsplit(".", 1)[-1]
+        with self._lock:
+            ids = self._by_leaf.get(leaf, ())
+            return any(self._units[i].kind != "module" and (self._units[i].name == name
+                                                            or self._units[i].name.endswith("." + name)
+                                                            or "." not in name) for i in ids)
+
     @property
     def file_count(self) -> int:
         return len(self._files)

@@ -73,7 +73,8 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
                        score=r.score, text=r.text, shown_end_line=r.shown_end_line) for r in found.results]
     usage = make_usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens,
                        chunks_total=found.found, chunks_returned=len(found.results))
-    return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state)
+    return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state,
+                              undefined=list(found.undefined))
 
 
 def _info(status: RepoStatus) -> RepoInfo:

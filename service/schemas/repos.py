@@ -81,3 +81,4 @@ class CodeSearchResponse(BaseModel):
     results: list[CodeHit]
     usage: UsageOut
     state: RepoState
+    undefined: list[str] = []  # a query of names alone: the names no definition has (the results share its words)

@@ -73,8 +73,12 @@ def test_own_repository_by_words_and_names(repos: TestClient) -> None:
     assert ("ingest/coderank/units.py", "units_of") in found(
         repos, "ctxsieve", "split a source file into its definitions and module code", k=5)
     assert found(repos, "ctxsieve", "Sieve", path="tests/**")[0][0].startswith("tests/")
-    grep = [path for path, _ in found(repos, "ctxsieve", "how is a grep output cut", k=5)]
+    grep = list(dict.fromkeys(path for path, _ in found(repos, "ctxsieve", "how is a grep output cut")))[:5]
     assert "ingest/kinds/grep.py" in grep and not any(p.startswith("bench/") for p in grep), "the code, not its bench"
+    for query, undefined in (("zebraquokkaNormalize", ["zebraquokkaNormalize"]), ("Sieve._project", []),
+                             ("Bm25Index zebra_quokka", ["zebra_quokka"]), ("how is a grep output cut", [])):
+        answer = repos.post("/v1/repos/ctxsieve/search", json={"query": query}).json()
+        assert answer["undefined"] == undefined, (query, answer["undefined"])
 
 
 def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) -> None:  # type: ignore[no-untyped-def]

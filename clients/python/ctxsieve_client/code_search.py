@@ -67,6 +67,8 @@ def render_hits(result: CodeSearchResult) -> str:
         return (f"{NOTE}no definition of repository {result.repo} matches; try other words, a name "
                 "as it is written in the code, or a wider path]")
     note = f"{NOTE}{len(result.results)} definitions of repository {result.repo}, best first"
+    if result.undefined:
+        note += f"; no definition is named {', '.join(result.undefined)}: these share its words"
     left = result.usage.chunks_total - len(result.results)
     if left > 0:
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"

@@ -411,3 +411,4 @@ class CodeSearchResult(Model):
     results: list[CodeHit]
     usage: Usage
     state: str
+    undefined: list[str] = field(default_factory=list)  # names alone asked for that no definition has
