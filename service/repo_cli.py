@@ -20,8 +20,7 @@ import httpx
 
 from ctxsieve_client.code_search import TOOL_MAX_TOKENS
 from ctxsieve_client.errors import CtxsieveError
-
-from .schemas.common import MAX_K
+from ctxsieve_client.names import MAX_K
 
 if TYPE_CHECKING:
     from ctxsieve_client import Client, RepoInfo

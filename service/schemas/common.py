@@ -14,7 +14,7 @@ NAME_PATTERN = names.NAME_PATTERN  # toolset, collection and repository names: o
 MAX_NAME_CHARS = names.MAX_NAME_CHARS
 MAX_TEXT_CHARS = 8_000_000
 MAX_DOCUMENTS = 1_000
-MAX_K = 50
+MAX_K = names.MAX_K
 MAX_TOKENS = 32_000
 
 

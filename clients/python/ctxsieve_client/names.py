@@ -28,6 +28,7 @@ MASK = "***"
 # a toolset's, a collection's or a repository's name: one segment of a URL path (no `.` or `..`) and a key
 NAME_PATTERN = r"^[A-Za-z0-9_.\-]*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*$"  # (no look-ahead: pydantic's regex has none)
 MAX_NAME_CHARS = 64
+MAX_K = 50  # the most results a request's `k` asks for (the service's limit, checked by the CLI before it sends)
 
 
 def usable_name(name: str) -> bool:
