@@ -25,7 +25,7 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 3
+UNITS_VERSION = 4
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
@@ -34,7 +34,7 @@ _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "m
                  "module": "module", "mod": "module", "namespace": "module", "type": "type"}
 _CONTAINERS = frozenset({"class"})
 # A parent's own line after its nested definitions that only closes it (`}`, `});`, `end`): no unit of its own.
-_CLOSING = re.compile(r"[\s)\]};,]*(?:end)?[\s)\]};,]*")
+_CLOSING = re.compile(r"[\s)\]};,]*(?:end)?[\s)\]};,]*|\s*#\s*(?:endif|endregion|else)\b.*")  # or a directive's end
 
 
 def kind_of(word: str, parent_kind: str | None) -> str:
@@ -70,14 +70,14 @@ def module_name(path: str) -> str:
 def units_of(path: str, text: str) -> list[CodeUnit]:
     """Every definition of a source file and the runs of module code between them, in file order. A file with no
     grammar (or none of its definitions found) is one module unit."""
-    from ..kinds.code import definitions, language_of
+    from ..kinds.code import definitions, language_in
 
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # a file's last newline ends its last line; it opens none
     if not any(line.strip() for line in lines):
         return []
-    found = definitions(text, language_of(path)) or []
+    found = definitions(text, language_in(path, text)) or []
     out = list(_walk(path, found, lines, "", None))
     out.extend(_module_runs(path, found, lines))
     return sorted(out, key=lambda u: (u.start_line, u.end_line, u.name))

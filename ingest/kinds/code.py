@@ -48,7 +48,19 @@ _KINDS = {
     "mod_item": ("mod", True), "type_declaration": ("type", False), "namespace_definition": ("namespace", True),
     "object_declaration": ("object", True), "protocol_declaration": ("protocol", True),
     "type_alias_declaration": ("type", False),
+    "record_declaration": ("class", True), "annotation_type_declaration": ("interface", True),
+    "struct_declaration": ("struct", True), "trait_declaration": ("trait", True), "companion_object": ("object", True),
+    "operator_declaration": ("method", False), "conversion_operator_declaration": ("method", False),
+    "indexer_declaration": ("method", False), "destructor_declaration": ("method", False),
+    "local_function_statement": ("function", False), "property_declaration": ("method", False),
+    "secondary_constructor": ("constructor", False), "init_declaration": ("constructor", False),
+    "deinit_declaration": ("method", False), "subscript_declaration": ("method", False),
+    "namespace_declaration": ("namespace", True), "singleton_class": ("class", True), "enum_constant": ("class", True),
 }
+# kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
+_BODY_ONLY = frozenset({"enum_constant"})
+# kinds that are definitions only with a `name` (C#'s property; Kotlin's `val x = 1` shares the node type)
+_NAMED_ONLY = frozenset({"property_declaration"})
 _NAMED = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -63,8 +75,16 @@ _GUESSES = (("python", re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\w
 
 
 def language_in(path: str | None, text: str) -> str | None:
-    """The grammar of a file's text: its path's, else the one its text shows (`guess_language`)."""
-    return language_of(path) or guess_language(text)
+    """The grammar of a file's text: its path's (a `.h` header C++ when its text is: `namespace`, `template <`,
+    `class X {`, an access label), else the one its text shows (`guess_language`)."""
+    language = language_of(path)
+    if language == "c" and _CPP.search(text, 0, 200_000):
+        return "cpp"
+    return language or guess_language(text)
+
+
+_CPP = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|(?:class|struct)[ \t]+\w+[^;(]*\{|"
+                  r"(?:public|private|protected)[ \t]*:)", re.M)
 
 
 def guess_language(text: str) -> str | None:
@@ -108,7 +128,8 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
         return None
     source = text.encode("utf-8")
     root = parser.parse(source).root_node
-    found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE)))
+    found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
+                               language not in _DIRECTIVES))
     imports = frozenset(n + 1 for node in _imports_in(root, source)
                         for n in range(node.start_point[0], _last_row(node) + 1))
     return found, imports
@@ -173,7 +194,10 @@ _OPAQUE_BY_LANGUAGE = {"python": _OPAQUE | {
     "future_import_statement", "print_statement", "exec_statement", "type_alias_statement"}}
 
 
-def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE) -> Iterator[Definition]:
+def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, hash_comments: bool = True
+                 ) -> Iterator[Definition]:
+    """The definitions under `node`, each with its nested ones (`hash_comments`: a line starting with `#` above
+    one is a comment, not a C-family directive such as `#define` or `#if`)."""
     for child in node.children:
         if child.child_count == 0 or child.type in opaque:
             continue
@@ -186,20 +210,28 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE) 
             kind, (name_node, value) = ("function", False), bound
         else:
             kind, name_node, value = _KINDS.get(target.type), target.child_by_field_name("name"), target
-        if kind is None or target.end_point[0] == target.start_point[0] and child is target and kind[1]:
-            yield from _definitions(child, lines, opaque)
+            if name_node is None and target.type in _NAMED_ONLY:
+                kind = None
+        body = value.child_by_field_name("body")
+        if body is None and target.type in _BODY_ONLY:
+            body = next((c for c in target.named_children if c.type == "class_body"), None)
+            kind = kind if body is not None else None
+        # a container on one line is a definition only with a body (`struct foo *x;` names a type, defines none)
+        if kind is None or target.end_point[0] == target.start_point[0] and child is target and kind[1] \
+                and body is None:
+            yield from _definitions(child, lines, opaque, hash_comments)
             continue
         word, container = kind
         name = _name_of(target, name_node, lines)
-        body = value.child_by_field_name("body")
         body_line = body.start_point[0] if body is not None else target.start_point[0] + 1
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
-        first = _with_comments_above(child.start_point[0], lines)
-        inner = tuple(_definitions(body if body is not None else target, lines, opaque)) if container or body else ()
+        first = _with_comments_above(child.start_point[0], lines, hash_comments)
+        inner = tuple(_definitions(body if body is not None else target, lines, opaque, hash_comments)) \
+            if container or body else ()
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
-                         statements, target.start_point[0])
+                         statements, _header_row(target, name_node))
 
 
 # JS/TS: a declaration or a class field whose one value is a function is a function of that name
@@ -228,10 +260,13 @@ _NAME_NODES = frozenset({"identifier", "property_identifier", "private_property_
 
 def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
     """A definition's name as its language qualifies it: a Go method's with its receiver's type
-    (`Context.Param`), a Rust `impl`'s the type's (`impl<S> Router<S>` and `impl Display for Router` -> `Router`)."""
+    (`Context.Param`), a Rust `impl`'s the type's (`impl<S> Router<S>` and `impl Display for Router` -> `Router`),
+    a C/C++ function's from its declarator (`void file::close()` -> `file.close`, not its return type), scopes
+    joined with `.` (Ruby's `Rack::Builder` -> `Rack.Builder`), template arguments left out."""
     if node.type == "impl_item" and (implemented := node.child_by_field_name("type")) is not None:
         return _type_name(implemented.text.decode("utf-8", "replace"))
-    name = name_node.text.decode("utf-8", "replace") if name_node is not None else _first_name(node, lines)
+    name = _own_name(node, name_node, lines)
+    name = _TEMPLATE_ARGUMENTS.sub("", name.replace("::", ".")).strip(".") or "?"
     receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
     if receiver is not None:  # Go: `func (c *Context) Param(...)`
         typed = next((c.child_by_field_name("type") for c in receiver.named_children
@@ -239,6 +274,54 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
         if typed is not None:
             return f"{_type_name(typed.text.decode('utf-8', 'replace'))}.{name}"
     return name
+
+
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>$")  # `formatter<custom_type>` -> `formatter`
+# a declarator's own name, where a C/C++ declarator chain (pointers, functions) ends
+_DECLARED = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
+                       "type_identifier", "template_function", "operator_cast"})
+# the node a grammar without a `name` field names a definition by (Kotlin, Swift), as a direct child
+_NAME_CHILDREN = ("simple_identifier", "type_identifier", "identifier", "constant", "name")
+# languages where `#` opens a directive (`#define`, `#if`, `#region`), not a comment
+_DIRECTIVES = frozenset({"c", "cpp", "csharp", "objc", "swift", "cuda"})
+
+
+def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
+    if name_node is not None:
+        return str(name_node.text.decode("utf-8", "replace"))
+    if node.type == "operator_declaration" and (op := node.child_by_field_name("operator")) is not None:
+        return f"operator{op.text.decode('utf-8', 'replace')}"
+    if node.type == "conversion_operator_declaration" and (to := node.child_by_field_name("type")) is not None:
+        return f"operator {to.text.decode('utf-8', 'replace')}"
+    if node.type == "indexer_declaration":
+        return "this[]"
+    if node.type == "companion_object":
+        return "Companion"  # Kotlin's name for an unnamed companion object
+    if node.type == "namespace_definition":
+        return "(anonymous)"
+    if node.type == "singleton_class":
+        return "self"  # Ruby's `class << self`: its methods are the class's own
+    declared = node.child_by_field_name("declarator")
+    while declared is not None and declared.type not in _DECLARED:
+        declared = declared.child_by_field_name("declarator")
+    if declared is not None:  # C/C++: `static int parse(...)`, `char *names(void)`, `auto file::size() -> ...`
+        return str(declared.text.decode("utf-8", "replace"))
+    parent = node.parent
+    if parent is not None and parent.type == "type_definition" and \
+            (alias := parent.child_by_field_name("declarator")) is not None:  # C: `typedef struct {...} name;`
+        return str(alias.text.decode("utf-8", "replace"))
+    own = next((c for c in node.named_children if c.type in _NAME_CHILDREN), None)
+    if own is not None:  # Kotlin's `fun size()`, `internal class Buffer`
+        return str(own.text.decode("utf-8", "replace"))
+    return _first_name(node, lines)
+
+
+def _header_row(node: Any, name_node: Any) -> int:
+    """The line that says what a definition is (its name's), not an annotation above it (`@Override`, `[Test]`)."""
+    row = int(node.start_point[0])
+    if name_node is not None and name_node.start_point[0] > row and name_node.end_point[0] == name_node.start_point[0]:
+        return int(name_node.start_point[0])
+    return row
 
 
 def _type_name(written: str) -> str:
@@ -262,9 +345,11 @@ _KEYWORDS = frozenset({
 })
 
 
-def _with_comments_above(line: int, lines: list[str]) -> int:
+def _with_comments_above(line: int, lines: list[str], hash_comments: bool = True) -> int:
     """The comment lines directly above a definition (no blank line between) are part of it; so is a block comment
-    that ends right above it, whatever its own lines hold (a JSDoc without a `*` on each line, a blank line in it)."""
+    that ends right above it, whatever its own lines hold (a JSDoc without a `*` on each line, a blank line in it).
+    Without `hash_comments` a `#` line is a directive (`#if`, `#define`): not the definition's."""
+    starts = ("#", "//", "/*", "*", "--") if hash_comments else ("//", "/*", "*", "--")
     while line > 0:
         above = lines[line - 1].strip()
         if above.endswith("*/") and not above.startswith("/*"):
@@ -273,7 +358,7 @@ def _with_comments_above(line: int, lines: list[str]) -> int:
             if opening is None:
                 break
             line = opening
-        elif above.startswith(("#", "//", "/*", "*", "--")):
+        elif above.startswith(starts):
             line -= 1
         else:
             break

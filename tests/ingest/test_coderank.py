@@ -244,3 +244,45 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
     test = next(h for h in sentence if h.unit.path == "params_test.go").unit
     looked_up, discounted = (combine(np.ones((1, 6)), [test], lookup=lookup) for lookup in (named.lookup, frozenset()))
     assert discounted[0] == looked_up[0] * WEIGHTS.tests, "in a sentence a test's name keeps the tests' discount"
+
+
+MORE_LANGUAGES = {
+    "sds.c": ("#define SDS_LLSTR_SIZE 21\nstatic int sdsll2str(char *s, long long value) {\n    return 0;\n}\n"
+              "typedef struct {\n    int a;\n} parse_buffer;\n",
+              {("sdsll2str", "function", 2, 4), ("parse_buffer", "class", 5, 7)}),
+    "format.h": ("namespace fmt {\ntemplate <typename T> class buffer {\n public:\n  void push_back(const T& v) {\n"
+                 "    size_++;\n  }\n};\n}\n", {("fmt.buffer.push_back", "method", 4, 6)}),
+    "os.cc": ("void file::close() {\n  fd_ = -1;\n}\nclass message {\n  explicit message(int code) {\n  }\n"
+              "  bool operator==(const message& o) const {\n    return true;\n  }\n};\n",
+              {("file.close", "function", 1, 3), ("message.message", "method", 5, 6),
+               ("message.operator==", "method", 7, 9)}),
+    "Buffer.kt": ("internal class Buffer {\n  fun size(): Long {\n    return 0\n  }\n  companion object {\n"
+                  "    fun of() = Buffer()\n  }\n}\n",
+                  {("Buffer", "class", 1, 1), ("Buffer.size", "method", 2, 4),
+                   ("Buffer.Companion.of", "method", 6, 6)}),
+    "builder.rb": ("class Rack::Builder\n  def call(env)\n    1\n  end\n  class << self\n    def call(env)\n      2\n"
+                   "    end\n  end\nend\n",
+                   {("Rack.Builder.call", "method", 2, 4), ("Rack.Builder.self.call", "method", 6, 8)}),
+    "Id.cs": ("namespace N\n{\n    public struct Id\n    {\n#if !NET20\n        public bool Equals(Id other)\n"
+              "        {\n            return true;\n        }\n#endif\n    }\n}\n", {("N.Id.Equals", "method", 6, 9)}),
+    "Policy.java": ("enum Policy {\n  IDENTITY {\n    @Override\n    String translate(String n) {\n"
+                    "      return n;\n    }\n  };\n  abstract String translate(String n);\n}\n",
+                    {("Policy.IDENTITY.translate", "method", 3, 6), ("Policy.translate", "method", 8, 8)}),
+}
+
+
+def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes() -> None:
+    """C functions by their declarator (not the return type or a macro), a typedef'd struct by its alias, a C++ header
+    read as C++, C++ scopes and operators, Kotlin's names (no `name` field), Ruby's `::` and `class << self`, C#
+    namespaces and structs, Java enum constants' bodies; a `#` directive above a definition is not its comment, and the
+    header line is the one naming it (not `@Override`)."""
+    for path, (text, expected) in MORE_LANGUAGES.items():
+        units = units_of(path, text)
+        assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
+        lines = text.split("\n")
+        assert all(u.text == "\n".join(lines[u.start_line - 1 : u.end_line]) for u in units), path
+    translate = next(u for u in units_of("Policy.java", MORE_LANGUAGES["Policy.java"][0])
+                     if u.name == "Policy.IDENTITY.translate")
+    assert translate.signature == "String translate(String n) {"
+    directive = [u for u in units_of("Id.cs", MORE_LANGUAGES["Id.cs"][0]) if "#endif" in u.text]
+    assert not any(u.start_line <= 5 <= u.end_line and u.name == "N.Id.Equals" for u in directive)
