@@ -482,6 +482,28 @@ def test_a_repository_waiting_for_its_vectors_says_how_many_are_left(tmp_path: P
         vectors.close()
 
 
+def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A small budget shows each definition's head; below a long doc comment (Go, Javadoc) the head runs through the
+    `func` line, which says what the definition is (the second of two showed its comment alone)."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import HEAD_TOKENS, pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+
+    hits, budget = [], 0
+    for name in ("getValue", "addRoute"):
+        doc = "".join(f"// {name} walks the tree for the path, step {i}: wildcards, params and the catch-all.\n"
+                      for i in range(8))
+        text = f"package gin\n\n{doc}func (n *node) {name}(path string) (value nodeValue) {{\n\treturn\n}}\n"
+        unit = next(u for u in units_of("tree.go", text) if u.name == f"node.{name}")
+        costs = [tokenizer.count(line + "\n") for line in unit.text.split("\n")]  # as pack_hits counts them
+        assert tokenizer.count(doc) > HEAD_TOKENS
+        hits.append(Hit(unit, 1.0))
+        budget += sum(costs[:9])  # the comment and the `func` line
+    shown = pack_hits(hits, tokenizer.count, budget)
+    assert [r.text.split("\n")[-1] for r in shown] == [
+        f"func (n *node) {name}(path string) (value nodeValue) {{" for name in ("getValue", "addRoute")], shown
+
+
 NESTED = """def make_handler(config):
     def handler(request):
         return request
