@@ -15,7 +15,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, order_of, rerank, score, signals
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, looked_up, order_of, rerank, score, signals
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 __all__ = ["Hit", "RepoMemory"]
@@ -138,7 +138,10 @@ class RepoMemory:
         scores = score(rows, units, weights, query.lookup)
         if cosines is not None:
             scores = rerank(rows, units, scores, cosines, weights, query.lookup)
-        return [Hit(units[j], float(scores[j])) for j in order_of(scores, units)[:k] if scores[j] > 0]
+        order = order_of(scores, units)
+        if query.lookup:  # a look-up: the definitions of the names asked for first, then the rest
+            order = sorted(order, key=lambda j: not looked_up(units[j], query.lookup))
+        return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:

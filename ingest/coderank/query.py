@@ -79,8 +79,10 @@ def read_code_query(text: str) -> CodeQuery:
     files = tuple(dict.fromkeys(m.replace("\\", "/").lstrip("./") for m in _FILE.findall(text)))
     modules = tuple(dict.fromkeys(m for m in _MODULE.findall(text) if not _FILE.fullmatch(m) and "." in m))
     frame_files = tuple(f.path.replace("\\", "/") for f in request.frames)
-    return CodeQuery(text, tuple(code_terms(text)), request.names, request.pairs, request.frames,
-                     tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup_names(text))
+    lookup = lookup_names(text)
+    names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
+    return CodeQuery(text, tuple(code_terms(text)), names, request.pairs, request.frames,
+                     tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup)
 
 
 _CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
@@ -89,10 +91,13 @@ LOOKUP_WORDS = 3
 
 def lookup_names(text: str) -> frozenset[str]:
     """The names a request asks for when it is nothing but names as code writes them (`TestRouteParamsByName`,
-    `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them: a look-up, whose definitions come first
-    wherever they are (a test's too); empty for any other request (plain words, a sentence, an issue)."""
+    `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them, or one word alone (`serve`): a look-up, whose
+    definitions come first wherever they are (a test's too); empty for any other request (plain words, a sentence,
+    an issue)."""
     words = [w.strip("`").removesuffix("()") for w in text.split()]
-    if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and _code_shaped(w) for w in words):
+    if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) for w in words):
+        return frozenset()
+    if len(words) > 1 and not all(_code_shaped(w) for w in words):
         return frozenset()
     return frozenset(w.replace("::", ".") for w in words)
 

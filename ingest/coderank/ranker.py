@@ -30,7 +30,7 @@ from .query import CodeQuery
 from .units import CodeUnit
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "has_vector", "passage_of", "place_factor", "order_of", "rerank", "score", "signals",
+           "combine", "has_vector", "looked_up", "passage_of", "place_factor", "order_of", "rerank", "score", "signals",
            "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
@@ -146,14 +146,16 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
     factor = {path: place_factor(path, weights) for path in {u.path for u in units}}
     tests = float(weights.tests)
-    factors = np.fromiter((1.0 if lookup and _looked_up(u, lookup)
+    factors = np.fromiter((1.0 if lookup and looked_up(u, lookup)
                            else tests if factor[u.path] == 1.0 and _TEST_MODULE.search(u.name) else factor[u.path]
                            for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
 
 
-def _looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
-    return unit.kind != "module" and (unit.leaf in lookup or unit.name in lookup
+def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
+    """The unit defines a name a look-up asks for: its own name (`serve`), or its qualified name or that name's end
+    (`Context.Param`)."""
+    return unit.kind not in ("module", "impl") and (unit.leaf in lookup or unit.name in lookup
                                       or any(unit.name.endswith("." + name) for name in lookup if "." in name))
 
 
@@ -208,7 +210,7 @@ def _leaf_counts(units: Sequence[CodeUnit]) -> dict[str, int]:
 
 
 def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[float, float]:
-    if unit.kind == "module" or unit.leaf not in query.names:
+    if unit.kind in ("module", "impl") or unit.leaf not in query.names:  # an `impl` block names, not defines
         return 0.0, 0.0
     rarity = 1.0 / (1.0 + math.log(max(1, counts.get(unit.leaf, 1))))
     parts = unit.name.split(".")

@@ -25,23 +25,23 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 4
+UNITS_VERSION = 5
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
                  "constructor": "method", "class": "class", "struct": "class", "interface": "class",
-                 "enum": "class", "trait": "class", "impl": "class", "object": "class", "protocol": "class",
+                 "enum": "class", "trait": "class", "impl": "impl", "object": "class", "protocol": "class",
                  "module": "module", "mod": "module", "namespace": "module", "type": "type"}
-_CONTAINERS = frozenset({"class"})
+_CONTAINERS = frozenset({"class", "impl"})  # a function inside one is a method (a Rust `impl`'s too)
 # A parent's own line after its nested definitions that only closes it (`}`, `});`, `end`): no unit of its own.
 _CLOSING = re.compile(r"[\s)\]};,]*(?:end)?[\s)\]};,]*|\s*#\s*(?:endif|endregion|else)\b.*")  # or a directive's end
 
 
 def kind_of(word: str, parent_kind: str | None) -> str:
-    """A definition's kind from its label's word (`def`, `class`, `struct`, ...): a function inside a class is a
-    method."""
+    """A definition's kind from its label's word (`def`, `class`, `struct`, ...): a function inside a class (or a Rust
+    `impl`, kind `impl`: the type's own definition is its `struct` or `enum`) is a method."""
     kind = _KIND_OF_WORD.get(word, "function")
-    return "method" if kind == "function" and parent_kind == "class" else kind
+    return "method" if kind == "function" and parent_kind in _CONTAINERS else kind
 
 
 @dataclass(frozen=True)

@@ -180,7 +180,7 @@ def test_definitions_are_named_as_each_language_qualifies_them() -> None:
 
     assert {("Context.Param", "method", 3, 6), ("Set.Add", "method", 8, 8)} <= named("gin/context.go", GO)
     rust = named("src/routing.rs", RUST)
-    assert {("Router.with_state", "method", 2, 2), ("PathError.fmt", "method", 6, 6)} <= rust
+    assert {("Router.with_state", "method", 2, 2), ("PathError.fmt", "method", 6, 6), ("Router", "impl", 1, 1)} <= rust
     assert ("tests.query_is_parsed", "function", 11, 13) in rust
     ts = named("source/core/index.ts", TYPESCRIPT)
     assert {("normalizeError", "function", 1, 3), ("HttpsOptions", "type", 5, 5),
@@ -223,7 +223,8 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
     assert lookup_names("TestRouteParamsByName") == {"TestRouteParamsByName"}
     assert lookup_names("`Context.Param` route_event()") == {"Context.Param", "route_event"}
     assert lookup_names("Router::with_state") == {"Router.with_state"}
-    assert not lookup_names("where are route parameters parsed") and not lookup_names("timeout")
+    assert lookup_names("serve") == {"serve"}, "one word alone is a look-up"
+    assert not lookup_names("where are route parameters parsed") and not lookup_names("route params")
     assert not lookup_names("a b c d_e") and not lookup_names("")
     memory = RepoMemory()
     source = "".join(f"// ByName{i} returns the route params value by name.\nfunc (ps Params) ByName{i}(name string) "
@@ -286,3 +287,23 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert translate.signature == "String translate(String n) {"
     directive = [u for u in units_of("Id.cs", MORE_LANGUAGES["Id.cs"][0]) if "#endif" in u.text]
     assert not any(u.start_line <= 5 <= u.end_line and u.name == "N.Id.Equals" for u in directive)
+
+
+def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_none() -> None:
+    """Names alone come back first, each as written (case too: `serve` before `Serve`'s impl blocks); a Rust `impl`
+    block is kind `impl`, never the type's definition, which is its `struct`."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    impl = "impl<M, S> Service<{}> for Serve<M, S> where M: Clone {{\n    fn call(&self) {{ serve() }}\n}}\n\n"
+    serve = "pub fn serve(listener: Listener) -> Serve {\n    todo!()\n}\n"
+    struct = "pub struct Serve<M, S> {\n    make: M,\n    _s: S,\n}\n\n"
+    memory.put_file("serve.rs", "a", units_of("serve.rs", struct + "".join(impl.format(i) for i in range(6)) + serve))
+    memory.put_file("context.go", "b", units_of("context.go", GO))
+    engine = ("package gin\n\ntype Engine struct {\n\tRouterGroup\n}\n\nfunc (engine *Engine) addRoute(method, path "
+              "string) {\n\tcleanPath(path)\n}\n\nfunc cleanPath(p string) string {\n\treturn p\n}\n")
+    memory.put_file("gin.go", "c", units_of("gin.go", engine))
+    assert memory.search(read_code_query("serve"), 3)[0].unit.name == "serve"
+    assert memory.search(read_code_query("Serve"), 3)[0].unit.kind == "class", "the struct, not an impl block"
+    first = [h.unit.name for h in memory.search(read_code_query("Context.Param Engine.addRoute cleanPath"), 5)[:3]]
+    assert sorted(first) == ["Context.Param", "Engine.addRoute", "cleanPath"], first
