@@ -204,6 +204,8 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         target = child
         if child.type == "decorated_definition":  # Python: the decorators belong to the definition
             target = child.child_by_field_name("definition") or child
+        elif child.type == "template_declaration":  # C++: `template <...>` and the comment above belong to it
+            target = next((c for c in reversed(child.named_children) if c.type in _KINDS), child)
         bound = _bound_function(target)
         kind: tuple[str, bool] | None
         if bound is not None:  # JS/TS: `const f = () => {...}`, a class field `f = function () {...}`
@@ -305,7 +307,7 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
     while declared is not None and declared.type not in _DECLARED:
         declared = declared.child_by_field_name("declarator")
     if declared is not None:  # C/C++: `static int parse(...)`, `char *names(void)`, `auto file::size() -> ...`
-        return str(declared.text.decode("utf-8", "replace"))
+        return _macro_named(node, str(declared.text.decode("utf-8", "replace")))
     parent = node.parent
     if parent is not None and parent.type == "type_definition" and \
             (alias := parent.child_by_field_name("declarator")) is not None:  # C: `typedef struct {...} name;`
@@ -314,6 +316,21 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
     if own is not None:  # Kotlin's `fun size()`, `internal class Buffer`
         return str(own.text.decode("utf-8", "replace"))
     return _first_name(node, lines)
+
+
+_MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
+_MACRO_ARGUMENTS = re.compile(r"\(\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*\)")
+
+
+def _macro_named(node: Any, name: str) -> str:
+    """A function a macro defines, named by the macro's arguments where they are names: gtest's
+    `TEST(format_test, big_print) {...}` -> `format_test.big_print` (it was `TEST`, every test alike)."""
+    if not _MACRO.fullmatch(name):
+        return name
+    declarator = node.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    written = _MACRO_ARGUMENTS.fullmatch(parameters.text.decode("utf-8", "replace")) if parameters else None
+    return ".".join(w.strip() for w in written.group(1).split(",")) if written else name
 
 
 def _header_row(node: Any, name_node: Any) -> int:

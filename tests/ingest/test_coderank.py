@@ -257,6 +257,10 @@ MORE_LANGUAGES = {
               "  bool operator==(const message& o) const {\n    return true;\n  }\n};\n",
               {("file.close", "function", 1, 3), ("message.message", "method", 5, 6),
                ("message.operator==", "method", 7, 9)}),
+    "format_test.cc": ("/** Formats args to out. */\ntemplate <typename OutputIt, typename... T>\n"
+                       "auto format_to(OutputIt out, T&&... args) -> OutputIt {\n  return out;\n}\n\n"
+                       "TEST(format_test, big_print) {\n  EXPECT_EQ(1, 1);\n}\n",
+                       {("format_to", "function", 1, 5), ("format_test.big_print", "function", 7, 9)}),
     "Buffer.kt": ("internal class Buffer {\n  fun size(): Long {\n    return 0\n  }\n  companion object {\n"
                   "    fun of() = Buffer()\n  }\n}\n",
                   {("Buffer", "class", 1, 1), ("Buffer.size", "method", 2, 4),
@@ -274,9 +278,10 @@ MORE_LANGUAGES = {
 
 def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes() -> None:
     """C functions by their declarator (not the return type or a macro), a typedef'd struct by its alias, a C++ header
-    read as C++, C++ scopes and operators, Kotlin's names (no `name` field), Ruby's `::` and `class << self`, C#
-    namespaces and structs, Java enum constants' bodies; a `#` directive above a definition is not its comment, and the
-    header line is the one naming it (not `@Override`)."""
+    read as C++, C++ scopes and operators, a template with its `template <...>` line and comment, gtest's
+    TEST(a, b), Kotlin's names (no `name` field), Ruby's `::` and `class << self`, C# namespaces and structs, Java
+    enum constants' bodies; a `#` directive above a definition is not its comment, and the header line is the one
+    naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
