@@ -181,7 +181,8 @@ class RepoIndex:
         with self._lock:
             repo = self._get(tenant, name)
             state = self._state(tenant, repo)
-        left = self.vectors.left((tenant, name)) if self.vectors is not None else None
+        left = self.vectors.left((tenant, name), repo.memory if state == "lexical" else None) \
+            if self.vectors is not None else None
         return _status(repo, state, left)
 
     def all(self, tenant: str) -> list[RepoStatus]:

@@ -54,9 +54,17 @@ class UnitVectors:
         with self._cond:
             return self._covered.get(repo) == memory.version
 
-    def left(self, repo: object) -> int | None:
+    def left(self, repo: object, memory: RepoMemory | None = None) -> int | None:
+        """The units of `repo` still without a vector; counted now (once) when the worker has not counted them yet
+        and `memory` is given, so a status read right after an index says how many are coming."""
         with self._cond:
-            return self._left.get(repo)
+            left = self._left.get(repo)
+            wanted = repo in self._wanted
+        if left is None and wanted and memory is not None:
+            left = len(self._missing(memory.snapshot()[1]))
+            with self._cond:
+                self._left.setdefault(repo, left)
+        return left
 
     def forget(self, repo: object) -> None:
         with self._cond:

@@ -119,7 +119,7 @@ async def mcp_calls(service: CodeService, server: dict[str, Any], mode: str) -> 
     assert all(len(a.content) == 1 and a.structured_content is None for a in answers), "one text block each"
     texts = [(bool(a.is_error), a.content[0].text) for a in answers]  # type: ignore[union-attr]
     small, whole = texts.pop()[1], texts.pop()[1]  # once the repository is indexed: the same search, two budgets
-    shown = [int(re.search(r"(\d+) definitions of repository", text).group(1)) for text in (whole, small)]  # type: ignore[union-attr]
+    shown = [int(re.search(r"(\d+) definitions? of repository", text).group(1)) for text in (whole, small)]  # type: ignore[union-attr]
     assert 0 < shown[1] < shown[0] and "did not fit" not in whole, "a smaller budget shows fewer definitions"
     left = shown[0] - shown[1]
     assert f"; {left} more found did not fit in the token budget: search with a larger max_tokens" in small, small

@@ -459,7 +459,7 @@ def test_a_repository_waiting_for_its_vectors_says_how_many_are_left(tmp_path: P
     idle = threading.Event()
     vectors = UnitVectors(EmbeddingCache(open_store(tmp_path / "data"), stub_models().embedder), idle.is_set)
     memories = {}
-    for name in ("first", "second"):
+    for name in ("first", "second", "third"):
         memories[name] = RepoMemory()
         for i in range(3):
             text = f"def {name}_{i}(x):\n    return x * {i}\n\n\ndef helper_{name}_{i}():\n    pass\n"
@@ -475,6 +475,8 @@ def test_a_repository_waiting_for_its_vectors_says_how_many_are_left(tmp_path: P
             assert time.monotonic() < deadline, "the repository behind is counted while it waits"
             time.sleep(0.01)
         assert vectors.left("second") == len([u for u in memories["second"].snapshot()[1] if has_vector(u)]) == 6
+        vectors.want("third", memories["third"])  # asked at once (a status right after an index): counted then
+        assert vectors.left("third", memories["third"]) == 6
         idle.set()
         assert vectors.drain(30) and vectors.left("second") == 0
     finally:

@@ -49,9 +49,9 @@ def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[
     around `folder` (the working folder), sent with its folder so that the service indexes it on first use. A folder
     in no git repository is searched as the repository of its name, never indexed unasked (an agent started in a
     home folder would index all of it): the service's 404 says how to index it."""
-    budget = args.get("max_tokens")
+    budget = args.get("max_tokens")  # (0 or less is sent as it is: the service refuses it, saying why)
     options: dict[str, Any] = {"k": args.get("k") or 10, "path": args.get("path"),
-                               "max_tokens": min(int(budget), TOOL_MAX_TOKENS) if budget else None}
+                               "max_tokens": min(int(budget), TOOL_MAX_TOKENS) if budget is not None else None}
     if args.get("repo"):
         return Requests.search_code(str(args["repo"]), str(args["query"]), **options)
     here = folder or Path.cwd()
@@ -66,9 +66,10 @@ def render_hits(result: CodeSearchResult) -> str:
     if not result.results:
         return (f"{NOTE}no definition of repository {result.repo} matches; try other words, a name "
                 "as it is written in the code, or a wider path]")
-    note = f"{NOTE}{len(result.results)} definitions of repository {result.repo}, best first"
+    shown = len(result.results)
+    note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {result.repo}, best first"
     if result.undefined:
-        note += f"; no definition is named {', '.join(result.undefined)}: these share its words"
+        note += f"; no definition is named {', '.join(result.undefined)}: these are the nearest the search found"
     left = result.usage.chunks_total - len(result.results)
     if left > 0:
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
