@@ -33,8 +33,11 @@ __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "Re
            "combine", "has_vector", "looked_up", "passage_of", "place_factor", "order_of", "rerank", "score", "signals",
            "with_files"]
 
-_TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures)(/|$)|(^|/)test_[^/]*$"
-                    r"|_tests?\.[a-z]+$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$")
+_TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|spec|__tests__)(/|$)"
+                    r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
+                    r"|\.(unit|integration)?tests?/")  # a C# test project: `Newtonsoft.Json.Tests/`
+# tests named as Java, C#, Kotlin, Scala, Swift and PHP name them: `JsonReaderTest.java`, `JTokenTests.cs`
+_TESTS_BY_CASE = re.compile(r"[a-z0-9]Tests?\.(java|cs|kt|scala|swift|php)$")
 _TEST_MODULE = re.compile(r"(^|\.)tests?\.")  # a definition inside a module or class named `tests` / `test`
 _ASIDE = re.compile(r"(^|/)(examples?|docs?|doc_src|benchmarks?|bench|scripts|hacking|contrib)(/|$)")
 _VENDORED = re.compile(r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|external|node_modules)(/|$)")
@@ -105,7 +108,7 @@ def _place(path: str) -> str | None:
     lowered = path.lower()
     if _VENDORED.search(lowered):
         return "vendored"
-    if _TESTS.search(lowered):
+    if _TESTS.search(lowered) or _TESTS_BY_CASE.search(path):
         return "tests"
     if _ASIDE.search(lowered):
         return "aside"

@@ -9,7 +9,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import place_factor, with_files
+from ctxsieve.ingest.coderank.ranker import WEIGHTS, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
 SOURCE = '''"""A module."""
@@ -312,3 +312,13 @@ def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_
     assert memory.search(read_code_query("Serve"), 3)[0].unit.kind == "class", "the struct, not an impl block"
     first = [h.unit.name for h in memory.search(read_code_query("Context.Param Engine.addRoute cleanPath"), 5)[:3]]
     assert sorted(first) == ["Context.Param", "Engine.addRoute", "cleanPath"], first
+
+
+def test_tests_are_known_by_each_languages_conventions() -> None:
+    tests = ["src/test/java/com/google/gson/JsonReaderTest.java", "Src/Newtonsoft.Json.Tests/Linq/JTokenTests.cs",
+             "spec/builder_spec.rb", "src/components/__tests__/Popover.jsx", "okio/src/jvmTest/BufferTest.kt",
+             "gin/context_test.go", "tests/test_units.py", "source/core/index.test.ts"]
+    shipped = ["gson/src/main/java/com/google/gson/JsonReader.java", "Src/Newtonsoft.Json/Linq/JToken.cs",
+               "lib/sinatra/base.rb", "src/latest.java", "src/Contest.cs", "lib/attestation.py"]
+    assert all(place_factor(p) == WEIGHTS.tests for p in tests), [p for p in tests if place_factor(p) == 1.0]
+    assert all(place_factor(p) == 1.0 for p in shipped), [p for p in shipped if place_factor(p) != 1.0]
