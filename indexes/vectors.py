@@ -46,6 +46,12 @@ class EmbeddingCache:
         found = self._stored(list(dict.fromkeys(keys))) if keys else {}
         return [found.get(k) for k in keys]
 
+    def unstored_passages(self, passages: Sequence[str]) -> list[str]:
+        """The passages with no stored vector yet (their points looked up, no vector read)."""
+        keys = [self.key(p) for p in passages]
+        found = self.store.get(self.space, list(dict.fromkeys(keys)), payload=False) if keys else {}
+        return [p for p, k in zip(passages, keys, strict=True) if k not in found]
+
     def forget(self, passage_keys: Sequence[str]) -> None:
         """Drop passages' vectors (by `passage_key`): those of a forgotten source that no other one uses."""
         self.store.delete(self.space, [f"chunk:{k}" for k in passage_keys])

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-from ctxsieve.ingest.coderank.query import read_code_query
+from ctxsieve.ingest.coderank.query import code_shaped, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine
 from ctxsieve.ingest.coderank.units import units_of
 from ctxsieve.ingest.tokens import Tokenizer
@@ -98,6 +98,7 @@ class _Repo:
     error: str | None = None
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size) when hashed
     skipped: Counter[str] = field(default_factory=Counter)
+    unreadable: set[str] = field(default_factory=set)  # files the last sync could not read: read again each sync
     caught_up_at: float = -CATCH_UP_S  # when a read that differed from the index last queued a sync (monotonic)
 
 
@@ -208,7 +209,7 @@ class RepoIndex:
         hits = repo.memory.search(read, k, path, cosines=cosines)
         results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
-        undefined = tuple(sorted(n for n in read.lookup if not repo.memory.defines(n)))
+        undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
         return CodeSearch(results, state, whole, sum(r.tokens for r in results), len(hits), undefined)
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
@@ -421,6 +422,7 @@ class RepoIndex:
             if self.progress is not None:
                 self.progress(repo.head.name, repo.done, repo.total)
         listed = set(files)
+        repo.unreadable &= listed
         for path in sorted(set(repo.memory.hashes()) - listed):
             self.store.delete_where(SPEC.name, scope(tenant, repo.head.name, path=path))
             repo.memory.drop_file(path)
@@ -441,16 +443,19 @@ class RepoIndex:
             except OSError:  # removed between the listing and now
                 continue
             seen = (info.st_mtime_ns, info.st_size)
-            if path in indexed and repo.stats.get(path) == seen:
+            if path in indexed and repo.stats.get(path) == seen and path not in repo.unreadable:
                 continue
             # Looked at, read or not: a grep listing a file it cannot read must not queue a catch-up every time
-            # (`_edited_since`); an indexed one keeps its last complete state, one never read is tried each sync.
+            # (`_edited_since`); an indexed one keeps its last complete state, and each sync tries it again (a
+            # `chmod` back changes neither its mtime nor its size).
             repo.stats[path] = seen
             try:
                 state = read_source(root, path)
             except OSError:
                 skipped["unreadable"] += 1
+                repo.unreadable.add(path)
                 continue
+            repo.unreadable.discard(path)
             if state.text is None:
                 skipped[state.why] += 1
             elif indexed.get(path) != state.hash:
@@ -473,10 +478,13 @@ class RepoIndex:
             payload = found.payload
             if current_units(payload):
                 repo.memory.put_file(payload["path"], payload["hash"], units_of_point(payload))
-            else:
-                stale.append(FileState(payload["path"], payload["hash"], payload["text"]))
-        for batch in _batches(stale, BATCH_FILES):
-            self._write(tenant, repo, batch)
+                continue
+            stale.append(FileState(payload["path"], payload["hash"], payload["text"]))
+            if len(stale) == BATCH_FILES:  # written a batch at a time: the texts are not all held at once
+                self._write(tenant, repo, stale)
+                stale = []
+        if stale:
+            self._write(tenant, repo, stale)
         repo.loaded = True
 
 

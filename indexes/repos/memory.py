@@ -57,14 +57,12 @@ class RepoMemory:
         with self._lock:
             return path in self._files
 
-    def defines(self, name: str) -> bool:
-        """Some definition is named `name`: its own name (`getValue`) or its qualified name's end (`Context.Param`)."""
-        leaf = name.rsplit(".", 1)[-1]
+    def defines(self, name: str, path_glob: str | None = None) -> bool:
+        """Some definition (of the files `path_glob` matches) is named `name` as a look-up means it (`looked_up`)."""
+        wanted = frozenset((name,))
         with self._lock:
-            ids = self._by_leaf.get(leaf, ())
-            return any(self._units[i].kind != "module" and (self._units[i].name == name
-                                                            or self._units[i].name.endswith("." + name)
-                                                            or "." not in name) for i in ids)
+            units = [self._units[i] for i in self._by_leaf.get(name.rsplit(".", 1)[-1], ())]
+        return any(looked_up(u, wanted) and (not path_glob or _matches(u.path, path_glob)) for u in units)
 
     @property
     def file_count(self) -> int:
@@ -81,7 +79,8 @@ class RepoMemory:
             ids = self._lexical.add(bags)
             for unit_id, unit in zip(ids, units, strict=True):
                 self._units[unit_id] = unit
-                self._by_leaf.setdefault(unit.leaf, set()).add(unit_id)
+                if not unit.rest:  # a definition's later part is no definition of its name
+                    self._by_leaf.setdefault(unit.leaf, set()).add(unit_id)
             self._files[path] = _File(digest, ids)
             self._by_path[path] = ids
             self._live = None

@@ -1,7 +1,7 @@
 """A search's hits as the agent receives them: each definition's lines, cut to the budget over all results.
 
-Every hit first gets its head (its first lines, up to HEAD_TOKENS, or through its header line below a long doc
-comment: the signature and docstring say what it is);
+Every hit first gets its head (its first lines, up to HEAD_TOKENS: the signature and docstring say what it is), then,
+while the budget lasts, its lines through its header line where a long doc comment kept that out of its head;
 what is left of the budget then goes best hit first to whole definitions, a definition that does not fit shown
 as far as whole lines fit. A cut result keeps its true span (`start_line`/`end_line`) and says the last line shown
 (`shown_end_line`), so the rest is one read of the file away.
@@ -45,11 +45,17 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int)
     costs = [_LineCosts(count, hit.unit.text.split("\n")) for hit in hits]
     shown = [0] * len(hits)
     used = 0
-    for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads first
-        n, spent = _fit(unit_costs, 0, min(_head_tokens(hit, unit_costs), max_tokens - used))
+    for i, unit_costs in enumerate(costs):  # heads first
+        n, spent = _fit(unit_costs, 0, min(HEAD_TOKENS, max_tokens - used))
         if n == 0:
             break
         shown[i], used = n, used + spent
+    for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then each through its header line
+        if shown[i] == 0:
+            break
+        through = _header_end(hit, unit_costs)
+        if through > shown[i] and (more := unit_costs.total(through) - unit_costs.total(shown[i])) <= max_tokens - used:
+            shown[i], used = through, used + more
     for i, unit_costs in enumerate(costs):  # then whole definitions, best first
         if shown[i] == 0:
             break
@@ -59,20 +65,15 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int)
             for hit, unit_costs, n in zip(hits, costs, shown, strict=True) if n]
 
 
-def _head_tokens(hit: Hit, costs: _LineCosts) -> int:
-    """A hit's head: HEAD_TOKENS, or its lines through its header line (the `def`/`func` line below a long doc
-    comment) when those cost more, up to HEAD_MAX_TOKENS."""
+def _header_end(hit: Hit, costs: _LineCosts) -> int:
+    """How many of a hit's first lines run through its header line (the `def`/`func` line below a doc comment), when
+    they cost at most HEAD_MAX_TOKENS; 0 when its header is not among its first HEADER_LINES."""
     signature = hit.unit.signature
     header = next((i for i, line in enumerate(costs.lines[:HEADER_LINES]) if signature and line.strip() == signature),
                   None)
-    if header is None:
-        return HEAD_TOKENS
-    through = 0
-    for i in range(header + 1):
-        through += costs.at(i)
-        if through > HEAD_MAX_TOKENS:
-            return HEAD_TOKENS  # a comment too long to show whole above its header: the head as it comes
-    return max(HEAD_TOKENS, through)
+    if header is None or costs.total(header + 1) > HEAD_MAX_TOKENS:
+        return 0
+    return header + 1
 
 
 class _LineCosts:

@@ -45,9 +45,11 @@ class UnitVectors:
         self._thread.start()
 
     def want(self, repo: object, memory: RepoMemory) -> None:
-        """Make (or complete) the vectors of `repo`'s units, as its memory holds them now."""
+        """Make (or complete) the vectors of `repo`'s units, as its memory holds them now (what is left is counted
+        again: the last count was of the units before)."""
         with self._cond:
             self._wanted[repo] = memory
+            self._left.pop(repo, None)
             self._cond.notify_all()
 
     def ready(self, repo: object, memory: RepoMemory) -> bool:
@@ -63,7 +65,8 @@ class UnitVectors:
         if left is None and wanted and memory is not None:
             left = len(self._missing(memory.snapshot()[1]))
             with self._cond:
-                self._left.setdefault(repo, left)
+                if repo in self._wanted:  # not forgotten meanwhile
+                    left = self._left.setdefault(repo, left)
         return left
 
     def forget(self, repo: object) -> None:
@@ -136,9 +139,7 @@ class UnitVectors:
         """The passages of `units` that have no stored vector."""
         passages = sorted({passage_of(u) for u in units if has_vector(u)})
         return [p for start in range(0, len(passages), PAGE)
-                for p, v in zip(passages[start : start + PAGE],
-                                self.cache.stored_passages(passages[start : start + PAGE]), strict=True)
-                if v is None]
+                for p in self.cache.unstored_passages(passages[start : start + PAGE])]
 
     def _count_waiting(self, current: object) -> None:
         """Count what each repository wanted behind `current` lacks, once: its status says how many vectors are
@@ -158,7 +159,7 @@ class UnitVectors:
             with self._cond:
                 if self._stop or repo not in self._wanted:
                     return False
-            self._count_waiting(repo)
             if self.is_idle():
+                self._count_waiting(repo)  # between batches, while no request is served
                 return True
             threading.Event().wait(IDLE_POLL_S)

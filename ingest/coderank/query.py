@@ -13,7 +13,7 @@ from ctxsieve_client.languages import LANGUAGES
 from ..analyzers import code_terms
 from ..request import Frame, read_request
 
-__all__ = ["CodeQuery", "file_keys", "read_code_query"]
+__all__ = ["CodeQuery", "code_shaped", "file_keys", "lookup_names", "read_code_query"]
 
 _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
 _FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:{_SUFFIXES}))\b")
@@ -95,16 +95,19 @@ def lookup_names(text: str) -> frozenset[str]:
     definitions come first wherever they are (a test's too); empty for any other request (plain words, a sentence,
     an issue)."""
     words = [w.strip("`").removesuffix("()") for w in text.split()]
-    if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) for w in words):
+    if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
+                                                     for w in words):  # `utils.py` names a file
         return frozenset()
-    if len(words) > 1 and not all(_code_shaped(w) for w in words):
+    if len(words) > 1 and not all(code_shaped(w) for w in words):
         return frozenset()
     return frozenset(w.replace("::", ".") for w in words)
 
 
-def _code_shaped(word: str) -> bool:
-    """Written as only code writes a name: with `_`, `.`, `::` or a capital after its first letter."""
-    return "_" in word.strip("_") or "." in word or "::" in word or any(c.isupper() for c in word[1:])
+def code_shaped(word: str) -> bool:
+    """Written as only code writes a name: with `_`, `.` or `::` inside it, or in mixed case with a capital after
+    its first letter (`getValue`, `TestRouteParams`; not `HTTP` or `TODO`)."""
+    return ("_" in word.strip("_") or "." in word.strip(".") or "::" in word
+            or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)))
 
 
 def _tail(path: str) -> str:

@@ -96,8 +96,8 @@ def has_vector(unit: CodeUnit) -> bool:
 
 
 def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
-    """Tests, examples and docs, and vendored code, count for less than the code they exercise or ship (and a test
-    module's definitions inside a source file, Rust's `#[cfg(test)] mod tests`, as tests: `combine`)."""
+    """Tests, examples and docs, and vendored code, count for less than the code they exercise or ship, by their
+    path (`combine` counts a test module's definitions inside a source file, Rust's `mod tests`, as tests too)."""
     place = _place(path)
     return 1.0 if place is None else float(getattr(weights, place))
 
@@ -150,7 +150,7 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
     factor = {path: place_factor(path, weights) for path in {u.path for u in units}}
     tests = float(weights.tests)
     factors = np.fromiter((1.0 if lookup and looked_up(u, lookup)
-                           else tests if factor[u.path] == 1.0 and _TEST_MODULE.search(u.name) else factor[u.path]
+                           else tests if _place(u.path) is None and _TEST_MODULE.search(u.name) else factor[u.path]
                            for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
 
@@ -158,7 +158,7 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
 def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
     """The unit defines a name a look-up asks for: its own name (`serve`), or its qualified name or that name's end
     (`Context.Param`)."""
-    return unit.kind not in ("module", "impl") and (unit.leaf in lookup or unit.name in lookup
+    return unit.kind not in ("module", "impl") and not unit.rest and (unit.leaf in lookup or unit.name in lookup
                                       or any(unit.name.endswith("." + name) for name in lookup if "." in name))
 
 
@@ -213,7 +213,7 @@ def _leaf_counts(units: Sequence[CodeUnit]) -> dict[str, int]:
 
 
 def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[float, float]:
-    if unit.kind in ("module", "impl") or unit.leaf not in query.names:  # an `impl` block names, not defines
+    if unit.kind in ("module", "impl") or unit.rest or unit.leaf not in query.names:  # these name, not define
         return 0.0, 0.0
     rarity = 1.0 / (1.0 + math.log(max(1, counts.get(unit.leaf, 1))))
     parts = unit.name.split(".")

@@ -4,7 +4,8 @@ Each function, method and class is a unit named as its language qualifies it (`Q
 1-based line span. A class's unit is its own lines before its first nested definition (the `class` line, its
 docstring, its attributes): its methods are units of their own, so no line is ranked twice; its own code after its
 first nested definition (a function's body after a nested function, a class's attributes between its methods) is
-a unit of its name per run, so no line of code is in no unit (lines that only close it, `}` or `end`, excepted).
+a unit of its name per run (`rest`), so no line of code is in no unit (runs of comments, closing brackets and bare
+`else:` excepted); such a part is found by its words, never taken for a definition of its name.
 The lines outside every top-level definition (imports, constants, module code) are units of kind `module`, one per
 run between definitions, named by the file's module path (`ansible/vars/manager.py` -> `ansible.vars.manager`).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 6
+UNITS_VERSION = 7
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
@@ -33,8 +34,11 @@ _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "m
                  "enum": "class", "trait": "class", "impl": "impl", "object": "class", "protocol": "class",
                  "module": "module", "mod": "module", "namespace": "module", "type": "type"}
 _CONTAINERS = frozenset({"class", "impl"})  # a function inside one is a method (a Rust `impl`'s too)
-# A parent's own line after its nested definitions that only closes it (`}`, `});`, `end`): no unit of its own.
-_CLOSING = re.compile(r"[\s)\]};,]*(?:end)?[\s)\]};,]*|\s*#\s*(?:endif|endregion|else)\b.*")  # or a directive's end
+# A parent's own line after its nested definitions that holds no code of its own: one that only closes it (`}`,
+# `});`, `end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment, a directive's end (`#endif`). A run
+# of such lines is no unit.
+_NO_CODE = re.compile(r"[\s)\]};,]*(?:end|else|try|finally|except|do|begin)?[\s:{)\]};,]*"
+                      r"|\s*(?:#|//|/\*|\*(?:\s|/|$)|--(?:\s|$)).*")
 
 
 def kind_of(word: str, parent_kind: str | None) -> str:
@@ -48,11 +52,12 @@ def kind_of(word: str, parent_kind: str | None) -> str:
 class CodeUnit:
     path: str  # the file, relative to its repository, with `/`
     name: str  # qualified with `.`: `QuerySet.filter`; a module run: the module's dotted path
-    kind: str  # function, method, class, module, type
+    kind: str  # function, method, class, module, type, impl (a Rust `impl` block)
     start_line: int  # 1-based, inclusive
     end_line: int  # 1-based, inclusive
     text: str  # the unit's lines, verbatim
     signature: str = ""  # its header line (`def filter(self, *args, **kwargs):`), stripped
+    rest: bool = False  # a definition's own code after a nested one: part of it, not a definition of its name
 
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
@@ -97,8 +102,8 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
             yield _unit(path, qualified, kind, d.first, own_last, lines, d.header)
             yield from _walk(path, d.children, lines, qualified, kind)
             for first, end in _runs(lines, d.children[0].first, last, d.children):
-                if not all(_CLOSING.fullmatch(line) for line in lines[first : end + 1]):
-                    yield _unit(path, qualified, kind, first, end, lines, d.header)
+                if not all(_NO_CODE.fullmatch(line) for line in lines[first : end + 1]):
+                    yield replace(_unit(path, qualified, kind, first, end, lines, d.header), rest=True)
         else:
             yield _unit(path, qualified, kind, d.first, last, lines, d.header)
 

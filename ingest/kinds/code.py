@@ -83,7 +83,7 @@ def language_in(path: str | None, text: str) -> str | None:
     return language or guess_language(text)
 
 
-_CPP = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|(?:class|struct)[ \t]+\w+[^;(]*\{|"
+_CPP = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;(\n]*\{|"
                   r"(?:public|private|protected)[ \t]*:)", re.M)
 
 
@@ -129,7 +129,7 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
     source = text.encode("utf-8")
     root = parser.parse(source).root_node
     found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
-                               language not in _DIRECTIVES))
+                               Comments.of(language)))
     imports = frozenset(n + 1 for node in _imports_in(root, source)
                         for n in range(node.start_point[0], _last_row(node) + 1))
     return found, imports
@@ -194,10 +194,27 @@ _OPAQUE_BY_LANGUAGE = {"python": _OPAQUE | {
     "future_import_statement", "print_statement", "exec_statement", "type_alias_statement"}}
 
 
-def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, hash_comments: bool = True
+# languages where `#` opens a directive (`#define`, `#if`, `#region`), not a comment; and those with no `/* */`
+_DIRECTIVES = frozenset({"c", "cpp", "csharp", "objc", "swift", "cuda"})
+_NO_BLOCK_COMMENTS = frozenset({"python", "ruby", "bash", "lua"})
+
+
+@dataclass(frozen=True)
+class Comments:
+    """How a language writes the comments above a definition: whether `#` opens one, whether `/* */` exists."""
+
+    hash: bool = True
+    block: bool = True
+
+    @classmethod
+    def of(cls, language: str | None) -> Comments:
+        return cls(language not in _DIRECTIVES, language not in _NO_BLOCK_COMMENTS)
+
+
+def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, comments: Comments = Comments()
                  ) -> Iterator[Definition]:
-    """The definitions under `node`, each with its nested ones (`hash_comments`: a line starting with `#` above
-    one is a comment, not a C-family directive such as `#define` or `#if`)."""
+    """The definitions under `node`, each with its nested ones and the comments above it (`comments`: how its
+    language writes them)."""
     for child in node.children:
         if child.child_count == 0 or child.type in opaque:
             continue
@@ -218,18 +235,18 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         if body is None and target.type in _BODY_ONLY:
             body = next((c for c in target.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
-        # a container on one line is a definition only with a body (`struct foo *x;` names a type, defines none)
-        if kind is None or target.end_point[0] == target.start_point[0] and child is target and kind[1] \
-                and body is None:
-            yield from _definitions(child, lines, opaque, hash_comments)
+        # a container on one line is a definition only with a body (`struct foo *x;` names a type, defines none;
+        # `template <typename T> struct formatter;` declares one)
+        if kind is None or target.end_point[0] == target.start_point[0] and kind[1] and body is None:
+            yield from _definitions(child, lines, opaque, comments)
             continue
         word, container = kind
         name = _name_of(target, name_node, lines)
         body_line = body.start_point[0] if body is not None else target.start_point[0] + 1
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
-        first = _with_comments_above(child.start_point[0], lines, hash_comments)
-        inner = tuple(_definitions(body if body is not None else target, lines, opaque, hash_comments)) \
+        first = _with_comments_above(child.start_point[0], lines, comments)
+        inner = tuple(_definitions(body if body is not None else target, lines, opaque, comments)) \
             if container or body else ()
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
@@ -267,8 +284,9 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
     joined with `.` (Ruby's `Rack::Builder` -> `Rack.Builder`), template arguments left out."""
     if node.type == "impl_item" and (implemented := node.child_by_field_name("type")) is not None:
         return _type_name(implemented.text.decode("utf-8", "replace"))
-    name = _own_name(node, name_node, lines)
-    name = _TEMPLATE_ARGUMENTS.sub("", name.replace("::", ".")).strip(".") or "?"
+    parts = _own_name(node, name_node, lines).replace("::", ".").split(".")
+    name = ".".join(p if p.startswith("operator") else _TEMPLATE_ARGUMENTS.sub("", p) for p in parts).strip(".")
+    name = name or "?"
     receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
     if receiver is not None:  # Go: `func (c *Context) Param(...)`
         typed = next((c.child_by_field_name("type") for c in receiver.named_children
@@ -284,8 +302,6 @@ _DECLARED = frozenset({"identifier", "field_identifier", "qualified_identifier",
                        "type_identifier", "template_function", "operator_cast"})
 # the node a grammar without a `name` field names a definition by (Kotlin, Swift), as a direct child
 _NAME_CHILDREN = ("simple_identifier", "type_identifier", "identifier", "constant", "name")
-# languages where `#` opens a directive (`#define`, `#if`, `#region`), not a comment
-_DIRECTIVES = frozenset({"c", "cpp", "csharp", "objc", "swift", "cuda"})
 
 
 def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
@@ -306,8 +322,12 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
     declared = node.child_by_field_name("declarator")
     while declared is not None and declared.type not in _DECLARED:
         declared = declared.child_by_field_name("declarator")
+    if declared is not None and declared.type == "operator_cast" and \
+            (cast := declared.child_by_field_name("type")) is not None:  # C++: `operator bool() const`
+        return f"operator {cast.text.decode('utf-8', 'replace')}"
     if declared is not None:  # C/C++: `static int parse(...)`, `char *names(void)`, `auto file::size() -> ...`
-        return _macro_named(node, str(declared.text.decode("utf-8", "replace")))
+        name = str(declared.text.decode("utf-8", "replace"))
+        return _macro_named(node, name) if node.child_by_field_name("type") is None else name
     parent = node.parent
     if parent is not None and parent.type == "type_definition" and \
             (alias := parent.child_by_field_name("declarator")) is not None:  # C: `typedef struct {...} name;`
@@ -362,16 +382,16 @@ _KEYWORDS = frozenset({
 })
 
 
-def _with_comments_above(line: int, lines: list[str], hash_comments: bool = True) -> int:
+def _with_comments_above(line: int, lines: list[str], comments: Comments = Comments()) -> int:
     """The comment lines directly above a definition (no blank line between) are part of it; so is a block comment
-    that ends right above it, whatever its own lines hold (a JSDoc without a `*` on each line, a blank line in it).
-    Without `hash_comments` a `#` line is a directive (`#if`, `#define`): not the definition's."""
-    starts = ("#", "//", "/*", "*", "--") if hash_comments else ("//", "/*", "*", "--")
+    that ends right above it, whatever its own lines hold (a JSDoc without a `*` on each line, a blank line in it),
+    where the language has block comments and the block starts a line of its own. Where `#` opens a directive
+    (`#if`, `#define`) a `#` line is not the definition's."""
+    starts = ("#", "//", "/*", "*", "--") if comments.hash else ("//", "/*", "*", "--")
     while line > 0:
         above = lines[line - 1].strip()
-        if above.endswith("*/") and not above.startswith("/*"):
-            opening = next((i for i in range(line - 2, max(-1, line - 2 - _LONGEST_COMMENT), -1)
-                            if lines[i].lstrip().startswith("/*")), None)
+        if comments.block and above.endswith("*/") and "/*" not in above:
+            opening = _block_opening(lines, line - 2)
             if opening is None:
                 break
             line = opening
@@ -380,6 +400,17 @@ def _with_comments_above(line: int, lines: list[str], hash_comments: bool = True
         else:
             break
     return line
+
+
+def _block_opening(lines: list[str], last: int) -> int | None:
+    """The line a block comment ending below `last` opens on, when the block starts that line (`int x; /* a` is
+    code's comment, not a definition's); None when another comment ends first or none opens near."""
+    for i in range(last, max(-1, last - _LONGEST_COMMENT), -1):
+        if "*/" in lines[i]:
+            return None
+        if "/*" in lines[i]:
+            return i if lines[i].lstrip().startswith("/*") else None
+    return None
 
 
 _LONGEST_COMMENT = 400  # lines searched up for a block comment's opening

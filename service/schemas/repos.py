@@ -81,4 +81,4 @@ class CodeSearchResponse(BaseModel):
     results: list[CodeHit]
     usage: UsageOut
     state: RepoState
-    undefined: list[str] = []  # a query of names alone: the names no definition has (the results share its words)
+    undefined: list[str] = []  # a query of names alone: the names no definition has (the results: the nearest)

@@ -325,6 +325,15 @@ def test_a_file_the_sync_cannot_read_keeps_its_last_state_and_queues_no_catch_up
     assert ("pkg/mod_02.py", "backoff_delay") in found(repos, "locked", "backoff_delay retry delay")
     held = repos.app.state.engine.engine.repos._repos[("default", "locked")]
     assert not module.RepoIndex._edited_since(held, ["pkg/mod_02.py", "pkg/mod_01.py"])
+    monkeypatch.undo()  # readable again (a chmod back: neither its mtime nor its size changes): the next sync reads it
+    locked.write_text(locked.read_text().replace("# touched", "# zqxjvkw"))  # the same size
+    os.utime(locked, ns=(held.stats["pkg/mod_02.py"][0],) * 2)
+    assert repos.post("/v1/repos/locked/sync").status_code in (200, 202)
+    deadline = time.monotonic() + 30
+    while "pkg/mod_02.py" not in [path for path, _ in found(repos, "locked", "zqxjvkw", k=3)]:
+        assert time.monotonic() < deadline, "the file unreadable before is read again"
+        time.sleep(0.1)
+    assert not repos.get("/v1/repos/locked").json()["skipped"].get("unreadable")
 
 
 LEDGER_REQUEST = "the ledger totals drift: each ledger line is off once a batch is reconciled"
@@ -471,14 +480,22 @@ def test_a_repository_waiting_for_its_vectors_says_how_many_are_left(tmp_path: P
             assert time.monotonic() < deadline
             time.sleep(0.01)
         vectors.want("second", memories["second"])
-        while vectors.left("second") is None:
-            assert time.monotonic() < deadline, "the repository behind is counted while it waits"
-            time.sleep(0.01)
-        assert vectors.left("second") == len([u for u in memories["second"].snapshot()[1] if has_vector(u)]) == 6
-        vectors.want("third", memories["third"])  # asked at once (a status right after an index): counted then
-        assert vectors.left("third", memories["third"]) == 6
+        time.sleep(0.2)
+        assert vectors.left("second") is None, "nothing counted while requests are served"
+        wanted = len([u for u in memories["second"].snapshot()[1] if has_vector(u)])
+        assert vectors.left("second", memories["second"]) == wanted == 6, "a status asks: counted then"
         idle.set()
         assert vectors.drain(30) and vectors.left("second") == 0
+        idle.clear()  # the worker on the first again, the second edited behind it
+        memories["first"].put_file("pkg/more.py", "m", units_of("pkg/more.py", "def more(x):\n    return x\n"))
+        vectors.want("first", memories["first"])
+        while vectors.left("first") is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        memories["second"].put_file("pkg/new.py", "n", units_of("pkg/new.py", "def added(x):\n    return x\n"))
+        vectors.want("second", memories["second"])
+        assert vectors.left("second") is None, "the count of before the edit (0) is not kept"
+        assert vectors.left("second", memories["second"]) == 1
     finally:
         idle.set()
         vectors.close()
