@@ -33,7 +33,7 @@ __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "Re
            "combine", "has_vector", "looked_up", "passage_of", "place_factor", "order_of", "rerank", "score", "signals",
            "with_files"]
 
-_TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|spec|__tests__)(/|$)"
+_TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
                     r"|\.(unit|integration)?tests?/")  # a C# test project: `Newtonsoft.Json.Tests/`
 # tests named as Java, C#, Kotlin, Scala, Swift and PHP name them: `JsonReaderTest.java`, `JTokenTests.cs`

@@ -319,6 +319,7 @@ def test_tests_are_known_by_each_languages_conventions() -> None:
              "spec/builder_spec.rb", "src/components/__tests__/Popover.jsx", "okio/src/jvmTest/BufferTest.kt",
              "gin/context_test.go", "tests/test_units.py", "source/core/index.test.ts"]
     shipped = ["gson/src/main/java/com/google/gson/JsonReader.java", "Src/Newtonsoft.Json/Linq/JToken.cs",
-               "lib/sinatra/base.rb", "src/latest.java", "src/Contest.cs", "lib/attestation.py"]
+               "lib/sinatra/base.rb", "src/latest.java", "src/Contest.cs", "lib/attestation.py",
+               "pkg/spec/openapi.go"]  # a Go package named spec is an API's, not Ruby's tests
     assert all(place_factor(p) == WEIGHTS.tests for p in tests), [p for p in tests if place_factor(p) == 1.0]
     assert all(place_factor(p) == 1.0 for p in shipped), [p for p in shipped if place_factor(p) != 1.0]
