@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,10 @@ def old_dir(tmp_path: Path) -> Path:
 
 def test_service_refuses_an_old_data_dir_and_says_how_to_convert(old_dir: Path) -> None:
     with TestClient(create_app(make_settings(old_dir))) as client:
-        ready = client.get("/readyz")
+        deadline = time.monotonic() + 30
+        while (ready := client.get("/readyz")).json()["detail"] == "starting":  # the engine's thread checks first
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         assert ready.status_code == 503
         assert f"ctxsieve migrate --data-dir {old_dir}" in ready.json()["detail"]
         refused = client.post("/v1/filter", json={"query": "q", "content": "x"})
