@@ -92,14 +92,17 @@ def passage_of(unit: CodeUnit) -> str:
 def has_vector(unit: CodeUnit) -> bool:
     """Tests, examples, docs and vendored code are re-ranked without vectors: on dev, theirs changed no ranking
     (python -m bench.localize_lengths --aside) and they are 62% of ansible's definitions' tokens to embed."""
-    return _place(unit.path) is None and not _TEST_MODULE.search(unit.name)
+    return _unit_place(unit) is None
 
 
 def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
-    """Tests, examples and docs, and vendored code, count for less than the code they exercise or ship, by their
-    path (`combine` counts a test module's definitions inside a source file, Rust's `mod tests`, as tests too)."""
-    place = _place(path)
-    return 1.0 if place is None else float(getattr(weights, place))
+    """Tests, examples and docs, and vendored code, count for less than the code they exercise or ship."""
+    return _factor(_place(path), weights)
+
+
+def _unit_place(unit: CodeUnit) -> str | None:
+    """A unit's place: its path's, or tests for a definition inside a source file's test module (Rust's `mod tests`)."""
+    return _place(unit.path) or ("tests" if _TEST_MODULE.search(unit.name) else None)
 
 
 @lru_cache(maxsize=1 << 16)  # a search asks for every unit of its pool; a repository's paths are few
@@ -147,19 +150,20 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
     """The rule: lexical plus the weighted signals, times the place's factor (none for a definition a look-up,
     `CodeQuery.lookup`, names: asked for by name, a test is what is wanted)."""
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
-    factor = {path: place_factor(path, weights) for path in {u.path for u in units}}
-    tests = float(weights.tests)
-    factors = np.fromiter((1.0 if lookup and looked_up(u, lookup)
-                           else tests if _place(u.path) is None and _TEST_MODULE.search(u.name) else factor[u.path]
+    factors = np.fromiter((1.0 if lookup and looked_up(u, lookup) else _factor(_unit_place(u), weights)
                            for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
+
+
+def _factor(place: str | None, weights: Weights) -> float:
+    return 1.0 if place is None else float(getattr(weights, place))
 
 
 def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
     """The unit defines a name a look-up asks for: its own name (`serve`), or its qualified name or that name's end
     (`Context.Param`)."""
-    return unit.kind not in ("module", "impl") and not unit.rest and (unit.leaf in lookup or unit.name in lookup
-                                      or any(unit.name.endswith("." + name) for name in lookup if "." in name))
+    return unit.defines_name and (unit.leaf in lookup or unit.name in lookup
+                                  or any(unit.name.endswith("." + name) for name in lookup if "." in name))
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
@@ -213,7 +217,7 @@ def _leaf_counts(units: Sequence[CodeUnit]) -> dict[str, int]:
 
 
 def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[float, float]:
-    if unit.kind in ("module", "impl") or unit.rest or unit.leaf not in query.names:  # these name, not define
+    if not unit.defines_name or unit.leaf not in query.names:
         return 0.0, 0.0
     rarity = 1.0 / (1.0 + math.log(max(1, counts.get(unit.leaf, 1))))
     parts = unit.name.split(".")

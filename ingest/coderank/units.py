@@ -63,6 +63,11 @@ class CodeUnit:
     def leaf(self) -> str:
         return self.name.rsplit(".", 1)[-1]
 
+    @property
+    def defines_name(self) -> bool:
+        """Its name is what it defines: not a module's run, a Rust `impl` block (it names the type) or a `rest`."""
+        return self.kind not in ("module", "impl") and not self.rest
+
 
 def module_name(path: str) -> str:
     """`lib/ansible/vars/manager.py` -> `lib.ansible.vars.manager`; `pkg/__init__.py` -> `pkg`."""
