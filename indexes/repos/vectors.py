@@ -141,14 +141,6 @@ class UnitVectors:
         return [p for start in range(0, len(passages), PAGE)
                 for p in self.cache.unstored_passages(passages[start : start + PAGE])]
 
-    def _count_waiting(self, current: object) -> None:
-        """Count what each repository wanted behind `current` lacks, once: its status says how many vectors are
-        left before its turn comes (it said nothing while another repository's were being made)."""
-        with self._cond:
-            waiting = [(r, m) for r, m in self._wanted.items() if r is not current and r not in self._left]
-        for repo, memory in waiting:
-            self._count(repo, len(self._missing(memory.snapshot()[1])))
-
     def _count(self, repo: object, left: int) -> None:
         with self._cond:
             self._left[repo] = max(0, left)
@@ -160,6 +152,5 @@ class UnitVectors:
                 if self._stop or repo not in self._wanted:
                     return False
             if self.is_idle():
-                self._count_waiting(repo)  # between batches, while no request is served
                 return True
             threading.Event().wait(IDLE_POLL_S)
