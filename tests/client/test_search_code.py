@@ -37,6 +37,7 @@ BIN = Path(sys.executable).parent
 WHOLE = "compute_invoice_total discount tax"  # best: billing/invoices.py compute_invoice_total, shown whole
 CUT = "route_event"  # best: app/events.py route_event, far over the default budget
 MISSING = {"query": "invoice", "repo": "no-such-repo"}
+SMALL = {"query": WHOLE, "max_tokens": 60}  # the agent's own budget: fewer definitions, the rest counted
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,12 @@ def check_answers(root: Path, whole: str, cut: str) -> None:
     shown = hits_of(cut)
     assert shown and shown[0].rest is not None, "cut by the budget"
     check_hit(root, shown[0], definition(root, "app/events.py", "route_event"))
+
+
+def check_small(whole: str, small: str) -> None:
+    """A small max_tokens shows fewer definitions, each still under its true lines, and says how many more it found."""
+    assert 0 < len(hits_of(small)) < len(hits_of(whole)), small
+    assert "more found did not fit in the token budget: search with a larger max_tokens" in small, small
 
 
 def check_missing(text: str) -> None:
@@ -188,7 +195,7 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path) -
     tools = [f"mcp__{server}__search_code" for server in ("ctxsieve", "gw")]
     # Claude Code defers MCP tools behind its ToolSearch: the model loads both schemas first
     calls = [("ToolSearch", {"query": "select:" + ",".join(tools)})]
-    calls += [(tool, args) for tool in tools for args in ({"query": WHOLE}, {"query": CUT}, MISSING)]
+    calls += [(tool, args) for tool in tools for args in ({"query": WHOLE}, {"query": CUT}, MISSING, SMALL)]
     # ctxsieve's PostToolUse hook on every tool, as `ctxsieve hook install` writes it
     settings = tmp_path / "settings.json"
     hook = {"type": "command", "command": f"{BIN / 'ctxsieve-hook'} claude-code --url {code_service.url}"}
@@ -208,11 +215,12 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path) -
     assert done.returncode == 0, done.stderr[-2000:]
     assert set(tools) <= {t.get("name") for t in model.requests[-1].get("tools", [])}, "Claude Code's own names"
     results = claude_results(model.requests[-1])[1:]  # after ToolSearch's
-    assert len(results) == 6, results
-    for whole, cut, missing in (results[:3], results[3:]):
+    assert len(results) == 8, results
+    for whole, cut, missing, small in (results[:4], results[4:]):
         assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
         check_answers(code_service.root, whole[1], cut[1])
         check_missing(missing[1])
+        check_small(whole[1], small[1])
 
 
 # --- the real Codex ----------------------------------------------------------------------------------------------
