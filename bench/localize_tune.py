@@ -2,6 +2,7 @@
 gathered once (a sync per base commit), then every rule of a small grid is scored on them in memory.
 
 Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15] [--dense] [--k3 0,1,4]
+                                      [--per-file 1,2,3]
 
 Prints each rule's file Acc@1 / Acc@5 / MRR and function Acc@10 (bench.localize's metrics), best first by the sum
 of file Acc@5 and function Acc@10; the rule shipped (ingest/coderank/ranker.py WEIGHTS) is printed first. The
@@ -10,6 +11,8 @@ signals of every case are kept in ~/.cache/ctxsieve/bench/localize/signals-<spli
 dense model's vectors as a ready repository's are (`ranker.rerank`); the vectors are kept beside the signals.
 --k3 A,B,...: how much a word the issue repeats counts in BM25 (`coderank.lexical.K3`): the signals gathered again
 with each value, the shipped weights' lexical rule (dense 0) scored on them.
+--per-file A,B,...: at most A (B, ...) units of a file first, the file's others after them, against no cap (the
+shipped weights' lexical rule).
 """
 
 from __future__ import annotations
@@ -59,14 +62,14 @@ def gather(cases: list[LocCase], k3: float = K3) -> list[Gathered]:
     return out
 
 
-def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100, vectors: dict[str, np.ndarray] | None = None
-             ) -> tuple[float, float, float, float]:
+def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100, vectors: dict[str, np.ndarray] | None = None,
+             per_file: int | None = None) -> tuple[float, float, float, float]:
     file1, file5, mrr, fn10 = [], [], [], []
     for g in gathered:
         scores = score(g.rows, g.units, weights)
         if vectors is not None and g.query is not None:
             scores = rerank(g.rows.copy(), g.units, scores, _cosines(g.query, vectors), weights)
-        order = order_of(scores, g.units)[:k]
+        order = capped(order_of(scores, g.units), g.units, per_file)[:k]
         hits = [Hit(g.units[j].path, g.units[j].name, g.units[j].kind, g.units[j].start_line, g.units[j].end_line,
                     float(scores[j])) for j in order if scores[j] > 0]
         a1, a5, m, f10 = judged(g.case, hits)
@@ -74,6 +77,18 @@ def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100, vectors: 
             if value is not None:
                 bucket.append(float(value))
     return tuple(statistics.fmean(b) if b else 0.0 for b in (file1, file5, mrr, fn10))  # type: ignore[return-value]
+
+
+def capped(order: list[int], units: list[CodeUnit], per_file: int | None) -> list[int]:
+    """`order` with at most `per_file` units of a file first, each file's others after them (None: as it is)."""
+    if per_file is None:
+        return order
+    seen: dict[str, int] = defaultdict(int)
+    first, later = [], []
+    for j in order:
+        seen[units[j].path] += 1
+        (first if seen[units[j].path] <= per_file else later).append(j)
+    return first + later
 
 
 def _cosines(query: np.ndarray, vectors: dict[str, np.ndarray]) -> Cosines:
@@ -122,6 +137,7 @@ def main() -> None:
     parser.add_argument("--cached", action="store_true", help="reuse the signals gathered by the last run")
     parser.add_argument("--dense", action="store_true", help="tune the dense weight alone (see above)")
     parser.add_argument("--k3", default="", help="comma-separated values of BM25's k3 to compare (see above)")
+    parser.add_argument("--per-file", default="", help="comma-separated caps of a file's units first (see above)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s in SPLITS]
     if args.k3:
@@ -140,6 +156,11 @@ def main() -> None:
     print(f"{len(gathered)} cases of {', '.join(splits)}", flush=True)
     if args.dense:
         dense_only(gathered, CACHE / f"vectors-{'-'.join(splits)}.pkl")
+        return
+    if args.per_file:
+        for cap in [None, *(int(v) for v in args.per_file.split(","))]:
+            a1, a5, m, f10 = evaluate(gathered, replace(WEIGHTS, dense=0.0), per_file=cap)
+            print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  per_file={cap}", flush=True)
         return
     shipped = evaluate(gathered, WEIGHTS)
     print(f"shipped {WEIGHTS}: file@1 {shipped[0]:.3f} file@5 {shipped[1]:.3f} MRR {shipped[2]:.3f} "

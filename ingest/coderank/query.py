@@ -94,7 +94,7 @@ def lookup_names(text: str) -> frozenset[str]:
     `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them, or one word alone (`serve`): a look-up, whose
     definitions come first wherever they are (a test's too); empty for any other request (plain words, a sentence,
     an issue)."""
-    words = [w.strip("`").removesuffix("()") for w in text.split()]
+    words = [w.strip("`").removesuffix("()") for w in text.split(None, LOOKUP_WORDS)]  # an issue: split no further
     if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
                                                      for w in words):  # `utils.py` names a file
         return frozenset()
