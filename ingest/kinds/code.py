@@ -224,16 +224,19 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         elif child.type == "template_declaration":  # C++: `template <...>` and the comment above belong to it
             target = next((c for c in reversed(child.named_children) if c.type in _KINDS), child)
         bound = _bound_function(target)
+        anonymous = _anonymous_class(target) if bound is None else None
         kind: tuple[str, bool] | None
         if bound is not None:  # JS/TS: `const f = () => {...}`, a class field `f = function () {...}`
             kind, (name_node, value) = ("function", False), bound
+        elif anonymous is not None:  # Java/Kotlin: a field holding an anonymous class is a class of its name
+            kind, (name_node, value) = ("class", True), anonymous
         else:
             kind, name_node, value = _KINDS.get(target.type), target.child_by_field_name("name"), target
             if name_node is None and target.type in _NAMED_ONLY:
                 kind = None
         body = value.child_by_field_name("body")
-        if body is None and target.type in _BODY_ONLY:
-            body = next((c for c in target.named_children if c.type == "class_body"), None)
+        if body is None and (target.type in _BODY_ONLY or anonymous is not None):
+            body = next((c for c in value.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
         # a container on one line is a definition only with a body (`struct foo *x;` names a type, defines none;
         # `template <typename T> struct formatter;` declares one)
@@ -275,6 +278,26 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
 
 
 _NAME_NODES = frozenset({"identifier", "property_identifier", "private_property_identifier"})
+
+
+def _anonymous_class(node: Any) -> tuple[Any, Any] | None:
+    """(name node, class expression) where `node` is a field holding one anonymous class: Java's
+    `static final TypeAdapter<Class> CLASS = new TypeAdapter<Class>() {...};`, Kotlin's `val x = object : A {...}`
+    (its methods were the enclosing class's: gson's `TypeAdapters` had 25 methods named `read`)."""
+    if node.type == "field_declaration":
+        declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+        value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+        if value is not None and value.type == "object_creation_expression" and \
+                any(c.type == "class_body" for c in value.named_children):
+            return declarators[0].child_by_field_name("name"), value
+    elif node.type == "property_declaration":
+        variable = next((c for c in node.named_children if c.type == "variable_declaration"), None)
+        value = next((c for c in node.named_children if c.type == "object_literal"), None)
+        named = next((c for c in variable.named_children if c.type == "simple_identifier"), None) \
+            if variable is not None else None
+        if named is not None and value is not None:
+            return named, value
+    return None
 
 
 def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:

@@ -273,15 +273,21 @@ MORE_LANGUAGES = {
     "Policy.java": ("enum Policy {\n  IDENTITY {\n    @Override\n    String translate(String n) {\n"
                     "      return n;\n    }\n  };\n  abstract String translate(String n);\n}\n",
                     {("Policy.IDENTITY.translate", "method", 3, 6), ("Policy.translate", "method", 8, 8)}),
+    "TypeAdapters.java": ("class TypeAdapters {\n  /** Classes. */\n  public static final TypeAdapter<Class> CLASS =\n"
+                          "      new TypeAdapter<Class>() {\n    @Override public Class read(JsonReader in) {\n"
+                          "      return null;\n    }\n  };\n}\n",
+                          {("TypeAdapters.CLASS", "class", 2, 4), ("TypeAdapters.CLASS.read", "method", 5, 7)}),
+    "Views.kt": ("class Views {\n  val listener = object : Listener {\n    override fun on(x: Int) {\n    }\n  }\n}\n",
+                 {("Views.listener.on", "method", 3, 4)}),
 }
 
 
 def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes() -> None:
     """C functions by their declarator (not the return type or a macro), a typedef'd struct by its alias, a C++ header
     read as C++, C++ scopes and operators, a template with its `template <...>` line and comment, gtest's
-    TEST(a, b), Kotlin's names (no `name` field), Ruby's `::` and `class << self`, C# namespaces and structs, Java
-    enum constants' bodies; a `#` directive above a definition is not its comment, and the header line is the one
-    naming it (not `@Override`)."""
+    TEST(a, b), Kotlin's names (no `name` field), a Java or Kotlin field holding an anonymous class, Ruby's `::` and
+    `class << self`, C# namespaces and structs, Java enum constants' bodies; a `#` directive above a definition is not
+    its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
