@@ -26,13 +26,13 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 8
+UNITS_VERSION = 9
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
                  "constructor": "method", "class": "class", "struct": "class", "interface": "class",
                  "enum": "class", "trait": "class", "impl": "impl", "object": "class", "protocol": "class",
-                 "module": "module", "mod": "module", "namespace": "module", "type": "type"}
+                 "module": "module", "mod": "module", "namespace": "module", "type": "type", "test": "test"}
 _CONTAINERS = frozenset({"class", "impl"})  # a function inside one is a method (a Rust `impl`'s too)
 # A parent's own line after its nested definitions that holds no code of its own: one that only closes it (`}`,
 # `});`, `end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment, a directive's end (`#endif`). A run
@@ -52,7 +52,7 @@ def kind_of(word: str, parent_kind: str | None) -> str:
 class CodeUnit:
     path: str  # the file, relative to its repository, with `/`
     name: str  # qualified with `.`: `QuerySet.filter`; a module run: the module's dotted path
-    kind: str  # function, method, class, module, type, impl (a Rust `impl` block)
+    kind: str  # function, method, class, module, type, impl (a Rust `impl` block), test (`it('adds', ...)`)
     start_line: int  # 1-based, inclusive
     end_line: int  # 1-based, inclusive
     text: str  # the unit's lines, verbatim
@@ -65,8 +65,9 @@ class CodeUnit:
 
     @property
     def defines_name(self) -> bool:
-        """Its name is what it defines: not a module's run, a Rust `impl` block (it names the type) or a `rest`."""
-        return self.kind not in ("module", "impl") and not self.rest
+        """Its name is what it defines: not a module's run, a Rust `impl` block (it names the type), a test framework's
+        test or group (`describe('parse', ...)` is titled by what it tests) or a `rest`."""
+        return self.kind not in ("module", "impl", "test") and not self.rest
 
 
 def module_name(path: str) -> str:

@@ -223,19 +223,9 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
             target = child.child_by_field_name("definition") or child
         elif child.type == "template_declaration":  # C++: `template <...>` and the comment above belong to it
             target = next((c for c in reversed(child.named_children) if c.type in _KINDS), child)
-        bound = _bound_function(target)
-        anonymous = _anonymous_class(target) if bound is None else None
-        kind: tuple[str, bool] | None
-        if bound is not None:  # JS/TS: `const f = () => {...}`, a class field `f = function () {...}`
-            kind, (name_node, value) = ("function", False), bound
-        elif anonymous is not None:  # Java/Kotlin: a field holding an anonymous class is a class of its name
-            kind, (name_node, value) = ("class", True), anonymous
-        else:
-            kind, name_node, value = _KINDS.get(target.type), target.child_by_field_name("name"), target
-            if name_node is None and target.type in _NAMED_ONLY:
-                kind = None
+        kind, name_node, value, title = _what(target)
         body = value.child_by_field_name("body")
-        if body is None and (target.type in _BODY_ONLY or anonymous is not None):
+        if body is None and (target.type in _BODY_ONLY or value.type in _CLASS_EXPRESSIONS):
             body = next((c for c in value.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
         # a container on one line is a definition only with a body (`struct foo *x;` names a type, defines none;
@@ -244,7 +234,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
             yield from _definitions(child, lines, opaque, comments)
             continue
         word, container = kind
-        name = _name_of(target, name_node, lines)
+        name = title if title is not None else _name_of(target, name_node, lines)
         body_line = body.start_point[0] if body is not None else target.start_point[0] + 1
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
@@ -254,6 +244,64 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
                          statements, _header_row(target, name_node))
+
+
+def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
+    """What `target` defines: (its kind's word and whether it is a container, or None; the node naming it; the node
+    whose `body` is its body; its name when no node's text is it, a test's title)."""
+    if (bound := _bound_function(target)) is not None:  # JS/TS: `const f = () => {...}`, a field `f = function...`
+        return ("function", False), *bound, None
+    if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
+        return ("class", True), *anonymous, None
+    if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
+        return ("test", False), *test
+    name_node = target.child_by_field_name("name")
+    if name_node is None and target.type in _NAMED_ONLY:
+        return None, None, target, None
+    return _KINDS.get(target.type), name_node, target, None
+
+
+_CLASS_EXPRESSIONS = frozenset({"object_creation_expression", "object_literal"})  # their body is a `class_body` child
+# test frameworks' calls that define a test or a group of tests: Jest, Mocha, Vitest, Jasmine, Playwright (JS/TS),
+# RSpec (Ruby); a title and a function (a block) given
+_TEST_CALLS = frozenset({"describe", "context", "suite", "it", "test", "specify", "example", "feature", "scenario",
+                         "fdescribe", "xdescribe", "fit", "xit", "shared_examples", "shared_context"})
+_TITLES = frozenset({"string", "template_string", "constant", "scope_resolution"})
+
+
+def _test_call(node: Any) -> tuple[Any, Any, str] | None:
+    """(title node, function or block, name) where `node` is a test framework's call that defines a test or a group:
+    `describe('Router', () => {...})`, `it.each(rows)('adds %i', fn)`, `test.describe(...)`, RSpec's
+    `RSpec.describe Foo::Bar do ... end` and `it 'adds' do ... end`. Named by the title as Go names a subtest (spaces
+    as `_`; `.` too: it joins a qualified name): they were code of no definition, a test file one unit.
+    Python's calls never reach here: its expression statements are opaque to the walk, and its `call` has no
+    `method` field."""
+    if node.type == "expression_statement" and node.named_child_count == 1 and \
+            node.named_children[0].type == "call_expression":
+        call = node.named_children[0]
+        callee = call.child_by_field_name("function")
+        while callee is not None and callee.type in ("call_expression", "member_expression"):
+            callee = callee.child_by_field_name("function" if callee.type == "call_expression" else "object")
+        arguments = call.child_by_field_name("arguments")
+        given = arguments.named_children if arguments is not None else []
+        if callee is None or callee.type != "identifier" or len(given) < 2 or given[-1].type not in _FUNCTION_VALUES:
+            return None
+        value = given[-1]
+    elif node.type == "call" and (callee := node.child_by_field_name("method")) is not None and \
+            (value := node.child_by_field_name("block")) is not None:  # Ruby: `describe X do`, `it 'x' { }`
+        arguments = node.child_by_field_name("arguments")
+        given = arguments.named_children if arguments is not None else []
+    else:
+        return None
+    if callee.text.decode("utf-8", "replace") not in _TEST_CALLS or not given or given[0].type not in _TITLES:
+        return None
+    return given[0], value, _titled(given[0])
+
+
+def _titled(node: Any) -> str:
+    written = node.text.decode("utf-8", "replace")
+    title = written[1:-1] if node.type in ("string", "template_string") and len(written) >= 2 else written
+    return re.sub(r"[\s.]+", "_", title.strip()).strip("_") or "?"
 
 
 # JS/TS: a declaration or a class field whose one value is a function is a function of that name

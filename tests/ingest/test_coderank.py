@@ -277,6 +277,12 @@ MORE_LANGUAGES = {
                           "      new TypeAdapter<Class>() {\n    @Override public Class read(JsonReader in) {\n"
                           "      return null;\n    }\n  };\n}\n",
                           {("TypeAdapters.CLASS", "class", 2, 4), ("TypeAdapters.CLASS.read", "method", 5, 7)}),
+    "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
+                      "  it.each([1, 2])('returns 1.5 for %i', async (n) => {\n    expect(1).toBe(1);\n  });\n});\n",
+                      {("calculateRetryDelay", "test", 1, 2),
+                       ("calculateRetryDelay.returns_1_5_for_%i", "test", 3, 5)}),
+    "bar_spec.rb": ("RSpec.describe Foo::Bar do\n  it 'adds' do\n    expect(1).to eq(1)\n  end\nend\n",
+                    {("Foo::Bar", "test", 1, 1), ("Foo::Bar.adds", "test", 2, 4)}),
     "Views.kt": ("class Views {\n  val listener = object : Listener {\n    override fun on(x: Int) {\n    }\n  }\n}\n",
                  {("Views.listener.on", "method", 3, 4)}),
 }
@@ -302,7 +308,7 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
 
 def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_none() -> None:
     """Names alone come back first, each as written (case too: `serve` before `Serve`'s impl blocks); a Rust `impl`
-    block is kind `impl`, never the type's definition, which is its `struct`."""
+    block is kind `impl`, never the type's definition, which is its `struct`; nor is a test titled by a name."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
     memory = RepoMemory()
@@ -318,6 +324,10 @@ def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_
     assert memory.search(read_code_query("Serve"), 3)[0].unit.kind == "class", "the struct, not an impl block"
     first = [h.unit.name for h in memory.search(read_code_query("Context.Param Engine.addRoute cleanPath"), 5)[:3]]
     assert sorted(first) == ["Context.Param", "Engine.addRoute", "cleanPath"], first
+    memory.put_file("retry.ts", "d", units_of("retry.ts", "export function calculateRetryDelay() {\n  return 0;\n}\n"))
+    memory.put_file("test/retry.test.ts", "e", units_of("test/retry.test.ts", MORE_LANGUAGES["retry.test.ts"][0]))
+    assert not memory.defines("calculateRetryDelay", "test/*"), "a test group titled by a name does not define it"
+    assert memory.search(read_code_query("calculateRetryDelay"), 3)[0].unit.path == "retry.ts"
 
 
 def test_tests_are_known_by_each_languages_conventions() -> None:
