@@ -335,6 +335,8 @@ def _anonymous_class(node: Any) -> tuple[Any, Any] | None:
     if node.type == "field_declaration":
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
         value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+        while value is not None and value.type == "method_invocation":  # `new TypeAdapter<X>() {...}.nullSafe()`
+            value = value.child_by_field_name("object")
         if value is not None and value.type == "object_creation_expression" and \
                 any(c.type == "class_body" for c in value.named_children):
             return declarators[0].child_by_field_name("name"), value

@@ -275,7 +275,7 @@ MORE_LANGUAGES = {
                     {("Policy.IDENTITY.translate", "method", 3, 6), ("Policy.translate", "method", 8, 8)}),
     "TypeAdapters.java": ("class TypeAdapters {\n  /** Classes. */\n  public static final TypeAdapter<Class> CLASS =\n"
                           "      new TypeAdapter<Class>() {\n    @Override public Class read(JsonReader in) {\n"
-                          "      return null;\n    }\n  };\n}\n",
+                          "      return null;\n    }\n  }.nullSafe();\n}\n",
                           {("TypeAdapters.CLASS", "class", 2, 4), ("TypeAdapters.CLASS.read", "method", 5, 7)}),
     "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
                       "  it.each([1, 2])('returns 1.5 for %i', async (n) => {\n    expect(1).toBe(1);\n  });\n});\n",
