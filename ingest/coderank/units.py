@@ -26,7 +26,7 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 10
+UNITS_VERSION = 11
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
@@ -35,10 +35,10 @@ _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "m
                  "module": "module", "mod": "module", "namespace": "module", "type": "type", "test": "test"}
 _CONTAINERS = frozenset({"class", "impl"})  # a function inside one is a method (a Rust `impl`'s too)
 # A parent's own line after its nested definitions that holds no code of its own: one that only closes it (`}`,
-# `});`, `end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment, a directive's end (`#endif`). A run
-# of such lines is no unit.
+# `});`, `end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment (after one of those too:
+# `}  // namespace detail`), a directive's end (`#endif`). A run of such lines is no unit.
 _NO_CODE = re.compile(r"[\s)\]};,]*(?:end|else|try|finally|except|do|begin)?[\s:{)\]};,]*"
-                      r"|\s*(?:#|//|/\*|\*(?:\s|/|$)|--(?:\s|$)).*")
+                      r"(?:(?:#|//|/\*|--\s).*)?|\s*(?:\*(?:\s|/|$)|--$).*")
 
 
 def kind_of(word: str, parent_kind: str | None) -> str:

@@ -255,6 +255,8 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
         return ("test", False), *test
+    if (scope := _macro_namespace(target)) is not None:  # C++: `FMT_BEGIN_NAMESPACE namespace detail {...}`
+        return ("namespace", True), *scope
     name_node = target.child_by_field_name("name")
     if name_node is None and target.type in _NAMED_ONLY:
         return None, None, target, None
@@ -296,6 +298,20 @@ def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     if callee.text.decode("utf-8", "replace") not in _TEST_CALLS or not given or given[0].type not in _TITLES:
         return None
     return given[0], value, _titled(given[0])
+
+
+def _macro_namespace(node: Any) -> tuple[Any, Any, str] | None:
+    """(name node, the node holding the body, name) where a macro before a C++ namespace made the grammar read it as a
+    function named `namespace` (fmt's `FMT_BEGIN_NAMESPACE namespace detail {`: its definitions were all named
+    `namespace.X`). `namespace` is a keyword, never a function's name."""
+    if node.type != "function_definition":
+        return None
+    declared = node.child_by_field_name("declarator")
+    if declared is None or declared.type != "identifier" or declared.text != b"namespace":
+        return None
+    named = next((c for error in node.named_children if error.type == "ERROR"
+                  for c in error.named_children if c.type in ("identifier", "namespace_identifier")), None)
+    return named, node, named.text.decode("utf-8", "replace") if named is not None else "(anonymous)"
 
 
 def _titled(node: Any) -> str:
