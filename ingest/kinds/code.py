@@ -127,12 +127,27 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
     if parser is None:
         return None
     source = text.encode("utf-8")
-    root = parser.parse(source).root_node
+    root = parser.parse(_export_macros_blanked(source) if language in _EXPORT_MACROS else source).root_node
     found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
                                Comments.of(language)))
     imports = frozenset(n + 1 for node in _imports_in(root, source)
                         for n in range(node.start_point[0], _last_row(node) + 1))
     return found, imports
+
+
+# C/C++: an export macro between `class` (`struct`) and the class's name, the name followed by its bases, template
+# arguments or body: `class FMT_API format_error : public std::runtime_error {`, `class Q_CORE_EXPORT QString`
+_EXPORT_MACROS = frozenset({"c", "cpp", "cuda", "objc"})
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,})\s+[A-Za-z_]\w*\s*(?=[:{<]|final\b)")
+
+
+def _export_macros_blanked(source: bytes) -> bytes:
+    """The source with each class's export macro as spaces, for the grammar alone (which knows no macros and read
+    such a class as a function named after its base, its members as statements); every offset and line is kept, and
+    what is shown is the file's own text."""
+    if b"class " not in source and b"struct " not in source:
+        return source
+    return _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1)), 1), source)
 
 
 # statements that bring in other code, in the grammars that have them (Python, JS/TS, Go, Java, Kotlin, Scala,
@@ -257,6 +272,8 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return ("test", False), *test
     if (scope := _macro_namespace(target)) is not None:  # C++: `FMT_BEGIN_NAMESPACE namespace detail {...}`
         return ("namespace", True), *scope
+    if (typed := _class_as_type(target)) is not None:  # C++: a class the grammar took for a function's type
+        return _KINDS[typed[0]], typed[1], typed[2], None
     name_node = target.child_by_field_name("name")
     if name_node is None and target.type in _NAMED_ONLY:
         return None, None, target, None
@@ -312,6 +329,19 @@ def _macro_namespace(node: Any) -> tuple[Any, Any, str] | None:
     named = next((c for error in node.named_children if error.type == "ERROR"
                   for c in error.named_children if c.type in ("identifier", "namespace_identifier")), None)
     return named, node, named.text.decode("utf-8", "replace") if named is not None else "(anonymous)"
+
+
+def _class_as_type(node: Any) -> tuple[str, Any, Any] | None:
+    """(the class's node type, its name node, the class node) where a C/C++ header's macros misled the grammar's error
+    recovery into taking a class (struct) with a body for a function's return type (fmt's `class basic_memory_buffer
+    {...}` was a function named `operator=`). A function cannot define a class in its return type."""
+    if node.type != "function_definition":
+        return None
+    typed = node.child_by_field_name("type")
+    if typed is None or typed.type not in ("class_specifier", "struct_specifier"):
+        return None
+    named = typed.child_by_field_name("name")
+    return (typed.type, named, typed) if named is not None and typed.child_by_field_name("body") is not None else None
 
 
 def _titled(node: Any) -> str:

@@ -279,6 +279,8 @@ MORE_LANGUAGES = {
                           {("TypeAdapters.CLASS", "class", 2, 4), ("TypeAdapters.CLASS.read", "method", 5, 7)}),
     "format-impl.cc": ("FMT_BEGIN_NAMESPACE\nnamespace detail {\nvoid f() {\n  return;\n}\n}  // namespace detail\n"
                        "FMT_END_NAMESPACE\n", {("detail", "module", 1, 2), ("detail.f", "function", 3, 5)}),
+    "error.cc": ("class FMT_API format_error : public std::runtime_error {\n public:\n  void grow() {}\n};\n",
+                 {("format_error", "class", 1, 2), ("format_error.grow", "method", 3, 3)}),
     "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
                       "  it.each([1, 2])('returns 1.5 for %i', async (n) => {\n    expect(1).toBe(1);\n  });\n});\n",
                       {("calculateRetryDelay", "test", 1, 2),
@@ -292,11 +294,11 @@ MORE_LANGUAGES = {
 
 def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes() -> None:
     """C functions by their declarator (not the return type or a macro), a typedef'd struct by its alias, a C++ header
-    read as C++, C++ scopes and operators (a namespace after a macro), a template with its `template <...>` line and
-    comment, gtest's TEST(a, b), Kotlin's names (no `name` field), a Java or Kotlin field holding an anonymous class,
-    Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants' bodies, a test framework's tests;
-    a `#` directive above a definition is not its comment, and the header line is the one naming it (not
-    `@Override`)."""
+    read as C++, C++ scopes and operators (a namespace or a class after a macro), a template with its
+    `template <...>` line and comment, gtest's TEST(a, b), Kotlin's names (no `name` field), a Java or Kotlin field
+    holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
+    bodies, a test framework's tests; a `#` directive above a definition is not its comment, and the header line is
+    the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
