@@ -79,7 +79,7 @@ class RepoMemory:
             ids = self._lexical.add(bags)
             for unit_id, unit in zip(ids, units, strict=True):
                 self._units[unit_id] = unit
-                if not unit.rest:  # a definition's later part is no definition of its name
+                if not unit.rest and unit.kind != "test":  # a later part, a test titled by a name: no definition of it
                     self._by_leaf.setdefault(unit.leaf, set()).add(unit_id)
             self._files[path] = _File(digest, ids)
             self._by_path[path] = ids

@@ -285,36 +285,54 @@ _CLASS_EXPRESSIONS = frozenset({"object_creation_expression", "object_literal"})
 # RSpec (Ruby); a title and a function (a block) given
 _TEST_CALLS = frozenset({"describe", "context", "suite", "it", "test", "specify", "example", "feature", "scenario",
                          "fdescribe", "xdescribe", "fit", "xit", "shared_examples", "shared_context"})
-_TITLES = frozenset({"string", "template_string", "constant", "scope_resolution"})
+_TITLES = frozenset({"string", "template_string", "constant", "scope_resolution", "simple_symbol"})
+_TEST_MODIFIERS = frozenset({"each", "only", "skip", "todo", "concurrent", "sequential", "serial", "failing", "fails",
+                             "fixme", "slow", "describe", "parallel", "skipIf", "runIf", "shuffle"})
 
 
 def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     """(title node, function or block, name) where `node` is a test framework's call that defines a test or a group:
     `describe('Router', () => {...})`, `it.each(rows)('adds %i', fn)`, `test.describe(...)`, RSpec's
-    `RSpec.describe Foo::Bar do ... end` and `it 'adds' do ... end`. Named by the title as Go names a subtest (spaces
-    as `_`; `.` too: it joins a qualified name): they were code of no definition, a test file one unit.
-    Python's calls never reach here: its expression statements are opaque to the walk, and its `call` has no
-    `method` field."""
-    if node.type == "expression_statement" and node.named_child_count == 1 and \
-            node.named_children[0].type == "call_expression":
-        call = node.named_children[0]
-        callee = call.child_by_field_name("function")
-        while callee is not None and callee.type in ("call_expression", "member_expression"):
-            callee = callee.child_by_field_name("function" if callee.type == "call_expression" else "object")
-        arguments = call.child_by_field_name("arguments")
-        given = arguments.named_children if arguments is not None else []
-        if callee is None or callee.type != "identifier" or len(given) < 2 or given[-1].type not in _FUNCTION_VALUES:
-            return None
-        value = given[-1]
-    elif node.type == "call" and (callee := node.child_by_field_name("method")) is not None and \
-            (value := node.child_by_field_name("block")) is not None:  # Ruby: `describe X do`, `it 'x' { }`
-        arguments = node.child_by_field_name("arguments")
-        given = arguments.named_children if arguments is not None else []
-    else:
+    `RSpec.describe Foo::Bar do ... end`, `describe :fetch do` and `it 'adds' do ... end`. Named by the title as Go
+    names a subtest (spaces as `_`; `.` too: it joins a qualified name): they were code of no definition, a test file
+    one unit. Python's calls never reach here: its expression statements are opaque to the walk, and its `call` has
+    no `method` field."""
+    found = _js_test(node) if node.type == "expression_statement" else _ruby_test(node) if node.type == "call" else None
+    if found is None:
         return None
+    callee, given, value = found
     if callee.text.decode("utf-8", "replace") not in _TEST_CALLS or not given or given[0].type not in _TITLES:
         return None
     return given[0], value, _titled(given[0])
+
+
+def _js_test(statement: Any) -> tuple[Any, list[Any], Any] | None:
+    """(the name called, the arguments, the test's function) of a JS/TS call statement; a chain only through the
+    frameworks' own modifiers (`test.describe.only`, `it.each(rows)`: a test's `context.on('request', fn)` is none),
+    the function the last one given (Jest's `it('x', fn, 30000)` has a timeout after it)."""
+    if statement.named_child_count != 1 or statement.named_children[0].type != "call_expression":
+        return None
+    call = statement.named_children[0]
+    callee = call.child_by_field_name("function")
+    while callee is not None and callee.type in ("call_expression", "member_expression"):
+        if callee.type == "member_expression":
+            modifier = callee.child_by_field_name("property")
+            if modifier is None or modifier.text.decode("utf-8", "replace") not in _TEST_MODIFIERS:
+                return None
+        callee = callee.child_by_field_name("function" if callee.type == "call_expression" else "object")
+    arguments = call.child_by_field_name("arguments")
+    given = arguments.named_children if arguments is not None else []
+    value = next((g for g in reversed(given[1:]) if g.type in _FUNCTION_VALUES), None)
+    return (callee, given, value) if callee is not None and callee.type == "identifier" and value is not None else None
+
+
+def _ruby_test(call: Any) -> tuple[Any, list[Any], Any] | None:
+    """(the method called, the arguments, the block) of a Ruby call with a block, on no receiver or on `RSpec`."""
+    callee, block, receiver = (call.child_by_field_name(f) for f in ("method", "block", "receiver"))
+    if callee is None or block is None or receiver is not None and receiver.text != b"RSpec":
+        return None
+    arguments = call.child_by_field_name("arguments")
+    return callee, arguments.named_children if arguments is not None else [], block
 
 
 def _macro_namespace(node: Any) -> tuple[Any, Any, str] | None:
@@ -347,7 +365,8 @@ def _class_as_type(node: Any) -> tuple[str, Any, Any] | None:
 def _titled(node: Any) -> str:
     written = node.text.decode("utf-8", "replace")
     title = written[1:-1] if node.type in ("string", "template_string") and len(written) >= 2 else written
-    return re.sub(r"[\s.]+", "_", title.strip()).strip("_") or "?"
+    title = title[1:] if node.type == "simple_symbol" else title  # RSpec's `describe :fetch`
+    return re.sub(r"[\s.]+", "_", title.strip()) or "?"
 
 
 # JS/TS: a declaration or a class field whose one value is a function is a function of that name

@@ -311,6 +311,19 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert not any(u.start_line <= 5 <= u.end_line and u.name == "N.Id.Equals" for u in directive)
 
 
+def test_a_test_frameworks_calls_are_tests_and_other_calls_in_them_are_not() -> None:
+    """Jest/Playwright's `it(title, fn, timeout)` and `test.describe.only`, RSpec's `describe :symbol`, are tests; a
+    call on an object that happens to share a test call's name (`context.on`, `suite.add`, `self.test`) is not."""
+    page = ("describe('page', () => {\n  it('loads', async ({ page, context }) => {\n"
+            "    context.on('request', (r) => {\n      log(r);\n    });\n  }, 30000);\n"
+            "  test.describe.only('nested', () => {\n    suite.add('x', () => {\n      y();\n    });\n  });\n});\n")
+    assert {(u.name, u.start_line, u.end_line) for u in units_of("e2e/page.spec.ts", page) if u.kind == "test"} == {
+        ("page", 1, 1), ("page.loads", 2, 6), ("page.nested", 7, 11)}
+    spec = "describe :fetch do\n  it 'gets __init__' do\n    self.test 'x' do\n      1\n    end\n  end\nend\n"
+    assert {(u.name, u.start_line, u.end_line) for u in units_of("spec/fetch_spec.rb", spec) if u.kind == "test"} == {
+        ("fetch", 1, 1), ("fetch.gets___init__", 2, 6)}
+
+
 def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_none() -> None:
     """Names alone come back first, each as written (case too: `serve` before `Serve`'s impl blocks); a Rust `impl`
     block is kind `impl`, never the type's definition, which is its `struct`; nor is a test titled by a name."""
@@ -333,6 +346,9 @@ def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_
     memory.put_file("test/retry.test.ts", "e", units_of("test/retry.test.ts", MORE_LANGUAGES["retry.test.ts"][0]))
     assert not memory.defines("calculateRetryDelay", "test/*"), "a test group titled by a name does not define it"
     assert memory.search(read_code_query("calculateRetryDelay"), 3)[0].unit.path == "retry.ts"
+    units, rows = memory.candidates(read_code_query("calculateRetryDelay"))
+    defined = next(i for i, u in enumerate(units) if u.path == "retry.ts" and u.kind == "function")
+    assert rows[defined, 1] == 1.0, "the only definition of its name: a test titled by it makes it no less rare"
 
 
 def test_tests_are_known_by_each_languages_conventions() -> None:
