@@ -397,7 +397,7 @@ def _anonymous_class(node: Any) -> tuple[Any, Any] | None:
     """(name node, class expression) where `node` is a field holding one anonymous class: Java's
     `static final TypeAdapter<Class> CLASS = new TypeAdapter<Class>() {...};`, Kotlin's `val x = object : A {...}`
     (its methods were the enclosing class's: gson's `TypeAdapters` had 25 methods named `read`)."""
-    if node.type == "field_declaration":
+    if node.type in ("field_declaration", "constant_declaration"):  # the latter: an interface's field
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
         value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
         while value is not None and value.type == "method_invocation":  # `new TypeAdapter<X>() {...}.nullSafe()`

@@ -287,6 +287,8 @@ MORE_LANGUAGES = {
                        ("calculateRetryDelay.returns_1_5_for_%i", "test", 3, 5)}),
     "bar_spec.rb": ("RSpec.describe Foo::Bar do\n  it 'adds' do\n    expect(1).to eq(1)\n  end\nend\n",
                     {("Foo::Bar", "test", 1, 1), ("Foo::Bar.adds", "test", 2, 4)}),
+    "Policy2.java": ("interface P {\n  P IDENTITY = new P() {\n    public String t(String n) {\n      return n;\n"
+                     "    }\n  };\n}\n", {("P.IDENTITY.t", "method", 3, 5)}),
     "Views.kt": ("class Views {\n  val listener = object : Listener {\n    override fun on(x: Int) {\n    }\n  }\n}\n",
                  {("Views.listener.on", "method", 3, 4)}),
 }
