@@ -293,10 +293,12 @@ _TEST_MODIFIERS = frozenset({"each", "only", "skip", "todo", "concurrent", "sequ
 def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     """(title node, function or block, name) where `node` is a test framework's call that defines a test or a group:
     `describe('Router', () => {...})`, `it.each(rows)('adds %i', fn)`, `test.describe(...)`, RSpec's
-    `RSpec.describe Foo::Bar do ... end`, `describe :fetch do` and `it 'adds' do ... end`. Named by the title as Go
-    names a subtest (spaces as `_`; `.` too: it joins a qualified name): they were code of no definition, a test file
-    one unit. Python's calls never reach here: its expression statements are opaque to the walk, and its `call` has
-    no `method` field."""
+    `RSpec.describe Foo::Bar do ... end`, `describe :fetch do` and `it 'adds' do ... end`, Go's subtest
+    `t.Run("empty input", func(t *testing.T) {...})`. Named by the title as Go names a subtest (spaces as `_`; `.`
+    too: it joins a qualified name): they were code of no definition, a test file one unit. Python's calls never
+    reach here: its expression statements are opaque to the walk, and its `call` has no `method` field."""
+    if node.type == "expression_statement" and (subtest := _go_subtest(node)) is not None:
+        return subtest
     found = _js_test(node) if node.type == "expression_statement" else _ruby_test(node) if node.type == "call" else None
     if found is None:
         return None
@@ -324,6 +326,24 @@ def _js_test(statement: Any) -> tuple[Any, list[Any], Any] | None:
     given = arguments.named_children if arguments is not None else []
     value = next((g for g in reversed(given[1:]) if g.type in _FUNCTION_VALUES), None)
     return (callee, given, value) if callee is not None and callee.type == "identifier" and value is not None else None
+
+
+def _go_subtest(statement: Any) -> tuple[Any, Any, str] | None:
+    """(title node, function, name) of Go's `t.Run("empty input", func(t *testing.T) {...})` with a literal title."""
+    call = statement.named_children[0] if statement.named_child_count == 1 else None
+    selected = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    if selected is None or selected.type != "selector_expression":
+        return None
+    field, operand = selected.child_by_field_name("field"), selected.child_by_field_name("operand")
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    given = arguments.named_children if arguments is not None else []
+    if field is None or field.text != b"Run" or operand is None or operand.type != "identifier" or len(given) != 2 \
+            or given[0].type not in _GO_STRINGS or given[1].type != "func_literal":
+        return None
+    return given[0], given[1], _titled(given[0])
+
+
+_GO_STRINGS = frozenset({"interpreted_string_literal", "raw_string_literal"})
 
 
 def _ruby_test(call: Any) -> tuple[Any, list[Any], Any] | None:
@@ -364,7 +384,8 @@ def _class_as_type(node: Any) -> tuple[str, Any, Any] | None:
 
 def _titled(node: Any) -> str:
     written = node.text.decode("utf-8", "replace")
-    title = written[1:-1] if node.type in ("string", "template_string") and len(written) >= 2 else written
+    quoted = node.type in ("string", "template_string") or node.type in _GO_STRINGS
+    title = written[1:-1] if quoted and len(written) >= 2 else written
     title = title[1:] if node.type == "simple_symbol" else title  # RSpec's `describe :fetch`
     return re.sub(r"[\s.]+", "_", title.strip()) or "?"
 

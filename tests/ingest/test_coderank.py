@@ -314,13 +314,19 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
 
 
 def test_a_test_frameworks_calls_are_tests_and_other_calls_in_them_are_not() -> None:
-    """Jest/Playwright's `it(title, fn, timeout)` and `test.describe.only`, RSpec's `describe :symbol`, are tests; a
-    call on an object that happens to share a test call's name (`context.on`, `suite.add`, `self.test`) is not."""
+    """Jest/Playwright's `it(title, fn, timeout)` and `test.describe.only`, RSpec's `describe :symbol`, Go's
+    `t.Run("title", func...)` are tests; a call on an object that happens to share a test call's name (`context.on`,
+    `suite.add`, `self.test`) is not."""
     page = ("describe('page', () => {\n  it('loads', async ({ page, context }) => {\n"
             "    context.on('request', (r) => {\n      log(r);\n    });\n  }, 30000);\n"
             "  test.describe.only('nested', () => {\n    suite.add('x', () => {\n      y();\n    });\n  });\n});\n")
     assert {(u.name, u.start_line, u.end_line) for u in units_of("e2e/page.spec.ts", page) if u.kind == "test"} == {
         ("page", 1, 1), ("page.loads", 2, 6), ("page.nested", 7, 11)}
+    go = ('package x\n\nfunc TestParse(t *testing.T) {\n\tt.Run("empty input", func(t *testing.T) {\n\t\tcheck("")\n'
+          '\t})\n\tfor _, tc := range cases {\n\t\tt.Run(tc.name, func(t *testing.T) {\n\t\t\tcheck(tc)\n\t\t})\n'
+          '\t}\n}\n')
+    assert {(u.name, u.start_line, u.end_line) for u in units_of("parse_test.go", go) if u.kind == "test"} == {
+        ("TestParse.empty_input", 4, 6)}, "a subtest with a literal title"
     spec = "describe :fetch do\n  it 'gets __init__' do\n    self.test 'x' do\n      1\n    end\n  end\nend\n"
     assert {(u.name, u.start_line, u.end_line) for u in units_of("spec/fetch_spec.rb", spec) if u.kind == "test"} == {
         ("fetch", 1, 1), ("fetch.gets___init__", 2, 6)}
