@@ -413,7 +413,14 @@ def main(argv: list[str] | None = None) -> int:
         ("proxy", "ctxsieve in front of the model API (point your agent's base URL here)", proxy_arguments, proxy)])
     _agent_commands(sub)
     args = parser.parse_args(argv)
-    return int(args.fn(args))
+    try:
+        return int(args.fn(args))
+    except BrokenPipeError:  # the reader went (`ctxsieve search ... | head`): the rest is not wanted, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's own flush would fail again
+        return SIGPIPE_EXIT
+
+
+SIGPIPE_EXIT = 141  # what a shell reports for a command its reader left, as `yes | head` does
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ bad input is a line on stderr saying what to do, never a traceback."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -108,3 +109,18 @@ def test_a_folder_in_no_git_repository_is_searched_only_once_indexed(served: tup
 def test_no_service_is_said_with_how_to_start_one(tmp_path: Path) -> None:
     done = ctxsieve(tmp_path, "search", "tax", "--repo", "x", "--url", "http://127.0.0.1:9")
     assert done.returncode == 1 and "is the service running?" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_reader_that_goes_ends_the_output_without_a_traceback(served: tuple[str, Path]) -> None:
+    """`ctxsieve index ... | head -1` printed a BrokenPipeError traceback: a command whose reader left stops quietly,
+    with the status a shell gives such a command (141, as `yes | head`), and the service's work goes on."""
+    url, root = served
+    for args in (["index", "--url", url], ["search", "the tax rate of a region", "--repo", "ledger-app", "--url", url]):
+        read, write = os.pipe()
+        os.close(read)  # the reader gone before the first line
+        with os.fdopen(write, "w") as stdout:
+            done = subprocess.run([str(BIN / "ctxsieve"), *args], cwd=root, stdout=stdout, stderr=subprocess.PIPE,
+                                  text=True, timeout=300, check=False)
+        assert (done.returncode, done.stderr) == (141, ""), (args, done.stderr)
+    found = ctxsieve(root, "search", "the tax rate of a region", "--repo", "ledger-app", "--url", url)
+    assert found.returncode == 0 and "TaxTable.rate_for" in found.stdout
