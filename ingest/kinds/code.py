@@ -127,7 +127,7 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
     if parser is None:
         return None
     source = text.encode("utf-8")
-    root = parser.parse(_export_macros_blanked(source) if language in _EXPORT_MACROS else source).root_node
+    root = parser.parse(_macros_blanked(source) if language in _MACRO_LANGUAGES else source).root_node
     found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
                                Comments.of(language)))
     imports = frozenset(n + 1 for node in _imports_in(root, source)
@@ -135,16 +135,19 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
     return found, imports
 
 
-# C/C++: an export macro between `class` (`struct`) and the class's name, the name followed by its bases, template
-# arguments or body: `class FMT_API format_error : public std::runtime_error {`, `class Q_CORE_EXPORT QString`
-_EXPORT_MACROS = frozenset({"c", "cpp", "cuda", "objc"})
+# C/C++: the macros a grammar cannot know, which it reads as code (a namespace after `FMT_BEGIN_NAMESPACE` was a
+# function named `namespace`, a class after `class FMT_API` one named after its base, a template after
+# `FMT_BEGIN_EXPORT` lost): a line of one all-caps name alone, and an export macro between `class` (`struct`) and
+# the class's name (`class Q_CORE_EXPORT QString`, the name followed by its bases, template arguments or body)
+_MACRO_LANGUAGES = frozenset({"c", "cpp", "cuda", "objc"})
+_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
 _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,})\s+[A-Za-z_]\w*\s*(?=[:{<]|final\b)")
 
 
-def _export_macros_blanked(source: bytes) -> bytes:
-    """The source with each class's export macro as spaces, for the grammar alone (which knows no macros and read
-    such a class as a function named after its base, its members as statements); every offset and line is kept, and
-    what is shown is the file's own text."""
+def _macros_blanked(source: bytes) -> bytes:
+    """The source with those macros as spaces, for the grammar alone: every offset and line is kept, and what is
+    shown is the file's own text."""
+    source = _MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), source)
     if b"class " not in source and b"struct " not in source:
         return source
     return _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1)), 1), source)
@@ -270,8 +273,6 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
         return ("test", False), *test
-    if (scope := _macro_namespace(target)) is not None:  # C++: `FMT_BEGIN_NAMESPACE namespace detail {...}`
-        return ("namespace", True), *scope
     if (typed := _class_as_type(target)) is not None:  # C++: a class the grammar took for a function's type
         return _KINDS[typed[0]], typed[1], typed[2], None
     name_node = target.child_by_field_name("name")
@@ -353,20 +354,6 @@ def _ruby_test(call: Any) -> tuple[Any, list[Any], Any] | None:
         return None
     arguments = call.child_by_field_name("arguments")
     return callee, arguments.named_children if arguments is not None else [], block
-
-
-def _macro_namespace(node: Any) -> tuple[Any, Any, str] | None:
-    """(name node, the node holding the body, name) where a macro before a C++ namespace made the grammar read it as a
-    function named `namespace` (fmt's `FMT_BEGIN_NAMESPACE namespace detail {`: its definitions were all named
-    `namespace.X`). `namespace` is a keyword, never a function's name."""
-    if node.type != "function_definition":
-        return None
-    declared = node.child_by_field_name("declarator")
-    if declared is None or declared.type != "identifier" or declared.text != b"namespace":
-        return None
-    named = next((c for error in node.named_children if error.type == "ERROR"
-                  for c in error.named_children if c.type in ("identifier", "namespace_identifier")), None)
-    return named, node, named.text.decode("utf-8", "replace") if named is not None else "(anonymous)"
 
 
 def _class_as_type(node: Any) -> tuple[str, Any, Any] | None:

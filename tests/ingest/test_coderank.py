@@ -278,7 +278,9 @@ MORE_LANGUAGES = {
                           "      return null;\n    }\n  }.nullSafe();\n}\n",
                           {("TypeAdapters.CLASS", "class", 2, 4), ("TypeAdapters.CLASS.read", "method", 5, 7)}),
     "format-impl.cc": ("FMT_BEGIN_NAMESPACE\nnamespace detail {\nvoid f() {\n  return;\n}\n}  // namespace detail\n"
-                       "FMT_END_NAMESPACE\n", {("detail", "module", 1, 2), ("detail.f", "function", 3, 5)}),
+                       "FMT_END_NAMESPACE\n", {("detail", "module", 2, 2), ("detail.f", "function", 3, 5)}),
+    "export.h": ("FMT_BEGIN_EXPORT\ntemplate <typename T>\nclass buf : public base<T> {\n public:\n"
+                 "  void grow() {}\n};\nFMT_END_EXPORT\n", {("buf", "class", 2, 4), ("buf.grow", "method", 5, 5)}),
     "error.cc": ("class FMT_API format_error : public std::runtime_error {\n public:\n  void grow() {}\n};\n",
                  {("format_error", "class", 1, 2), ("format_error.grow", "method", 3, 3)}),
     "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
