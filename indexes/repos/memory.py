@@ -79,7 +79,7 @@ class RepoMemory:
             ids = self._lexical.add(bags)
             for unit_id, unit in zip(ids, units, strict=True):
                 self._units[unit_id] = unit
-                if not unit.rest and unit.kind != "test":  # a later part, a test titled by a name: no definition of it
+                if unit.answers_to_name:
                     self._by_leaf.setdefault(unit.leaf, set()).add(unit_id)
             self._files[path] = _File(digest, ids)
             self._by_path[path] = ids

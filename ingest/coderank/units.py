@@ -64,10 +64,17 @@ class CodeUnit:
         return self.name.rsplit(".", 1)[-1]
 
     @property
+    def answers_to_name(self) -> bool:
+        """A request naming its name's end may mean it: not a test framework's test or group (`describe('parse',
+        ...)` is titled by what it tests) or a `rest` (a definition's later part); a module's run and a Rust `impl`
+        block do (a file's and a type's name)."""
+        return self.kind != "test" and not self.rest
+
+    @property
     def defines_name(self) -> bool:
-        """Its name is what it defines: not a module's run, a Rust `impl` block (it names the type), a test framework's
-        test or group (`describe('parse', ...)` is titled by what it tests) or a `rest`."""
-        return self.kind not in ("module", "impl", "test") and not self.rest
+        """Its name is what it defines: one it answers to, not a module's run or a Rust `impl` block (it names the
+        type)."""
+        return self.answers_to_name and self.kind not in ("module", "impl")
 
 
 def module_name(path: str) -> str:

@@ -313,9 +313,9 @@ def _js_test(statement: Any) -> tuple[Any, list[Any], Any] | None:
     """(the name called, the arguments, the test's function) of a JS/TS call statement; a chain only through the
     frameworks' own modifiers (`test.describe.only`, `it.each(rows)`: a test's `context.on('request', fn)` is none),
     the function the last one given (Jest's `it('x', fn, 30000)` has a timeout after it)."""
-    if statement.named_child_count != 1 or statement.named_children[0].type != "call_expression":
+    call = _call_in(statement)
+    if call is None:
         return None
-    call = statement.named_children[0]
     callee = call.child_by_field_name("function")
     while callee is not None and callee.type in ("call_expression", "member_expression"):
         if callee.type == "member_expression":
@@ -323,21 +323,19 @@ def _js_test(statement: Any) -> tuple[Any, list[Any], Any] | None:
             if modifier is None or modifier.text.decode("utf-8", "replace") not in _TEST_MODIFIERS:
                 return None
         callee = callee.child_by_field_name("function" if callee.type == "call_expression" else "object")
-    arguments = call.child_by_field_name("arguments")
-    given = arguments.named_children if arguments is not None else []
+    given = _arguments(call)
     value = next((g for g in reversed(given[1:]) if g.type in _FUNCTION_VALUES), None)
     return (callee, given, value) if callee is not None and callee.type == "identifier" and value is not None else None
 
 
 def _go_subtest(statement: Any) -> tuple[Any, Any, str] | None:
     """(title node, function, name) of Go's `t.Run("empty input", func(t *testing.T) {...})` with a literal title."""
-    call = statement.named_children[0] if statement.named_child_count == 1 else None
-    selected = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    call = _call_in(statement)
+    selected = call.child_by_field_name("function") if call is not None else None
     if selected is None or selected.type != "selector_expression":
         return None
     field, operand = selected.child_by_field_name("field"), selected.child_by_field_name("operand")
-    arguments = call.child_by_field_name("arguments") if call is not None else None
-    given = arguments.named_children if arguments is not None else []
+    given = _arguments(call)
     if field is None or field.text != b"Run" or operand is None or operand.type != "identifier" or len(given) != 2 \
             or given[0].type not in _GO_STRINGS or given[1].type != "func_literal":
         return None
@@ -352,8 +350,18 @@ def _ruby_test(call: Any) -> tuple[Any, list[Any], Any] | None:
     callee, block, receiver = (call.child_by_field_name(f) for f in ("method", "block", "receiver"))
     if callee is None or block is None or receiver is not None and receiver.text != b"RSpec":
         return None
+    return callee, _arguments(call), block
+
+
+def _call_in(statement: Any) -> Any | None:
+    """The call an expression statement is (JS/TS, Go: `it('x', fn);`, `t.Run("x", func...)`), if it is one."""
+    only = statement.named_children[0] if statement.named_child_count == 1 else None
+    return only if only is not None and only.type == "call_expression" else None
+
+
+def _arguments(call: Any) -> list[Any]:
     arguments = call.child_by_field_name("arguments")
-    return callee, arguments.named_children if arguments is not None else [], block
+    return list(arguments.named_children) if arguments is not None else []
 
 
 def _class_as_type(node: Any) -> tuple[str, Any, Any] | None:
