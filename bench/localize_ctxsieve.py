@@ -8,13 +8,16 @@ service, no store), so a run measures the ranking rule itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from bench.localize import Hit
+from bench.localize import Hit, checkout, commit_order, judged, workdir
+from bench.localize_data import LocCase
 from ctxsieve.indexes.repos.memory import RepoMemory
 from ctxsieve.indexes.repos.walk import read_source, walk
 from ctxsieve.ingest.coderank.lexical import K3
@@ -54,7 +57,7 @@ class CtxsieveLocalizer:
 
     def search(self, query: str, k: int) -> list[Hit]:
         cosines = self.cosines(query) if self.dense else None
-        return [Hit(h.unit.path, h.unit.name, h.unit.kind, h.unit.start_line, h.unit.end_line, h.score)
+        return [hit_of(h.unit, h.score)
                 for h in self.memory.search(read_code_query(query), k, weights=self.weights, cosines=cosines)]
 
     def cosines(self, query: str) -> Cosines:
@@ -74,3 +77,37 @@ class CtxsieveLocalizer:
 
 def lexical_only() -> CtxsieveLocalizer:
     return CtxsieveLocalizer(dense=False)
+
+
+def hit_of(unit: CodeUnit, score: float) -> Hit:
+    return Hit(unit.path, unit.name, unit.kind, unit.start_line, unit.end_line, score)
+
+
+def synced(cases: Iterable[LocCase], localizer: Callable[[], CtxsieveLocalizer]
+           ) -> Iterator[tuple[LocCase, CtxsieveLocalizer]]:
+    """Each case with its repository indexed at its base commit: a repository at a time, its cases in base-commit
+    order, one localizer synced incrementally across them (bench.localize's way), a line when a repository is done."""
+    by_repo: dict[str, list[LocCase]] = defaultdict(list)
+    for case in cases:
+        by_repo[case.repo].append(case)
+    for repo in sorted(by_repo):
+        made = localizer()
+        with workdir(repo) as folder:
+            for case in commit_order(folder, by_repo[repo]):
+                checkout(folder, case.base_commit)
+                made.sync(folder)
+                yield case, made
+        print(f"  {repo}: {len(by_repo[repo])} cases gathered", flush=True)
+
+
+def rates(ranked: Iterable[tuple[LocCase, Sequence[CodeUnit], np.ndarray, Sequence[int]]]
+          ) -> tuple[float, float, float, float]:
+    """File Acc@1, Acc@5, MRR and function Acc@10 (bench.localize's judgement) over (case, units, scores, order)."""
+    buckets: list[list[float]] = [[], [], [], []]
+    for case, units, scores, order in ranked:
+        hits = [hit_of(units[j], float(scores[j])) for j in order if scores[j] > 0]
+        for bucket, value in zip(buckets, judged(case, hits), strict=True):
+            if value is not None:
+                bucket.append(float(value))
+    a1, a5, mrr, f10 = (statistics.fmean(b) if b else 0.0 for b in buckets)
+    return a1, a5, mrr, f10

@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import statistics
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bench.localize import Hit, checkout, commit_order, judged, workdir
-from bench.localize_ctxsieve import CtxsieveLocalizer, dense_model
+from bench.localize_ctxsieve import CtxsieveLocalizer, dense_model, rates, synced
 from bench.localize_data import CACHE, LocCase, load
 from ctxsieve.ingest.coderank.query import read_code_query
 from ctxsieve.ingest.coderank.ranker import (
@@ -62,19 +59,8 @@ class Case:
 def gather(cases: list[LocCase]) -> list[Case]:
     vectors: dict[str, np.ndarray] = pickle.loads(VECTORS.read_bytes()) if VECTORS.exists() else {}
     model = dense_model()
-    by_repo: dict[str, list[LocCase]] = defaultdict(list)
-    for case in cases:
-        by_repo[case.repo].append(case)
-    out = []
-    for repo in sorted(by_repo):
-        localizer = CtxsieveLocalizer()
-        with workdir(repo) as folder:
-            for case in commit_order(folder, by_repo[repo]):
-                checkout(folder, case.base_commit)
-                localizer.sync(folder)
-                out.append(_case(case, localizer, vectors, model))
-        VECTORS.write_bytes(pickle.dumps(vectors))
-        print(f"  {repo}: {len(by_repo[repo])} cases gathered ({len(vectors)} passages)", flush=True)
+    out = [_case(case, localizer, vectors, model) for case, localizer in synced(cases, CtxsieveLocalizer)]
+    VECTORS.write_bytes(pickle.dumps(vectors))
     return out
 
 
@@ -106,15 +92,12 @@ Ranking = Callable[[Case], tuple[list[CodeUnit], np.ndarray]]
 
 
 def metrics(cases: list[Case], rank: Ranking) -> tuple[float, ...]:
-    out: list[list[float]] = [[], [], [], []]
-    for c in cases:
-        units, scores = rank(c)
-        hits = [Hit(units[j].path, units[j].name, units[j].kind, units[j].start_line, units[j].end_line,
-                    float(scores[j])) for j in order_of(scores, units)[:100] if scores[j] > 0]
-        for bucket, value in zip(out, judged(c.case, hits), strict=True):
-            if value is not None:
-                bucket.append(float(value))
-    return tuple(statistics.fmean(b) if b else 0.0 for b in out)
+    return rates(_ranked(c, rank) for c in cases)
+
+
+def _ranked(c: Case, rank: Ranking) -> tuple[LocCase, list[CodeUnit], np.ndarray, list[int]]:
+    units, scores = rank(c)
+    return c.case, units, scores, order_of(scores, units)[:100]
 
 
 def _subset(c: Case, mask: np.ndarray) -> tuple[list[CodeUnit], np.ndarray, np.ndarray, np.ndarray]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import pickle
-import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -28,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.localize import SPLITS, Hit, checkout, commit_order, judged, workdir
-from bench.localize_ctxsieve import CtxsieveLocalizer
+from bench.localize import SPLITS
+from bench.localize_ctxsieve import CtxsieveLocalizer, rates, synced
 from bench.localize_data import CACHE, LocCase, load
 from ctxsieve.ingest.coderank.lexical import K3
 from ctxsieve.ingest.coderank.query import read_code_query
@@ -46,37 +45,21 @@ class Gathered:
 
 
 def gather(cases: list[LocCase], k3: float = K3) -> list[Gathered]:
-    by_repo: dict[str, list[LocCase]] = defaultdict(list)
-    for case in cases:
-        by_repo[case.repo].append(case)
-    out = []
-    for repo in sorted(by_repo):
-        localizer = CtxsieveLocalizer(k3=k3)
-        with workdir(repo) as folder:
-            for case in commit_order(folder, by_repo[repo]):
-                checkout(folder, case.base_commit)
-                localizer.sync(folder)
-                units, rows = localizer.memory.candidates(read_code_query(case.problem_statement))
-                out.append(Gathered(case, units, rows))
-        print(f"  {repo}: {len(by_repo[repo])} cases gathered", flush=True)
-    return out
+    return [Gathered(case, *localizer.memory.candidates(read_code_query(case.problem_statement)))
+            for case, localizer in synced(cases, lambda: CtxsieveLocalizer(k3=k3))]
 
 
 def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100, vectors: dict[str, np.ndarray] | None = None,
              per_file: int | None = None) -> tuple[float, float, float, float]:
-    file1, file5, mrr, fn10 = [], [], [], []
-    for g in gathered:
-        scores = score(g.rows, g.units, weights)
-        if vectors is not None and g.query is not None:
-            scores = rerank(g.rows.copy(), g.units, scores, _cosines(g.query, vectors), weights)
-        order = capped(order_of(scores, g.units), g.units, per_file)[:k]
-        hits = [Hit(g.units[j].path, g.units[j].name, g.units[j].kind, g.units[j].start_line, g.units[j].end_line,
-                    float(scores[j])) for j in order if scores[j] > 0]
-        a1, a5, m, f10 = judged(g.case, hits)
-        for bucket, value in ((file1, a1), (file5, a5), (mrr, m), (fn10, f10)):
-            if value is not None:
-                bucket.append(float(value))
-    return tuple(statistics.fmean(b) if b else 0.0 for b in (file1, file5, mrr, fn10))  # type: ignore[return-value]
+    return rates(_ranked(g, weights, k, vectors, per_file) for g in gathered)
+
+
+def _ranked(g: Gathered, weights: Weights, k: int, vectors: dict[str, np.ndarray] | None, per_file: int | None
+            ) -> tuple[LocCase, list[CodeUnit], np.ndarray, list[int]]:
+    scores = score(g.rows, g.units, weights)
+    if vectors is not None and g.query is not None:
+        scores = rerank(g.rows.copy(), g.units, scores, _cosines(g.query, vectors), weights)
+    return g.case, g.units, scores, capped(order_of(scores, g.units), g.units, per_file)[:k]
 
 
 def capped(order: list[int], units: list[CodeUnit], per_file: int | None) -> list[int]:
