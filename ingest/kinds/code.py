@@ -236,6 +236,9 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
     for child in node.children:
         if child.child_count == 0 or child.type in opaque:
             continue
+        if child.type not in _DEFINING:  # most nodes: what they hold is all there is to read
+            yield from _definitions(child, lines, opaque, comments)
+            continue
         target = child
         if child.type == "decorated_definition":  # Python: the decorators belong to the definition
             target = child.child_by_field_name("definition") or child
@@ -267,6 +270,16 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
 def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
     """What `target` defines: (its kind's word and whether it is a container, or None; the node naming it; the node
     whose `body` is its body; its name when no node's text is it, a test's title)."""
+    if target.type in _READ_AS_WRITTEN and (written := _as_written(target)) is not None:
+        return written
+    name_node = target.child_by_field_name("name")
+    if name_node is None and target.type in _NAMED_ONLY:
+        return None, None, target, None
+    return _KINDS.get(target.type), name_node, target, None
+
+
+def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
+    """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
     if (bound := _bound_function(target)) is not None:  # JS/TS: `const f = () => {...}`, a field `f = function...`
         return ("function", False), *bound, None
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
@@ -275,10 +288,7 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return ("test", False), *test
     if (typed := _class_as_type(target)) is not None:  # C++: a class the grammar took for a function's type
         return _KINDS[typed[0]], typed[1], typed[2], None
-    name_node = target.child_by_field_name("name")
-    if name_node is None and target.type in _NAMED_ONLY:
-        return None, None, target, None
-    return _KINDS.get(target.type), name_node, target, None
+    return None
 
 
 _CLASS_EXPRESSIONS = frozenset({"object_creation_expression", "object_literal"})  # their body is a `class_body` child
@@ -407,6 +417,11 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
 
 
 _NAME_NODES = frozenset({"identifier", "property_identifier", "private_property_identifier"})
+# the node types `_as_written` reads (any other is what its type says), and every type that may be a definition or
+# hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
+_READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",
+                                "expression_statement", "call", "function_definition"}
+_DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 
 def _anonymous_class(node: Any) -> tuple[Any, Any] | None:
