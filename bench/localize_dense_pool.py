@@ -59,12 +59,15 @@ class Case:
 def gather(cases: list[LocCase]) -> list[Case]:
     vectors: dict[str, np.ndarray] = pickle.loads(VECTORS.read_bytes()) if VECTORS.exists() else {}
     model = dense_model()
-    out = [_case(case, localizer, vectors, model) for case, localizer in synced(cases, CtxsieveLocalizer)]
+    used: set[str] = set()  # the passages of every case's commit
+    out = [_case(case, localizer, vectors, model, used) for case, localizer in synced(cases, CtxsieveLocalizer)]
     VECTORS.write_bytes(pickle.dumps(vectors))
+    print(f"  {len(used)} distinct passages embedded (kept in {VECTORS})", flush=True)
     return out
 
 
-def _case(case: LocCase, localizer: CtxsieveLocalizer, vectors: dict[str, np.ndarray], model: Embedder) -> Case:
+def _case(case: LocCase, localizer: CtxsieveLocalizer, vectors: dict[str, np.ndarray], model: Embedder,
+          used: set[str]) -> Case:
     memory = localizer.memory
     query = read_code_query(case.problem_statement)
     lexical = memory._lexical.scores(query.terms)  # noqa: SLF001 -- the pool as a search makes it
@@ -72,6 +75,7 @@ def _case(case: LocCase, localizer: CtxsieveLocalizer, vectors: dict[str, np.nda
     units = dict(memory._units)  # noqa: SLF001
     embedded = [i for i in sorted(units) if has_vector(units[i])]
     passages = [passage_of(units[i]) for i in embedded]
+    used.update(passages)
     new = sorted(set(passages) - set(vectors), key=lambda p: (len(p), p))
     for start in range(0, len(new), 16):
         vectors.update(zip(new[start : start + 16], model.embed_passages(new[start : start + 16]), strict=True))
