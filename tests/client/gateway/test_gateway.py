@@ -64,17 +64,18 @@ def write_config(path: Path, servers: dict[str, Any], **options: Any) -> Path:
 
 
 @asynccontextmanager
-async def gateway(config: Path, url: str) -> AsyncIterator[ClientSession]:
+async def gateway(config: Path, url: str, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(command=str(BIN / "ctxsieve"), args=["gateway", "--config", str(config),
-                                                                       "--url", url])
+                                                                       "--url", url], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
 
 
-def run(config: Path, url: str, steps: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+def run(config: Path, url: str, steps: Callable[[ClientSession], Awaitable[Any]], env: dict[str, str] | None = None
+        ) -> Any:
     async def main() -> Any:
-        async with gateway(config, url) as session:
+        async with gateway(config, url, env) as session:
             return await steps(session)
     return asyncio.run(main())
 
@@ -209,6 +210,32 @@ def test_faults_are_said_and_the_other_servers_keep_working(tmp_path: Path, file
     assert unknown.is_error and "server 'broken' failed" in text(unknown) and "cannot open the database" in text(
         unknown)
     assert "added" in {t.name for t in listed.tools} and text(added) == "added works", "list_changed followed"
+
+
+def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(tmp_path: Path, files: Path,
+                                                                                 stub_url: str) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    killed = temp / f"ctxsieve-gateway-{ended.pid}-k1ll3d"  # a gateway SIGKILLed (doctor's check kills its own)
+    running = temp / f"ctxsieve-gateway-{os.getpid()}-l1v3"  # a gateway still serving
+    theirs = temp / "ctxsieve-gateway-0ld"  # named before folders carried a process id: kept for a day
+    for folder in (killed, running, theirs):
+        folder.mkdir()
+        (folder / "fs.stderr.log").write_text("Secure MCP Filesystem Server running on stdio\n", encoding="utf-8")
+    config = write_config(tmp_path / "fs.json", {"fs": filesystem_server(files)}, tool_search="off")
+
+    async def steps(s: ClientSession) -> list[str]:
+        await s.call_tool("list_allowed_directories", {})
+        return sorted(str(p.relative_to(temp)) for p in temp.rglob("*"))
+
+    during = run(config, stub_url, steps, env={**os.environ, "TMPDIR": str(temp)})
+    own = [name for name in during if name.split("/")[0] not in {running.name, theirs.name}]
+    assert len(own) == 2 and re.fullmatch(r"ctxsieve-gateway-\d+-\w+", own[0]), during
+    assert own[1] == f"{own[0]}/fs.stderr.log", "its server's stderr is logged while it serves"
+    left = sorted(p.name for p in temp.iterdir())
+    assert left == sorted([running.name, theirs.name]), "its own folder and the killed gateway's are gone"
 
 
 def test_when_the_service_is_down_the_output_still_reaches_the_agent(tmp_path: Path, files: Path) -> None:

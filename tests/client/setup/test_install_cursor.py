@@ -7,6 +7,7 @@ every byte back."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,20 @@ def test_local_servers_move_behind_the_gateway_and_uninstall_puts_every_byte_bac
     done = machine.run("uninstall", "--yes")
     assert done.returncode == 0, done.stderr
     assert machine.files() == before
+
+
+def test_doctor_says_why_the_servers_behind_the_gateway_did_not_start(machine: Machine) -> None:
+    assert machine.run("install", "--yes", "--agent", "cursor").returncode == 0
+    config = machine.home / ".config" / "ctxsieve" / "gateway-cursor.json"
+    written = json.loads(config.read_text())
+    written["mcpServers"]["files"] = {"command": sys.executable, "args": [
+        "-c", "import sys; sys.stderr.write('cannot open the database at /nope\\n'); sys.exit(3)"]}
+    config.write_text(json.dumps(written))
+    done = machine.run("doctor")
+    assert done.returncode == 1, done.stdout
+    row = done.stdout.split("FAIL  cursor: gateway", 1)[1]
+    assert "lists only its own tools: none of files started behind it; the gateway said:" in row, done.stdout
+    assert "server 'files' failed" in row and "cannot open the database at /nope" in row, done.stdout
 
 
 def test_a_server_of_the_gateways_name_that_is_the_users_stops_the_move(home: Home) -> None:

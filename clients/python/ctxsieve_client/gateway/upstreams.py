@@ -8,7 +8,8 @@ the upstream can: a 2026-07-28 client's negotiates (`server/discover`, falling b
 server), a session-era client's shakes hands. A session declares roots, sampling and elicitation only where its
 client did, so its server asks (or falls back) as it would with that client alone; the gateway's own listing
 session declares none. A client whose server died is dropped, so the next call starts the server again. A stdio
-server's stderr goes to a log file of its own, whose tail names what went wrong. Until a server has listed its
+server's stderr goes to a log file of its own, whose tail names what went wrong (a folder per gateway process,
+removed as it closes: `logs_folder`). Until a server has listed its
 tools once (at start, or later: server.py) a client's listing leaves it out at once rather than wait for it.
 """
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shutil
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Collection, Hashable, Sequence
@@ -182,5 +185,51 @@ class _Persistent(StatefulProxyClient[Any]):
     """Kept open across the requests of one client (its `async with` per call does not disconnect it)."""
 
 
-def logs_folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="ctxsieve-gateway-"))
+LOGS_PREFIX = "ctxsieve-gateway-"
+LEGACY_AGE_S = 86_400  # a folder named before folders carried their gateway's process id: removed when this old
+
+
+def logs_folder(under: Path | None = None) -> Path:
+    """A folder for this gateway's servers' stderr logs, named by its process id and removed when it closes
+    (`remove_logs`). A gateway killed before it could close (an agent's SIGKILL, doctor's check) leaves its folder:
+    the next gateway to start removes the folders of gateways whose process is gone, so none pile up."""
+    parent = Path(tempfile.gettempdir()) if under is None else under
+    remove_orphans(parent)
+    return Path(tempfile.mkdtemp(prefix=f"{LOGS_PREFIX}{os.getpid()}-", dir=parent))
+
+
+def remove_logs(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_orphans(parent: Path) -> list[Path]:
+    """This user's log folders under `parent` whose gateway's process has ended, removed; the folders removed."""
+    removed = []
+    for folder in parent.glob(f"{LOGS_PREFIX}*"):
+        if _orphan(folder):
+            remove_logs(folder)
+            removed.append(folder)
+    return removed
+
+
+def _orphan(folder: Path) -> bool:
+    try:
+        found = folder.lstat()
+    except OSError:
+        return False
+    if not folder.is_dir() or found.st_uid != os.getuid():
+        return False
+    pid, _, rest = folder.name.removeprefix(LOGS_PREFIX).partition("-")
+    if not rest:  # no process id in its name
+        return time.time() - found.st_mtime > LEGACY_AGE_S
+    return pid.isdigit() and not _alive(int(pid))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process of that id
+        return True
+    return True

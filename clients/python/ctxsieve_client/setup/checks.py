@@ -8,6 +8,7 @@ import queue
 import shlex
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -16,8 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ..names import OWN_TOOLS
 from . import gateway_entry
 from .changes import read
+
+STDERR_TAIL = 3000  # characters of a server's stderr a failing row quotes: the gateway's line per failed server
 
 
 @dataclass(frozen=True)
@@ -62,14 +66,14 @@ def gateway_row(agent: str, path: Path, words: list[str] | None, env: dict[str, 
     if not words:
         return [Row(part, "FAIL", f"{path}: its {gateway_entry.NAME} entry has no command", "ctxsieve install")]
     try:
-        names = _listed(tuple(words), gateway_entry.environment(env)).result()
+        names, stderr = _listed(tuple(words), gateway_entry.environment(env)).result()
     except (OSError, ValueError, TimeoutError) as exc:
         return [Row(part, "FAIL", f"{shlex.join(words)} ({path}): {type(exc).__name__}: {exc}",
                     "ctxsieve install (it writes the command found now)")]
-    theirs = [n for n in names if n not in gateway_entry.OWN_TOOLS]
+    theirs = [n for n in names if n not in OWN_TOOLS]  # find_tools and call_tool too: listed with nothing behind
     if held and not theirs:
         return [Row(part, "FAIL", f"{shlex.join(words)} lists only its own tools: none of {', '.join(held)} "
-                    "started behind it (their stderr: /tmp/ctxsieve-gateway-*/)",
+                    f"started behind it{_said(stderr)}",
                     f"run the server's command by hand; `ctxsieve uninstall --agent {agent}` puts them back")]
     return [Row(part, "ok", f"{gateway_entry.NAME} in front of {', '.join(held) or 'no server'} ({path}) lists "
                 f"{len(names)} tools: {', '.join(sorted(names))}")]
@@ -78,7 +82,7 @@ def gateway_row(agent: str, path: Path, words: list[str] | None, env: dict[str, 
 def mcp_row(part: str, path: Path, entry: dict[str, Any]) -> list[Row]:
     command = [str(entry.get("command")), *map(str, entry.get("args", []))]
     try:
-        names = _listed(tuple(command), None).result()
+        names, _ = _listed(tuple(command), None).result()
     except (OSError, ValueError, TimeoutError) as exc:
         return [Row(part, "FAIL", f"{shlex.join(command)} ({path}): {type(exc).__name__}: {exc}",
                     "ctxsieve install (it writes the command found now)")]
@@ -87,12 +91,18 @@ def mcp_row(part: str, path: Path, entry: dict[str, Any]) -> list[Row]:
     return [Row(part, "ok", f"{shlex.join(command)} ({path}) lists {len(names)} tools: {', '.join(sorted(names))}")]
 
 
-_LISTINGS: dict[tuple[str, ...], Future[list[str]]] = {}
+_LISTINGS: dict[tuple[str, ...], Future[tuple[list[str], str]]] = {}
 _LISTING = threading.Lock()
 
 
-def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[list[str]]:
-    """One listing per distinct command (every agent runs the same `ctxsieve mcp`)."""
+def _said(stderr: str) -> str:
+    """What the gateway said on stderr, for a row that fails: each server's failure and its stderr's tail."""
+    return f"; the gateway said:\n{stderr}" if stderr else " (the gateway said nothing on stderr)"
+
+
+def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[tuple[list[str], str]]:
+    """One listing per distinct command (every agent runs the same `ctxsieve mcp`): its tools' names, and what the
+    server wrote on stderr while it listed them (its last STDERR_TAIL characters)."""
     with _LISTING:
         if command not in _LISTINGS:
             _LISTINGS[command] = Future()
@@ -101,24 +111,30 @@ def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[list
             first = False
     future = _LISTINGS[command]
     if first:
-        try:
-            future.set_result(tools(list(command), env=env))
-        except (OSError, ValueError, TimeoutError) as exc:
-            future.set_exception(exc)
+        with tempfile.TemporaryFile() as stderr:
+            try:
+                names = tools(list(command), env=env, stderr=stderr)
+            except (OSError, ValueError, TimeoutError) as exc:
+                future.set_exception(exc)
+            else:
+                stderr.seek(0)
+                future.set_result((names, stderr.read().decode("utf-8", "replace")[-STDERR_TAIL:].strip()))
     return future
 
 
 HELLO = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ctxsieve-doctor", "version": "1"}}
 
 
-def tools(command: list[str], timeout: float = 60.0, env: dict[str, str] | None = None) -> list[str]:
+def tools(command: list[str], timeout: float = 60.0, env: dict[str, str] | None = None,
+          stderr: IO[bytes] | None = None) -> list[str]:
     """The tools an MCP server over stdio lists, asked as a client asks (initialize, initialized, tools/list) in
-    JSON-RPC lines: without the MCP SDK, whose import alone takes a second."""
+    JSON-RPC lines: without the MCP SDK, whose import alone takes a second. Its stderr goes to `stderr` (else
+    nowhere)."""
     messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO},
                 {"jsonrpc": "2.0", "method": "notifications/initialized"},
                 {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env=env)
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL if stderr is None else stderr, env=env)
     assert server.stdin is not None and server.stdout is not None
     lines: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=_pump, args=(server.stdout, lines), daemon=True).start()

@@ -31,7 +31,6 @@ COMMAND = "ctxsieve-gateway"  # the light entry point (`ctxsieve gateway` is the
 KIND = "gateway-config"  # the manifest's kind for the gateway's config file
 ENV_PREFIX = "CTXSIEVE_ENV_"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")  # what the gateway's config takes (gateway.config)
-OWN_TOOLS = ("filter_ref", "fetch_ref")  # listed by the gateway whatever is behind it
 
 
 @dataclass(frozen=True)
