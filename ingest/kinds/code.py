@@ -127,7 +127,7 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
     if parser is None:
         return None
     source = text.encode("utf-8")
-    root = parser.parse(_macros_blanked(source) if language in _MACRO_LANGUAGES else source).root_node
+    root = _tree(parser, source, language).root_node
     found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
                                Comments.of(language)))
     imports = frozenset(n + 1 for node in _imports_in(root, source)
@@ -151,6 +151,47 @@ def _macros_blanked(source: bytes) -> bytes:
     if b"class " not in source and b"struct " not in source:
         return source
     return _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1)), 1), source)
+
+
+# C#: conditional compilation splits what the grammar reads as one statement (`if {..}` / `#if X` / `else if {..}` /
+# `#endif` / `else {..}`: Newtonsoft.Json's methods were cut into functions named `if`, their classes lost), or
+# offers a header twice over one body. The grammar reads every branch with the directives blanked; where that does
+# not parse, the first branch of each `#if` alone, as a build that defines every symbol would. What is shown is the
+# file's own text.
+_BRANCH_LANGUAGES = frozenset({"csharp", "swift"})
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|elseif|else|endif)\b", re.M)
+
+
+def _tree(parser: Any, source: bytes, language: str | None) -> Any:
+    """The grammar's tree of a file: of its own bytes, less what the language's preprocessor takes away (every
+    offset and line kept)."""
+    if language in _MACRO_LANGUAGES:
+        return parser.parse(_macros_blanked(source))
+    if language in _BRANCH_LANGUAGES and _DIRECTIVE.search(source) is not None:
+        every = parser.parse(_branches_blanked(source, first_only=False))
+        return every if not every.root_node.has_error else parser.parse(_branches_blanked(source, first_only=True))
+    return parser.parse(source)
+
+
+def _branches_blanked(source: bytes, first_only: bool) -> bytes:
+    """The source with its `#if`/`#elif`/`#else`/`#endif` lines as spaces, and (`first_only`) each branch after
+    an `#if`'s first."""
+    lines = source.split(b"\n")
+    taking: list[bool] = []  # per open `#if`: still in its first branch
+    for i, line in enumerate(lines):
+        directive = _DIRECTIVE.match(line)
+        if directive is not None:
+            word = directive.group(1)
+            if word == b"if":
+                taking.append(True)
+            elif word == b"endif":
+                if taking:
+                    taking.pop()
+            elif taking:
+                taking[-1] = False
+        if directive is not None or (first_only and not all(taking)):
+            lines[i] = b" " * len(line)
+    return b"\n".join(lines)
 
 
 # statements that bring in other code, in the grammars that have them (Python, JS/TS, Go, Java, Kotlin, Scala,

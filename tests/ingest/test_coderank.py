@@ -291,6 +291,21 @@ MORE_LANGUAGES = {
                     {("Foo::Bar", "test", 1, 1), ("Foo::Bar.adds", "test", 2, 4)}),
     "Policy2.java": ("interface P {\n  P IDENTITY = new P() {\n    public String t(String n) {\n      return n;\n"
                      "    }\n  };\n}\n", {("P.IDENTITY.t", "method", 3, 5)}),
+    "Reader.cs": ("\n".join([
+        "namespace N", "{", "    class Reader", "    {", "        bool Has(object v)", "        {",
+        "            if (v == null)", "            {", "                return false;", "            }", "#if HAVE_DB",
+        "            else if (v == DBNull.Value)", "            {", "                return false;", "            }",
+        "#endif", "            else", "            {", "                return true;", "            }", "        }", "",
+        "        void After()", "        {", "        }", "    }", "}", ""]),
+        {("N.Reader.Has", "method", 5, 21), ("N.Reader.After", "method", 23, 25)}),
+    "Mode.cs": ("\n".join([
+        "class Mode", "{", "#if NETFX", "    public Mode(int k)", "#else", "    public Mode(long k)", "#endif", "    {",
+        "    }", "", "    void Next()", "    {", "    }", "}", ""]),
+        {("Mode.Mode", "method", 4, 9), ("Mode.Next", "method", 11, 13)}),
+    "Lock.swift": ("\n".join([
+        "final class Protected<T> {", "    #if os(Linux)", "    private let lock = NSLock()", "    #elseif os(macOS)",
+        "    private let lock = UnfairLock()", "    #endif", "", "    func read() -> T {", "        value", "    }",
+        "}", ""]), {("Protected.lock", "method", 3, 3), ("Protected.read", "method", 8, 10)}),
     "Views.kt": ("class Views {\n  val listener = object : Listener {\n    override fun on(x: Int) {\n    }\n  }\n}\n",
                  {("Views.listener.on", "method", 3, 4)}),
 }
@@ -301,8 +316,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     read as C++, C++ scopes and operators (a namespace or a class after a macro), a template with its
     `template <...>` line and comment, gtest's TEST(a, b), Kotlin's names (no `name` field), a Java or Kotlin field
     holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
-    bodies, a test framework's tests; a `#` directive above a definition is not its comment, and the header line is
-    the one naming it (not `@Override`)."""
+    bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
+    per branch); a `#` directive above a definition is not its comment, and the header line is the one naming it
+    (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
