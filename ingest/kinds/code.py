@@ -142,15 +142,35 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
 _MACRO_LANGUAGES = frozenset({"c", "cpp", "cuda", "objc"})
 _MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
 _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,})\s+[A-Za-z_]\w*\s*(?=[:{<]|final\b)")
+# C++ alone: specifier macros starting a declaration (`FMT_CONSTEXPR FMT_INLINE auto write_int(...)`,
+# `FMT_API auto f()`, `Q_INVOKABLE void show()`), and one after `if` (`if FMT_CONSTEXPR20 (...)`, for `if constexpr`):
+# the grammar took the macro for the type and the type for the name (`FMT_DEPRECATED operator string_view()` a method
+# named FMT_DEPRECATED), or lost the class around it (a constructor after `FMT_CONSTEXPR` read as a field). Not in C,
+# where a macro there is a type (`UNITY_INTERNAL_PTR UnityNumToPtr(...)`) and the grammar reads it right.
+_CPP_LANGUAGES = frozenset({"cpp", "cuda"})
+_SPECIFIER_MACRO = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9][ \t]+)+)(?=[A-Za-z_~])", re.M)
+_IF_MACRO = re.compile(rb"\bif[ \t]+([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?=[ \t]*\()")
 
 
-def _macros_blanked(source: bytes) -> bytes:
+def _macros_blanked(source: bytes, language: str | None = None) -> bytes:
     """The source with those macros as spaces, for the grammar alone: every offset and line is kept, and what is
     shown is the file's own text."""
-    source = _MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), source)
+    source = _MACRO_LINE.sub(_blank(0), source)
+    if language in _CPP_LANGUAGES:
+        source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
     if b"class " not in source and b"struct " not in source:
         return source
-    return _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1)), 1), source)
+    return _EXPORT_MACRO.sub(_blank(1), source)
+
+
+def _blank(group: int) -> Callable[[re.Match[bytes]], bytes]:
+    """A match with its `group` as spaces."""
+    def blanked(match: re.Match[bytes]) -> bytes:
+        start, end = match.span(group)
+        whole = match.group(0)
+        offset = match.start()
+        return whole[: start - offset] + b" " * (end - start) + whole[end - offset :]
+    return blanked
 
 
 # C#: conditional compilation splits what the grammar reads as one statement (`if {..}` / `#if X` / `else if {..}` /
@@ -166,7 +186,7 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     """The grammar's tree of a file: of its own bytes, less what the language's preprocessor takes away (every
     offset and line kept)."""
     if language in _MACRO_LANGUAGES:
-        return parser.parse(_macros_blanked(source))
+        return parser.parse(_macros_blanked(source, language))
     if language in _BRANCH_LANGUAGES and _DIRECTIVE.search(source) is not None:
         every = parser.parse(_branches_blanked(source, first_only=False))
         return every if not every.root_node.has_error else parser.parse(_branches_blanked(source, first_only=True))
@@ -531,7 +551,7 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
         return "self"  # Ruby's `class << self`: its methods are the class's own
     declared = node.child_by_field_name("declarator")
     while declared is not None and declared.type not in _DECLARED:
-        declared = declared.child_by_field_name("declarator")
+        declared = _declarator_in(declared)
     if declared is not None and declared.type == "operator_cast" and \
             (cast := declared.child_by_field_name("type")) is not None:  # C++: `operator bool() const`
         return f"operator {cast.text.decode('utf-8', 'replace')}"
@@ -546,6 +566,15 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
     if own is not None:  # Kotlin's `fun size()`, `internal class Buffer`
         return str(own.text.decode("utf-8", "replace"))
     return _first_name(node, lines)
+
+
+def _declarator_in(declarator: Any) -> Any | None:
+    """The declarator inside one: its `declarator` field, or a C++ reference's (`const T& name()`: the grammar
+    gives `&` and `&&` declarators no field)."""
+    inner = declarator.child_by_field_name("declarator")
+    if inner is None and declarator.type == "reference_declarator":
+        inner = next(iter(declarator.named_children), None)
+    return inner
 
 
 _MACRO = re.compile(r"[A-Z][A-Z0-9_]*")

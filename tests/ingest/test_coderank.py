@@ -291,6 +291,16 @@ MORE_LANGUAGES = {
                     {("Foo::Bar", "test", 1, 1), ("Foo::Bar.adds", "test", 2, 4)}),
     "Policy2.java": ("interface P {\n  P IDENTITY = new P() {\n    public String t(String n) {\n      return n;\n"
                      "    }\n  };\n}\n", {("P.IDENTITY.t", "method", 3, 5)}),
+    "scan.h": ("\n".join([
+        "template <typename Context> class basic_scan_arg {", " public:",
+        "  FMT_CONSTEXPR basic_scan_arg() : type_(scan_type::none_type) {}",
+        "  FMT_CONSTEXPR basic_scan_arg(int& value) : type_(scan_type::int_type), int_value(&value) {}",
+        "  FMT_DEPRECATED operator basic_string_view<Char>() const { return str_; }", "};",
+        "FMT_API const std::error_category& system_category() noexcept {", "  return category;", "}", ""]),
+        {("basic_scan_arg.basic_scan_arg", "method", 3, 3), ("basic_scan_arg.basic_scan_arg", "method", 4, 4),
+         ("basic_scan_arg.operator basic_string_view<Char>", "method", 5, 5), ("system_category", "function", 7, 9)}),
+    "unity.c": ("UNITY_INTERNAL_PTR UnityNumToPtr(const int num)\n{\n    return 0;\n}\n",
+                {("UnityNumToPtr", "function", 1, 4)}),
     "Reader.cs": ("\n".join([
         "namespace N", "{", "    class Reader", "    {", "        bool Has(object v)", "        {",
         "            if (v == null)", "            {", "                return false;", "            }", "#if HAVE_DB",
@@ -313,7 +323,8 @@ MORE_LANGUAGES = {
 
 def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes() -> None:
     """C functions by their declarator (not the return type or a macro), a typedef'd struct by its alias, a C++ header
-    read as C++, C++ scopes and operators (a namespace or a class after a macro), a template with its
+    read as C++, C++ scopes and operators (a namespace or a class after a macro, a declaration after specifier
+    macros, a function returning a reference), a C macro type before a function's name, a template with its
     `template <...>` line and comment, gtest's TEST(a, b), Kotlin's names (no `name` field), a Java or Kotlin field
     holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
     bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
