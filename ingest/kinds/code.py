@@ -173,6 +173,24 @@ def _blank(group: int) -> Callable[[re.Match[bytes]], bytes]:
     return blanked
 
 
+# Kotlin, for the grammar: Multiplatform's `expect` and `actual` modifiers, which it does not know (blanked where a
+# declaration's keyword or another modifier follows, so a variable named `actual` stays), and a primary constructor
+# on the line after its class (`class ByteString` / `internal actual constructor(` / `  val data: ByteArray,`), which
+# it reads as a statement of its own: okio's ByteString lost its class, its methods read as top-level functions.
+# The constructor is joined to its class's line and the line break put after its `(`: every later line is kept.
+_KOTLIN_MULTIPLATFORM = re.compile(
+    rb"\b(?:expect|actual)[ \t]+(?=(?:val|var|fun|class|interface|object|constructor|typealias|enum|annotation|data|"
+    rb"sealed|value|inline|abstract|open|override|operator|infix|suspend|tailrec|const|lateinit|external|internal|"
+    rb"public|private|protected|companion)\b)")
+_KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
+    rb"(?<=[\w>])\n((?:[ \t]*(?:internal|public|private|protected|@\w+))*[ \t]*constructor[ \t]*\()\n[ \t]")
+
+
+def _kotlin_for_grammar(source: bytes) -> bytes:
+    source = _KOTLIN_MULTIPLATFORM.sub(lambda m: b" " * len(m.group(0)), source)
+    return _KOTLIN_NEXT_LINE_CONSTRUCTOR.sub(lambda m: b" " + m.group(1) + b"\n\n", source)
+
+
 # C#: conditional compilation splits what the grammar reads as one statement (`if {..}` / `#if X` / `else if {..}` /
 # `#endif` / `else {..}`: Newtonsoft.Json's methods were cut into functions named `if`, their classes lost), or
 # offers a header twice over one body. The grammar reads every branch with the directives blanked; where that does
@@ -187,6 +205,8 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     offset and line kept)."""
     if language in _MACRO_LANGUAGES:
         return parser.parse(_macros_blanked(source, language))
+    if language == "kotlin":
+        return parser.parse(_kotlin_for_grammar(source))
     if language in _BRANCH_LANGUAGES and _DIRECTIVE.search(source) is not None:
         every = parser.parse(_branches_blanked(source, first_only=False))
         return every if not every.root_node.has_error else parser.parse(_branches_blanked(source, first_only=True))

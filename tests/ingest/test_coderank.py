@@ -301,6 +301,11 @@ MORE_LANGUAGES = {
          ("basic_scan_arg.operator basic_string_view<Char>", "method", 5, 5), ("system_category", "function", 7, 9)}),
     "unity.c": ("UNITY_INTERNAL_PTR UnityNumToPtr(const int num)\n{\n    return 0;\n}\n",
                 {("UnityNumToPtr", "function", 1, 4)}),
+    "ByteString.kt": ("\n".join([
+        "actual open class ByteString", "internal actual constructor(", "  internal actual val data: ByteArray,",
+        ") : Comparable<ByteString> {", "  actual fun utf8(): String = \"\"", "",
+        "  fun check(actual: Int, expected: Int) = actual == expected", "}", ""]),
+        {("ByteString", "class", 1, 4), ("ByteString.utf8", "method", 5, 5), ("ByteString.check", "method", 7, 7)}),
     "Reader.cs": ("\n".join([
         "namespace N", "{", "    class Reader", "    {", "        bool Has(object v)", "        {",
         "            if (v == null)", "            {", "                return false;", "            }", "#if HAVE_DB",
@@ -325,7 +330,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     """C functions by their declarator (not the return type or a macro), a typedef'd struct by its alias, a C++ header
     read as C++, C++ scopes and operators (a namespace or a class after a macro, a declaration after specifier
     macros, a function returning a reference), a C macro type before a function's name, a template with its
-    `template <...>` line and comment, gtest's TEST(a, b), Kotlin's names (no `name` field), a Java or Kotlin field
+    `template <...>` line and comment, gtest's TEST(a, b), Kotlin's names (no `name` field; a Multiplatform class
+    with its constructor on the next line), a Java or Kotlin field
     holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
     bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
     per branch); a `#` directive above a definition is not its comment, and the header line is the one naming it
