@@ -148,8 +148,9 @@ _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,})\s+[A-Za-
 # named FMT_DEPRECATED), or lost the class around it (a constructor after `FMT_CONSTEXPR` read as a field). Not in C,
 # where a macro there is a type (`UNITY_INTERNAL_PTR UnityNumToPtr(...)`) and the grammar reads it right.
 _CPP_LANGUAGES = frozenset({"cpp", "cuda"})
-_SPECIFIER_MACRO = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9][ \t]+)+)(?=[A-Za-z_~])", re.M)
-_IF_MACRO = re.compile(rb"\bif[ \t]+([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?=[ \t]*\()")
+_CAPS_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]"  # all capitals with an underscore inside: FMT_API, Q_INVOKABLE
+_SPECIFIER_MACRO = re.compile(rb"^[ \t]*((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)
+_IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
 
 
 def _macros_blanked(source: bytes, language: str | None = None) -> bytes:
@@ -182,20 +183,30 @@ _KOTLIN_MULTIPLATFORM = re.compile(
     rb"\b(?:expect|actual)[ \t]+(?=(?:val|var|fun|class|interface|object|constructor|typealias|enum|annotation|data|"
     rb"sealed|value|inline|abstract|open|override|operator|infix|suspend|tailrec|const|lateinit|external|internal|"
     rb"public|private|protected|companion)\b)")
+# a class header with no body yet, then its primary constructor (modifiers, annotations) opening its parameters
 _KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
-    rb"(?<=[\w>])\n((?:[ \t]*(?:internal|public|private|protected|@\w+))*[ \t]*constructor[ \t]*\()\n[ \t]")
+    rb"^([^\S\r\n]*(?:[\w@]+[ \t]+)*(?:class|object)[ \t]+[^\r\n{}()=]*?)(\r?\n)"
+    rb"((?:[ \t]*(?:internal|public|private|protected|@\w+))*[ \t]*constructor[ \t]*\()(\r?\n)[ \t]", re.M)
 
 
 def _kotlin_for_grammar(source: bytes) -> bytes:
-    source = _KOTLIN_MULTIPLATFORM.sub(lambda m: b" " * len(m.group(0)), source)
-    return _KOTLIN_NEXT_LINE_CONSTRUCTOR.sub(lambda m: b" " + m.group(1) + b"\n\n", source)
+    source = _KOTLIN_MULTIPLATFORM.sub(_blank(0), source)
+    return _KOTLIN_NEXT_LINE_CONSTRUCTOR.sub(_constructor_joined, source)
 
 
-# C#: conditional compilation splits what the grammar reads as one statement (`if {..}` / `#if X` / `else if {..}` /
-# `#endif` / `else {..}`: Newtonsoft.Json's methods were cut into functions named `if`, their classes lost), or
-# offers a header twice over one body. The grammar reads every branch with the directives blanked; where that does
-# not parse, the first branch of each `#if` alone, as a build that defines every symbol would. What is shown is the
-# file's own text.
+def _constructor_joined(match: re.Match[bytes]) -> bytes:
+    """The class's line and its constructor's as one, the line break after the constructor's `(` and the next one
+    in place of the following line's first indentation: the same bytes and line breaks from there on."""
+    header, first_break, constructor, second_break = match.groups()
+    return header + b" " * len(first_break) + constructor + second_break + b"\n"
+
+
+# C# and Swift: conditional compilation splits what the grammar reads as one statement (`if {..}` / `#if X` /
+# `else if {..}` / `#endif` / `else {..}`: Newtonsoft.Json's methods were cut into functions named `if`, their
+# classes lost), or offers a header twice over one body. The grammar reads every branch with the directives
+# blanked; where that does not parse, the first branch of each `#if` alone (as a build that defines every symbol
+# would) if that parses with fewer errors: an error elsewhere in the file does not cost the other branches their
+# definitions. What is shown is the file's own text.
 _BRANCH_LANGUAGES = frozenset({"csharp", "swift"})
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|elseif|else|endif)\b", re.M)
 
@@ -209,8 +220,18 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
         return parser.parse(_kotlin_for_grammar(source))
     if language in _BRANCH_LANGUAGES and _DIRECTIVE.search(source) is not None:
         every = parser.parse(_branches_blanked(source, first_only=False))
-        return every if not every.root_node.has_error else parser.parse(_branches_blanked(source, first_only=True))
+        if not every.root_node.has_error:
+            return every
+        first = parser.parse(_branches_blanked(source, first_only=True))
+        return first if _errors(first.root_node) < _errors(every.root_node) else every
     return parser.parse(source)
+
+
+def _errors(node: Any) -> int:
+    """The grammar's error and missing nodes under `node` (only the branches holding one are walked)."""
+    if node.type == "ERROR" or node.is_missing:
+        return 1
+    return sum(_errors(child) for child in node.children if child.has_error or child.is_missing)
 
 
 def _branches_blanked(source: bytes, first_only: bool) -> bytes:
@@ -565,6 +586,8 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
         return "this[]"
     if node.type == "companion_object":
         return "Companion"  # Kotlin's name for an unnamed companion object
+    if node.type == "secondary_constructor":
+        return "constructor"  # Kotlin's, whatever its modifiers (`internal constructor(...)`)
     if node.type == "namespace_definition":
         return "(anonymous)"
     if node.type == "singleton_class":

@@ -306,6 +306,14 @@ MORE_LANGUAGES = {
         ") : Comparable<ByteString> {", "  actual fun utf8(): String = \"\"", "",
         "  fun check(actual: Int, expected: Int) = actual == expected", "}", ""]),
         {("ByteString", "class", 1, 4), ("ByteString.utf8", "method", 5, 5), ("ByteString.check", "method", 7, 7)}),
+    "Parser.kt": ("\n".join([
+        "class Parser {", "    private var pos = 0", "    internal constructor(", "        s: String", "    ) {}",
+        "    fun next() = 1", "}", ""]),
+        {("Parser.constructor", "method", 3, 5), ("Parser.next", "method", 6, 6)}),
+    "Branches.cs": ("\n".join([
+        "class R", "{", "#if NETSTANDARD", "    void OnlyNetStandard() {}", "#else", "    void OnlyFramework() {}",
+        "#endif", "    void Broken() { int x = ; }", "}", ""]),
+        {("R.OnlyNetStandard", "method", 4, 4), ("R.OnlyFramework", "method", 6, 6)}),
     "Reader.cs": ("\n".join([
         "namespace N", "{", "    class Reader", "    {", "        bool Has(object v)", "        {",
         "            if (v == null)", "            {", "                return false;", "            }", "#if HAVE_DB",
@@ -334,13 +342,17 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     with its constructor on the next line), a Java or Kotlin field
     holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
     bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
-    per branch); a `#` directive above a definition is not its comment, and the header line is the one naming it
+    per branch, an `#else` branch in a file with an error elsewhere), a Kotlin secondary constructor with a
+    modifier; a `#` directive above a definition is not its comment, and the header line is the one naming it
     (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
         lines = text.split("\n")
         assert all(u.text == "\n".join(lines[u.start_line - 1 : u.end_line]) for u in units), path
+    crlf = MORE_LANGUAGES["ByteString.kt"][0].replace("\n", "\r\n")
+    assert MORE_LANGUAGES["ByteString.kt"][1] <= {(u.name, u.kind, u.start_line, u.end_line)
+                                                  for u in units_of("ByteString.kt", crlf)}, "CRLF lines too"
     translate = next(u for u in units_of("Policy.java", MORE_LANGUAGES["Policy.java"][0])
                      if u.name == "Policy.IDENTITY.translate")
     assert translate.signature == "String translate(String n) {"
