@@ -212,30 +212,75 @@ def test_faults_are_said_and_the_other_servers_keep_working(tmp_path: Path, file
     assert "added" in {t.name for t in listed.tools} and text(added) == "added works", "list_changed followed"
 
 
+HOLD_LOCK = ("import fcntl, sys, time\nf = open(sys.argv[1], 'ab')\nfcntl.flock(f, fcntl.LOCK_EX)\n"
+             "print('held', flush=True)\ntime.sleep(120)\n")
+
+
+@contextmanager
+def held_by_another_process(lock: Path) -> Iterator[None]:
+    """`lock` flocked by another process (a gateway still serving, as another process sees it) while inside."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(lock)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def log_folder(parent: Path, name: str, lock: bool = True) -> Path:
+    folder = parent / name
+    folder.mkdir()
+    (folder / "fs.stderr.log").write_text("Secure MCP Filesystem Server running on stdio\n", encoding="utf-8")
+    if lock:
+        (folder / ".lock").touch()
+    return folder
+
+
 def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(tmp_path: Path, files: Path,
                                                                                  stub_url: str) -> None:
     temp = tmp_path / "tmp"
     temp.mkdir()
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
-    killed = temp / f"ctxsieve-gateway-{ended.pid}-k1ll3d"  # a gateway SIGKILLed (doctor's check kills its own)
-    running = temp / f"ctxsieve-gateway-{os.getpid()}-l1v3"  # a gateway still serving
-    theirs = temp / "ctxsieve-gateway-0ld"  # named before folders carried a process id: kept for a day
-    for folder in (killed, running, theirs):
-        folder.mkdir()
-        (folder / "fs.stderr.log").write_text("Secure MCP Filesystem Server running on stdio\n", encoding="utf-8")
+    killed = log_folder(temp, "ctxsieve-gateway-4242-k1ll3dxx")  # SIGKILLed (doctor's check kills its own): unlocked
+    running = log_folder(temp, "ctxsieve-gateway-4343-l1v3l1v3")  # still serving, its lock held
     config = write_config(tmp_path / "fs.json", {"fs": filesystem_server(files)}, tool_search="off")
 
     async def steps(s: ClientSession) -> list[str]:
         await s.call_tool("list_allowed_directories", {})
-        return sorted(str(p.relative_to(temp)) for p in temp.rglob("*"))
+        return sorted(str(p.relative_to(temp)) for p in temp.rglob("*") if p.parent.name != running.name)
 
-    during = run(config, stub_url, steps, env={**os.environ, "TMPDIR": str(temp)})
-    own = [name for name in during if name.split("/")[0] not in {running.name, theirs.name}]
-    assert len(own) == 2 and re.fullmatch(r"ctxsieve-gateway-\d+-\w+", own[0]), during
-    assert own[1] == f"{own[0]}/fs.stderr.log", "its server's stderr is logged while it serves"
+    with held_by_another_process(running / ".lock"):
+        during = run(config, stub_url, steps, env={**os.environ, "TMPDIR": str(temp)})
+    own = [p for p in during if p != running.name]
+    assert len(own) == 3 and re.fullmatch(r"ctxsieve-gateway-\d+-[a-z0-9_]{8}", own[0]), during
+    assert own[1:] == [f"{own[0]}/.lock", f"{own[0]}/fs.stderr.log"], "its server's stderr is logged while it serves"
+    assert killed.name not in during, "the killed gateway's folder went at the start"
     left = sorted(p.name for p in temp.iterdir())
-    assert left == sorted([running.name, theirs.name]), "its own folder and the killed gateway's are gone"
+    assert left == [running.name], "its own folder is gone when it stops"
+
+
+def test_only_this_users_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:
+    from ctxsieve_client.gateway.upstreams import LogsFolder, remove_orphans
+
+    gone = log_folder(tmp_path, "ctxsieve-gateway-4242-g0neg0ne")
+    alive = log_folder(tmp_path, "ctxsieve-gateway-4343-l1v3l1v3")
+    huge = log_folder(tmp_path, "ctxsieve-gateway-99999999999999999999-hug3hug3")  # no process id can be this
+    saved = log_folder(tmp_path, "ctxsieve-gateway-4242-abc-my-saved-logs")  # not a name a gateway makes
+    old = log_folder(tmp_path, "ctxsieve-gateway-0ld0ld0l", lock=False)  # named before the locks
+    fresh = log_folder(tmp_path, "ctxsieve-gateway-fr3shfr3", lock=False)
+    two_days_ago = time.time() - 2 * 86_400
+    for path in (old / "fs.stderr.log", old):
+        os.utime(path, (two_days_ago, two_days_ago))
+    (tmp_path / "ctxsieve-gateway-l1nkl1nk").symlink_to(alive)
+    with held_by_another_process(alive / ".lock"):
+        removed = remove_orphans(tmp_path)
+        mine = LogsFolder.make(tmp_path)
+        assert remove_orphans(tmp_path) == [], "a running gateway's folder (this one's too) is kept"
+    assert sorted(removed) == sorted([gone, huge, old])
+    assert {p.name for p in tmp_path.iterdir()} == {alive.name, saved.name, fresh.name, "ctxsieve-gateway-l1nkl1nk",
+                                                    mine.path.name}
+    mine.remove()
+    assert not mine.path.exists()
 
 
 def test_when_the_service_is_down_the_output_still_reaches_the_agent(tmp_path: Path, files: Path) -> None:

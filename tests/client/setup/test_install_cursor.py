@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,19 @@ def test_doctor_says_why_the_servers_behind_the_gateway_did_not_start(machine: M
     row = done.stdout.split("FAIL  cursor: gateway", 1)[1]
     assert "lists only its own tools: none of files started behind it; the gateway said:" in row, done.stdout
     assert "server 'files' failed" in row and "cannot open the database at /nope" in row, done.stdout
+
+
+def test_doctor_quotes_a_gateway_that_will_not_start_without_waiting_for_it(machine: Machine) -> None:
+    assert machine.run("install", "--yes", "--agent", "cursor").returncode == 0
+    config = machine.home / ".config" / "ctxsieve" / "gateway-cursor.json"
+    config.write_text(json.dumps({"mcpServers": {"files": {"args": ["/tmp"]}}}))  # no command
+    started = time.monotonic()
+    done = machine.run("doctor")
+    assert done.returncode == 1, done.stdout
+    row = done.stdout.split("FAIL  cursor: gateway", 1)[1]
+    assert "EOFError: it exited before answering tools/list (status 2); the gateway said:" in row, done.stdout
+    assert "bad config: mcpServers.files" in row, done.stdout
+    assert time.monotonic() - started < 30, "doctor does not wait out its 60 s for a gateway that has exited"
 
 
 def test_a_server_of_the_gateways_name_that_is_the_users_stops_the_move(home: Home) -> None:

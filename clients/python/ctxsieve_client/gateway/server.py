@@ -36,7 +36,7 @@ from .clients import Identities, Transport
 from .config import GatewayConfig
 from .middleware import Renamer, Sieve
 from .shaping import UpstreamCall, shape
-from .upstreams import UpstreamServer, logs_folder, remove_logs
+from .upstreams import LogsFolder, UpstreamServer
 
 log = logging.getLogger("ctxsieve.gateway")
 INSTRUCTIONS = ("Large tool outputs are kept whole outside your context: you see the part your call's `intent` "
@@ -69,8 +69,8 @@ class Gateway:
         self._moved = asyncio.Event()  # set (and replaced) when the catalog or a server's start changes: `known`
         self.asking = Asking()
         self.bus = InMemorySubscriptionBus()  # what 2026-07-28 clients' listen streams carry (relays.py)
-        self.logs = logs_folder()
-        self.servers = {u.name: UpstreamServer(u, self.logs, self.identities, self.asking, self._listener(u.name))
+        self.logs = LogsFolder.make()
+        self.servers = {u.name: UpstreamServer(u, self.logs.path, self.identities, self.asking, self._listener(u.name))
                         for u in config.servers}
         self.mcp: FastMCP[Any] = FastMCP("ctxsieve-gateway", instructions=INSTRUCTIONS)
         for server in self.servers.values():
@@ -217,7 +217,7 @@ class Gateway:
             await server.close()
         for client in self._clients.values():
             await client.aclose()
-        remove_logs(self.logs)
+        self.logs.remove()
 
     # --- the clients this gateway serves ---------------------------------------------------------------
 

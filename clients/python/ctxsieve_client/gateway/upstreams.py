@@ -9,7 +9,7 @@ server), a session-era client's shakes hands. A session declares roots, sampling
 client did, so its server asks (or falls back) as it would with that client alone; the gateway's own listing
 session declares none. A client whose server died is dropped, so the next call starts the server again. A stdio
 server's stderr goes to a log file of its own, whose tail names what went wrong (a folder per gateway process,
-removed as it closes: `logs_folder`). Until a server has listed its
+removed as it stops: `LogsFolder`). Until a server has listed its
 tools once (at start, or later: server.py) a client's listing leaves it out at once rather than wait for it.
 """
 
@@ -18,13 +18,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
@@ -66,6 +68,7 @@ class UpstreamServer:
         u = self.upstream
         if u.transport == "stdio":
             assert u.command is not None
+            self.log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # removed by hand meanwhile: again
             return StdioTransport(u.command, list(u.args), env=dict(u.env) or None, cwd=u.cwd, keep_alive=False,
                                   log_file=self.log_path)
         assert u.url is not None
@@ -186,50 +189,77 @@ class _Persistent(StatefulProxyClient[Any]):
 
 
 LOGS_PREFIX = "ctxsieve-gateway-"
-LEGACY_AGE_S = 86_400  # a folder named before folders carried their gateway's process id: removed when this old
+# a folder's name as `LogsFolder.make` has tempfile.mkdtemp make it (`ctxsieve-gateway-4242-k3j9x_2a`); and as
+# gateways named it before their folders carried a process id and a lock
+_LOGS_NAME = re.compile(rf"{LOGS_PREFIX}(?:\d+-)?[a-z0-9_]{{8}}")
+LOCK = ".lock"  # locked (flock) by the gateway whose folder it is, for as long as it runs
+UNLOCKED_AGE_S = 86_400  # a folder without a lock file (named before them) is removed when untouched this long
 
 
-def logs_folder(under: Path | None = None) -> Path:
-    """A folder for this gateway's servers' stderr logs, named by its process id and removed when it closes
-    (`remove_logs`). A gateway killed before it could close (an agent's SIGKILL, doctor's check) leaves its folder:
-    the next gateway to start removes the folders of gateways whose process is gone, so none pile up."""
-    parent = Path(tempfile.gettempdir()) if under is None else under
-    remove_orphans(parent)
-    return Path(tempfile.mkdtemp(prefix=f"{LOGS_PREFIX}{os.getpid()}-", dir=parent))
+class LogsFolder:
+    """A gateway's folder for its servers' stderr logs, removed when the gateway stops (`remove`). A gateway killed
+    before it could stop (an agent's SIGKILL, doctor's check) leaves it, unlocked: the next gateway to start removes
+    every such folder of this user's, and none whose gateway still runs (its lock is held, whichever process
+    namespace or host shares the folder)."""
 
+    def __init__(self, path: Path, lock: IO[bytes] | None) -> None:
+        self.path = path
+        self._lock = lock
 
-def remove_logs(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
+    @classmethod
+    def make(cls, under: Path | None = None) -> LogsFolder:
+        parent = Path(tempfile.gettempdir()) if under is None else under
+        remove_orphans(parent)
+        path = Path(tempfile.mkdtemp(prefix=f"{LOGS_PREFIX}{os.getpid()}-", dir=parent))
+        return cls(path, _held(path / LOCK))
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+        if self._lock is not None:
+            self._lock.close()
 
 
 def remove_orphans(parent: Path) -> list[Path]:
-    """This user's log folders under `parent` whose gateway's process has ended, removed; the folders removed."""
+    """This user's log folders under `parent` whose gateway no longer runs, removed (best effort: a folder that
+    cannot be read or removed is left); the folders removed."""
     removed = []
     for folder in parent.glob(f"{LOGS_PREFIX}*"):
-        if _orphan(folder):
-            remove_logs(folder)
-            removed.append(folder)
+        try:
+            if _orphan(folder):
+                shutil.rmtree(folder)
+                removed.append(folder)
+        except (OSError, ValueError):
+            continue
     return removed
 
 
 def _orphan(folder: Path) -> bool:
-    try:
-        found = folder.lstat()
-    except OSError:
+    if not _LOGS_NAME.fullmatch(folder.name):
         return False
-    if not folder.is_dir() or found.st_uid != os.getuid():
+    found = folder.lstat()  # a symbolic link is not a folder of ours
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
         return False
-    pid, _, rest = folder.name.removeprefix(LOGS_PREFIX).partition("-")
-    if not rest:  # no process id in its name
-        return time.time() - found.st_mtime > LEGACY_AGE_S
-    return pid.isdigit() and not _alive(int(pid))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    lock = folder / LOCK
+    if not lock.exists():
+        return time.time() - max([found.st_mtime, *(p.stat().st_mtime for p in folder.iterdir())]) > UNLOCKED_AGE_S
+    held = _held(lock)
+    if held is None:
         return False
-    except PermissionError:  # another user's process of that id
-        return True
+    held.close()
     return True
+
+
+def _held(lock: Path) -> IO[bytes] | None:
+    """`lock` opened and locked, exclusively, without waiting; None if another process holds it (or this platform
+    has no flock)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    handle = lock.open("ab")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import shlex
@@ -21,7 +22,7 @@ from ..names import OWN_TOOLS
 from . import gateway_entry
 from .changes import read
 
-STDERR_TAIL = 3000  # characters of a server's stderr a failing row quotes: the gateway's line per failed server
+QUOTED_STDERR = 3000  # characters of a server's stderr a failing row quotes: the gateway's line per failed server
 
 
 @dataclass(frozen=True)
@@ -65,44 +66,50 @@ def gateway_row(agent: str, path: Path, words: list[str] | None, env: dict[str, 
     held = sorted(gateway_entry.moved_names(agent) or [])
     if not words:
         return [Row(part, "FAIL", f"{path}: its {gateway_entry.NAME} entry has no command", "ctxsieve install")]
-    try:
-        names, stderr = _listed(tuple(words), gateway_entry.environment(env)).result()
-    except (OSError, ValueError, TimeoutError) as exc:
-        return [Row(part, "FAIL", f"{shlex.join(words)} ({path}): {type(exc).__name__}: {exc}",
+    listing = _listed(tuple(words), gateway_entry.environment(env)).result()
+    if listing.failure:
+        return [Row(part, "FAIL", f"{shlex.join(words)} ({path}): {listing.failure}{listing.said('gateway')}",
                     "ctxsieve install (it writes the command found now)")]
-    theirs = [n for n in names if n not in OWN_TOOLS]  # find_tools and call_tool too: listed with nothing behind
+    theirs = [n for n in listing.names if n not in OWN_TOOLS]  # find_tools, call_tool: listed with nothing behind
     if held and not theirs:
         return [Row(part, "FAIL", f"{shlex.join(words)} lists only its own tools: none of {', '.join(held)} "
-                    f"started behind it{_said(stderr)}",
+                    f"started behind it{listing.said('gateway')}",
                     f"run the server's command by hand; `ctxsieve uninstall --agent {agent}` puts them back")]
     return [Row(part, "ok", f"{gateway_entry.NAME} in front of {', '.join(held) or 'no server'} ({path}) lists "
-                f"{len(names)} tools: {', '.join(sorted(names))}")]
+                f"{len(listing.names)} tools: {', '.join(sorted(listing.names))}")]
 
 
 def mcp_row(part: str, path: Path, entry: dict[str, Any]) -> list[Row]:
     command = [str(entry.get("command")), *map(str, entry.get("args", []))]
-    try:
-        names, _ = _listed(tuple(command), None).result()
-    except (OSError, ValueError, TimeoutError) as exc:
-        return [Row(part, "FAIL", f"{shlex.join(command)} ({path}): {type(exc).__name__}: {exc}",
+    listing = _listed(tuple(command), None).result()
+    if listing.failure:
+        return [Row(part, "FAIL", f"{shlex.join(command)} ({path}): {listing.failure}{listing.said('server')}",
                     "ctxsieve install (it writes the command found now)")]
+    names = listing.names
     if "fetch_ref" not in names:
         return [Row(part, "FAIL", f"{shlex.join(command)}: lists {', '.join(names)}, no fetch_ref", "ctxsieve install")]
     return [Row(part, "ok", f"{shlex.join(command)} ({path}) lists {len(names)} tools: {', '.join(sorted(names))}")]
 
 
-_LISTINGS: dict[tuple[str, ...], Future[tuple[list[str], str]]] = {}
+@dataclass(frozen=True)
+class Listing:
+    """What an MCP server over stdio listed: its tools' names, or why not (`failure`), and the end of its stderr."""
+
+    names: list[str]
+    failure: str
+    stderr: str
+
+    def said(self, who: str) -> str:
+        """For a row that fails: what the server wrote on stderr (the gateway's: each of its servers' failures)."""
+        return f"; the {who} said:\n{self.stderr}" if self.stderr else f" (the {who} said nothing on stderr)"
+
+
+_LISTINGS: dict[tuple[str, ...], Future[Listing]] = {}
 _LISTING = threading.Lock()
 
 
-def _said(stderr: str) -> str:
-    """What the gateway said on stderr, for a row that fails: each server's failure and its stderr's tail."""
-    return f"; the gateway said:\n{stderr}" if stderr else " (the gateway said nothing on stderr)"
-
-
-def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[tuple[list[str], str]]:
-    """One listing per distinct command (every agent runs the same `ctxsieve mcp`): its tools' names, and what the
-    server wrote on stderr while it listed them (its last STDERR_TAIL characters)."""
+def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[Listing]:
+    """One listing per distinct command (every agent runs the same `ctxsieve mcp`)."""
     with _LISTING:
         if command not in _LISTINGS:
             _LISTINGS[command] = Future()
@@ -112,24 +119,26 @@ def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[tupl
     future = _LISTINGS[command]
     if first:
         with tempfile.TemporaryFile() as stderr:
+            names, failure = [], ""
             try:
                 names = tools(list(command), env=env, stderr=stderr)
-            except (OSError, ValueError, TimeoutError) as exc:
-                future.set_exception(exc)
-            else:
-                stderr.seek(0)
-                future.set_result((names, stderr.read().decode("utf-8", "replace")[-STDERR_TAIL:].strip()))
+            except (OSError, ValueError, TimeoutError, EOFError) as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+            stderr.seek(0)
+            said = stderr.read().decode("utf-8", "replace")[-QUOTED_STDERR:].strip()
+            future.set_result(Listing(names, failure, said))
     return future
 
 
 HELLO = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ctxsieve-doctor", "version": "1"}}
+STOP_S = 3.0  # a server's time to stop on its own once its stdin closes (a gateway removes its log folder)
 
 
 def tools(command: list[str], timeout: float = 60.0, env: dict[str, str] | None = None,
           stderr: IO[bytes] | None = None) -> list[str]:
     """The tools an MCP server over stdio lists, asked as a client asks (initialize, initialized, tools/list) in
     JSON-RPC lines: without the MCP SDK, whose import alone takes a second. Its stderr goes to `stderr` (else
-    nowhere)."""
+    nowhere). EOFError when it exits without answering."""
     messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO},
                 {"jsonrpc": "2.0", "method": "notifications/initialized"},
                 {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
@@ -141,8 +150,19 @@ def tools(command: list[str], timeout: float = 60.0, env: dict[str, str] | None 
     try:
         server.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
         server.stdin.flush()
-        return _tool_names(lines, time.monotonic() + timeout)
+        return _tool_names(lines, time.monotonic() + timeout, server)
     finally:
+        _stop(server)
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    """As a client leaving stops a server (its stdin closed), then killed if it has not stopped by STOP_S."""
+    with contextlib.suppress(OSError):
+        assert server.stdin is not None
+        server.stdin.close()
+    try:
+        server.wait(timeout=STOP_S)
+    except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
 
@@ -150,14 +170,17 @@ def tools(command: list[str], timeout: float = 60.0, env: dict[str, str] | None 
 def _pump(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
     for line in iter(stream.readline, b""):
         lines.put(line)
+    lines.put(b"")  # its stdout closed: it has exited
 
 
-def _tool_names(lines: queue.Queue[bytes], deadline: float) -> list[str]:
+def _tool_names(lines: queue.Queue[bytes], deadline: float, server: subprocess.Popen[bytes]) -> list[str]:
     while True:
         try:
             line = lines.get(timeout=max(deadline - time.monotonic(), 0.01))
         except queue.Empty:
             raise TimeoutError("no tools/list answer") from None
+        if not line:
+            raise EOFError(f"it exited before answering tools/list (status {server.wait()})")
         answer = json.loads(line) if line.strip().startswith(b"{") else {}
         if answer.get("id") == 2:
             if "error" in answer:
