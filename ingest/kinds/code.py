@@ -178,15 +178,16 @@ def _blank(group: int) -> Callable[[re.Match[bytes]], bytes]:
 # declaration's keyword or another modifier follows, so a variable named `actual` stays), and a primary constructor
 # on the line after its class (`class ByteString` / `internal actual constructor(` / `  val data: ByteArray,`), which
 # it reads as a statement of its own: okio's ByteString lost its class, its methods read as top-level functions.
-# The constructor is joined to its class's line and the line break put after its `(`: every later line is kept.
+# The constructor's line is joined to its class's, the line breaks put after it: every later line is kept.
 _KOTLIN_MULTIPLATFORM = re.compile(
     rb"\b(?:expect|actual)[ \t]+(?=(?:val|var|fun|class|interface|object|constructor|typealias|enum|annotation|data|"
     rb"sealed|value|inline|abstract|open|override|operator|infix|suspend|tailrec|const|lateinit|external|internal|"
     rb"public|private|protected|companion)\b)")
-# a class header with no body yet, then its primary constructor (modifiers, annotations) opening its parameters
+# a class header with no body yet; line comments; the line of its primary constructor (modifiers, annotations); an
+# indented line
 _KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
-    rb"^([^\S\r\n]*(?:[\w@]+[ \t]+)*(?:class|object)[ \t]+[^\r\n{}()=]*?)(\r?\n)"
-    rb"((?:[ \t]*(?:internal|public|private|protected|@\w+))*[ \t]*constructor[ \t]*\()(\r?\n)[ \t]", re.M)
+    rb"^([^\S\r\n]*(?:[\w@]+[ \t]+)*(?:class|object)[ \t]+[^\r\n{}()=/]*?)\r?\n(?:[ \t]*//[^\r\n]*\r?\n)*"
+    rb"((?:[ \t]*(?:internal|public|private|protected|@\w+))*[ \t]*constructor[ \t]*\([^\r\n]*)\r?\n[ \t]", re.M)
 
 
 def _kotlin_for_grammar(source: bytes) -> bytes:
@@ -195,10 +196,13 @@ def _kotlin_for_grammar(source: bytes) -> bytes:
 
 
 def _constructor_joined(match: re.Match[bytes]) -> bytes:
-    """The class's line and its constructor's as one, the line break after the constructor's `(` and the next one
-    in place of the following line's first indentation: the same bytes and line breaks from there on."""
-    header, first_break, constructor, second_break = match.groups()
-    return header + b" " * len(first_break) + constructor + second_break + b"\n"
+    """The class's line and its constructor's as one (the comments between them blanked), then as many line breaks
+    as the match held: the same bytes and line breaks from there on."""
+    header, constructor = match.groups()
+    whole = match.group(0)
+    breaks = whole.count(b"\n")
+    joined = header + b" " + constructor + b"\n" * breaks
+    return joined + b" " * (len(whole) - len(joined))
 
 
 # C# and Swift: conditional compilation splits what the grammar reads as one statement (`if {..}` / `#if X` /

@@ -306,6 +306,10 @@ MORE_LANGUAGES = {
         ") : Comparable<ByteString> {", "  actual fun utf8(): String = \"\"", "",
         "  fun check(actual: Int, expected: Int) = actual == expected", "}", ""]),
         {("ByteString", "class", 1, 4), ("ByteString.utf8", "method", 5, 5), ("ByteString.check", "method", 7, 7)}),
+    "Common.kt": ("\n".join([
+        "expect open class ByteString", "// Trusted internal constructor doesn't clone data.",
+        "internal constructor(data: ByteArray) : Comparable<ByteString> {", "  internal val data: ByteArray",
+        "  fun hex(): String", "}", ""]), {("ByteString", "class", 1, 4), ("ByteString.hex", "method", 5, 5)}),
     "Parser.kt": ("\n".join([
         "class Parser {", "    private var pos = 0", "    internal constructor(", "        s: String", "    ) {}",
         "    fun next() = 1", "}", ""]),
