@@ -212,7 +212,8 @@ def _constructor_joined(match: re.Match[bytes]) -> bytes:
 # would) if that parses with fewer errors: an error elsewhere in the file does not cost the other branches their
 # definitions. What is shown is the file's own text.
 _BRANCH_LANGUAGES = frozenset({"csharp", "swift"})
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|elseif|else|endif)\b", re.M)
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|elseif|else|endif|error|warning)\b", re.M)  # `#error(...)`: a
+# build's stop, which Swift's grammar cannot read
 
 
 def _tree(parser: Any, source: bytes, language: str | None) -> Any:
@@ -239,8 +240,8 @@ def _errors(node: Any) -> int:
 
 
 def _branches_blanked(source: bytes, first_only: bool) -> bytes:
-    """The source with its `#if`/`#elif`/`#else`/`#endif` lines as spaces, and (`first_only`) each branch after
-    an `#if`'s first."""
+    """The source with its `#if`/`#elif`/`#else`/`#endif` (and `#error`, `#warning`) lines as spaces, and
+    (`first_only`) each branch after an `#if`'s first."""
     lines = source.split(b"\n")
     taking: list[bool] = []  # per open `#if`: still in its first branch
     for i, line in enumerate(lines):
@@ -252,6 +253,8 @@ def _branches_blanked(source: bytes, first_only: bool) -> bytes:
             elif word == b"endif":
                 if taking:
                     taking.pop()
+            elif word in (b"error", b"warning"):
+                pass
             elif taking:
                 taking[-1] = False
         if directive is not None or (first_only and not all(taking)):

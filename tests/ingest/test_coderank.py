@@ -330,9 +330,15 @@ MORE_LANGUAGES = {
         "    }", "", "    void Next()", "    {", "    }", "}", ""]),
         {("Mode.Mode", "method", 4, 9), ("Mode.Next", "method", 11, 13)}),
     "Lock.swift": ("\n".join([
-        "final class Protected<T> {", "    #if os(Linux)", "    private let lock = NSLock()", "    #elseif os(macOS)",
-        "    private let lock = UnfairLock()", "    #endif", "", "    func read() -> T {", "        value", "    }",
-        "}", ""]), {("Protected.lock", "method", 3, 3), ("Protected.read", "method", 8, 10)}),
+        "#if canImport(Darwin)", "final class UnfairLock {", "    func lock() {}", "}", "#elseif canImport(Foundation)",
+        "extension NSLock: Lock {}", "#else", "#error(\"This platform needs a Lock-conforming type.\")", "#endif", "",
+        "final class Protected<Value> {", "    #if canImport(Darwin)", "    private let lock = UnfairLock()",
+        "    #elseif canImport(Foundation)", "    private let lock = NSLock()", "    #else",
+        "    #error(\"This platform needs a Lock-conforming type.\")", "    #endif", "",
+        "    private nonisolated(unsafe) var value: Value", "", "    func read() -> Value {", "        value", "    }",
+        "}", ""]),
+        {("UnfairLock.lock", "method", 3, 3), ("NSLock", "class", 6, 6), ("Protected.lock", "method", 13, 13),
+         ("Protected.lock", "method", 15, 15), ("Protected.read", "method", 22, 24)}),
     "Views.kt": ("class Views {\n  val listener = object : Listener {\n    override fun on(x: Int) {\n    }\n  }\n}\n",
                  {("Views.listener.on", "method", 3, 4)}),
 }
@@ -346,9 +352,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     with its constructor on the next line), a Java or Kotlin field
     holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
     bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
-    per branch, an `#else` branch in a file with an error elsewhere), a Kotlin secondary constructor with a
-    modifier; a `#` directive above a definition is not its comment, and the header line is the one naming it
-    (not `@Override`)."""
+    per branch, an `#else` branch in a file with an error elsewhere, Swift's `#error`), a Kotlin secondary
+    constructor with a modifier; a `#` directive above a definition is not its comment, and the header line is the
+    one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
