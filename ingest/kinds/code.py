@@ -389,8 +389,10 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
-    if (bound := _bound_function(target)) is not None:  # JS/TS: `const f = () => {...}`, a field `f = function...`
-        return ("function", False), *bound, None
+    if (bound := _bound_function(target) or _lua_bound(target)) is not None:  # JS/TS: `const f = () => {...}`, a
+        return ("function", False), *bound, None  # field `f = function...`; Lua: `M.run = function(...)`
+    if _anonymous_function(target):  # Lua: `function(err) ... end` given to a call is no definition of its own
+        return None, None, target, None
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
@@ -526,10 +528,36 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
 
 
 _NAME_NODES = frozenset({"identifier", "property_identifier", "private_property_identifier"})
+_LUA_NAMES = frozenset({"identifier", "dot_index_expression", "method_index_expression"})
+
+
+def _lua_bound(node: Any) -> tuple[Any, Any] | None:
+    """(name node, function node) where a Lua assignment or table field binds one name to a function: `local f =
+    function(...)`, `histories.get_simple_history = function()`, `{ init = function(obj) ... end }`."""
+    if node.type == "field":
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    elif node.type == "assignment_statement":
+        names = [c for c in node.named_children if c.type == "variable_list"]
+        values = [c for c in node.named_children if c.type == "expression_list"]
+        if len(names) != 1 or len(values) != 1 or names[0].named_child_count != 1 or values[0].named_child_count != 1:
+            return None
+        name, value = names[0].named_children[0], values[0].named_children[0]
+    else:
+        return None
+    if name is None or value is None or value.type != "function_definition" or name.type not in _LUA_NAMES:
+        return None
+    return name, value
+
+
+def _anonymous_function(node: Any) -> bool:
+    """A Lua function with no name of its own (`function(...) ... end`): Python's and C's function definitions
+    always have one (a `name`, a `declarator`)."""
+    return node.type == "function_definition" and node.child_by_field_name("name") is None \
+        and node.child_by_field_name("declarator") is None
 # the node types `_as_written` reads (any other is what its type says), and every type that may be a definition or
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",
-                                "expression_statement", "call", "function_definition"}
+                                "expression_statement", "call", "function_definition", "assignment_statement", "field"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

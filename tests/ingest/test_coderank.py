@@ -339,6 +339,14 @@ MORE_LANGUAGES = {
         "}", ""]),
         {("UnfairLock.lock", "method", 3, 3), ("NSLock", "class", 6, 6), ("Protected.lock", "method", 13, 13),
          ("Protected.lock", "method", 15, 15), ("Protected.read", "method", 22, 24)}),
+    "history.lua": ("\n".join([
+        "local load_extension = function(name)", "  return name", "end", "",
+        "histories.get_simple_history = function()", "  return histories.new {", "    init = function(obj)",
+        "      return obj", "    end,", "  }", "end", "", "local write_async = function(path, flag)",
+        "  uv.fs_open(path, flag, 438, function(open_err, fd)", "    assert(not open_err, open_err)", "  end)", "end",
+        ""]),
+        {("load_extension", "function", 1, 3), ("histories.get_simple_history", "function", 5, 6),
+         ("histories.get_simple_history.init", "function", 7, 9), ("write_async", "function", 13, 17)}),
     "Views.kt": ("class Views {\n  val listener = object : Listener {\n    override fun on(x: Int) {\n    }\n  }\n}\n",
                  {("Views.listener.on", "method", 3, 4)}),
 }
@@ -353,13 +361,16 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
     bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
     per branch, an `#else` branch in a file with an error elsewhere, Swift's `#error`), a Kotlin secondary
-    constructor with a modifier; a `#` directive above a definition is not its comment, and the header line is the
+    constructor with a modifier, Lua functions bound to a name or a table's field (a callback given to a call is
+    part of its caller); a `#` directive above a definition is not its comment, and the header line is the
     one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
         lines = text.split("\n")
         assert all(u.text == "\n".join(lines[u.start_line - 1 : u.end_line]) for u in units), path
+    lua = units_of("history.lua", MORE_LANGUAGES["history.lua"][0])
+    assert [u.name for u in lua if u.start_line <= 14 <= u.end_line] == ["write_async"], "a callback is its caller's"
     crlf = MORE_LANGUAGES["ByteString.kt"][0].replace("\n", "\r\n")
     assert MORE_LANGUAGES["ByteString.kt"][1] <= {(u.name, u.kind, u.start_line, u.end_line)
                                                   for u in units_of("ByteString.kt", crlf)}, "CRLF lines too"
