@@ -21,7 +21,7 @@ from ctxsieve.ingest.kinds import code
 
 REPOS = ("DaveGamble/cJSON", "JamesNK/Newtonsoft.Json", "Alamofire/Alamofire", "antirez/sds", "fmtlib/fmt",
          "gin-gonic/gin", "google/gson", "sinatra/sinatra", "sindresorhus/got", "slimphp/Slim", "square/okio",
-         "tokio-rs/axum")
+         "tokio-rs/axum", "nvim-telescope/telescope.nvim", "com-lihaoyi/upickle")
 LARGEST = 400_000  # bytes: larger files are generated or vendored more often than written
 
 
