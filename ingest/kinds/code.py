@@ -381,6 +381,8 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
     whose `body` is its body; its name when no node's text is it, a test's title)."""
     if target.type in _READ_AS_WRITTEN and (written := _as_written(target)) is not None:
         return written
+    if _anonymous_function(target):  # Lua: `function(err) ... end` given to a call is no definition of its own
+        return None, None, target, None
     name_node = target.child_by_field_name("name")
     if name_node is None and target.type in _NAMED_ONLY:
         return None, None, target, None
@@ -391,8 +393,6 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
     if (bound := _bound_function(target) or _lua_bound(target)) is not None:  # JS/TS: `const f = () => {...}`, a
         return ("function", False), *bound, None  # field `f = function...`; Lua: `M.run = function(...)`
-    if _anonymous_function(target):  # Lua: `function(err) ... end` given to a call is no definition of its own
-        return None, None, target, None
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
