@@ -212,6 +212,9 @@ def _constructor_joined(match: re.Match[bytes]) -> bytes:
 # would) if that parses with fewer errors: an error elsewhere in the file does not cost the other branches their
 # definitions. What is shown is the file's own text.
 _BRANCH_LANGUAGES = frozenset({"csharp", "swift"})
+# Swift 5.10's `nonisolated(unsafe)` (and 6.2's `nonisolated(nonsending)`), newer than the grammar: read as
+# `nonisolated`, which it knows (a stored property of Alamofire's Protected was a method named `(unsafe)`)
+_SWIFT_ISOLATION = re.compile(rb"\bnonisolated[ \t]*(\((?:unsafe|nonsending)\))")
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|elseif|else|endif|error|warning)\b", re.M)  # `#error(...)`: a
 # build's stop, which Swift's grammar cannot read
 
@@ -223,6 +226,8 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
         return parser.parse(_macros_blanked(source, language))
     if language == "kotlin":
         return parser.parse(_kotlin_for_grammar(source))
+    if language == "swift":
+        source = _SWIFT_ISOLATION.sub(_blank(1), source)
     if language in _BRANCH_LANGUAGES and _DIRECTIVE.search(source) is not None:
         every = parser.parse(_branches_blanked(source, first_only=False))
         if not every.root_node.has_error:

@@ -338,7 +338,8 @@ MORE_LANGUAGES = {
         "    private nonisolated(unsafe) var value: Value", "", "    func read() -> Value {", "        value", "    }",
         "}", ""]),
         {("UnfairLock.lock", "method", 3, 3), ("NSLock", "class", 6, 6), ("Protected.lock", "method", 13, 13),
-         ("Protected.lock", "method", 15, 15), ("Protected.read", "method", 22, 24)}),
+         ("Protected.lock", "method", 15, 15), ("Protected.value", "method", 20, 20),
+         ("Protected.read", "method", 22, 24)}),
     "history.lua": ("\n".join([
         "local load_extension = function(name)", "  return name", "end", "",
         "histories.get_simple_history = function()", "  return histories.new {", "    init = function(obj)",
@@ -360,7 +361,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     with its constructor on the next line), a Java or Kotlin field
     holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
     bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
-    per branch, an `#else` branch in a file with an error elsewhere, Swift's `#error`), a Kotlin secondary
+    per branch, an `#else` branch in a file with an error elsewhere, Swift's `#error`; Swift's
+    `nonisolated(unsafe)`), a Kotlin secondary
     constructor with a modifier, Lua functions bound to a name or a table's field (a callback given to a call is
     part of its caller); a `#` directive above a definition is not its comment, and the header line is the
     one naming it (not `@Override`)."""
