@@ -183,10 +183,10 @@ _KOTLIN_MULTIPLATFORM = re.compile(
     rb"\b(?:expect|actual)[ \t]+(?=(?:val|var|fun|class|interface|object|constructor|typealias|enum|annotation|data|"
     rb"sealed|value|inline|abstract|open|override|operator|infix|suspend|tailrec|const|lateinit|external|internal|"
     rb"public|private|protected|companion)\b)")
-# a class header with no body yet; line comments; the line of its primary constructor (modifiers, annotations); an
+# a class header with no body yet; comment lines; the line of its primary constructor (modifiers, annotations); an
 # indented line
 _KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
-    rb"^([^\S\r\n]*(?:[\w@]+[ \t]+)*(?:class|object)[ \t]+[^\r\n{}()=/]*?)\r?\n(?:[ \t]*//[^\r\n]*\r?\n)*"
+    rb"^([^\S\r\n]*(?:[\w@]+[ \t]+)*(?:class|object)[ \t]+[^\r\n{}()=/]*?)\r?\n(?:[ \t]*(?://|/\*|\*)[^\r\n]*\r?\n)*"
     rb"((?:[ \t]*(?:internal|public|private|protected|@\w+))*[ \t]*constructor[ \t]*\([^\r\n]*)\r?\n[ \t]", re.M)
 
 

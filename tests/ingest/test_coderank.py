@@ -309,7 +309,9 @@ MORE_LANGUAGES = {
     "Common.kt": ("\n".join([
         "expect open class ByteString", "// Trusted internal constructor doesn't clone data.",
         "internal constructor(data: ByteArray) : Comparable<ByteString> {", "  internal val data: ByteArray",
-        "  fun hex(): String", "}", ""]), {("ByteString", "class", 1, 4), ("ByteString.hex", "method", 5, 5)}),
+        "  fun hex(): String", "}", "", "expect class DeflaterSink", "/**", " * Shares a buffer with its caller.",
+        " */", "internal constructor(", "  sink: BufferedSink,", ") : Sink {", "  fun flush()", "}", ""]),
+        {("ByteString", "class", 1, 4), ("ByteString.hex", "method", 5, 5), ("DeflaterSink.flush", "method", 15, 15)}),
     "Parser.kt": ("\n".join([
         "class Parser {", "    private var pos = 0", "    internal constructor(", "        s: String", "    ) {}",
         "    fun next() = 1", "}", ""]),
