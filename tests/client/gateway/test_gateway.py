@@ -259,12 +259,12 @@ def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(
     assert left == [running.name], "its own folder is gone when it stops"
 
 
-def test_only_this_users_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:
+def test_only_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:
     from ctxsieve_client.gateway.upstreams import LogsFolder, remove_orphans
 
     gone = log_folder(tmp_path, "ctxsieve-gateway-4242-g0neg0ne")
     alive = log_folder(tmp_path, "ctxsieve-gateway-4343-l1v3l1v3")
-    huge = log_folder(tmp_path, "ctxsieve-gateway-99999999999999999999-hug3hug3")  # no process id can be this
+    huge = log_folder(tmp_path, "ctxsieve-gateway-99999999999999999999-hug3hug3")  # a process id no system gives
     saved = log_folder(tmp_path, "ctxsieve-gateway-4242-abc-my-saved-logs")  # not a name a gateway makes
     old = log_folder(tmp_path, "ctxsieve-gateway-0ld0ld0l", lock=False)  # named before the locks
     fresh = log_folder(tmp_path, "ctxsieve-gateway-fr3shfr3", lock=False)

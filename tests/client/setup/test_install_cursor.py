@@ -95,7 +95,8 @@ def test_doctor_quotes_a_gateway_that_will_not_start_without_waiting_for_it(mach
     done = machine.run("doctor")
     assert done.returncode == 1, done.stdout
     row = done.stdout.split("FAIL  cursor: gateway", 1)[1]
-    assert "EOFError: it exited before answering tools/list (status 2); the gateway said:" in row, done.stdout
+    said = "EOFError: it closed its output before answering tools/list (exit status 2); the gateway said:"
+    assert said in row, done.stdout
     assert "bad config: mcpServers.files" in row, done.stdout
     assert time.monotonic() - started < 30, "doctor does not wait out its 60 s for a gateway that has exited"
 

@@ -200,7 +200,7 @@ class LogsFolder:
     """A gateway's folder for its servers' stderr logs, removed when the gateway stops (`remove`). A gateway killed
     before it could stop (an agent's SIGKILL, doctor's check) leaves it, unlocked: the next gateway to start removes
     every such folder of this user's, and none whose gateway still runs (its lock is held, whichever process
-    namespace or host shares the folder)."""
+    namespace shares the folder; on a filesystem without locks a folder is never taken for a dead gateway's)."""
 
     def __init__(self, path: Path, lock: IO[bytes] | None) -> None:
         self.path = path
@@ -211,7 +211,7 @@ class LogsFolder:
         parent = Path(tempfile.gettempdir()) if under is None else under
         remove_orphans(parent)
         path = Path(tempfile.mkdtemp(prefix=f"{LOGS_PREFIX}{os.getpid()}-", dir=parent))
-        return cls(path, _held(path / LOCK))
+        return cls(path, _locked_new(path / LOCK))
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
@@ -247,6 +247,25 @@ def _orphan(folder: Path) -> bool:
         return False
     held.close()
     return True
+
+
+def _locked_new(lock: Path) -> IO[bytes] | None:
+    """`lock` made already locked: locked under another name, then renamed, so no other gateway's `remove_orphans`
+    ever finds it unlocked (and takes the folder for a dead gateway's) or holds it for a moment as this one locks it.
+    None where this platform has no flock."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    descriptor, made = tempfile.mkstemp(prefix=f"{LOCK}-", dir=lock.parent)
+    handle = os.fdopen(descriptor, "ab")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # a name no other process knows yet: at once
+        os.replace(made, lock)
+    except OSError:  # a filesystem without locks: the folder is left to its gateway's `remove`
+        handle.close()
+        return None
+    return handle
 
 
 def _held(lock: Path) -> IO[bytes] | None:

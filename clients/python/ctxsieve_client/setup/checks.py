@@ -122,8 +122,8 @@ def _listed(command: tuple[str, ...], env: dict[str, str] | None) -> Future[List
             names, failure = [], ""
             try:
                 names = tools(list(command), env=env, stderr=stderr)
-            except (OSError, ValueError, TimeoutError, EOFError) as exc:
-                failure = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # noqa: BLE001 - any failure to list is the row's to say (and never leaves the
+                failure = f"{type(exc).__name__}: {exc}"  # other rows waiting on this listing)
             stderr.seek(0)
             said = stderr.read().decode("utf-8", "replace")[-QUOTED_STDERR:].strip()
             future.set_result(Listing(names, failure, said))
@@ -155,6 +155,13 @@ def tools(command: list[str], timeout: float = 60.0, env: dict[str, str] | None 
         _stop(server)
 
 
+def _status(server: subprocess.Popen[bytes]) -> str:
+    try:
+        return f"exit status {server.wait(timeout=STOP_S)}"
+    except subprocess.TimeoutExpired:
+        return "still running"
+
+
 def _stop(server: subprocess.Popen[bytes]) -> None:
     """As a client leaving stops a server (its stdin closed), then killed if it has not stopped by STOP_S."""
     with contextlib.suppress(OSError):
@@ -180,7 +187,7 @@ def _tool_names(lines: queue.Queue[bytes], deadline: float, server: subprocess.P
         except queue.Empty:
             raise TimeoutError("no tools/list answer") from None
         if not line:
-            raise EOFError(f"it exited before answering tools/list (status {server.wait()})")
+            raise EOFError(f"it closed its output before answering tools/list ({_status(server)})")
         answer = json.loads(line) if line.strip().startswith(b"{") else {}
         if answer.get("id") == 2:
             if "error" in answer:
