@@ -26,7 +26,7 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 25
+UNITS_VERSION = 26
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",

@@ -183,11 +183,14 @@ _KOTLIN_MULTIPLATFORM = re.compile(
     rb"\b(?:expect|actual)[ \t]+(?=(?:val|var|fun|class|interface|object|constructor|typealias|enum|annotation|data|"
     rb"sealed|value|inline|abstract|open|override|operator|infix|suspend|tailrec|const|lateinit|external|internal|"
     rb"public|private|protected|companion)\b)")
-# a class header with no body yet; comment lines; the line of its primary constructor (modifiers, annotations); an
-# indented line
+# a class header with no body yet; comment and annotation lines; the line of its primary constructor (modifiers,
+# annotations); the next line's first indentation, if any
+_KOTLIN_ANNOTATION = rb"@\w+(?:\.\w+)*(?:\([^\r\n]*?\))?"
 _KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
-    rb"^([^\S\r\n]*(?:[\w@]+[ \t]+)*(?:class|object)[ \t]+[^\r\n{}()=/]*?)\r?\n(?:[ \t]*(?://|/\*|\*)[^\r\n]*\r?\n)*"
-    rb"((?:[ \t]*(?:internal|public|private|protected|@\w+))*[ \t]*constructor[ \t]*\([^\r\n]*)\r?\n[ \t]", re.M)
+    rb"^([^\S\r\n]*(?:[\w@]+[ \t]+)*(?:class|object)[ \t]+[^\r\n{}()=/]*?)\r?\n"
+    rb"(?:[ \t]*(?://|/\*|\*)[^\r\n]*\r?\n|[ \t]*(?:" + _KOTLIN_ANNOTATION + rb"[ \t]*)+\r?\n)*"
+    rb"((?:[ \t]*(?:internal|public|private|protected|" + _KOTLIN_ANNOTATION + rb"))*[ \t]*constructor[ \t]*\("
+    rb"[^\r\n]*)\r?\n[ \t]?", re.M)
 
 
 def _kotlin_for_grammar(source: bytes) -> bytes:
@@ -196,12 +199,14 @@ def _kotlin_for_grammar(source: bytes) -> bytes:
 
 
 def _constructor_joined(match: re.Match[bytes]) -> bytes:
-    """The class's line and its constructor's as one (the comments between them blanked), then as many line breaks
-    as the match held: the same bytes and line breaks from there on."""
+    """The class's line and its constructor's as one (the comment and annotation lines between them blanked), then as
+    many line breaks as the match held: the same bytes and line breaks from there on."""
     header, constructor = match.groups()
     whole = match.group(0)
-    breaks = whole.count(b"\n")
-    joined = header + b" " + constructor + b"\n" * breaks
+    space = b"" if constructor[:1] in (b" ", b"\t") else b" "
+    joined = header + space + constructor + b"\n" * whole.count(b"\n")
+    if len(joined) > len(whole):  # no byte to spare for the space: left as it is
+        return whole
     return joined + b" " * (len(whole) - len(joined))
 
 
@@ -420,13 +425,15 @@ _TEST_MODIFIERS = frozenset({"each", "only", "skip", "todo", "concurrent", "sequ
 def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     """(title node, function or block, name) where `node` is a test framework's call that defines a test or a group:
     `describe('Router', () => {...})`, `it.each(rows)('adds %i', fn)`, `test.describe(...)`, RSpec's
-    `RSpec.describe Foo::Bar do ... end`, `describe :fetch do` and `it 'adds' do ... end`, Go's subtest
+    `RSpec.describe Foo::Bar do ... end`, `describe :fetch do` and `it 'adds' do ... end`, busted's (Lua)
+    `describe("history", function() ... end)`, Go's subtest
     `t.Run("empty input", func(t *testing.T) {...})`. Named by the title as Go names a subtest (spaces as `_`; `.`
     too: it joins a qualified name): they were code of no definition, a test file one unit. Python's calls never
     reach here: its expression statements are opaque to the walk, and its `call` has no `method` field."""
     if node.type == "expression_statement" and (subtest := _go_subtest(node)) is not None:
         return subtest
-    found = _js_test(node) if node.type == "expression_statement" else _ruby_test(node) if node.type == "call" else None
+    found = _js_test(node) if node.type == "expression_statement" else _ruby_test(node) if node.type == "call" \
+        else _lua_test(node) if node.type == "function_call" else None
     if found is None:
         return None
     callee, given, value = found
@@ -477,6 +484,15 @@ def _ruby_test(call: Any) -> tuple[Any, list[Any], Any] | None:
     if callee is None or block is None or receiver is not None and receiver.text != b"RSpec":
         return None
     return callee, _arguments(call), block
+
+
+def _lua_test(call: Any) -> tuple[Any, list[Any], Any] | None:
+    """(the function called, the arguments, the test's function) of a Lua call whose last argument is a function
+    (busted's `describe("history", function() ... end)`)."""
+    callee, given = call.child_by_field_name("name"), _arguments(call)
+    if callee is None or callee.type != "identifier" or not given or given[-1].type != "function_definition":
+        return None
+    return callee, given, given[-1]
 
 
 def _call_in(statement: Any) -> Any | None:
@@ -562,7 +578,8 @@ def _anonymous_function(node: Any) -> bool:
 # the node types `_as_written` reads (any other is what its type says), and every type that may be a definition or
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",
-                                "expression_statement", "call", "function_definition", "assignment_statement", "field"}
+                                "expression_statement", "call", "function_definition", "assignment_statement", "field",
+                                "function_call"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

@@ -342,6 +342,13 @@ MORE_LANGUAGES = {
         {("UnfairLock.lock", "method", 3, 3), ("NSLock", "class", 6, 6), ("Protected.lock", "method", 13, 13),
          ("Protected.lock", "method", 15, 15), ("Protected.value", "method", 20, 20),
          ("Protected.read", "method", 22, 24)}),
+    "Injected.kt": ("\n".join([
+        "class Foo", "    @Inject", "    @Named(\"x\")", "    constructor(", "        private val api: Api,", "    ) {",
+        "    fun load() = 1", "}", ""]), {("Foo", "class", 1, 6), ("Foo.load", "method", 7, 7)}),
+    "spec/history_spec.lua": ("\n".join([
+        'describe("history", function()', "  local h", "  before_each(function()", "    h = 1", "  end)", "",
+        '  it("appends a line", function()', "    assert.equals(1, h)", "  end)", "end)", ""]),
+        {("history", "test", 1, 5), ("history.appends_a_line", "test", 7, 9)}),
     "history.lua": ("\n".join([
         "local load_extension = function(name)", "  return name", "end", "",
         "histories.get_simple_history = function()", "  return histories.new {", "    init = function(obj)",
@@ -360,14 +367,13 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     read as C++, C++ scopes and operators (a namespace or a class after a macro, a declaration after specifier
     macros, a function returning a reference), a C macro type before a function's name, a template with its
     `template <...>` line and comment, gtest's TEST(a, b), Kotlin's names (no `name` field; a Multiplatform class
-    with its constructor on the next line), a Java or Kotlin field
-    holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and structs, Java enum constants'
-    bodies, a test framework's tests, C# and Swift code under `#if` (an `else if` after one, a header written once
-    per branch, an `#else` branch in a file with an error elsewhere, Swift's `#error`; Swift's
-    `nonisolated(unsafe)`), a Kotlin secondary
-    constructor with a modifier, Lua functions bound to a name or a table's field (a callback given to a call is
-    part of its caller); a `#` directive above a definition is not its comment, and the header line is the
-    one naming it (not `@Override`)."""
+    with its constructor on the next line, after comments, a KDoc or annotation lines; a secondary constructor with a
+    modifier), a Java or Kotlin field holding an anonymous class, Ruby's `::` and `class << self`, C# namespaces and
+    structs, Java enum constants' bodies, a test framework's tests (busted's in Lua too), C# and Swift code under
+    `#if` (an `else if` after one, a header written once per branch, an `#else` branch in a file with an error
+    elsewhere, `#error`; Swift's `nonisolated(unsafe)`), Lua functions bound to a name or a table's field (a callback
+    given to a call is part of its caller); a `#` directive above a definition is not its comment, and the header
+    line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
