@@ -153,7 +153,7 @@ _SPECIFIER_MACRO = re.compile(rb"^[ \t]*((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
 
 
-def _macros_blanked(source: bytes, language: str | None = None) -> bytes:
+def _macros_blanked(source: bytes, language: str | None) -> bytes:
     """The source with those macros as spaces, for the grammar alone: every offset and line is kept, and what is
     shown is the file's own text."""
     source = _MACRO_LINE.sub(_blank(0), source)
@@ -260,12 +260,9 @@ def _branches_blanked(source: bytes, first_only: bool) -> bytes:
             word = directive.group(1)
             if word == b"if":
                 taking.append(True)
-            elif word == b"endif":
-                if taking:
-                    taking.pop()
-            elif word in (b"error", b"warning"):
-                pass
-            elif taking:
+            elif word == b"endif" and taking:
+                taking.pop()
+            elif word in (b"elif", b"elseif", b"else") and taking:
                 taking[-1] = False
         if directive is not None or (first_only and not all(taking)):
             lines[i] = b" " * len(line)
@@ -575,6 +572,8 @@ def _anonymous_function(node: Any) -> bool:
     always have one (a `name`, a `declarator`)."""
     return node.type == "function_definition" and node.child_by_field_name("name") is None \
         and node.child_by_field_name("declarator") is None
+
+
 # the node types `_as_written` reads (any other is what its type says), and every type that may be a definition or
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",

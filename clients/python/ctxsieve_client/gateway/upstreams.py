@@ -9,13 +9,14 @@ server), a session-era client's shakes hands. A session declares roots, sampling
 client did, so its server asks (or falls back) as it would with that client alone; the gateway's own listing
 session declares none. A client whose server died is dropped, so the next call starts the server again. A stdio
 server's stderr goes to a log file of its own, whose tail names what went wrong (a folder per gateway process,
-removed as it stops: `LogsFolder`). Until a server has listed its
-tools once (at start, or later: server.py) a client's listing leaves it out at once rather than wait for it.
+removed as it stops: `LogsFolder`). Until a server has listed its tools once (at start, or later: server.py) a
+client's listing leaves it out at once rather than wait for it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import re
@@ -200,7 +201,8 @@ class LogsFolder:
     """A gateway's folder for its servers' stderr logs, removed when the gateway stops (`remove`). A gateway killed
     before it could stop (an agent's SIGKILL, doctor's check) leaves it, unlocked: the next gateway to start removes
     every such folder of this user's, and none whose gateway still runs (its lock is held, whichever process
-    namespace shares the folder; on a filesystem without locks a folder is never taken for a dead gateway's)."""
+    namespace shares the folder). On a filesystem without locks a folder has no lock file, and goes as one from
+    before the locks: once a day untouched."""
 
     def __init__(self, path: Path, lock: IO[bytes] | None) -> None:
         self.path = path
@@ -242,43 +244,29 @@ def _orphan(folder: Path) -> bool:
     lock = folder / LOCK
     if not lock.exists():
         return time.time() - max([found.st_mtime, *(p.stat().st_mtime for p in folder.iterdir())]) > UNLOCKED_AGE_S
-    held = _held(lock)
-    if held is None:
-        return False
-    held.close()
-    return True
+    with lock.open("ab") as probe:  # let go at once: the probe only asks whether another process holds it
+        return _locked(probe, wait=False)
 
 
 def _locked_new(lock: Path) -> IO[bytes] | None:
     """`lock` made already locked: locked under another name, then renamed, so no other gateway's `remove_orphans`
     ever finds it unlocked (and takes the folder for a dead gateway's) or holds it for a moment as this one locks it.
-    None where this platform has no flock."""
-    try:
-        import fcntl
-    except ImportError:
-        return None
+    None on a filesystem without locks (the folder is then left to its gateway's `remove`)."""
     descriptor, made = tempfile.mkstemp(prefix=f"{LOCK}-", dir=lock.parent)
     handle = os.fdopen(descriptor, "ab")
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # a name no other process knows yet: at once
-        os.replace(made, lock)
-    except OSError:  # a filesystem without locks: the folder is left to its gateway's `remove`
+    if not _locked(handle, wait=True):  # a name no other process knows yet: at once, where locks exist
         handle.close()
+        os.unlink(made)
         return None
+    os.replace(made, lock)
     return handle
 
 
-def _held(lock: Path) -> IO[bytes] | None:
-    """`lock` opened and locked, exclusively, without waiting; None if another process holds it (or this platform
-    has no flock)."""
+def _locked(handle: IO[bytes], wait: bool) -> bool:
+    """`handle`'s file locked exclusively (waiting for it, or not); False if another process holds it or the
+    filesystem has no locks."""
     try:
-        import fcntl
-    except ImportError:
-        return None
-    handle = lock.open("ab")
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
     except OSError:
-        handle.close()
-        return None
-    return handle
+        return False
+    return True
