@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -91,14 +90,13 @@ def test_doctor_quotes_a_gateway_that_will_not_start_without_waiting_for_it(mach
     assert machine.run("install", "--yes", "--agent", "cursor").returncode == 0
     config = machine.home / ".config" / "ctxsieve" / "gateway-cursor.json"
     config.write_text(json.dumps({"mcpServers": {"files": {"args": ["/tmp"]}}}))  # no command
-    started = time.monotonic()
     done = machine.run("doctor")
     assert done.returncode == 1, done.stdout
     row = done.stdout.split("FAIL  cursor: gateway", 1)[1]
+    # the gateway's exit seen as it happens (an EOFError), not waited out (a TimeoutError after 60 s)
     said = "EOFError: it closed its output before answering tools/list (exit status 2); the gateway said:"
     assert said in row, done.stdout
     assert "bad config: mcpServers.files" in row, done.stdout
-    assert time.monotonic() - started < 30, "doctor does not wait out its 60 s for a gateway that has exited"
 
 
 def test_a_server_of_the_gateways_name_that_is_the_users_stops_the_move(home: Home) -> None:
