@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -257,6 +258,94 @@ def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(
     assert killed.name not in during, "the killed gateway's folder went at the start"
     left = sorted(p.name for p in temp.iterdir())
     assert left == [running.name], "its own folder is gone when it stops"
+
+
+LINGERING = ROOT / "tests" / "mcp" / "lingering_server.py"
+# how an agent stops a stdio MCP server: Claude Code sends SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that
+# (its cleanup of a server's process); Codex SIGTERMs the server's process group, then SIGKILLs it, as a terminal's
+# `kill` then `kill -9` would. Each waits here 0.5 s in all before the SIGKILL.
+SCHEDULES = {"claude-code": [(signal.SIGINT, 0.1), (signal.SIGTERM, 0.4)], "sigterm": [(signal.SIGTERM, 0.5)]}
+
+
+@pytest.mark.parametrize("schedule", sorted(SCHEDULES))
+def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: Path, stub_url: str,
+                                                          schedule: str) -> None:
+    """The SDK starts each stdio server in a session of its own, beyond the agent's signals: a gateway that died
+    of the agent's signal would leave a server that outlives its stdin running for good."""
+    from tests.client.gateway.test_gateway_eras import counted
+
+    temp, starts = tmp_path / "tmp", tmp_path / "starts"
+    temp.mkdir()
+    config = write_config(tmp_path / "two.json", {
+        "lingers": counted([sys.executable, str(LINGERING)], starts),
+        "fs": counted([str(NODE_BIN / "mcp-server-filesystem"), str(files)], starts)}, tool_search="off")
+    gateway = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        lines = json_rpc(gateway, [("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                   "clientInfo": {"name": "agent", "version": "1"}}),
+                                   ("tools/call", {"name": "linger", "arguments": {}}),
+                                   ("tools/call", {"name": "list_allowed_directories", "arguments": {}})])
+        assert "lingering in pid" in lines[1] and str(files) in lines[2], lines
+        servers = [int(pid) for pid in starts.read_text().split()]
+        assert len(servers) == 4 and all(alive(pid) for pid in servers[2:]), "listed at start, then the session's"
+        stopped_by = stop_as_agent(gateway, SCHEDULES[schedule])
+    finally:
+        gateway.kill()
+        gateway.wait()
+    left = [pid for pid in servers if outlives(pid)]  # (killed, so that a failure leaves none behind)
+    assert stopped_by == -SCHEDULES[schedule][0][0], f"{stopped_by}: it ended by the agent's first signal itself"
+    assert not left, "no server it started outlives it"
+    assert list(temp.iterdir()) == [], "its log folder went with it"
+
+
+def json_rpc(process: subprocess.Popen[bytes], requests: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Each request's answer line, a session-era client's requests written to the process's stdin one by one."""
+    assert process.stdin is not None and process.stdout is not None
+    answers = []
+    for number, (method, params) in enumerate(requests, start=1):
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}).encode()
+                            + b"\n")
+        if method == "initialize":
+            process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        process.stdin.flush()
+        while f'"id":{number},' not in (line := process.stdout.readline().decode()):
+            assert line, "the gateway ended"
+        answers.append(line)
+    return answers
+
+
+def stop_as_agent(process: subprocess.Popen[bytes], schedule: list[tuple[int, float]]) -> int:
+    """Each signal, then its wait (or until the process ends); SIGKILL if it is still running after them."""
+    for signum, wait in schedule:
+        if process.poll() is None:
+            process.send_signal(signum)
+        deadline = time.monotonic() + wait
+        while process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+    if process.poll() is None:
+        process.kill()
+    return process.wait()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def outlives(pid: int) -> bool:
+    """Still running a while after (an orphan's exit is reaped by init a moment later)."""
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)  # not left behind by the test either
+        return True
+    return False
 
 
 def test_only_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:

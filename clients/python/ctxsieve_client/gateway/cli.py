@@ -14,6 +14,7 @@ import contextlib
 import hmac
 import logging
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -30,6 +31,7 @@ from .config import ConfigError, load_config
 Scope = MutableMapping[str, Any]
 ASGI = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -74,28 +76,105 @@ def run(args: argparse.Namespace) -> int:
 
     gateway = Gateway(config, client)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(gateway, args, key))
+        stopped = asyncio.run(_serve(gateway, args, key))
+        if stopped is not None:
+            _end_by(stopped)
     return 0
 
 
-async def _serve(gateway: Any, args: argparse.Namespace, key: str | None) -> None:
+async def _serve(gateway: Any, args: argparse.Namespace, key: str | None) -> int | None:
+    """Serve until the client goes (stdio's end) or a stop signal comes (`_Stop`); either way every upstream is
+    closed before the gateway ends. Returns the signal that stopped uvicorn, if one did."""
+    stop = _Stop(gateway, quick=not args.http)
     gateway.serving("http" if args.http else "stdio")
-    await gateway.start()
+    stop.listen()
     try:
+        await gateway.start()
         if not args.http:
             await gateway.mcp.run_stdio_async(show_banner=False)
-            return
+            return None
         import uvicorn
 
         app = guarded(gateway.mcp.http_app(path="/mcp"), args.host, key)
         sys.stderr.write(f"ctxsieve gateway: serving http://{args.host}:{args.port}/mcp\n")
         server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+        stop.server = server
         async with anyio.create_task_group() as group:
             group.start_soon(_close_idle_clients, gateway)
             await server.serve()
             group.cancel_scope.cancel()
+        return stop.signal
     finally:
-        await gateway.close()
+        await stop.close()
+
+
+class _Stop:
+    """SIGINT, SIGTERM and SIGHUP end the gateway as its client's end would: its upstreams closed first.
+
+    An agent stopping a stdio server does not wait long: Claude Code sends SIGINT, SIGTERM 100 ms later and
+    SIGKILL 400 ms after that; Codex SIGTERMs its process group, then SIGKILLs it. Python's defaults would end the
+    gateway at once (SIGTERM) or leave it blocked reading stdin (SIGINT, and no cancellation ends that read), its
+    upstream servers left running. So a signal closes the upstreams then and there, over stdio (`quick`) on the
+    agent's clock (`close_quickly`), and ends the process by that signal; over HTTP, uvicorn's shutdown runs first
+    and the SDK's own waits apply."""
+
+    GRACE_S, TERM_S = 0.05, 0.2  # an upstream's stdin closed; SIGTERM to its group; SIGKILL: 0.25 s in all
+    CLOSE_S = 0.3  # then any server still running is killed (`kill_leftover_servers`) and the gateway ends
+
+    def __init__(self, gateway: Any, *, quick: bool) -> None:
+        self.gateway = gateway
+        self.quick = quick
+        self.signal: int | None = None
+        self.server: Any = None  # uvicorn's, while it serves: told to shut down rather than cancelled
+        self._closing: asyncio.Future[None] | None = None
+        self._ending: asyncio.Task[None] | None = None
+
+    def listen(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, self.received, signum)
+
+    def received(self, signum: int) -> None:
+        if self.signal is not None:  # the agent's next signal while the upstreams close: they are closing
+            return
+        self.signal = signum
+        if self.server is not None:
+            self.server.should_exit = True
+            return
+        if self.quick:
+            from .upstreams import close_quickly
+
+            close_quickly(self.GRACE_S, self.TERM_S)
+        self._ending = asyncio.get_running_loop().create_task(self._close_and_end(signum))
+
+    async def close(self) -> None:
+        """The end of serving: the gateway closed, shielded from the cancellation that may have ended it."""
+        with anyio.CancelScope(shield=True):
+            await asyncio.shield(self._closed())
+
+    def _closed(self) -> asyncio.Future[None]:
+        """The gateway's close, begun once, whoever asks first (a signal, or the end of serving)."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self.gateway.close())
+        return self._closing
+
+    async def _close_and_end(self, signum: int) -> None:
+        with contextlib.suppress(TimeoutError):  # then no time is left: what still runs is killed
+            await asyncio.wait_for(asyncio.shield(self._closed()), self.CLOSE_S if self.quick else None)
+        from .upstreams import kill_leftover_servers
+
+        kill_leftover_servers()
+        _end_by(signum)
+
+
+def _end_by(signum: int) -> None:
+    """End as the signal would have ended the gateway (its exit status says so), now that the upstreams are closed;
+    at once, since a thread may still be blocked reading stdin."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 async def _close_idle_clients(gateway: Any) -> None:

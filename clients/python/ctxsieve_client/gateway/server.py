@@ -210,11 +210,16 @@ class Gateway:
         return who.program if who is not None else None
 
     async def close(self) -> None:
-        for task in [*self._listing.values(), *self._registering.values()]:
+        """Every upstream session closed at once (an agent stopping the gateway waits half a second before it kills
+        it: cli.py), a listing under way too, then the service's clients and the log folder."""
+        pending = [*self._listing.values(), *self._registering.values()]
+        for task in pending:
             task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)  # a cancelled listing closes its server first
         await self.asking.close()
-        for server in self.servers.values():
-            await server.close()
+        async with anyio.create_task_group() as group:
+            for server in self.servers.values():
+                group.start_soon(server.close)
         for client in self._clients.values():
             await client.aclose()
         self.logs.remove()

@@ -15,13 +15,16 @@ client's listing leaves it out at once rather than wait for it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import logging
 import os
 import re
 import shutil
+import signal
 import stat
+import subprocess
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Collection, Hashable, Sequence
@@ -32,6 +35,7 @@ from typing import IO, Any
 import anyio
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
 from fastmcp.server.providers.proxy import ProxyClient, ProxyProvider, StatefulProxyClient
+from mcp.client import stdio as sdk_stdio
 
 from .asking import Asking
 from .clients import ASKABLE, Identities, Who
@@ -41,6 +45,41 @@ log = logging.getLogger("ctxsieve.gateway")
 STDERR_TAIL = 1500  # characters of a server's stderr quoted in an error
 # ProxyClient's argument for each capability: a handler given (or its default) declares it, None does not
 HANDLERS = {"roots": "roots", "sampling": "sampling_handler", "elicitation": "elicitation_handler"}
+
+
+def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
+    """A future's result, or its exception if `outcome` is one, unless it has one already (or was cancelled)."""
+    if future.done():
+        return
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+
+
+def close_quickly(grace_s: float, term_s: float) -> None:
+    """From now on a stdio server is closed in the MCP SDK's order (its stdin closed; SIGTERM to its process group
+    after grace_s; SIGKILL after term_s more) on a shorter clock than its 2 s waits: the clock of an agent stopping
+    the gateway, which kills the gateway soon after it asks it to stop (cli.py). The SDK starts each server in a
+    session of its own, out of reach of the agent's signals, so a server the gateway leaves would outlive it."""
+    sdk_stdio.PROCESS_TERMINATION_TIMEOUT = grace_s  # module constants the SDK reads at each close
+    sdk_stdio.FORCE_KILL_TIMEOUT = term_s
+
+
+def kill_leftover_servers() -> None:
+    """SIGKILL to the process group of every process the gateway started that is still running: the last step of a
+    stop with no time left (a server whose close began before the stop runs on the SDK's slower clock). Each is
+    the leader of its group (the SDK starts a server in a session of its own), so its own children go too."""
+    try:
+        table = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    me = os.getpid()
+    for line in table.splitlines():
+        pid, _, parent = line.strip().partition(" ")
+        if parent.strip() == str(me):
+            with contextlib.suppress(OSError):  # gone meanwhile (`ps` itself among them), or not a group's leader
+                os.killpg(int(pid), signal.SIGKILL)
 
 
 @dataclass
@@ -64,6 +103,8 @@ class UpstreamServer:
         self._clients: dict[Hashable, _Held] = {}
         self.listed = False  # it has answered a listing of its tools (the gateway's, at start or later)
         self.provider = _Provider(self)  # a call resolves its tool from the last listing
+        self._listings: set[asyncio.Task[None]] = set()  # listing sessions, until their server has stopped
+        self._listing_scopes: set[anyio.CancelScope] = set()  # those still listing
 
     def transport(self) -> ClientTransport:
         u = self.upstream
@@ -138,18 +179,41 @@ class UpstreamServer:
                 await held.client._disconnect(force=True)
 
     async def close(self) -> None:
-        for key in list(self._clients):
-            await self._close(key)
+        for scope in self._listing_scopes:  # a listing still starting its server ends; one closing goes on
+            scope.cancel()
+        async with anyio.create_task_group() as group:  # every session at once: a stop has little time
+            for key in list(self._clients):
+                group.start_soon(self._close, key)
+            for listing in list(self._listings):
+                group.start_soon(asyncio.wait, {listing})
 
     async def list_tool_definitions(self, timeout: float | None = None) -> list[dict[str, Any]]:
         """The server's tools in MCP format, from a session of its own (start-up and list changes), within
-        `timeout` (default timeout_s), its start included."""
+        `timeout` (default timeout_s), its start included. The answer comes as soon as the tools are listed; the
+        session closes behind it, since a server that stays after its stdin closes takes the SDK's waits to stop
+        (seconds), which would have made it late for the gateway's start."""
         timeout = self.upstream.options.timeout_s if timeout is None else timeout
+        listed: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
+        session = asyncio.get_running_loop().create_task(self._list_once(timeout, listed))
+        self._listings.add(session)
+        session.add_done_callback(self._listings.discard)
+        return await listed
+
+    async def _list_once(self, timeout: float, listed: asyncio.Future[list[dict[str, Any]]]) -> None:
         client = ProxyClient(self.transport(), timeout=timeout, init_timeout=timeout, **undeclared(frozenset()))
-        with anyio.fail_after(timeout):
-            async with client:
-                tools = await client.list_tools()
-        return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+        with anyio.CancelScope() as scope:  # cancelled by close(); the SDK shields a server's stop from it
+            self._listing_scopes.add(scope)
+            try:
+                async with contextlib.AsyncExitStack() as session:
+                    with anyio.fail_after(timeout):
+                        await session.enter_async_context(client)
+                        tools = await client.list_tools()
+                    _settle(listed, [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
+            except Exception as exc:  # a failure to start or list is the answer; one closing, said by no one
+                _settle(listed, exc)
+            finally:
+                self._listing_scopes.discard(scope)
+        _settle(listed, ConnectionError("the gateway closed before the server listed its tools"))
 
     def stderr_tail(self) -> str:
         try:
