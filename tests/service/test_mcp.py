@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
 import sys
 
 import httpx
@@ -64,3 +66,21 @@ def test_mcp_select_tools_can_abstain(live_url: str) -> None:
     none = json.loads(asyncio.run(select_over_stdio(live_url, {"query": "what is the time complexity of heapsort",
                                                                "toolsets": ["mcp-crm"], "abstain": True})))
     assert none["tools"] == [] and none["abstained"] is True and "no tool fits" in none["reason"]
+
+
+def test_an_agents_sigint_ends_the_stdio_server(live_url: str) -> None:
+    """Claude Code stops an MCP server with SIGINT first: the server ends by it, not blocked on its stdin."""
+    server = subprocess.Popen([sys.executable, "-m", "ctxsieve.service.cli", "mcp", "--url", live_url],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "agent", "version": "1"}}
+        }).encode() + b"\n")
+        server.stdin.flush()
+        assert b'"id":1' in server.stdout.readline()
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == -signal.SIGINT
+    finally:
+        server.kill()
+        server.wait()

@@ -12,6 +12,7 @@ so that the model and its user know what to do. Every call goes through the type
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -120,4 +121,8 @@ def run(url: str, api_key: str | None, session_id: str | None, http: bool, host:
     if http:
         server.run("streamable-http", host=host, port=port)
     else:
+        # It holds nothing of its own (what it reads is stored by the service), so Ctrl-C or an agent's SIGINT
+        # ends it at once, as SIGTERM does: Python's KeyboardInterrupt would wait on the stdin read, which no
+        # cancellation ends, until the client closed it.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         server.run("stdio")
