@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         return AsyncClient(args.url, api_key=key, session_id=f"gw-{session}" if session else None, timeout=300,
                            agent=agent)
 
+    if not args.http:
+        _kept_by_a_parent()
     gateway = Gateway(config, client)
     with contextlib.suppress(KeyboardInterrupt):
         stopped = asyncio.run(_serve(gateway, args, key))
@@ -112,11 +114,11 @@ class _Stop:
     """SIGINT, SIGTERM and SIGHUP end the gateway as its client's end would: its upstreams closed first.
 
     An agent stopping a stdio server does not wait long: Claude Code sends SIGINT, SIGTERM 100 ms later and
-    SIGKILL 400 ms after that; Codex SIGTERMs its process group, then SIGKILLs it. Python's defaults would end the
-    gateway at once (SIGTERM) or leave it blocked reading stdin (SIGINT, and no cancellation ends that read), its
-    upstream servers left running. So a signal closes the upstreams then and there, over stdio (`quick`) on the
-    agent's clock (`close_quickly`), and ends the process by that signal; over HTTP, uvicorn's shutdown runs first
-    and the SDK's own waits apply."""
+    SIGKILL 400 ms after that; Codex SIGTERMs its process group and kills its own child at once (which the parent
+    of `_kept_by_a_parent` takes). Python's defaults would end the gateway at once (SIGTERM) or leave it blocked
+    reading stdin (SIGINT, and no cancellation ends that read), its upstream servers left running. So a signal
+    closes the upstreams then and there, over stdio (`quick`) on the agent's clock (`close_quickly`), and ends the
+    process by that signal; over HTTP, uvicorn's shutdown runs first and the SDK's own waits apply."""
 
     GRACE_S, TERM_S = 0.05, 0.2  # an upstream's stdin closed; SIGTERM to its group; SIGKILL: 0.25 s in all
     CLOSE_S = 0.3  # then any server still running is killed (`kill_leftover_servers`) and the gateway ends
@@ -165,6 +167,33 @@ class _Stop:
 
         kill_leftover_servers()
         _end_by(signum)
+
+
+def _kept_by_a_parent() -> None:
+    """Over stdio the agent's own child is a parent that only waits, the gateway its child (returning here).
+
+    Codex stops a server by SIGTERM to its process group and kills its own child at once as it lets it go: the
+    gateway would have no time to close the servers it started, beyond the agent's reach. The parent takes that
+    kill; the gateway, in the same group, gets the group's signal and the ones the parent passes on (Claude
+    Code's go to its child alone), closes the servers and ends, and the parent ends as it did. Called before any
+    thread or event loop exists (a fork copies only the calling thread)."""
+    child = os.fork()
+    if child == 0:
+        return
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, lambda got, _frame: _pass_on(child, got))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):  # the gateway's stdio alone: the agent sees the end of it when the gateway ends
+        os.dup2(devnull, fd)
+    _, status = os.waitpid(child, 0)  # (a signal's handler runs and the wait goes on)
+    if os.WIFSIGNALED(status):
+        _end_by(os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def _pass_on(child: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(child, signum)
 
 
 def _end_by(signum: int) -> None:
