@@ -295,7 +295,9 @@ def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: 
         gateway.kill()
         gateway.wait()
     left = [pid for pid in servers if outlives(pid)]  # (killed, so that a failure leaves none behind)
-    assert stopped_by == -SCHEDULES[schedule][0][0], f"{stopped_by}: it ended by the agent's first signal itself"
+    # it ends by the agent's first signal, or (a machine too busy to close in the agent's half second) its waiting
+    # parent takes the agent's SIGKILL while the gateway itself goes on closing
+    assert stopped_by in (-SCHEDULES[schedule][0][0], -signal.SIGKILL), stopped_by
     assert not left, "no server it started outlives it"
     assert list(temp.iterdir()) == [], "its log folder went with it"
 
