@@ -22,6 +22,8 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.service.test_service_cli import gone
+
 ROOT = Path(__file__).resolve().parents[3]
 NODE_BIN = ROOT / "tests" / "mcp" / "node_modules" / ".bin"
 FAULTS = ROOT / "tests" / "mcp" / "fault_server.py"
@@ -261,15 +263,44 @@ def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(
 
 
 LINGERING = ROOT / "tests" / "mcp" / "lingering_server.py"
-# how an agent stops a stdio MCP server: Claude Code sends SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that
-# (its cleanup of a server's process); Codex SIGTERMs the server's process group, then SIGKILLs it, as a terminal's
-# `kill` then `kill -9` would. Each waits here 0.5 s in all before the SIGKILL.
-SCHEDULES = {"claude-code": [(signal.SIGINT, 0.1), (signal.SIGTERM, 0.4)], "sigterm": [(signal.SIGTERM, 0.5)]}
 
 
-@pytest.mark.parametrize("schedule", sorted(SCHEDULES))
+def as_claude_code(process: subprocess.Popen[bytes]) -> None:
+    """Claude Code's cleanup of a server's process: SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms after that, each to
+    its own child alone (and only while it runs)."""
+    for signum, wait in ((signal.SIGINT, 0.1), (signal.SIGTERM, 0.4), (signal.SIGKILL, 0.0)):
+        if process.poll() is None:
+            process.send_signal(signum)
+        until(lambda: process.poll() is not None, wait)
+
+
+def as_codex(process: subprocess.Popen[bytes]) -> None:
+    """Codex's: SIGTERM to the server's process group, and its own child killed at once as it lets it go."""
+    os.killpg(process.pid, signal.SIGTERM)
+    process.kill()
+
+
+def as_kill(process: subprocess.Popen[bytes]) -> None:
+    """A terminal's `kill`, then `kill -9` half a second later."""
+    process.terminate()
+    until(lambda: process.poll() is not None, 0.5)
+    process.kill()
+
+
+def as_stdin_closed(process: subprocess.Popen[bytes]) -> None:
+    """The MCP way: the client closes the server's stdin (and waits)."""
+    assert process.stdin is not None
+    process.stdin.close()
+    until(lambda: process.poll() is not None, 60)
+
+
+STOPS = {"claude-code": (as_claude_code, {-signal.SIGINT}), "codex": (as_codex, {-signal.SIGKILL}),
+         "kill": (as_kill, {-signal.SIGTERM}), "stdin-closed": (as_stdin_closed, {0})}
+
+
+@pytest.mark.parametrize("stop", sorted(STOPS))
 def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: Path, stub_url: str,
-                                                          schedule: str) -> None:
+                                                          stop: str) -> None:
     """The SDK starts each stdio server in a session of its own, beyond the agent's signals: a gateway that died
     of the agent's signal would leave a server that outlives its stdin running for good."""
     from tests.client.gateway.test_gateway_eras import counted
@@ -279,27 +310,57 @@ def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: 
     config = write_config(tmp_path / "two.json", {
         "lingers": counted([sys.executable, str(LINGERING)], starts),
         "fs": counted([str(NODE_BIN / "mcp-server-filesystem"), str(files)], starts)}, tool_search="off")
-    gateway = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "TMPDIR": str(temp)})
+    parent = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "TMPDIR": str(temp)}, start_new_session=True)  # a group, as Codex's
     try:
-        lines = json_rpc(gateway, [("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                                   "clientInfo": {"name": "agent", "version": "1"}}),
-                                   ("tools/call", {"name": "linger", "arguments": {}}),
-                                   ("tools/call", {"name": "list_allowed_directories", "arguments": {}})])
+        lines = json_rpc(parent, [("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                  "clientInfo": {"name": "agent", "version": "1"}}),
+                                  ("tools/call", {"name": "linger", "arguments": {}}),
+                                  ("tools/call", {"name": "list_allowed_directories", "arguments": {}})])
         assert "lingering in pid" in lines[1] and str(files) in lines[2], lines
         servers = [int(pid) for pid in starts.read_text().split()]
-        assert len(servers) == 4 and all(alive(pid) for pid in servers[2:]), "listed at start, then the session's"
-        stopped_by = stop_as_agent(gateway, SCHEDULES[schedule])
+        assert len(servers) == 4 and not any(gone(pid) for pid in servers[2:]), "listed at start, then a session's"
+        gateway = children(parent.pid)  # the gateway itself, its parent only waiting for it
+        assert len(gateway) == 1
+        how, statuses = STOPS[stop]
+        how(parent)
+        stopped_by = parent.wait()
     finally:
-        gateway.kill()
-        gateway.wait()
-    left = [pid for pid in servers if outlives(pid)]  # (killed, so that a failure leaves none behind)
+        parent.kill()
+        parent.wait()
+    left = [pid for pid in [*gateway, *servers] if outlives(pid)]  # (killed, so that a failure leaves none behind)
+    assert not left, "neither the gateway nor a server it started outlives its stop"
     # it ends by the agent's first signal, or (a machine too busy to close in the agent's half second) its waiting
-    # parent takes the agent's SIGKILL while the gateway itself goes on closing
-    assert stopped_by in (-SCHEDULES[schedule][0][0], -signal.SIGKILL), stopped_by
-    assert not left, "no server it started outlives it"
+    # parent takes the agent's SIGKILL while the gateway goes on closing
+    assert stopped_by in statuses | {-signal.SIGKILL}, stopped_by
     assert list(temp.iterdir()) == [], "its log folder went with it"
+
+
+def test_a_client_gone_at_once_leaves_no_server_behind(tmp_path: Path, stub_url: str) -> None:
+    """Stdin closed right after the handshake: the gateway's own listing session of a server that outlives its stdin
+    is still closing (the SDK's 4 s), and the gateway waits for it rather than leaving it running."""
+    from tests.client.gateway.test_gateway_eras import counted
+
+    temp, starts = tmp_path / "tmp", tmp_path / "starts"
+    temp.mkdir()
+    config = write_config(tmp_path / "one.json", {"lingers": counted([sys.executable, str(LINGERING)], starts)},
+                          tool_search="off")
+    parent = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        json_rpc(parent, [("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                          "clientInfo": {"name": "agent", "version": "1"}})])
+        gateway = children(parent.pid)
+        as_stdin_closed(parent)
+        ended = parent.poll()
+    finally:
+        parent.kill()
+        parent.wait()
+    left = [pid for pid in [*gateway, *(int(p) for p in starts.read_text().split())] if outlives(pid)]
+    assert ended == 0 and not left, (ended, left)
+    assert list(temp.iterdir()) == []
 
 
 def json_rpc(process: subprocess.Popen[bytes], requests: list[tuple[str, dict[str, Any]]]) -> list[str]:
@@ -318,36 +379,24 @@ def json_rpc(process: subprocess.Popen[bytes], requests: list[tuple[str, dict[st
     return answers
 
 
-def stop_as_agent(process: subprocess.Popen[bytes], schedule: list[tuple[int, float]]) -> int:
-    """Each signal, then its wait (or until the process ends); SIGKILL if it is still running after them."""
-    for signum, wait in schedule:
-        if process.poll() is None:
-            process.send_signal(signum)
-        deadline = time.monotonic() + wait
-        while process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-    if process.poll() is None:
-        process.kill()
-    return process.wait()
+def until(done: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return done()
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def children(pid: int) -> list[int]:
+    return [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
 
 
 def outlives(pid: int) -> bool:
-    """Still running a while after (an orphan's exit is reaped by init a moment later)."""
-    deadline = time.monotonic() + 5
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if alive(pid):
-        os.kill(pid, signal.SIGKILL)  # not left behind by the test either
-        return True
-    return False
+    """Still running a while after (a server closes on the SDK's clock when its client closed stdin: 4 s at most);
+    then killed, so that the test leaves nothing behind."""
+    if until(lambda: gone(pid), 10):
+        return False
+    os.kill(pid, signal.SIGKILL)
+    return True
 
 
 def test_only_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:

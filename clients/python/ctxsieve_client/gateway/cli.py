@@ -15,6 +15,7 @@ import hmac
 import logging
 import os
 import signal
+import subprocess
 import sys
 import warnings
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -32,6 +33,7 @@ Scope = MutableMapping[str, Any]
 ASGI = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+KEPT = "CTXSIEVE_GATEWAY_KEPT"  # set in the gateway a waiting parent started (`_keep`)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -68,14 +70,14 @@ def run(args: argparse.Namespace) -> int:
     if args.http and not is_loopback(args.host) and not key:
         sys.stderr.write("ctxsieve gateway: --host beyond loopback needs a key (--api-key or CTXSIEVE_API_KEY)\n")
         return 2
+    if not args.http and os.environ.get(KEPT) != "1":
+        return _keep(args, key)
     from .server import Gateway  # FastMCP loads only when a gateway runs
 
     def client(session: str | None, agent: str | None = None) -> AsyncClient:
         return AsyncClient(args.url, api_key=key, session_id=f"gw-{session}" if session else None, timeout=300,
                            agent=agent)
 
-    if not args.http:
-        _kept_by_a_parent()
     gateway = Gateway(config, client)
     with contextlib.suppress(KeyboardInterrupt):
         stopped = asyncio.run(_serve(gateway, args, key))
@@ -107,6 +109,9 @@ async def _serve(gateway: Any, args: argparse.Namespace, key: str | None) -> int
             group.cancel_scope.cancel()
         return stop.signal
     finally:
+        if stop.ending is not None:  # a signal came (its end may race stdin's): that end, never cancelled
+            with anyio.CancelScope(shield=True):
+                await asyncio.shield(stop.ending)
         await stop.close()
 
 
@@ -115,7 +120,7 @@ class _Stop:
 
     An agent stopping a stdio server does not wait long: Claude Code sends SIGINT, SIGTERM 100 ms later and
     SIGKILL 400 ms after that; Codex SIGTERMs its process group and kills its own child at once (which the parent
-    of `_kept_by_a_parent` takes). Python's defaults would end the gateway at once (SIGTERM) or leave it blocked
+    of `_keep` takes). Python's defaults would end the gateway at once (SIGTERM) or leave it blocked
     reading stdin (SIGINT, and no cancellation ends that read), its upstream servers left running. So a signal
     closes the upstreams then and there, over stdio (`quick`) on the agent's clock (`close_quickly`), and ends the
     process by that signal; over HTTP, uvicorn's shutdown runs first and the SDK's own waits apply."""
@@ -129,7 +134,7 @@ class _Stop:
         self.signal: int | None = None
         self.server: Any = None  # uvicorn's, while it serves: told to shut down rather than cancelled
         self._closing: asyncio.Future[None] | None = None
-        self._ending: asyncio.Task[None] | None = None
+        self.ending: asyncio.Task[None] | None = None  # closing on a signal, then ending the process
 
     def listen(self) -> None:
         loop = asyncio.get_running_loop()
@@ -147,7 +152,7 @@ class _Stop:
             from .upstreams import close_quickly
 
             close_quickly(self.GRACE_S, self.TERM_S)
-        self._ending = asyncio.get_running_loop().create_task(self._close_and_end(signum))
+        self.ending = asyncio.get_running_loop().create_task(self._close_and_end(signum))
 
     async def close(self) -> None:
         """The end of serving: the gateway closed, shielded from the cancellation that may have ended it."""
@@ -161,39 +166,38 @@ class _Stop:
         return self._closing
 
     async def _close_and_end(self, signum: int) -> None:
-        with contextlib.suppress(TimeoutError):  # then no time is left: what still runs is killed
-            await asyncio.wait_for(asyncio.shield(self._closed()), self.CLOSE_S if self.quick else None)
         from .upstreams import kill_leftover_servers
 
-        kill_leftover_servers()
-        _end_by(signum)
+        try:
+            with contextlib.suppress(Exception):  # the time is up (what still runs is killed), or a close failed
+                await asyncio.wait_for(asyncio.shield(self._closed()), self.CLOSE_S if self.quick else None)
+        finally:  # whatever happened, the servers, the log folder and the process end
+            kill_leftover_servers()
+            self.gateway.logs.remove()
+            _end_by(signum)
 
 
-def _kept_by_a_parent() -> None:
-    """Over stdio the agent's own child is a parent that only waits, the gateway its child (returning here).
+def _keep(args: argparse.Namespace, key: str | None) -> int:
+    """Over stdio the agent's own child is a parent that only waits: the gateway runs as its child, in its
+    process group, with its stdio, and the parent ends as the gateway ended.
 
     Codex stops a server by SIGTERM to its process group and kills its own child at once as it lets it go: the
     gateway would have no time to close the servers it started, beyond the agent's reach. The parent takes that
-    kill; the gateway, in the same group, gets the group's signal and the ones the parent passes on (Claude
-    Code's go to its child alone), closes the servers and ends, and the parent ends as it did. Called before any
-    thread or event loop exists (a fork copies only the calling thread)."""
-    child = os.fork()
-    if child == 0:
-        return
+    kill; the gateway gets the group's signal and the ones the parent passes on (Claude Code's go to its child
+    alone), closes the servers and ends. The parent holds no more than this module (the gateway is started
+    afresh, not forked: a fork of a process that loaded the system's libraries is unsafe on macOS)."""
+    env = {**os.environ, KEPT: "1", **({"CTXSIEVE_API_KEY": key} if key else {})}
+    gateway = subprocess.Popen([sys.executable, "-m", "ctxsieve_client.gateway.cli", "--config", str(args.config),
+                                "--url", args.url], env=env)
     for signum in STOP_SIGNALS:
-        signal.signal(signum, lambda got, _frame: _pass_on(child, got))
+        signal.signal(signum, lambda got, _frame: gateway.send_signal(got))  # (a no-op once it has ended)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):  # the gateway's stdio alone: the agent sees the end of it when the gateway ends
         os.dup2(devnull, fd)
-    _, status = os.waitpid(child, 0)  # (a signal's handler runs and the wait goes on)
-    if os.WIFSIGNALED(status):
-        _end_by(os.WTERMSIG(status))
-    os._exit(os.waitstatus_to_exitcode(status))
-
-
-def _pass_on(child: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(child, signum)
+    code = gateway.wait()  # (a signal's handler runs, and the wait goes on)
+    if code < 0:
+        _end_by(-code)
+    return code
 
 
 def _end_by(signum: int) -> None:
@@ -202,8 +206,10 @@ def _end_by(signum: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    signal.signal(signum, signal.SIG_DFL)
+    with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP take no handler, and need none
+        signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+    os._exit(128 + signum)  # a signal whose default is to go on (the status a shell would give)
 
 
 async def _close_idle_clients(gateway: Any) -> None:
@@ -264,3 +270,7 @@ def _quiet_logging() -> None:
     for noisy in ("fastmcp", "mcp", "httpx", "httpx2"):
         logging.getLogger(noisy).setLevel(logging.CRITICAL)
     warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28.*")  # old-era relays
+
+
+if __name__ == "__main__":
+    sys.exit(main())

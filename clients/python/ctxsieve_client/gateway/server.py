@@ -215,7 +215,7 @@ class Gateway:
         pending = [*self._listing.values(), *self._registering.values()]
         for task in pending:
             task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)  # a cancelled listing closes its server first
+        await asyncio.gather(*pending, return_exceptions=True)
         await self.asking.close()
         async with anyio.create_task_group() as group:
             for server in self.servers.values():

@@ -70,16 +70,29 @@ def kill_leftover_servers() -> None:
     """SIGKILL to the process group of every process the gateway started that is still running: the last step of a
     stop with no time left (a server whose close began before the stop runs on the SDK's slower clock). Each is
     the leader of its group (the SDK starts a server in a session of its own), so its own children go too."""
+    for pid in _children():
+        with contextlib.suppress(OSError):  # gone meanwhile, or not a group's leader
+            os.killpg(pid, signal.SIGKILL)
+
+
+def _children() -> list[int]:
+    """This process's children: from /proc where there is one (a slim image may have no `ps`), else from `ps`."""
+    me = str(os.getpid())
+    proc = Path("/proc")
+    if (proc / "self" / "stat").exists():
+        found = []
+        for entry in proc.iterdir():
+            with contextlib.suppress(OSError, ValueError):
+                # "pid (command) state ppid ...": the command may hold spaces and parentheses, the rest does not
+                if entry.name.isdigit() and (entry / "stat").read_text().rpartition(")")[2].split()[1] == me:
+                    found.append(int(entry.name))
+        return found
     try:
         table = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True, timeout=5).stdout
     except (OSError, subprocess.SubprocessError):
-        return
-    me = os.getpid()
-    for line in table.splitlines():
-        pid, _, parent = line.strip().partition(" ")
-        if parent.strip() == str(me):
-            with contextlib.suppress(OSError):  # gone meanwhile (`ps` itself among them), or not a group's leader
-                os.killpg(int(pid), signal.SIGKILL)
+        return []
+    return [int(pid) for pid, parent in (line.split() for line in table.splitlines() if line.strip())
+            if parent == me]
 
 
 @dataclass
@@ -179,7 +192,7 @@ class UpstreamServer:
                 await held.client._disconnect(force=True)
 
     async def close(self) -> None:
-        for scope in self._listing_scopes:  # a listing still starting its server ends; one closing goes on
+        for scope in self._listing_scopes:  # a listing still under way ends; a listing session closing is awaited
             scope.cancel()
         async with anyio.create_task_group() as group:  # every session at once: a stop has little time
             for key in list(self._clients):
@@ -201,18 +214,19 @@ class UpstreamServer:
 
     async def _list_once(self, timeout: float, listed: asyncio.Future[list[dict[str, Any]]]) -> None:
         client = ProxyClient(self.transport(), timeout=timeout, init_timeout=timeout, **undeclared(frozenset()))
-        with anyio.CancelScope() as scope:  # cancelled by close(); the SDK shields a server's stop from it
-            self._listing_scopes.add(scope)
-            try:
-                async with contextlib.AsyncExitStack() as session:
-                    with anyio.fail_after(timeout):
-                        await session.enter_async_context(client)
-                        tools = await client.list_tools()
-                    _settle(listed, [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
-            except Exception as exc:  # a failure to start or list is the answer; one closing, said by no one
-                _settle(listed, exc)
-            finally:
-                self._listing_scopes.discard(scope)
+        try:
+            async with contextlib.AsyncExitStack() as session:  # leaving it closes the server, on the SDK's clock
+                with anyio.CancelScope() as scope:  # close() ends a listing under way, never a server's close
+                    self._listing_scopes.add(scope)
+                    try:
+                        with anyio.fail_after(timeout):
+                            await session.enter_async_context(client)
+                            tools = await client.list_tools()
+                        _settle(listed, [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
+                    finally:
+                        self._listing_scopes.discard(scope)
+        except Exception as exc:  # a failure to start or list is the answer; one closing, said by no one
+            _settle(listed, exc)
         _settle(listed, ConnectionError("the gateway closed before the server listed its tools"))
 
     def stderr_tail(self) -> str:
