@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.client.gateway.test_gateway import LINGERING, outlives
-from tests.client.gateway.test_gateway_eras import STATEFUL, counted, starts
+from bench.gateway_stops import LINGERING, counted, outlives
+from tests.client.gateway.test_gateway_eras import STATEFUL, starts
 from tests.client.hooks.test_claude_code_hook import BIN, CLAUDE
 from tests.client.scripted_anthropic import ScriptedModel
 

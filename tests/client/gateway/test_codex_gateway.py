@@ -16,8 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.client.gateway.test_gateway import BIN, LINGERING, outlives
-from tests.client.gateway.test_gateway_eras import STATEFUL, counted, starts
+from bench.gateway_stops import LINGERING, counted, outlives
+from tests.client.gateway.test_gateway import BIN
+from tests.client.gateway.test_gateway_eras import STATEFUL, starts
 from tests.client.scripted_openai import ScriptedResponses
 
 CODEX = Path(__file__).resolve().parents[2] / "mcp" / "node_modules" / ".bin" / "codex"

@@ -22,7 +22,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.service.test_service_cli import gone
+from bench.gateway_stops import LINGERING, STOPS, as_stdin_closed, children, counted, gone, json_rpc, outlives
 
 ROOT = Path(__file__).resolve().parents[3]
 NODE_BIN = ROOT / "tests" / "mcp" / "node_modules" / ".bin"
@@ -262,49 +262,11 @@ def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(
     assert left == [running.name], "its own folder is gone when it stops"
 
 
-LINGERING = ROOT / "tests" / "mcp" / "lingering_server.py"
-
-
-def as_claude_code(process: subprocess.Popen[bytes]) -> None:
-    """Claude Code's cleanup of a server's process: SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms after that, each to
-    its own child alone (and only while it runs)."""
-    for signum, wait in ((signal.SIGINT, 0.1), (signal.SIGTERM, 0.4), (signal.SIGKILL, 0.0)):
-        if process.poll() is None:
-            process.send_signal(signum)
-        until(lambda: process.poll() is not None, wait)
-
-
-def as_codex(process: subprocess.Popen[bytes]) -> None:
-    """Codex's: SIGTERM to the server's process group, and its own child killed at once as it lets it go."""
-    os.killpg(process.pid, signal.SIGTERM)
-    process.kill()
-
-
-def as_kill(process: subprocess.Popen[bytes]) -> None:
-    """A terminal's `kill`, then `kill -9` half a second later."""
-    process.terminate()
-    until(lambda: process.poll() is not None, 0.5)
-    process.kill()
-
-
-def as_stdin_closed(process: subprocess.Popen[bytes]) -> None:
-    """The MCP way: the client closes the server's stdin (and waits)."""
-    assert process.stdin is not None
-    process.stdin.close()
-    until(lambda: process.poll() is not None, 60)
-
-
-STOPS = {"claude-code": (as_claude_code, {-signal.SIGINT}), "codex": (as_codex, {-signal.SIGKILL}),
-         "kill": (as_kill, {-signal.SIGTERM}), "stdin-closed": (as_stdin_closed, {0})}
-
-
 @pytest.mark.parametrize("stop", sorted(STOPS))
 def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: Path, stub_url: str,
                                                           stop: str) -> None:
     """The SDK starts each stdio server in a session of its own, beyond the agent's signals: a gateway that died
     of the agent's signal would leave a server that outlives its stdin running for good."""
-    from tests.client.gateway.test_gateway_eras import counted
-
     temp, starts = tmp_path / "tmp", tmp_path / "starts"
     temp.mkdir()
     config = write_config(tmp_path / "two.json", {
@@ -323,7 +285,7 @@ def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: 
         assert len(servers) == 4 and not any(gone(pid) for pid in servers[2:]), "listed at start, then a session's"
         gateway = children(parent.pid)  # the gateway itself, its parent only waiting for it
         assert len(gateway) == 1
-        how, statuses = STOPS[stop]
+        how, status = STOPS[stop]
         how(parent)
         stopped_by = parent.wait()
     finally:
@@ -333,15 +295,13 @@ def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: 
     assert not left, "neither the gateway nor a server it started outlives its stop"
     # it ends by the agent's first signal, or (a machine too busy to close in the agent's half second) its waiting
     # parent takes the agent's SIGKILL while the gateway goes on closing
-    assert stopped_by in statuses | {-signal.SIGKILL}, stopped_by
+    assert stopped_by in (status, -signal.SIGKILL), stopped_by
     assert list(temp.iterdir()) == [], "its log folder went with it"
 
 
 def test_a_client_gone_at_once_leaves_no_server_behind(tmp_path: Path, stub_url: str) -> None:
     """Stdin closed right after the handshake: the gateway's own listing session of a server that outlives its stdin
     is still closing (the SDK's 4 s), and the gateway waits for it rather than leaving it running."""
-    from tests.client.gateway.test_gateway_eras import counted
-
     temp, starts = tmp_path / "tmp", tmp_path / "starts"
     temp.mkdir()
     config = write_config(tmp_path / "one.json", {"lingers": counted([sys.executable, str(LINGERING)], starts)},
@@ -361,42 +321,6 @@ def test_a_client_gone_at_once_leaves_no_server_behind(tmp_path: Path, stub_url:
     left = [pid for pid in [*gateway, *(int(p) for p in starts.read_text().split())] if outlives(pid)]
     assert ended == 0 and not left, (ended, left)
     assert list(temp.iterdir()) == []
-
-
-def json_rpc(process: subprocess.Popen[bytes], requests: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """Each request's answer line, a session-era client's requests written to the process's stdin one by one."""
-    assert process.stdin is not None and process.stdout is not None
-    answers = []
-    for number, (method, params) in enumerate(requests, start=1):
-        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}).encode()
-                            + b"\n")
-        if method == "initialize":
-            process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        process.stdin.flush()
-        while f'"id":{number},' not in (line := process.stdout.readline().decode()):
-            assert line, "the gateway ended"
-        answers.append(line)
-    return answers
-
-
-def until(done: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.005)
-    return done()
-
-
-def children(pid: int) -> list[int]:
-    return [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
-
-
-def outlives(pid: int) -> bool:
-    """Still running a while after (a server closes on the SDK's clock when its client closed stdin: 4 s at most);
-    then killed, so that the test leaves nothing behind."""
-    if until(lambda: gone(pid), 10):
-        return False
-    os.kill(pid, signal.SIGKILL)
-    return True
 
 
 def test_only_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:

@@ -21,16 +21,12 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from bench.gateway_stops import counted
 from tests.client.gateway.test_gateway import BIN, filesystem_server, gateway_over_http, text
 
 STATEFUL = Path(__file__).resolve().parents[2] / "mcp" / "stateful_server.py"
 CONFORMANCE = STATEFUL.with_name("conformance_server.py")
 MODERN = "2026-07-28"
-
-
-def counted(command: list[str], log: Path) -> dict[str, Any]:
-    """A server entry whose every start appends a line to `log` before the server runs."""
-    return {"command": "sh", "args": ["-c", 'echo $$ >> "$0"; exec "$@"', str(log), *command]}
 
 
 def starts(log: Path) -> int:
