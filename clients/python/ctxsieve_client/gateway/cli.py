@@ -1,38 +1,22 @@
-"""`ctxsieve gateway --config FILE` (or `ctxsieve-gateway` from the light client package).
-
-stdio by default; `--http` serves streamable HTTP at `/mcp`, bound to 127.0.0.1 unless `--host` says otherwise.
-Over HTTP a request whose `Origin` or `Host` is not this server's is refused (DNS rebinding), and beyond
-loopback every request needs `Authorization: Bearer <key>` (the `--api-key` / `CTXSIEVE_API_KEY` key, which is
-also the key the gateway presents to the ctxsieve service).
+"""`ctxsieve gateway --config FILE` (or `ctxsieve-gateway` from the light client package): its flags, and over
+stdio the process the agent starts, which only waits for the gateway (`_keep`). stdio by default; `--http` serves
+streamable HTTP at `/mcp`, bound to 127.0.0.1 unless `--host` says otherwise (serving.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import hmac
 import logging
 import os
-import signal
 import subprocess
 import sys
 import warnings
-from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
 
-import anyio
-
-from ..client import AsyncClient
+from ..processes import STOP_SIGNALS, end_by, waited
 from ..setup.state import is_loopback
 from .config import ConfigError, load_config
 
-Scope = MutableMapping[str, Any]
-ASGI = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 KEPT = "CTXSIEVE_GATEWAY_KEPT"  # set in the gateway a waiting parent started (`_keep`)
 
 
@@ -72,109 +56,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.http and os.environ.get(KEPT) != "1":
         return _keep(args, key)
-    from .server import Gateway  # FastMCP loads only when a gateway runs
+    from .serving import serve  # FastMCP, anyio and httpx load only in the process that serves
 
-    def client(session: str | None, agent: str | None = None) -> AsyncClient:
-        return AsyncClient(args.url, api_key=key, session_id=f"gw-{session}" if session else None, timeout=300,
-                           agent=agent)
-
-    gateway = Gateway(config, client)
-    with contextlib.suppress(KeyboardInterrupt):
-        stopped = asyncio.run(_serve(gateway, args, key))
-        if stopped is not None:
-            _end_by(stopped)
-    return 0
-
-
-async def _serve(gateway: Any, args: argparse.Namespace, key: str | None) -> int | None:
-    """Serve until the client goes (stdio's end) or a stop signal comes (`_Stop`); either way every upstream is
-    closed before the gateway ends. Returns the signal that stopped uvicorn, if one did."""
-    stop = _Stop(gateway, quick=not args.http)
-    gateway.serving("http" if args.http else "stdio")
-    stop.listen()
-    try:
-        await gateway.start()
-        if not args.http:
-            await gateway.mcp.run_stdio_async(show_banner=False)
-            return None
-        import uvicorn
-
-        app = guarded(gateway.mcp.http_app(path="/mcp"), args.host, key)
-        sys.stderr.write(f"ctxsieve gateway: serving http://{args.host}:{args.port}/mcp\n")
-        server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
-        stop.server = server
-        async with anyio.create_task_group() as group:
-            group.start_soon(_close_idle_clients, gateway)
-            await server.serve()
-            group.cancel_scope.cancel()
-        return stop.signal
-    finally:
-        if stop.ending is not None:  # a signal came (its end may race stdin's): that end, never cancelled
-            with anyio.CancelScope(shield=True):
-                await asyncio.shield(stop.ending)
-        await stop.close()
-
-
-class _Stop:
-    """SIGINT, SIGTERM and SIGHUP end the gateway as its client's end would: its upstreams closed first.
-
-    An agent stopping a stdio server does not wait long: Claude Code sends SIGINT, SIGTERM 100 ms later and
-    SIGKILL 400 ms after that; Codex SIGTERMs its process group and kills its own child at once (which the parent
-    of `_keep` takes). Python's defaults would end the gateway at once (SIGTERM) or leave it blocked
-    reading stdin (SIGINT, and no cancellation ends that read), its upstream servers left running. So a signal
-    closes the upstreams then and there, over stdio (`quick`) on the agent's clock (`close_quickly`), and ends the
-    process by that signal; over HTTP, uvicorn's shutdown runs first and the SDK's own waits apply."""
-
-    GRACE_S, TERM_S = 0.05, 0.2  # an upstream's stdin closed; SIGTERM to its group; SIGKILL: 0.25 s in all
-    CLOSE_S = 0.3  # then any server still running is killed (`kill_leftover_servers`) and the gateway ends
-
-    def __init__(self, gateway: Any, *, quick: bool) -> None:
-        self.gateway = gateway
-        self.quick = quick
-        self.signal: int | None = None
-        self.server: Any = None  # uvicorn's, while it serves: told to shut down rather than cancelled
-        self._closing: asyncio.Future[None] | None = None
-        self.ending: asyncio.Task[None] | None = None  # closing on a signal, then ending the process
-
-    def listen(self) -> None:
-        loop = asyncio.get_running_loop()
-        for signum in STOP_SIGNALS:
-            loop.add_signal_handler(signum, self.received, signum)
-
-    def received(self, signum: int) -> None:
-        if self.signal is not None:  # the agent's next signal while the upstreams close: they are closing
-            return
-        self.signal = signum
-        if self.server is not None:
-            self.server.should_exit = True
-            return
-        if self.quick:
-            from .upstreams import close_quickly
-
-            close_quickly(self.GRACE_S, self.TERM_S)
-        self.ending = asyncio.get_running_loop().create_task(self._close_and_end(signum))
-
-    async def close(self) -> None:
-        """The end of serving: the gateway closed, shielded from the cancellation that may have ended it."""
-        with anyio.CancelScope(shield=True):
-            await asyncio.shield(self._closed())
-
-    def _closed(self) -> asyncio.Future[None]:
-        """The gateway's close, begun once, whoever asks first (a signal, or the end of serving)."""
-        if self._closing is None:
-            self._closing = asyncio.ensure_future(self.gateway.close())
-        return self._closing
-
-    async def _close_and_end(self, signum: int) -> None:
-        from .upstreams import kill_leftover_servers
-
-        try:
-            with contextlib.suppress(Exception):  # the time is up (what still runs is killed), or a close failed
-                await asyncio.wait_for(asyncio.shield(self._closed()), self.CLOSE_S if self.quick else None)
-        finally:  # whatever happened, the servers, the log folder and the process end
-            kill_leftover_servers()
-            self.gateway.logs.remove()
-            _end_by(signum)
+    return serve(config, args, key)
 
 
 def _keep(args: argparse.Namespace, key: str | None) -> int:
@@ -189,70 +73,13 @@ def _keep(args: argparse.Namespace, key: str | None) -> int:
     env = {**os.environ, KEPT: "1", **({"CTXSIEVE_API_KEY": key} if key else {})}
     gateway = subprocess.Popen([sys.executable, "-m", "ctxsieve_client.gateway.cli", "--config", str(args.config),
                                 "--url", args.url], env=env)
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, lambda got, _frame: gateway.send_signal(got))  # (a no-op once it has ended)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):  # the gateway's stdio alone: the agent sees the end of it when the gateway ends
         os.dup2(devnull, fd)
-    code = gateway.wait()  # (a signal's handler runs, and the wait goes on)
+    code = waited(gateway, passed=STOP_SIGNALS)
     if code < 0:
-        _end_by(-code)
+        end_by(-code)
     return code
-
-
-def _end_by(signum: int) -> None:
-    """End as the signal would have ended the gateway (its exit status says so), now that the upstreams are closed;
-    at once, since a thread may still be blocked reading stdin."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP take no handler, and need none
-        signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
-    os._exit(128 + signum)  # a signal whose default is to go on (the status a shell would give)
-
-
-async def _close_idle_clients(gateway: Any) -> None:
-    """2026-07-28 clients over HTTP never say they have gone: their upstream sessions close after client_idle_s."""
-    every = min(60.0, gateway.options.client_idle_s / 4)
-    while True:
-        await anyio.sleep(every)
-        await gateway.close_idle()
-
-
-def guarded(app: ASGI, host: str, key: str | None) -> ASGI:
-    """Refuse what DNS rebinding or a stranger would send: a foreign Origin or Host, or (beyond loopback, or
-    whenever a key is set) a missing or wrong bearer key. The lifespan passes untouched."""
-    hosts = {host, *LOOPBACK_NAMES} if is_loopback(host) else {host}
-    any_host = host in ("0.0.0.0", "::")  # bound everywhere: the Host is whatever name reached it
-    need_key = key is not None
-
-    async def guard(scope: Scope, receive: Callable[[], Awaitable[Any]], send: Callable[[Any], Awaitable[None]]
-                    ) -> None:
-        if scope["type"] != "http":
-            await app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        origin = headers.get("origin")
-        host_header = urlsplit(f"//{headers.get('host', '')}").hostname or ""
-        allowed = hosts | {host_header} if any_host else hosts
-        if host_header not in allowed or (origin and urlsplit(origin).hostname not in allowed):
-            await _refuse(send, 403, "forbidden: the Origin or Host is not this gateway's")
-            return
-        given = headers.get("authorization", "")
-        if need_key and not hmac.compare_digest(given.encode(), f"Bearer {key}".encode()):
-            await _refuse(send, 401, "unauthorized: send Authorization: Bearer <key>")
-            return
-        await app(scope, receive, send)
-
-    return guard
-
-
-async def _refuse(send: Callable[[Any], Awaitable[None]], status: int, message: str) -> None:
-    body = f'{{"error": {{"type": "{message.split(":")[0]}", "message": "{message}"}}}}'.encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
 
 
 def _quiet_logging() -> None:

@@ -21,9 +21,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from types import FrameType
-from typing import Any
 
+from ..processes import waited
 from .family import Pointing, pointed_by_environment
 from .registry import by_command
 from .state import state_dir
@@ -105,17 +104,6 @@ def _log_to_file() -> None:
 def _run(command: list[str], env: dict[str, str]) -> int:
     """The agent in this terminal's foreground; a Ctrl-C reaches it from the terminal (this process ignores it, as
     a shell does), a TERM or HUP sent to this process is passed on. Killed by a signal: 128 + its number."""
-    child = subprocess.Popen(command, env=env)
-
-    def forward(signum: int, _frame: FrameType | None) -> None:
-        child.send_signal(signum)
-
-    handlers: dict[int, Any] = {signal.SIGINT: signal.SIG_IGN, signal.SIGQUIT: signal.SIG_IGN,
-                                signal.SIGTERM: forward, signal.SIGHUP: forward}
-    before = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
-    try:
-        code = child.wait()
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
+    code = waited(subprocess.Popen(command, env=env), passed=(signal.SIGTERM, signal.SIGHUP),
+                  ignored=(signal.SIGINT, signal.SIGQUIT))
     return code if code >= 0 else 128 - code
