@@ -9,7 +9,7 @@ SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that to its child; Codex's
 its child killed at once; a terminal's `kill`, then `kill -9` half a second later; the MCP way, stdin closed. For
 each: the seconds from the first signal (or stdin's close) to the end of the gateway process itself (the agent's
 child is a parent that only waits for it), how the agent's child ended, and the processes left running 10 s later
-(then killed). Also the seconds to the answer of `initialize`, with the waiting parent and without it
+(then killed). Also the seconds to the answer of `initialize`, with the waiting parent and without it, taking turns
 (CTXSIEVE_GATEWAY_KEPT=1). No ctxsieve service is needed: the gateway serves its servers' tools without tool search
 when the service cannot be reached.
 """
@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,35 +116,48 @@ def counted(command: list[str], log: Path) -> dict[str, Any]:
     return {"command": "sh", "args": ["-c", 'echo $$ >> "$0"; exec "$@"', str(log), *command]}
 
 
-def start(config: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([str(GATEWAY), "--config", str(config), "--url", NO_SERVICE], stdin=subprocess.PIPE,
+def start(config: Path, env: dict[str, str], url: str = NO_SERVICE) -> subprocess.Popen[bytes]:
+    """The gateway as an agent starts it (the leader of a process group of its own, as Codex starts a server)."""
+    return subprocess.Popen([str(GATEWAY), "--config", str(config), "--url", url], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
 
 
-def one_stop(folder: Path, stop: str) -> tuple[float, int, int]:
-    """The seconds from the stop to the gateway's end, the agent's child's exit status, the processes left."""
-    starts = folder / "starts"
-    config = folder / "gateway.json"
+@dataclass(frozen=True)
+class Stopped:
+    seconds: float  # from the stop to the end of the gateway process itself
+    status: int  # how the agent's child (the parent that waits for the gateway) ended
+    left: list[int]  # the gateway's or its servers' processes still running 10 s later (killed since)
+    logs: list[str]  # what is left in the folder the gateway kept its servers' logs in
+
+
+def stopped_gateway(folder: Path, stop: str, url: str = NO_SERVICE, calls: bool = True) -> Stopped:
+    """A gateway in front of the lingering server and server-filesystem, each called once through it (or, without
+    `calls`, its client gone right after the handshake, the gateway's own listing sessions still closing), then
+    stopped as `stop` (of STOPS) says."""
+    temp, starts, config = folder / "tmp", folder / "starts", folder / "gateway.json"
+    temp.mkdir(parents=True)
     config.write_text(json.dumps({"mcpServers": {
         "lingers": counted([sys.executable, str(LINGERING)], starts),
         "fs": counted([str(FILESYSTEM), str(folder)], starts)}, "ctxsieve": {"tool_search": "off"}}))
-    parent = start(config, {**os.environ, "TMPDIR": str(folder)})
+    parent = start(config, {**os.environ, "TMPDIR": str(temp)}, url)
     try:
-        json_rpc(parent, [HANDSHAKE, ("tools/call", {"name": "linger", "arguments": {}}),
-                          ("tools/call", {"name": "list_allowed_directories", "arguments": {}})])
+        asked = [("tools/call", {"name": "linger", "arguments": {}}),
+                 ("tools/call", {"name": "list_allowed_directories", "arguments": {}})] if calls else []
+        answers = json_rpc(parent, [HANDSHAKE, *asked])
+        assert not calls or ("lingering in pid" in answers[1] and str(folder) in answers[2]), answers
         gateway = children(parent.pid)
+        assert len(gateway) == 1, gateway  # the gateway itself, its parent only waiting for it
         how, _ = STOPS[stop]
         began = time.monotonic()
         how(parent)
-        until(lambda: all(gone(pid) for pid in gateway), 60)
-        took = time.monotonic() - began
+        until(lambda: gone(gateway[0]), 60)
+        seconds = time.monotonic() - began
         status = parent.wait()
     finally:
         parent.kill()
         parent.wait()
     left = [pid for pid in [*gateway, *(int(p) for p in starts.read_text().split())] if outlives(pid)]
-    starts.unlink()
-    return took, status, len(left)
+    return Stopped(seconds, status, left, sorted(p.name for p in temp.iterdir()))
 
 
 def outlives(pid: int) -> bool:
@@ -179,17 +193,18 @@ def main() -> None:
         folder = Path(scratch)
         print(f"{'stop':<14} {'runs':>4}  {'gateway ended, s: median / max':<31} {'agent child':>11} {'left':>5}")
         for stop in STOPS:
-            taken = [one_stop(folder, stop) for _ in range(args.runs)]
-            seconds = [t for t, _, _ in taken]
-            statuses = sorted({s for _, s, _ in taken})
+            taken = [stopped_gateway(folder / f"{stop}-{run}", stop) for run in range(args.runs)]
+            seconds = [t.seconds for t in taken]
             ended = f"{statistics.median(seconds):.2f} / {max(seconds):.2f}"
-            print(f"{stop:<14} {args.runs:>4}  {ended:<31} {','.join(map(str, statuses)):>11} "
-                  f"{sum(n for _, _, n in taken):>5}", flush=True)
-        for kept in (True, False):
-            answers = [first_answer(folder, kept) for _ in range(args.runs)]
+            print(f"{stop:<14} {args.runs:>4}  {ended:<31} {','.join(map(str, sorted({t.status for t in taken}))):>11} "
+                  f"{sum(len(t.left) for t in taken):>5}", flush=True)
+        answers: dict[bool, list[float]] = {True: [], False: []}
+        for _ in range(args.runs):  # taking turns, so that a busy moment weighs on both
+            for kept in answers:
+                answers[kept].append(first_answer(folder, kept))
+        for kept, seconds in answers.items():
             print(f"initialize answered, {'with the waiting parent' if kept else 'without it':<24} median "
-                  f"{statistics.median(answers):.2f} s, max {max(answers):.2f} s", flush=True)
-
+                  f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s", flush=True)
 
 if __name__ == "__main__":
     main()

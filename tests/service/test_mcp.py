@@ -12,6 +12,8 @@ import httpx
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from bench.gateway_stops import HANDSHAKE, json_rpc
+
 LOG = "\n\n".join([f"step {i}: copied shard {i} to the archive" for i in range(80)]
                   + ["step 80: checksum mismatch on shard 17, archive rejected"])
 
@@ -73,12 +75,7 @@ def test_an_agents_sigint_ends_the_stdio_server(live_url: str) -> None:
     server = subprocess.Popen([sys.executable, "-m", "ctxsieve.service.cli", "mcp", "--url", live_url],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        assert server.stdin is not None and server.stdout is not None
-        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "agent", "version": "1"}}
-        }).encode() + b"\n")
-        server.stdin.flush()
-        assert b'"id":1' in server.stdout.readline()
+        json_rpc(server, [HANDSHAKE])
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=30) == -signal.SIGINT
     finally:

@@ -5,7 +5,6 @@ user's state folder."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.gateway_stops import gone
 from tests.conftest import CACHE
 
 BIN = Path(sys.executable).parent
@@ -126,12 +126,3 @@ def _answers(url: str) -> bool:
         return httpx.get(url).status_code == 200
     except httpx.TransportError:
         return False
-
-
-def gone(pid: int) -> bool:
-    """Ended: no such process, or a zombie (in a container whose init reaps no orphans)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"

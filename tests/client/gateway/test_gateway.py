@@ -22,7 +22,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from bench.gateway_stops import LINGERING, STOPS, as_stdin_closed, children, counted, gone, json_rpc, outlives
+from bench.gateway_stops import STOPS, stopped_gateway
 
 ROOT = Path(__file__).resolve().parents[3]
 NODE_BIN = ROOT / "tests" / "mcp" / "node_modules" / ".bin"
@@ -263,64 +263,22 @@ def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(
 
 
 @pytest.mark.parametrize("stop", sorted(STOPS))
-def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, files: Path, stub_url: str,
-                                                          stop: str) -> None:
+def test_an_agent_stopping_the_gateway_stops_its_servers(tmp_path: Path, stub_url: str, stop: str) -> None:
     """The SDK starts each stdio server in a session of its own, beyond the agent's signals: a gateway that died
     of the agent's signal would leave a server that outlives its stdin running for good."""
-    temp, starts = tmp_path / "tmp", tmp_path / "starts"
-    temp.mkdir()
-    config = write_config(tmp_path / "two.json", {
-        "lingers": counted([sys.executable, str(LINGERING)], starts),
-        "fs": counted([str(NODE_BIN / "mcp-server-filesystem"), str(files)], starts)}, tool_search="off")
-    parent = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env={**os.environ, "TMPDIR": str(temp)}, start_new_session=True)  # a group, as Codex's
-    try:
-        lines = json_rpc(parent, [("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                                  "clientInfo": {"name": "agent", "version": "1"}}),
-                                  ("tools/call", {"name": "linger", "arguments": {}}),
-                                  ("tools/call", {"name": "list_allowed_directories", "arguments": {}})])
-        assert "lingering in pid" in lines[1] and str(files) in lines[2], lines
-        servers = [int(pid) for pid in starts.read_text().split()]
-        assert len(servers) == 4 and not any(gone(pid) for pid in servers[2:]), "listed at start, then a session's"
-        gateway = children(parent.pid)  # the gateway itself, its parent only waiting for it
-        assert len(gateway) == 1
-        how, status = STOPS[stop]
-        how(parent)
-        stopped_by = parent.wait()
-    finally:
-        parent.kill()
-        parent.wait()
-    left = [pid for pid in [*gateway, *servers] if outlives(pid)]  # (killed, so that a failure leaves none behind)
-    assert not left, "neither the gateway nor a server it started outlives its stop"
+    stopped = stopped_gateway(tmp_path, stop, stub_url)
+    assert not stopped.left, "neither the gateway nor a server it started outlives its stop"
     # it ends by the agent's first signal, or (a machine too busy to close in the agent's half second) its waiting
     # parent takes the agent's SIGKILL while the gateway goes on closing
-    assert stopped_by in (status, -signal.SIGKILL), stopped_by
-    assert list(temp.iterdir()) == [], "its log folder went with it"
+    assert stopped.status in (STOPS[stop][1], -signal.SIGKILL), stopped.status
+    assert stopped.logs == [], "its log folder went with it"
 
 
 def test_a_client_gone_at_once_leaves_no_server_behind(tmp_path: Path, stub_url: str) -> None:
     """Stdin closed right after the handshake: the gateway's own listing session of a server that outlives its stdin
     is still closing (the SDK's 4 s), and the gateway waits for it rather than leaving it running."""
-    temp, starts = tmp_path / "tmp", tmp_path / "starts"
-    temp.mkdir()
-    config = write_config(tmp_path / "one.json", {"lingers": counted([sys.executable, str(LINGERING)], starts)},
-                          tool_search="off")
-    parent = subprocess.Popen([str(BIN / "ctxsieve"), "gateway", "--config", str(config), "--url", stub_url],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env={**os.environ, "TMPDIR": str(temp)})
-    try:
-        json_rpc(parent, [("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                          "clientInfo": {"name": "agent", "version": "1"}})])
-        gateway = children(parent.pid)
-        as_stdin_closed(parent)
-        ended = parent.poll()
-    finally:
-        parent.kill()
-        parent.wait()
-    left = [pid for pid in [*gateway, *(int(p) for p in starts.read_text().split())] if outlives(pid)]
-    assert ended == 0 and not left, (ended, left)
-    assert list(temp.iterdir()) == []
+    stopped = stopped_gateway(tmp_path, "stdin-closed", stub_url, calls=False)
+    assert stopped.status == 0 and not stopped.left and stopped.logs == [], stopped
 
 
 def test_only_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:
