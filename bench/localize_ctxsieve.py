@@ -18,6 +18,7 @@ import numpy as np
 
 from bench.localize import Hit, checkout, commit_order, judged, workdir
 from bench.localize_data import LocCase
+from ctxsieve.indexes.repos.index import sync_history
 from ctxsieve.indexes.repos.memory import RepoMemory
 from ctxsieve.indexes.repos.walk import read_source, walk
 from ctxsieve.ingest.coderank.lexical import K3
@@ -54,6 +55,7 @@ class CtxsieveLocalizer:
                 self.memory.put_file(path, state.hash, units_of(path, state.text))
         for path in set(indexed) - set(listed):
             self.memory.drop_file(path)
+        sync_history(self.memory, root)
 
     def search(self, query: str, k: int) -> list[Hit]:
         cosines = self.cosines(query) if self.dense else None
