@@ -3,7 +3,8 @@ service, no store), so a run measures the ranking rule itself.
 
 - `ctxsieve`: as a `ready` repository ranks (its best DENSE_TOP units re-ranked by the dense model's vectors, made
   here for the units a search re-ranks and kept by their text, as the service's vector cache keeps them);
-- `ctxsieve-lexical`: as a repository ranks before its vectors are made (state `lexical`).
+- `ctxsieve-lexical`: as a repository ranks before its vectors are made (state `lexical`);
+- `ctxsieve-no-history`: `ctxsieve` without the history signal (a folder that is no git repository ranks so).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -79,6 +81,10 @@ class CtxsieveLocalizer:
 
 def lexical_only() -> CtxsieveLocalizer:
     return CtxsieveLocalizer(dense=False)
+
+
+def without_history() -> CtxsieveLocalizer:
+    return CtxsieveLocalizer(replace(WEIGHTS, history=0.0))
 
 
 def hit_of(unit: CodeUnit, score: float) -> Hit:
