@@ -51,7 +51,6 @@ RANKERS = {
     "bm25": "bench.localize_bm25:Bm25Localizer",
     "ctxsieve": "bench.localize_ctxsieve:CtxsieveLocalizer",
     "ctxsieve-lexical": "bench.localize_ctxsieve:lexical_only",
-    "ctxsieve-no-history": "bench.localize_ctxsieve:without_history",
 }
 
 

@@ -3,8 +3,7 @@ service, no store), so a run measures the ranking rule itself.
 
 - `ctxsieve`: as a `ready` repository ranks (its best DENSE_TOP units re-ranked by the dense model's vectors, made
   here for the units a search re-ranks and kept by their text, as the service's vector cache keeps them);
-- `ctxsieve-lexical`: as a repository ranks before its vectors are made (state `lexical`);
-- `ctxsieve-no-history`: `ctxsieve` without the history signal (a folder that is no git repository ranks so).
+- `ctxsieve-lexical`: as a repository ranks before its vectors are made (state `lexical`).
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -20,7 +18,6 @@ import numpy as np
 
 from bench.localize import Hit, checkout, commit_order, judged, workdir
 from bench.localize_data import LocCase
-from ctxsieve.indexes.repos.index import sync_history
 from ctxsieve.indexes.repos.memory import RepoMemory
 from ctxsieve.indexes.repos.walk import read_source, walk
 from ctxsieve.ingest.coderank.lexical import K3
@@ -57,7 +54,6 @@ class CtxsieveLocalizer:
                 self.memory.put_file(path, state.hash, units_of(path, state.text))
         for path in set(indexed) - set(listed):
             self.memory.drop_file(path)
-        sync_history(self.memory, root)
 
     def search(self, query: str, k: int) -> list[Hit]:
         cosines = self.cosines(query) if self.dense else None
@@ -81,10 +77,6 @@ class CtxsieveLocalizer:
 
 def lexical_only() -> CtxsieveLocalizer:
     return CtxsieveLocalizer(dense=False)
-
-
-def without_history() -> CtxsieveLocalizer:
-    return CtxsieveLocalizer(replace(WEIGHTS, history=0.0))
 
 
 def hit_of(unit: CodeUnit, score: float) -> Hit:

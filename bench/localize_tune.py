@@ -2,7 +2,7 @@
 gathered once (a sync per base commit), then every rule of a small grid is scored on them in memory.
 
 Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15] [--dense] [--k3 0,1,4]
-                                      [--per-file 1,2,3] [--history 0,0.25,0.5]
+                                      [--per-file 1,2,3]
 
 Prints each rule's file Acc@1 / Acc@5 / MRR and function Acc@10 (bench.localize's metrics), best first by the sum
 of file Acc@5 and function Acc@10; the rule shipped (ingest/coderank/ranker.py WEIGHTS) is printed first. The
@@ -11,8 +11,6 @@ signals of every case are kept in ~/.cache/ctxsieve/bench/localize/signals-<spli
 dense model's vectors as a ready repository's are (`ranker.rerank`); the vectors are kept beside the signals.
 --k3 A,B,...: how much a word the issue repeats counts in BM25 (`coderank.lexical.K3`): the signals gathered again
 with each value, the shipped weights' lexical rule (dense 0) scored on them.
---history A,B,...: the history weight alone (the other weights as shipped), lexical and ready (re-ranked by the
-vectors as --dense does).
 --per-file A,B,...: at most A (B, ...) units of a file first, the file's others after them, against no cap (the
 shipped weights' lexical rule).
 """
@@ -82,9 +80,8 @@ def _cosines(query: np.ndarray, vectors: dict[str, np.ndarray]) -> Cosines:
     return of
 
 
-def embed_best(gathered: list[Gathered], vectors: dict[str, np.ndarray], rules: Sequence[Weights] = (WEIGHTS,)
-               ) -> None:
-    """The query's vector and those of the units each rule re-ranks (its best DENSE_TOP without the dense signal,
+def embed_best(gathered: list[Gathered], vectors: dict[str, np.ndarray]) -> None:
+    """The query's vector and those of the units the rule re-ranks (its best DENSE_TOP without the dense signal,
     the same for every dense weight), as bench.localize_ctxsieve makes them."""
     from bench.localize_ctxsieve import dense_model
     from ctxsieve.ingest.coderank.ranker import DENSE_TOP, QUERY_TOKENS
@@ -93,8 +90,7 @@ def embed_best(gathered: list[Gathered], vectors: dict[str, np.ndarray], rules: 
     model = dense_model()
     for n, g in enumerate(gathered, 1):
         g.query = model.embed_queries([head_of(model, g.case.problem_statement, QUERY_TOKENS)])[0]
-        best = {j for rule in rules
-                for j in order_of(score(g.rows, g.units, replace(rule, dense=0.0)), g.units)[:DENSE_TOP]}
+        best = order_of(score(g.rows, g.units, replace(WEIGHTS, dense=0.0)), g.units)[:DENSE_TOP]
         new = sorted({passage_of(g.units[j]) for j in best} - set(vectors))
         for start in range(0, len(new), 8):
             vectors.update(zip(new[start : start + 8], model.embed_passages(new[start : start + 8]), strict=True))
@@ -125,7 +121,6 @@ def main() -> None:
     parser.add_argument("--dense", action="store_true", help="tune the dense weight alone (see above)")
     parser.add_argument("--k3", default="", help="comma-separated values of BM25's k3 to compare (see above)")
     parser.add_argument("--per-file", default="", help="comma-separated caps of a file's units first (see above)")
-    parser.add_argument("--history", default="", help="comma-separated history weights to compare (see above)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s in SPLITS]
     if args.k3:
@@ -144,9 +139,6 @@ def main() -> None:
     print(f"{len(gathered)} cases of {', '.join(splits)}", flush=True)
     if args.dense:
         dense_only(gathered, CACHE / f"vectors-{'-'.join(splits)}.pkl")
-        return
-    if args.history:
-        history_only(gathered, CACHE / f"vectors-{'-'.join(splits)}.pkl", [float(v) for v in args.history.split(",")])
         return
     if args.per_file:
         for cap in [None, *(int(v) for v in args.per_file.split(","))]:
@@ -185,18 +177,6 @@ def dense_only(gathered: list[Gathered], kept: Path) -> None:
         a1, a5, m, f10 = evaluate(gathered, replace(WEIGHTS, dense=weight), vectors=vectors)
         shipped = " (shipped)" if weight == WEIGHTS.dense else ""
         print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  dense={weight}{shipped}", flush=True)
-
-
-def history_only(gathered: list[Gathered], kept: Path, values: list[float]) -> None:
-    vectors: dict[str, np.ndarray] = pickle.loads(kept.read_bytes()) if kept.exists() else {}
-    embed_best(gathered, vectors, [replace(WEIGHTS, history=weight) for weight in values])
-    kept.write_bytes(pickle.dumps(vectors))
-    for weight in values:
-        shipped = " (shipped)" if weight == WEIGHTS.history else ""
-        for mode, dense in (("lexical", 0.0), ("ready", WEIGHTS.dense)):
-            a1, a5, m, f10 = evaluate(gathered, replace(WEIGHTS, history=weight, dense=dense), vectors=vectors)
-            print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  history={weight} {mode}{shipped}",
-                  flush=True)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from .memory import RepoMemory
 from .records import SPEC, RepoHead, current_units, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits
 from .vectors import UnitVectors
-from .walk import FileState, history_of, read_source, walk
+from .walk import FileState, read_source, walk
 from .walk import head_of as git_head
 
 __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
@@ -427,8 +427,7 @@ class RepoIndex:
             self.store.delete_where(SPEC.name, scope(tenant, repo.head.name, path=path))
             repo.memory.drop_file(path)
             repo.stats.pop(path, None)
-        head = sync_history(repo.memory, root)
-        repo.head = replace(repo.head, head=head, indexed_at=utc_stamp(), files=repo.memory.file_count,
+        repo.head = replace(repo.head, head=git_head(root), indexed_at=utc_stamp(), files=repo.memory.file_count,
                             definitions=repo.memory.unit_count, skipped=dict(skipped))
         self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
 
@@ -487,14 +486,6 @@ class RepoIndex:
         if stale:
             self._write(tenant, repo, stale)
         repo.loaded = True
-
-
-def sync_history(memory: RepoMemory, root: Path) -> str | None:
-    """The commit checked out; the memory's history read again behind it when it moved (a pull, a checkout)."""
-    head = git_head(root)
-    if head != memory.history_head:
-        memory.set_history(head, history_of(root) if head else [])
-    return head
 
 
 def _inside(root: str, path: str, base: str | None = None,

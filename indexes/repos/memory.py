@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.history import Commit, CommitIndex
 from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
 from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, looked_up, order_of, rerank, score, signals
@@ -47,8 +46,6 @@ class RepoMemory:
         self._by_file_key: dict[str, set[str]] = {}  # a file name, a module path's last part -> the paths
         self._live: np.ndarray | None = None  # the unit ids in insertion order, until the next change
         self.version = 0  # one more at every change: what a pass over every unit (the vectors') covered
-        self._history: CommitIndex | None = None  # the commits behind `history_head` (`set_history`)
-        self.history_head: str | None = None
 
     # --- state --------------------------------------------------------------------------------------------
 
@@ -118,12 +115,6 @@ class RepoMemory:
                 if not leaf:
                     del self._by_leaf[unit.leaf]
 
-    def set_history(self, head: str | None, commits: list[Commit]) -> None:
-        """The repository's past commits (behind `head`), the history signal's source; built outside the lock."""
-        index = CommitIndex(commits) if commits else None
-        with self._lock:
-            self._history, self.history_head = index, head
-
     def snapshot(self) -> tuple[int, list[CodeUnit]]:
         """Every unit now, and the version it is of."""
         with self._lock:
@@ -159,8 +150,7 @@ class RepoMemory:
             pool = self._pool(query, lexical, path_glob, within)
             units = [self._units[i] for i in pool]
             counts = {u.leaf: len(self._by_leaf.get(u.leaf, ())) for u in units}
-            history = self._history.shares(query.terms) if self._history is not None else None
-            return units, signals(query, units, lexical[pool], name_counts=counts, history=history)
+            return units, signals(query, units, lexical[pool], name_counts=counts)
 
     def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None,
               within: Collection[str] | None) -> list[int]:

@@ -10,10 +10,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ctxsieve.ingest.coderank.history import HISTORY_DEPTH, Commit
 from ctxsieve_client.languages import LANGUAGES
 
-__all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "history_of", "read_source", "walk"]
+__all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "read_source", "walk"]
 
 MAX_FILE_BYTES = 1 << 20  # a larger source file is generated or data: skipped and counted
 SKIPPED_FOLDERS = frozenset({
@@ -67,20 +66,6 @@ def head_of(root: Path) -> str | None:
     return done.strip() if done else None
 
 
-def history_of(root: Path, depth: int = HISTORY_DEPTH) -> list[Commit]:
-    """The newest `depth` commits behind the one checked out (merges left out), each with the files it changed under
-    root (relative to it, as `walk` names them); none outside a git repository. A history cut short (a shallow
-    clone, a missing object) gives the commits read before the cut."""
-    done = _git(root, "log", "--no-merges", f"-n{depth}", "--name-only", "--relative", "-z",
-                "--format=%x1e%B%x1f", "HEAD", partial=True)
-    commits = []
-    for block in (done or "").split("\x1e")[1:]:
-        message, _, names = block.partition("\x1f")
-        files = tuple(n.lstrip("\n") for n in names.split("\0") if n.strip())
-        commits.append(Commit(message, files))
-    return commits
-
-
 def _git_files(root: Path) -> list[str] | None:
     """Tracked files and untracked ones .gitignore lets in, relative to root; None outside a git repository."""
     done = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
@@ -89,15 +74,15 @@ def _git_files(root: Path) -> list[str] | None:
     return [n for n in done.split("\0") if n]
 
 
-def _git(root: Path, *args: str, partial: bool = False) -> str | None:
-    """git's output (bytes that are not UTF-8 replaced), None where it failed (with `partial`, what it wrote)."""
+def _git(root: Path, *args: str) -> str | None:
     if not (root / ".git").exists() and not _inside_git(root):
         return None
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=120, check=False)
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=120,
+                              check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 or partial else None
+    return done.stdout if done.returncode == 0 else None
 
 
 def _inside_git(root: Path) -> bool:

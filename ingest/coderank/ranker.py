@@ -9,8 +9,6 @@ Signals (each measured on the localization dev split, `python -m bench.localize`
 - repo: in a cut, where the repository is indexed (`RepoRanking`), how the repository's own search ranks for the
   request the unit's file (a grep's lines) or the definition holding it (a source file's chunks): its whole code's
   statistics and every definition, not the cut's lines alone;
-- history: the repository's past commits whose messages read most like the request changed the unit's file
-  (`history.CommitIndex`), where the repository's git history is at hand;
 - dense: the cosine of the unit's vector (`passage_of`) with the request's, where the caller has vectors: it
   re-ranks the DENSE_TOP units the other signals put first (`rerank`), scaled from the worst of them (0) to the best
   (1), since the other signals find the candidates and a vector tells apart the few they cannot. Only the code a
@@ -52,7 +50,6 @@ class Weights:
     path: float = 0.5
     frame: float = 0.6
     dense: float = 0.5
-    history: float = 0.3  # on dev: python -m bench.localize_tune --history 0,0.15,0.3,0.5
     tests: float = 0.3
     aside: float = 0.5
     vendored: float = 0.3
@@ -121,16 +118,14 @@ def _place(path: str) -> str | None:
     return None
 
 
-SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense", "history")
+SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense")
 
 
 def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
-            name_counts: dict[str, int] | None = None, dense: np.ndarray | None = None,
-            history: Mapping[str, float] | None = None) -> np.ndarray:
+            name_counts: dict[str, int] | None = None, dense: np.ndarray | None = None) -> np.ndarray:
     """One row per unit, one column per signal (SIGNALS), each in [0, 1] but lexical's raw scale kept apart:
     lexical scaled to the best unit's; named, the name's rarity; pair, 1 where `Class.method` is written; path, how
-    closely the request names the file (1: its path, 0.5: its file name); frame, 1 where a frame points inside;
-    history, the file's share of what the request's best past commits changed (`CommitIndex.shares`)."""
+    closely the request names the file (1: its path, 0.5: its file name); frame, 1 where a frame points inside."""
     out = np.zeros((len(units), len(SIGNALS)))
     if not units:
         return out
@@ -145,8 +140,6 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
             file_named[unit.path] = query.names_file(unit.path) / 2
         out[i, 3] = file_named[unit.path]
         out[i, 4] = _frame_in(query, unit)
-        if history:
-            out[i, 6] = history.get(unit.path, 0.0)
     if dense is not None:
         out[:, 5] = np.nan_to_num(dense, nan=0.0)
     return out
@@ -156,7 +149,7 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
             lookup: frozenset[str] = frozenset()) -> np.ndarray:
     """The rule: lexical plus the weighted signals, times the place's factor (none for a definition a look-up,
     `CodeQuery.lookup`, names: asked for by name, a test is what is wanted)."""
-    w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense, weights.history])
+    w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
     factors = np.fromiter((1.0 if lookup and looked_up(u, lookup) else _factor(_unit_place(u), weights)
                            for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)

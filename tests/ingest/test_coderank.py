@@ -84,30 +84,6 @@ def test_places_and_the_files_evidence() -> None:
     assert boosted[0] > boosted[2], "two good units of one file outrank one better unit alone"
 
 
-def test_the_past_commits_a_request_reads_like_point_at_the_files_they_changed() -> None:
-    from ctxsieve.ingest.coderank.history import COMMITS, MIN_TERMS, Commit, CommitIndex
-
-    index = CommitIndex([
-        Commit("Fix the timezone offset when parsing ISO dates\n\nThe offset's sign was lost.", ("pkg/dates.py",)),
-        Commit("timezone: reformat every module", tuple(f"pkg/m{i}.py" for i in range(20)) + ("pkg/dates.py",)),
-        Commit("Add a retry to the HTTP client", ("pkg/http.py", "pkg/retry.py")),
-        Commit("empty", ()),
-        Commit("", ("pkg/nothing.py",)),
-    ])
-    assert len(index) == 3, "a commit without files or without a message says nothing"
-    issue = ("Parsing a date with a negative timezone offset gives the wrong time. Steps to reproduce: call the "
-             "parser on an ISO string such as 2024-01-05T10:00-05:00 and compare the hour it returns with the one "
-             "expected by users")
-    shares = index.shares(read_code_query(issue).terms)
-    assert shares["pkg/dates.py"] == 1.0 and 0 < shares["pkg/m3.py"] < 0.1, "a sweeping commit says little of each"
-    assert "pkg/http.py" not in shares
-    assert index.shares(read_code_query("negative timezone offset").terms) == {}, "a short search's words: no history"
-    filler = " ".join(f"word{i}" for i in range(MIN_TERMS))
-    assert index.shares(read_code_query(f"zebra quokka {filler}").terms) == {} and CommitIndex([]).shares(["x"]) == {}
-    many = CommitIndex([Commit(f"fix parser bug {i}", (f"p{i}.py",)) for i in range(COMMITS + 5)])
-    assert len(many.shares(read_code_query(f"parser bug {filler}").terms)) == COMMITS, "only the best commits count"
-
-
 def test_vectors_re_rank_the_best_units_and_only_when_each_has_one() -> None:
     """The dense signal re-orders the DENSE_TOP units the other signals put first (scaled from the worst of them to
     the best); a unit outside them is never lifted by it, and without every vector nothing changes."""
@@ -131,7 +107,7 @@ def test_vectors_re_rank_the_best_units_and_only_when_each_has_one() -> None:
     assert len(asked) == DENSE_TOP and "f44" not in asked, "only the best DENSE_TOP are re-ranked"
     assert np.array_equal(after[DENSE_TOP:], before[DENSE_TOP:])
     assert np.array_equal(rerank(rows.copy(), units, before.copy(), lambda _: None), before), "no vectors yet"
-    assert "dense" in SIGNALS and passage_of(units[0]).startswith("pkg/m0.py f0\ndef f0():")
+    assert SIGNALS[-1] == "dense" and passage_of(units[0]).startswith("pkg/m0.py f0\ndef f0():")
 
 
 def test_only_shipped_code_has_vectors_and_a_test_among_the_best_counts_as_the_worst() -> None:
@@ -212,10 +188,10 @@ def test_definitions_are_named_as_each_language_qualifies_them() -> None:
 
 
 def test_a_test_module_inside_a_source_file_counts_as_tests() -> None:
-    from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, combine, has_vector
+    from ctxsieve.ingest.coderank.ranker import WEIGHTS, combine, has_vector
 
     units = [u for u in units_of("src/routing.rs", RUST) if u.name in ("Router.with_state", "tests.query_is_parsed")]
-    scores = combine(np.ones((len(units), len(SIGNALS))), units)
+    scores = combine(np.ones((len(units), 6)), units)
     assert [u.name for u in units] == ["Router.with_state", "tests.query_is_parsed"]
     assert scores[1] == scores[0] * WEIGHTS.tests
     assert has_vector(units[0]) and not has_vector(units[1])
@@ -242,7 +218,7 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
     discount put it below source that shares its words; a sentence or plain words are no look-up."""
     from ctxsieve.indexes.repos.memory import RepoMemory
     from ctxsieve.ingest.coderank.query import lookup_names
-    from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, combine
+    from ctxsieve.ingest.coderank.ranker import WEIGHTS, combine
 
     assert lookup_names("TestRouteParamsByName") == {"TestRouteParamsByName"}
     assert lookup_names("`Context.Param` route_event()") == {"Context.Param", "route_event"}
@@ -267,8 +243,7 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
     sentence = memory.search(read_code_query("how does TestRouteParamsByName check route params by name"), 5)
     named = read_code_query("TestRouteParamsByName")
     test = next(h for h in sentence if h.unit.path == "params_test.go").unit
-    looked_up, discounted = (combine(np.ones((1, len(SIGNALS))), [test], lookup=lookup)
-                             for lookup in (named.lookup, frozenset()))
+    looked_up, discounted = (combine(np.ones((1, 6)), [test], lookup=lookup) for lookup in (named.lookup, frozenset()))
     assert discounted[0] == looked_up[0] * WEIGHTS.tests, "in a sentence a test's name keeps the tests' discount"
 
 

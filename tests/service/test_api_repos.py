@@ -138,31 +138,6 @@ def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
     assert repos.get("/v1/repos/small").status_code == 404
 
 
-def test_the_files_earlier_commits_about_the_same_thing_changed_rank_higher(repos: TestClient, roots: Path) -> None:
-    """Two files alike in every word of the request: the one a past commit's message about the same thing changed
-    comes first, once that commit is in the history the index read (a new HEAD is read again at the next sync)."""
-    root = roots / "history"
-    (root / "pkg").mkdir(parents=True)
-    same = 'def convert(value):\n    """Convert a date string to a moment."""\n    return moment(value)\n'
-    (root / "pkg" / "alpha.py").write_text(same)
-    (root / "pkg" / "beta.py").write_text(same.replace("moment(value)", "moment(value)  # later"))
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "Add the converters")
-    assert repos.put("/v1/repos/history", json={"path": str(root)}).status_code == 202
-    indexed(repos, "history")
-    request = ("Converting a date string with a negative timezone offset gives the wrong moment. Steps to reproduce: "
-               "call convert on 2024-01-05T10:00-05:00 and compare the hour with the one users expect to see")
-    assert found(repos, "history", request)[0][0] == "pkg/alpha.py"
-
-    (root / "pkg" / "beta.py").write_text(same)
-    git(root, "commit", "-qam", "Keep a negative timezone offset's sign when converting")
-    assert repos.post("/v1/repos/history/sync").status_code == 202
-    indexed(repos, "history")
-    assert found(repos, "history", request)[0][0] == "pkg/beta.py", "the file the earlier fix changed"
-    assert found(repos, "history", "zebra quokka") == []
-
-
 def test_a_search_naming_the_folder_sees_the_agents_own_edit(repos: TestClient, roots: Path) -> None:
     """An agent's search_code sends its folder: a search after it edited a file shows the lines as they are now
     (an index of the file as it was would show false line numbers)."""
