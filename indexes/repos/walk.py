@@ -75,14 +75,15 @@ def _git_files(root: Path) -> list[str] | None:
 
 
 def _git(root: Path, *args: str) -> str | None:
+    """git's output, bytes that are not UTF-8 replaced (a file named in another encoding is then not found, and
+    skipped, instead of failing the sync); None where git failed."""
     if not (root / ".git").exists() and not _inside_git(root):
         return None
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=120,
-                              check=False)
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return done.stdout if done.returncode == 0 else None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
 
 
 def _inside_git(root: Path) -> bool:

@@ -612,6 +612,28 @@ def test_search_during_an_update_answers_from_the_last_complete_state(repos: Tes
     assert found(repos, "busy", "extra_999")[0] == ("mod_999.py", "extra_999")
 
 
+def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos: TestClient, roots: Path) -> None:
+    """git lists a Latin-1 file name as its bytes: the sync skips it and indexes the rest, and the worker lives on
+    for the next repository (a strict decoding of git's listing failed the sync and ended the worker)."""
+    root = roots / "latin"
+    root.mkdir()
+    (root / "ok.py").write_text("def readable_function():\n    pass\n")
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.py"), "w") as named:
+        named.write("def hidden_function():\n    pass\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    assert repos.put("/v1/repos/latin", json={"path": str(root)}).status_code == 202
+    info = indexed(repos, "latin")
+    assert info["state"] != "error" and info["files"] == 1, info
+    assert found(repos, "latin", "readable_function")[0] == ("ok.py", "readable_function")
+    after = roots / "after-latin"
+    after.mkdir()
+    (after / "next.py").write_text("def next_function():\n    pass\n")
+    assert repos.put("/v1/repos/after-latin", json={"path": str(after)}).status_code == 202
+    assert indexed(repos, "after-latin", timeout=30)["files"] == 1
+
+
 def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     outside = repos.put("/v1/repos/outside", json={"path": str(tmp_path)})
     assert outside.status_code == 403 and outside.json()["error"]["type"] == "forbidden"
