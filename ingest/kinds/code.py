@@ -127,11 +127,14 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
     if parser is None:
         return None
     source = text.encode("utf-8")
-    root = _tree(parser, source, language).root_node
-    found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
-                               Comments.of(language)))
-    imports = frozenset(n + 1 for node in _imports_in(root, source)
-                        for n in range(node.start_point[0], _last_row(node) + 1))
+    try:
+        root = _tree(parser, source, language).root_node
+        found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
+                                   Comments.of(language)))
+        imports = frozenset(n + 1 for node in _imports_in(root, source)
+                            for n in range(node.start_point[0], _last_row(node) + 1))
+    except RecursionError:  # nesting deeper than Python's stack (`[[[...]]]` a thousand deep, generated code): read
+        return None  # as a file no grammar parses, whole, rather than failing the read or the repository's sync
     return found, imports
 
 

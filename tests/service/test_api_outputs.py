@@ -115,3 +115,17 @@ def test_grep_results_are_the_lines_the_request_needs_by_runs_of_one_file(client
     assert result.view is not None and result.view.by_lines and not result.view.headed
     shown = render(result.snippets, "", result.view).removesuffix(SEPARATOR)
     assert TOKENS.count(shown) <= 600, "the budget holds the snippets as the agent receives them, headings too"
+
+
+def test_a_file_nested_deeper_than_pythons_stack_is_cut_as_text(client: TestClient) -> None:
+    """Generated code can nest a thousand deep (`[[[...]]]`): the grammar's walk would pass Python's recursion limit,
+    so such a file is read as one no grammar parses, its lines true, instead of failing the request."""
+    deep = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n" for i in range(200))
+    content = deep + "TABLE = " + "[" * 1200 + "]" * 1200 + "\n" + "\ndef parse_ledger_rows(rows):\n    return rows\n"
+    out = post(client, query="parse_ledger_rows", content=content, max_tokens=300,
+               source={"tool": "Read", "args": {"file_path": "/src/generated/tables.py"}})
+    shown = "\n".join(s["text"] for s in out["snippets"])
+    assert "def parse_ledger_rows(rows):" in shown and out["ref"]
+    lines = content.split("\n")
+    for s in out["snippets"]:
+        assert s["text"] == "\n".join(lines[s["line_start"] - 1 : s["line_end"]]), "whole lines, true numbers"
