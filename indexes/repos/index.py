@@ -387,6 +387,9 @@ class RepoIndex:
             except (CtxsieveError, OSError) as exc:
                 log.warning("repository %s: sync failed: %s", name, exc)
                 repo.error = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # noqa: BLE001 - a bug: said loudly, and the worker lives on for the others
+                log.exception("repository %s: sync failed", name)
+                repo.error = f"{type(exc).__name__}: {exc}"
             finally:
                 with self._lock:
                     repo.running, repo.finished = False, covers

@@ -634,6 +634,32 @@ def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos
     assert indexed(repos, "after-latin", timeout=30)["files"] == 1
 
 
+def test_a_sync_that_meets_a_bug_says_so_and_the_worker_goes_on(repos: TestClient, roots: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a sync raises reaches the repository's status as its error, and the next repository is indexed."""
+    import ctxsieve.indexes.repos.index as index
+
+    real = index.units_of
+
+    def failing(path: str, text: str) -> list:  # type: ignore[type-arg]
+        if path == "boom.py":
+            raise ValueError("a parser bug")
+        return real(path, text)
+
+    monkeypatch.setattr(index, "units_of", failing)
+    root = roots / "buggy"
+    root.mkdir()
+    (root / "boom.py").write_text("def boom():\n    pass\n")
+    assert repos.put("/v1/repos/buggy", json={"path": str(root)}).status_code == 202
+    info = indexed(repos, "buggy")
+    assert info["error"] == "ValueError: a parser bug" and info["files"] == 0, info
+    after = roots / "after-buggy"
+    after.mkdir()
+    (after / "fine.py").write_text("def fine():\n    pass\n")
+    assert repos.put("/v1/repos/after-buggy", json={"path": str(after)}).status_code == 202
+    assert indexed(repos, "after-buggy", timeout=30)["files"] == 1
+
+
 def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     outside = repos.put("/v1/repos/outside", json={"path": str(tmp_path)})
     assert outside.status_code == 403 and outside.json()["error"]["type"] == "forbidden"
