@@ -6,12 +6,14 @@ Behind the gateway: tests/mcp/lingering_server.py (stays after its stdin closes 
 ends it) and npm's server-filesystem, each called once through the gateway, so that each has the gateway's own
 listing session and the client's. Then the gateway is stopped as an agent stops a server (`STOPS`): Claude Code's
 SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that to its child; Codex's SIGTERM to the process group with
-its child killed at once; a terminal's `kill`, then `kill -9` half a second later; the MCP way, stdin closed. For
-each: the seconds from the first signal (or stdin's close) to the end of the gateway process itself (the agent's
-child is a parent that only waits for it), how the agent's child ended, and the processes left running 10 s later
-(then killed). Also the seconds to the answer of `initialize`, with the waiting parent and without it, taking turns
-(CTXSIEVE_GATEWAY_KEPT=1). No ctxsieve service is needed: the gateway serves its servers' tools without tool search
-when the service cannot be reached.
+its child killed at once; a terminal's `kill`, then `kill -9` half a second later; the MCP way, stdin closed; killed
+outright (`kill-9`: SIGKILL to the gateway's process group, no time to close), then the next gateway started and
+stopped, whose start ends the servers its dead predecessor recorded (on Linux). For each: the seconds from the first
+signal (or stdin's close) to the end of the gateway process itself (the agent's child is a parent that only waits
+for it), how the agent's child ended, and the processes left running 10 s later (then killed). Also the seconds to
+the answer of `initialize`, with the waiting parent and without it, taking turns (CTXSIEVE_GATEWAY_KEPT=1). No
+ctxsieve service is needed: the gateway serves its servers' tools without tool search when the service cannot be
+reached.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ def as_kill(process: subprocess.Popen[bytes]) -> None:
     process.kill()
 
 
+def as_killed(process: subprocess.Popen[bytes]) -> None:
+    """Killed outright: SIGKILL to the agent's child and the gateway (their process group), no time to close."""
+    os.killpg(process.pid, signal.SIGKILL)
+
+
 def as_stdin_closed(process: subprocess.Popen[bytes]) -> None:
     """The MCP way: the client closes the server's stdin (and waits)."""
     assert process.stdin is not None
@@ -72,7 +79,9 @@ def as_stdin_closed(process: subprocess.Popen[bytes]) -> None:
 # each way an agent stops a server, and how the agent's child ends when the gateway ends in time
 STOPS: dict[str, tuple[Callable[[subprocess.Popen[bytes]], None], int]] = {
     "claude-code": (as_claude_code, -signal.SIGINT), "codex": (as_codex, -signal.SIGKILL),
-    "kill": (as_kill, -signal.SIGTERM), "stdin-closed": (as_stdin_closed, 0)}
+    "kill": (as_kill, -signal.SIGTERM), "stdin-closed": (as_stdin_closed, 0), "kill-9": (as_killed, -signal.SIGKILL)}
+# stops that leave the servers to the next gateway's start, which ends those its dead predecessor recorded
+NEXT_START = frozenset({"kill-9"})
 
 
 def until(done: Callable[[], bool], seconds: float) -> bool:
@@ -153,6 +162,10 @@ def stopped_gateway(folder: Path, stop: str, url: str = NO_SERVICE, calls: bool 
         until(lambda: gone(gateway[0]), 60)
         seconds = time.monotonic() - began
         status = parent.wait()
+        if stop in NEXT_START:
+            following = start(config, {**os.environ, "TMPDIR": str(temp)}, url)
+            json_rpc(following, [HANDSHAKE])
+            as_stdin_closed(following)
     finally:
         parent.kill()
         parent.wait()

@@ -305,6 +305,30 @@ def test_only_folders_of_gateways_gone_are_removed(tmp_path: Path) -> None:
     assert not mine.path.exists()
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="start times are read from /proc")
+def test_a_dead_gateways_record_ends_only_the_servers_still_running_as_recorded(tmp_path: Path) -> None:
+    """A recorded process id is killed only while it names the process recorded: the same start time (an id given
+    to another process since has another) and still its group's leader."""
+    from ctxsieve_client.gateway.upstreams import SERVERS, _started, end_recorded_servers
+
+    def server() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(["sleep", "60"], start_new_session=True)
+
+    recorded, reused, follower = server(), server(), subprocess.Popen(["sleep", "60"])  # the last leads no group
+    try:
+        (tmp_path / SERVERS).write_text(f"{recorded.pid} {_started(recorded.pid)}\n"
+                                        f"{reused.pid} {int(_started(reused.pid) or 0) - 1}\n"
+                                        f"{follower.pid} {_started(follower.pid)}\nnot a line\n")
+        assert end_recorded_servers(tmp_path) == [recorded.pid]
+        assert recorded.wait(5) == -signal.SIGKILL
+        assert reused.poll() is None and follower.poll() is None
+        assert end_recorded_servers(tmp_path / "nothing") == []
+    finally:
+        for process in (recorded, reused, follower):
+            process.kill()
+            process.wait()
+
+
 def test_when_the_service_is_down_the_output_still_reaches_the_agent(tmp_path: Path, files: Path) -> None:
     config = write_config(tmp_path / "fs.json", {"fs": filesystem_server(files)})
     result = run(config, "http://127.0.0.1:9", lambda s: s.call_tool("read_text_file", {

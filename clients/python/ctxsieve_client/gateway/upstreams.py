@@ -42,6 +42,7 @@ from .clients import ASKABLE, Identities, Who
 from .config import Upstream
 
 log = logging.getLogger("ctxsieve.gateway")
+_PROC_STAT = Path("/proc/self/stat")  # a /proc to read processes from (Linux)
 STDERR_TAIL = 1500  # characters of a server's stderr quoted in an error
 # ProxyClient's argument for each capability: a handler given (or its default) declares it, None does not
 HANDLERS = {"roots": "roots", "sampling": "sampling_handler", "elicitation": "elicitation_handler"}
@@ -75,18 +76,61 @@ def kill_leftover_servers() -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
+def record_servers(folder: Path) -> None:
+    """The servers this gateway runs now (its children: process id and start time), written to `folder`'s SERVERS
+    file; nothing where there is no /proc to tell a process's start time (a reused id must not be taken for one)."""
+    started = {pid: _started(pid) for pid in _children()} if _PROC_STAT.exists() else {}
+    lines = "".join(f"{pid} {start}\n" for pid, start in sorted(started.items()) if start is not None)
+    made = folder / f"{SERVERS}.new"
+    made.write_text(lines)
+    os.replace(made, folder / SERVERS)
+
+
+def end_recorded_servers(folder: Path) -> list[int]:
+    """SIGKILL to the process group of each server a dead gateway recorded in `folder` that still runs as it was
+    recorded (the same process id, start time and group): the leftovers of a gateway killed before it could close
+    them. The process ids killed."""
+    try:
+        recorded = (folder / SERVERS).read_text().split("\n")
+    except OSError:
+        return []
+    killed = []
+    for line in recorded:
+        pid, _, start = line.partition(" ")
+        if not pid.isdigit() or not start or _started(int(pid)) != start or _group(int(pid)) != int(pid):
+            continue
+        with contextlib.suppress(OSError):
+            os.killpg(int(pid), signal.SIGKILL)
+            killed.append(int(pid))
+    return killed
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat's fields after the command (field 3, the state, first); none for a process gone."""
+    try:
+        # "pid (command) state ppid ...": the command may hold spaces and parentheses, the rest does not
+        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()
+    except (OSError, ValueError):
+        return []
+
+
+def _started(pid: int) -> str | None:
+    """A process's start time (clock ticks after boot, field 22), which a later process given its id will not have."""
+    fields = _stat_fields(pid)
+    return fields[19] if len(fields) > 19 else None
+
+
+def _group(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[2]) if len(fields) > 2 else None
+
+
 def _children() -> list[int]:
     """This process's children: from /proc where there is one (a slim image may have no `ps`), else from `ps`."""
     me = str(os.getpid())
-    proc = Path("/proc")
-    if (proc / "self" / "stat").exists():
-        found = []
-        for entry in proc.iterdir():
-            with contextlib.suppress(OSError, ValueError):
-                # "pid (command) state ppid ...": the command may hold spaces and parentheses, the rest does not
-                if entry.name.isdigit() and (entry / "stat").read_text().rpartition(")")[2].split()[1] == me:
-                    found.append(int(entry.name))
-        return found
+    if _PROC_STAT.exists():
+        return [int(entry.name) for entry in Path("/proc").iterdir()
+                if entry.name.isdigit() and _stat_fields(int(entry.name))[1:2] == [me]]
     try:
         table = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True, timeout=5).stdout
     except (OSError, subprocess.SubprocessError):
@@ -124,8 +168,8 @@ class UpstreamServer:
         if u.transport == "stdio":
             assert u.command is not None
             self.log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # removed by hand meanwhile: again
-            return StdioTransport(u.command, list(u.args), env=dict(u.env) or None, cwd=u.cwd, keep_alive=False,
-                                  log_file=self.log_path)
+            return _RecordedStdio(u.command, list(u.args), env=dict(u.env) or None, cwd=u.cwd, keep_alive=False,
+                                  log_file=self.log_path, records=self.log_path.parent)
         assert u.url is not None
         if u.transport == "sse":
             return SSETransport(u.url, headers=dict(u.headers) or None)
@@ -263,11 +307,27 @@ class _Provider(ProxyProvider):
         return await super()._list_prompts() if self._server.listed else []
 
 
+class _RecordedStdio(StdioTransport):
+    """A stdio server's transport that, once the server runs, records the gateway's servers in its log folder
+    (`record_servers`), for the next gateway to end them should this one be killed outright."""
+
+    def __init__(self, *args: Any, records: Path, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.records = records
+
+    async def connect(self, *args: Any, **kwargs: Any) -> Any:
+        session = await super().connect(*args, **kwargs)
+        with contextlib.suppress(OSError):  # a record missed leaves a server running, as before records
+            record_servers(self.records)
+        return session
+
+
 class _Persistent(StatefulProxyClient[Any]):
     """Kept open across the requests of one client (its `async with` per call does not disconnect it)."""
 
 
 LOGS_PREFIX = "ctxsieve-gateway-"
+SERVERS = "servers"  # in a gateway's log folder: the servers it runs, a line each (`record_servers`)
 # a folder's name as `LogsFolder.make` has tempfile.mkdtemp make it (`ctxsieve-gateway-4242-k3j9x_2a`); and as
 # gateways named it before their folders carried a process id and a lock
 _LOGS_NAME = re.compile(rf"{LOGS_PREFIX}(?:\d+-)?[a-z0-9_]{{8}}")
@@ -277,8 +337,9 @@ UNLOCKED_AGE_S = 86_400  # a folder without a lock file (named before them) is r
 
 class LogsFolder:
     """A gateway's folder for its servers' stderr logs, removed when the gateway stops (`remove`). A gateway killed
-    before it could stop (an agent's SIGKILL, doctor's check) leaves it, unlocked: the next gateway to start removes
-    every such folder of this user's, and none whose gateway still runs (its lock is held, whichever process
+    before it could stop (an agent's SIGKILL, doctor's check) leaves it, unlocked: the next gateway to start ends the
+    servers it recorded there that still run (`end_recorded_servers`; on Linux) and removes every such folder of
+    this user's, and none whose gateway still runs (its lock is held, whichever process
     namespace shares the folder). On a filesystem without locks a folder has no lock file, and goes as one from
     before the locks: once a day untouched."""
 
@@ -306,6 +367,7 @@ def remove_orphans(parent: Path) -> list[Path]:
     for folder in parent.glob(f"{LOGS_PREFIX}*"):
         try:
             if _orphan(folder):
+                end_recorded_servers(folder)
                 shutil.rmtree(folder)
                 removed.append(folder)
         except (OSError, ValueError):
