@@ -248,15 +248,21 @@ def test_a_gateway_removes_its_servers_logs_and_those_of_gateways_killed_before(
     running = log_folder(temp, "ctxsieve-gateway-4343-l1v3l1v3")  # still serving, its lock held
     config = write_config(tmp_path / "fs.json", {"fs": filesystem_server(files)}, tool_search="off")
 
+    recorded: list[str] = []
+
     async def steps(s: ClientSession) -> list[str]:
         await s.call_tool("list_allowed_directories", {})
+        for record in temp.glob("ctxsieve-gateway-*/servers"):
+            recorded.extend(line for line in record.read_text().split("\n") if line)
         return sorted(str(p.relative_to(temp)) for p in temp.rglob("*") if p.parent.name != running.name)
 
     with held_by_another_process(running / ".lock"):
         during = run(config, stub_url, steps, env={**os.environ, "TMPDIR": str(temp)})
     own = [p for p in during if p != running.name]
-    assert len(own) == 3 and re.fullmatch(r"ctxsieve-gateway-\d+-[a-z0-9_]{8}", own[0]), during
-    assert own[1:] == [f"{own[0]}/.lock", f"{own[0]}/fs.stderr.log"], "its server's stderr is logged while it serves"
+    assert len(own) == 4 and re.fullmatch(r"ctxsieve-gateway-\d+-[a-z0-9_]{8}", own[0]), during
+    assert own[1:] == [f"{own[0]}/.lock", f"{own[0]}/fs.stderr.log", f"{own[0]}/servers"], \
+        "its server's stderr is logged while it serves, and the servers it runs are recorded"
+    assert recorded and all(re.fullmatch(r"\d+ \d+", line) for line in recorded), "each server: its id, its start"
     assert killed.name not in during, "the killed gateway's folder went at the start"
     left = sorted(p.name for p in temp.iterdir())
     assert left == [running.name], "its own folder is gone when it stops"
