@@ -468,7 +468,14 @@ class RepoIndex:
     def _write(self, tenant: str, repo: _Repo, batch: list[FileState]) -> None:
         """Each file's point (its text and units, in one upsert), then the memory swap."""
         name = repo.head.name
-        parsed = [(state, units_of(state.path, state.text or "")) for state in batch]
+        parsed = []
+        for state in batch:
+            try:
+                parsed.append((state, units_of(state.path, state.text or "")))
+            except Exception:  # noqa: BLE001 - a reading bug in one file: said loudly, the others indexed, and
+                # this one keeps its last complete state (read again once it changes)
+                log.exception("repository %s: %s not indexed", name, state.path)
+                repo.skipped["failed"] += 1
         self.store.upsert(SPEC.name, [file_point(tenant, name, s.path, s.hash, s.text or "", u) for s, u in parsed])
         for state, units in parsed:
             repo.memory.put_file(state.path, state.hash, units)

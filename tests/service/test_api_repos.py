@@ -634,30 +634,41 @@ def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos
     assert indexed(repos, "after-latin", timeout=30)["files"] == 1
 
 
-def test_a_sync_that_meets_a_bug_says_so_and_the_worker_goes_on(repos: TestClient, roots: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whatever a sync raises reaches the repository's status as its error, and the next repository is indexed."""
+def test_a_bug_reading_one_file_skips_it_and_one_failing_a_sync_says_so(repos: TestClient, roots: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure reading one file leaves that file out (counted as `failed`) and indexes the others; whatever else
+    a sync raises reaches the repository's status as its error, and the next repository is still indexed."""
     import ctxsieve.indexes.repos.index as index
 
-    real = index.units_of
+    real_units, real_walk = index.units_of, index.walk
 
     def failing(path: str, text: str) -> list:  # type: ignore[type-arg]
         if path == "boom.py":
             raise ValueError("a parser bug")
-        return real(path, text)
+        return real_units(path, text)
 
     monkeypatch.setattr(index, "units_of", failing)
     root = roots / "buggy"
     root.mkdir()
     (root / "boom.py").write_text("def boom():\n    pass\n")
+    (root / "fine.py").write_text("def fine_function():\n    pass\n")
     assert repos.put("/v1/repos/buggy", json={"path": str(root)}).status_code == 202
     info = indexed(repos, "buggy")
-    assert info["error"] == "ValueError: a parser bug" and info["files"] == 0, info
+    assert info["error"] is None and info["files"] == 1 and info["skipped"] == {"failed": 1}, info
+    assert found(repos, "buggy", "fine_function")[0] == ("fine.py", "fine_function")
+
+    def broken_walk(root: Path) -> object:
+        raise ValueError("a walking bug")
+
+    monkeypatch.setattr(index, "walk", broken_walk)
+    assert repos.post("/v1/repos/buggy/sync").status_code == 202
+    assert indexed(repos, "buggy")["error"] == "ValueError: a walking bug"
+    monkeypatch.setattr(index, "walk", real_walk)
     after = roots / "after-buggy"
     after.mkdir()
-    (after / "fine.py").write_text("def fine():\n    pass\n")
+    (after / "next.py").write_text("def next_function():\n    pass\n")
     assert repos.put("/v1/repos/after-buggy", json={"path": str(after)}).status_code == 202
-    assert indexed(repos, "after-buggy", timeout=30)["files"] == 1
+    assert indexed(repos, "after-buggy", timeout=30)["files"] == 1, "the worker goes on"
 
 
 def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
