@@ -99,6 +99,7 @@ class _Repo:
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size) when hashed
     skipped: Counter[str] = field(default_factory=Counter)
     unreadable: set[str] = field(default_factory=set)  # files the last sync could not read: read again each sync
+    failed: set[str] = field(default_factory=set)  # files whose definitions could not be read (a bug): the same
     caught_up_at: float = -CATCH_UP_S  # when a read that differed from the index last queued a sync (monotonic)
 
 
@@ -416,16 +417,24 @@ class RepoIndex:
         root = Path(repo.head.path)
         if not root.is_dir():
             raise NotFound(f"{root}: the repository's folder is gone")
-        files = walk(root).files
+        listing = walk(root)
+        files = listing.files
         changed, skipped = self._changed_files(repo, root, files)
+        skipped.update(listing.skipped)
         repo.done, repo.total, repo.skipped = 0, len(changed), skipped
-        for batch in _batches(changed, BATCH_FILES):
-            self._write(tenant, repo, batch)
-            repo.done += len(batch)
-            if self.progress is not None:
-                self.progress(repo.head.name, repo.done, repo.total)
+        try:
+            for batch in _batches(changed, BATCH_FILES):
+                self._write(tenant, repo, batch)
+                repo.done += len(batch)
+                if self.progress is not None:
+                    self.progress(repo.head.name, repo.done, repo.total)
+        except BaseException:  # the files not written are read again by the next sync, not taken for unchanged
+            for state in changed[repo.done :]:
+                repo.stats.pop(state.path, None)
+            raise
         listed = set(files)
         repo.unreadable &= listed
+        repo.failed &= listed
         for path in sorted(set(repo.memory.hashes()) - listed):
             self.store.delete_where(SPEC.name, scope(tenant, repo.head.name, path=path))
             repo.memory.drop_file(path)
@@ -446,7 +455,8 @@ class RepoIndex:
             except OSError:  # removed between the listing and now
                 continue
             seen = (info.st_mtime_ns, info.st_size)
-            if path in indexed and repo.stats.get(path) == seen and path not in repo.unreadable:
+            if path in indexed and repo.stats.get(path) == seen and path not in repo.unreadable \
+                    and path not in repo.failed:
                 continue
             # Looked at, read or not: a grep listing a file it cannot read must not queue a catch-up every time
             # (`_edited_since`); an indexed one keeps its last complete state, and each sync tries it again (a
@@ -463,6 +473,8 @@ class RepoIndex:
                 skipped[state.why] += 1
             elif indexed.get(path) != state.hash:
                 changed.append(state)
+            else:  # back to what is indexed
+                repo.failed.discard(path)
         return changed, skipped
 
     def _write(self, tenant: str, repo: _Repo, batch: list[FileState]) -> None:
@@ -473,9 +485,12 @@ class RepoIndex:
             try:
                 parsed.append((state, units_of(state.path, state.text or "")))
             except Exception:  # noqa: BLE001 - a reading bug in one file: said loudly, the others indexed, and
-                # this one keeps its last complete state (read again once it changes)
+                # this one keeps its last complete state, tried again (and counted) at each sync as unreadable ones
                 log.exception("repository %s: %s not indexed", name, state.path)
                 repo.skipped["failed"] += 1
+                repo.failed.add(state.path)
+                continue
+            repo.failed.discard(state.path)
         self.store.upsert(SPEC.name, [file_point(tenant, name, s.path, s.hash, s.text or "", u) for s, u in parsed])
         for state, units in parsed:
             repo.memory.put_file(state.path, state.hash, units)

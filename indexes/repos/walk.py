@@ -46,8 +46,21 @@ def walk(root: Path) -> Walk:
         if any(p in SKIPPED_FOLDERS or p.endswith(".egg-info") for p in parts[:-1]):
             continue
         if PurePosixPath(name).suffix.lower() in LANGUAGES and (root / name).is_file():
-            out.files.append(name)
+            if _storable(name):
+                out.files.append(name)
+            else:
+                out.skipped["unreadable"] += 1
     return out
+
+
+def _storable(name: str) -> bool:
+    """A name that is UTF-8 on disk: one in another encoding (its bytes kept as surrogates) cannot be stored or
+    shown as it is."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def read_source(root: Path, name: str) -> FileState:
@@ -75,15 +88,15 @@ def _git_files(root: Path) -> list[str] | None:
 
 
 def _git(root: Path, *args: str) -> str | None:
-    """git's output, bytes that are not UTF-8 replaced (a file named in another encoding is then not found, and
-    skipped, instead of failing the sync); None where git failed."""
+    """git's output, bytes that are not UTF-8 kept as surrogates (as os.walk keeps them: a file named in another
+    encoding is found, then counted as unreadable by `walk`, instead of failing the sync); None where git failed."""
     if not (root / ".git").exists() and not _inside_git(root):
         return None
     try:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
 
 
 def _inside_git(root: Path) -> bool:

@@ -612,26 +612,30 @@ def test_search_during_an_update_answers_from_the_last_complete_state(repos: Tes
     assert found(repos, "busy", "extra_999")[0] == ("mod_999.py", "extra_999")
 
 
-def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos: TestClient, roots: Path) -> None:
-    """git lists a Latin-1 file name as its bytes: the sync skips it and indexes the rest, and the worker lives on
-    for the next repository (a strict decoding of git's listing failed the sync and ended the worker)."""
-    root = roots / "latin"
+@pytest.mark.parametrize("tracked", [True, False], ids=["git", "folder"])
+def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos: TestClient, roots: Path,
+                                                                           tracked: bool) -> None:
+    """A Latin-1 file name (git lists it as its bytes; os.walk keeps them as surrogates) cannot be stored: it is
+    counted as unreadable and the rest indexed, and the worker lives on for the next repository (git's listing
+    decoded strictly ended the worker; a folder's failed the whole batch at the store)."""
+    root = roots / f"latin-{tracked}"
     root.mkdir()
     (root / "ok.py").write_text("def readable_function():\n    pass\n")
     with open(os.path.join(os.fsencode(root), b"caf\xe9.py"), "w") as named:
         named.write("def hidden_function():\n    pass\n")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "first")
-    assert repos.put("/v1/repos/latin", json={"path": str(root)}).status_code == 202
-    info = indexed(repos, "latin")
-    assert info["state"] != "error" and info["files"] == 1, info
-    assert found(repos, "latin", "readable_function")[0] == ("ok.py", "readable_function")
-    after = roots / "after-latin"
+    if tracked:
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "first")
+    assert repos.put(f"/v1/repos/latin-{tracked}", json={"path": str(root)}).status_code == 202
+    info = indexed(repos, f"latin-{tracked}")
+    assert info["error"] is None and info["files"] == 1 and info["skipped"] == {"unreadable": 1}, info
+    assert found(repos, f"latin-{tracked}", "readable_function")[0] == ("ok.py", "readable_function")
+    after = roots / f"after-latin-{tracked}"
     after.mkdir()
     (after / "next.py").write_text("def next_function():\n    pass\n")
-    assert repos.put("/v1/repos/after-latin", json={"path": str(after)}).status_code == 202
-    assert indexed(repos, "after-latin", timeout=30)["files"] == 1
+    assert repos.put(f"/v1/repos/after-latin-{tracked}", json={"path": str(after)}).status_code == 202
+    assert indexed(repos, f"after-latin-{tracked}", timeout=30)["files"] == 1
 
 
 def test_a_bug_reading_one_file_skips_it_and_one_failing_a_sync_says_so(repos: TestClient, roots: Path,
@@ -656,6 +660,25 @@ def test_a_bug_reading_one_file_skips_it_and_one_failing_a_sync_says_so(repos: T
     info = indexed(repos, "buggy")
     assert info["error"] is None and info["files"] == 1 and info["skipped"] == {"failed": 1}, info
     assert found(repos, "buggy", "fine_function")[0] == ("fine.py", "fine_function")
+    assert repos.post("/v1/repos/buggy/sync").status_code == 202
+    assert indexed(repos, "buggy")["skipped"] == {"failed": 1}, "tried again, and counted, at each sync"
+    monkeypatch.setattr(index, "units_of", real_units)
+    assert repos.post("/v1/repos/buggy/sync").status_code == 202
+    info = indexed(repos, "buggy")
+    assert info["files"] == 2 and info["skipped"] == {} and found(repos, "buggy", "boom")[0] == ("boom.py", "boom")
+
+    def failing_store(*args: object, **kwargs: object) -> None:
+        raise OSError("disk")
+
+    real_point = index.file_point
+    monkeypatch.setattr(index, "file_point", failing_store)
+    (root / "fine.py").write_text("def finer_function():\n    pass\n")
+    assert repos.post("/v1/repos/buggy/sync").status_code == 202
+    assert indexed(repos, "buggy")["error"] == "OSError: disk"
+    monkeypatch.setattr(index, "file_point", real_point)
+    assert repos.post("/v1/repos/buggy/sync").status_code == 202
+    assert indexed(repos, "buggy")["error"] is None
+    assert found(repos, "buggy", "finer_function")[0] == ("fine.py", "finer_function"), "the file not written: again"
 
     def broken_walk(root: Path) -> object:
         raise ValueError("a walking bug")
