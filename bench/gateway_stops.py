@@ -149,6 +149,7 @@ def stopped_gateway(folder: Path, stop: str, url: str = NO_SERVICE, calls: bool 
         "lingers": counted([sys.executable, str(LINGERING)], starts),
         "fs": counted([str(FILESYSTEM), str(folder)], starts)}, "ctxsieve": {"tool_search": "off"}}))
     parent = start(config, {**os.environ, "TMPDIR": str(temp)}, url)
+    following: subprocess.Popen[bytes] | None = None
     try:
         asked = [("tools/call", {"name": "linger", "arguments": {}}),
                  ("tools/call", {"name": "list_allowed_directories", "arguments": {}})] if calls else []
@@ -167,8 +168,10 @@ def stopped_gateway(folder: Path, stop: str, url: str = NO_SERVICE, calls: bool 
             json_rpc(following, [HANDSHAKE])
             as_stdin_closed(following)
     finally:
-        parent.kill()
-        parent.wait()
+        for process in (parent, following):
+            if process is not None:
+                process.kill()
+                process.wait()
     left = [pid for pid in [*gateway, *(int(p) for p in starts.read_text().split())] if outlives(pid)]
     return Stopped(seconds, status, left, sorted(p.name for p in temp.iterdir()))
 

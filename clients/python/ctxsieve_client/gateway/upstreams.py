@@ -78,38 +78,56 @@ def kill_leftover_servers() -> None:
 
 def record_servers(folder: Path) -> None:
     """The servers this gateway runs now (its children: process id and start time), written to `folder`'s SERVERS
-    file; nothing where there is no /proc to tell a process's start time (a reused id must not be taken for one)."""
-    started = {pid: _started(pid) for pid in _children()} if _PROC_STAT.exists() else {}
-    lines = "".join(f"{pid} {start}\n" for pid, start in sorted(started.items()) if start is not None)
+    file after a line naming the gateway itself, the boot and the process namespace; nothing where there is no /proc
+    to tell a process's start time (a reused id must not be taken for one)."""
+    if not _PROC_STAT.exists():
+        return
+    me = os.getpid()
+    lines = [f"{me} {_started(me)} {_boot_and_namespace()}"]
+    lines += [f"{pid} {start}" for pid in sorted(_children()) if (start := _started(pid)) is not None]
     made = folder / f"{SERVERS}.new"
-    made.write_text(lines)
+    made.write_text("\n".join(lines) + "\n")
     os.replace(made, folder / SERVERS)
 
 
 def end_recorded_servers(folder: Path) -> list[int]:
     """SIGKILL to the process group of each server a dead gateway recorded in `folder` that still runs as it was
-    recorded (the same process id, start time and group): the leftovers of a gateway killed before it could close
-    them. The process ids killed."""
+    recorded (the same process id and start time): the leftovers of a gateway killed before it could close them.
+    Nothing while the gateway that wrote the record still runs, or when the record was written in another boot or
+    process namespace (its ids name other processes here). The process ids killed."""
     try:
-        recorded = (folder / SERVERS).read_text().split("\n")
-    except OSError:
+        gateway, *servers = (folder / SERVERS).read_text().split("\n")
+    except (OSError, ValueError):
+        return []
+    pid, _, rest = gateway.partition(" ")
+    start, _, where = rest.partition(" ")
+    if not pid.isdigit() or where != _boot_and_namespace() or _started(int(pid)) == start:
         return []
     killed = []
-    for line in recorded:
+    for line in servers:
         pid, _, start = line.partition(" ")
-        if not pid.isdigit() or not start or _started(int(pid)) != start or _group(int(pid)) != int(pid):
-            continue
-        with contextlib.suppress(OSError):
-            os.killpg(int(pid), signal.SIGKILL)
-            killed.append(int(pid))
+        if pid.isdigit() and start and _started(int(pid)) == start:
+            with contextlib.suppress(OSError):
+                os.killpg(int(pid), signal.SIGKILL)
+                killed.append(int(pid))
     return killed
 
 
+def _boot_and_namespace() -> str:
+    """This boot's id and this process's pid namespace: a process id means the same process only within both."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        return f"{boot} {os.readlink('/proc/self/ns/pid')}"
+    except OSError:
+        return "unknown"
+
+
 def _stat_fields(pid: int) -> list[str]:
-    """/proc/<pid>/stat's fields after the command (field 3, the state, first); none for a process gone."""
+    """/proc/<pid>/stat's fields after the command (field 3, the state, first); none for a process gone. Read as
+    bytes: the command is cut at 15 bytes, which may split a character."""
     try:
         # "pid (command) state ppid ...": the command may hold spaces and parentheses, the rest does not
-        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()
+        return (Path("/proc") / str(pid) / "stat").read_bytes().rpartition(b")")[2].decode("ascii").split()
     except (OSError, ValueError):
         return []
 
@@ -118,11 +136,6 @@ def _started(pid: int) -> str | None:
     """A process's start time (clock ticks after boot, field 22), which a later process given its id will not have."""
     fields = _stat_fields(pid)
     return fields[19] if len(fields) > 19 else None
-
-
-def _group(pid: int) -> int | None:
-    fields = _stat_fields(pid)
-    return int(fields[2]) if len(fields) > 2 else None
 
 
 def _children() -> list[int]:
