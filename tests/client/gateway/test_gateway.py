@@ -321,7 +321,13 @@ def test_a_dead_gateways_record_ends_only_the_servers_still_running_as_recorded(
     """A recorded process id is killed only while it names the process recorded (the same start time: an id given
     to another process since has another), only once the gateway that wrote the record is gone, and only in the
     boot and process namespace it was written in."""
-    from ctxsieve_client.gateway.upstreams import SERVERS, _boot_and_namespace, _started, end_recorded_servers
+    from ctxsieve_client.gateway.upstreams import (
+        SERVERS,
+        _boot_and_namespace,
+        _started,
+        _stat_fields,
+        end_recorded_servers,
+    )
 
     ended = subprocess.Popen(["true"])
     ended.wait()
@@ -338,7 +344,12 @@ def test_a_dead_gateways_record_ends_only_the_servers_still_running_as_recorded(
         assert end_recorded_servers(record(f"{ended.pid} 1 another-boot {here.split()[-1]}")) == []
         assert end_recorded_servers(record(f"{ended.pid} 1 {here.split()[0]} pid:[1]")) == [], "another namespace"
         assert recorded.poll() is None and reused.poll() is None
-        assert end_recorded_servers(record(f"{ended.pid} 1 {here}")) == [recorded.pid]
+        zombie = subprocess.Popen(["true"])  # a killed gateway not reaped yet: dead, though /proc still shows it
+        deadline = time.monotonic() + 5
+        while _stat_fields(zombie.pid)[:1] != ["Z"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert end_recorded_servers(record(f"{zombie.pid} {_stat_fields(zombie.pid)[19]} {here}")) == [recorded.pid]
+        zombie.wait()
         assert recorded.wait(5) == -signal.SIGKILL and reused.poll() is None
         assert end_recorded_servers(tmp_path / "nothing") == []
     finally:

@@ -133,9 +133,11 @@ def _stat_fields(pid: int) -> list[str]:
 
 
 def _started(pid: int) -> str | None:
-    """A process's start time (clock ticks after boot, field 22), which a later process given its id will not have."""
+    """A running process's start time (clock ticks after boot, field 22), which a later process given its id will
+    not have; None for one gone, or dead and not yet reaped (a zombie: a killed gateway, reparented, waits for an
+    init that may take its time)."""
     fields = _stat_fields(pid)
-    return fields[19] if len(fields) > 19 else None
+    return fields[19] if len(fields) > 19 and fields[0] not in ("Z", "X") else None
 
 
 def _children() -> list[int]:
