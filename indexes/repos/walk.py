@@ -41,16 +41,28 @@ def walk(root: Path) -> Walk:
     listed = _git_files(root)
     names = listed if listed is not None else _walked(root)
     out = Walk()
+    real_root = os.path.realpath(root)
     for name in sorted(set(names)):
         parts = PurePosixPath(name).parts
         if any(p in SKIPPED_FOLDERS or p.endswith(".egg-info") for p in parts[:-1]):
             continue
         if PurePosixPath(name).suffix.lower() in LANGUAGES and (root / name).is_file():
-            if _storable(name):
-                out.files.append(name)
-            else:
+            if not _storable(name):
                 out.skipped["unreadable"] += 1
+            elif _links_out(root / name, real_root):
+                out.skipped["outside"] += 1
+            else:
+                out.files.append(name)
     return out
+
+
+def _links_out(path: Path, real_root: str) -> bool:
+    """A symbolic link to a file outside the repository: indexing it would show what the service may not have been
+    allowed to read (its read roots are checked for the repository's folder, not for what a link inside points at).
+    Only the file itself can be a link here: git lists a linked folder as one entry and os.walk does not follow one."""
+    if not path.is_symlink():
+        return False
+    return os.path.commonpath([os.path.realpath(path), real_root]) != real_root
 
 
 def _storable(name: str) -> bool:

@@ -638,6 +638,31 @@ def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos
     assert indexed(repos, f"after-latin-{tracked}", timeout=30)["files"] == 1
 
 
+@pytest.mark.parametrize("tracked", [True, False], ids=["git", "folder"])
+def test_a_link_to_a_file_outside_the_repository_is_never_read(repos: TestClient, roots: Path, tmp_path: Path,
+                                                               tracked: bool) -> None:
+    """A symbolic link inside the repository pointing out of it (at a file beyond the read roots) is counted and
+    left unread; a link to one of the repository's own files is indexed under its own name."""
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "secret.py").write_text("PRIVATE_TOKEN_VALUE = 'abc123'\n")
+    root = roots / f"links-{tracked}"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "real.py").write_text("def linked_helper():\n    pass\n")
+    (root / "leak.py").symlink_to(outside / "secret.py")
+    (root / "alias.py").symlink_to(root / "pkg" / "real.py")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    if tracked:
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "first")
+    assert repos.put(f"/v1/repos/links-{tracked}", json={"path": str(root)}).status_code == 202
+    info = indexed(repos, f"links-{tracked}")
+    assert info["files"] == 2 and info["skipped"] == {"outside": 1}, info
+    assert not found(repos, f"links-{tracked}", "PRIVATE_TOKEN_VALUE abc123")
+    assert {p for p, _ in found(repos, f"links-{tracked}", "linked_helper")} == {"pkg/real.py", "alias.py"}
+
+
 def test_a_bug_reading_one_file_skips_it_and_one_failing_a_sync_says_so(repos: TestClient, roots: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A failure reading one file leaves that file out (counted as `failed`) and indexes the others; whatever else
