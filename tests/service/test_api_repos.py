@@ -94,7 +94,10 @@ def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) 
         assert result["start_line"] <= result["shown_end_line"] <= result["end_line"]
     same = repos.post("/v1/repos/ctxsieve/search", json={"query": "filter a source by its query and budget",
                                                          "k": 10, "max_tokens": 400}).json()
-    assert same["results"] == body["results"], "the same request gives the same answer"
+    if same["state"] != body["state"]:  # the vectors were finished between the two (lexical, then ready): again
+        body, same = same, repos.post("/v1/repos/ctxsieve/search", json={
+            "query": "filter a source by its query and budget", "k": 10, "max_tokens": 400}).json()
+    assert same["state"] == body["state"] and same["results"] == body["results"], "the same request, the same answer"
 
 
 def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
