@@ -57,6 +57,22 @@ def git(root: Path, *args: str) -> None:
                         "GIT_COMMITTER_EMAIL": "t@t"})
 
 
+def committed(root: Path) -> None:
+    """`root` made a git repository holding everything in it, in one commit."""
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+
+
+def the_worker_goes_on(repos: TestClient, roots: Path, name: str) -> None:
+    """A repository registered after `name`'s trouble is still indexed: the worker lives on."""
+    after = roots / f"after-{name}"
+    after.mkdir()
+    (after / "next.py").write_text("def next_function():\n    pass\n")
+    assert repos.put(f"/v1/repos/after-{name}", json={"path": str(after)}).status_code == 202
+    assert indexed(repos, f"after-{name}", timeout=30)["files"] == 1, "the worker goes on"
+
+
 def own(repos: TestClient) -> dict:  # type: ignore[type-arg]
     if repos.get("/v1/repos/ctxsieve").status_code == 404:
         assert repos.put("/v1/repos/ctxsieve", json={"path": str(REPO)}).status_code == 202
@@ -111,9 +127,7 @@ def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
     (root / "pkg" / "huge.py").write_text("x = 1\n" * 200_000)
     (root / ".gitignore").write_text("ignored.py\n")
     (root / "ignored.py").write_text("def ignored_function():\n    pass\n")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "first")
+    committed(root)
     assert repos.put("/v1/repos/small", json={"path": str(root)}).status_code == 202
     info = indexed(repos, "small")
     assert info["files"] == 2 and info["skipped"] == {"binary": 1, "huge": 1}, info
@@ -627,18 +641,12 @@ def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos
     with open(os.path.join(os.fsencode(root), b"caf\xe9.py"), "w") as named:
         named.write("def hidden_function():\n    pass\n")
     if tracked:
-        git(root, "init", "-q")
-        git(root, "add", "-A")
-        git(root, "commit", "-qm", "first")
+        committed(root)
     assert repos.put(f"/v1/repos/latin-{tracked}", json={"path": str(root)}).status_code == 202
     info = indexed(repos, f"latin-{tracked}")
     assert info["error"] is None and info["files"] == 1 and info["skipped"] == {"unreadable": 1}, info
     assert found(repos, f"latin-{tracked}", "readable_function")[0] == ("ok.py", "readable_function")
-    after = roots / f"after-latin-{tracked}"
-    after.mkdir()
-    (after / "next.py").write_text("def next_function():\n    pass\n")
-    assert repos.put(f"/v1/repos/after-latin-{tracked}", json={"path": str(after)}).status_code == 202
-    assert indexed(repos, f"after-latin-{tracked}", timeout=30)["files"] == 1
+    the_worker_goes_on(repos, roots, f"latin-{tracked}")
 
 
 @pytest.mark.parametrize("tracked", [True, False], ids=["git", "folder"])
@@ -656,9 +664,7 @@ def test_a_link_to_a_file_outside_the_repository_is_never_read(repos: TestClient
     (root / "alias.py").symlink_to(root / "pkg" / "real.py")
     (root / "linked").symlink_to(outside, target_is_directory=True)
     if tracked:
-        git(root, "init", "-q")
-        git(root, "add", "-A")
-        git(root, "commit", "-qm", "first")
+        committed(root)
     assert repos.put(f"/v1/repos/links-{tracked}", json={"path": str(root)}).status_code == 202
     info = indexed(repos, f"links-{tracked}")
     assert info["files"] == 2 and info["skipped"] == {"outside": 1}, info
@@ -715,11 +721,7 @@ def test_a_bug_reading_one_file_skips_it_and_one_failing_a_sync_says_so(repos: T
     assert repos.post("/v1/repos/buggy/sync").status_code == 202
     assert indexed(repos, "buggy")["error"] == "ValueError: a walking bug"
     monkeypatch.setattr(index, "walk", real_walk)
-    after = roots / "after-buggy"
-    after.mkdir()
-    (after / "next.py").write_text("def next_function():\n    pass\n")
-    assert repos.put("/v1/repos/after-buggy", json={"path": str(after)}).status_code == 202
-    assert indexed(repos, "after-buggy", timeout=30)["files"] == 1, "the worker goes on"
+    the_worker_goes_on(repos, roots, "buggy")
 
 
 def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
