@@ -268,7 +268,8 @@ class RepoIndex:
             return []
         repo, named = held
         lines = text.split("\n")  # (only a read of an indexed file is split: every source file's cut asks)
-        found, rows = repo.memory.candidates(read_code_query(query), within={named[path]})
+        read = read_code_query(query)
+        found, rows = repo.memory.candidates(read, within={named[path]})
         last = first + len(lines) - 1
         inside = [j for j, u in enumerate(found) if first <= u.start_line and u.end_line <= last]
         units = [found[j] for j in inside]
@@ -279,7 +280,7 @@ class RepoIndex:
             return []
         rows = rows[inside]
         rows[:, SIGNALS.index("path")] = 0.0  # one file's: naming it tells none apart
-        scores = combine(rows, units)
+        scores = combine(rows, units, query=read)
         low, top = float(scores.min()), float(scores.max())
         spread = max(top - low, MIN_SPREAD * top)  # scores all but equal tell the definitions apart by nothing
         if spread <= 0:

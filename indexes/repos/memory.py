@@ -134,9 +134,9 @@ class RepoMemory:
         units, rows = self.candidates(query, path_glob, within)
         if not units:
             return []
-        scores = score(rows, units, weights, query.lookup)
+        scores = score(rows, units, weights, query)
         if cosines is not None:
-            scores = rerank(rows, units, scores, cosines, weights, query.lookup)
+            scores = rerank(rows, units, scores, cosines, weights, query)
         order = order_of(scores, units)
         if query.lookup:  # a look-up: the definitions of the names asked for first, then the rest
             order = sorted(order, key=lambda j: not looked_up(units[j], query.lookup))

@@ -54,10 +54,11 @@ def rank_units(query: str, units: Sequence[CodeUnit], lexical: np.ndarray, *, on
     if not len(units):
         return lexical
     top = float(lexical.max()) if len(lexical) else 0.0
-    rows = signals(read_code_query(query), units, lexical)
+    read = read_code_query(query)
+    rows = signals(read, units, lexical)
     if one_file:
         rows[:, SIGNALS.index("path")] = 0.0
-    scores = combine(rows, units, weights)
+    scores = combine(rows, units, weights, read)
     if boost is not None:
         scores = scores + boost
     return np.asarray(scores * (top if top > 0 else 1.0), dtype=np.float64)

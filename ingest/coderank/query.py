@@ -13,7 +13,8 @@ from ctxsieve_client.languages import LANGUAGES
 from ..analyzers import code_terms
 from ..request import Frame, read_request
 
-__all__ = ["CodeQuery", "code_shaped", "file_keys", "lookup_names", "read_code_query"]
+__all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
+           "read_code_query"]
 
 _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
 _FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:{_SUFFIXES}))\b")
@@ -30,6 +31,7 @@ class CodeQuery:
     files: tuple[str, ...]  # file paths as written (`lib/ansible/vars/manager.py`, `manager.py`)
     modules: tuple[str, ...]  # dotted module paths as written (`ansible.vars.manager`)
     lookup: frozenset[str] = frozenset()  # the names a request made of names alone asks for (`lookup_names`)
+    tests: bool = False  # a search that asks for tests (`asks_for_tests`)
 
     def names_file(self, path: str) -> int:
         """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more),
@@ -82,7 +84,8 @@ def read_code_query(text: str) -> CodeQuery:
     lookup = lookup_names(text)
     names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
     return CodeQuery(text, tuple(code_terms(text)), names, request.pairs, request.frames,
-                     tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup)
+                     tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
+                     asks_for_tests(text))
 
 
 _CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
@@ -101,6 +104,17 @@ def lookup_names(text: str) -> frozenset[str]:
     if len(words) > 1 and not all(code_shaped(w) for w in words):
         return frozenset()
     return frozenset(w.replace("::", ".") for w in words)
+
+
+_TEST_WORD = re.compile(r"\b(?:unit ?)?(?:tests?|tested|testing|unittests?)\b|测试|单测", re.IGNORECASE)
+SEARCH_WORDS = 20  # a request of more words is an issue or a task, which may speak of tests and be about the code
+
+
+def asks_for_tests(text: str) -> bool:
+    """A search that asks for tests in so many words ("tests for the JSON reader", "where is routing tested",
+    "路由的测试"): ranked as asked, tests first. Not a name that holds the word (`TestMode`, `test_utils`, a look-up),
+    nor a longer request: an issue's "a test shows it" is about the code."""
+    return len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS and _TEST_WORD.search(text) is not None
 
 
 def code_shaped(word: str) -> bool:

@@ -30,8 +30,8 @@ from .query import CodeQuery
 from .units import CodeUnit
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "has_vector", "looked_up", "passage_of", "place_factor", "order_of", "rerank", "score", "signals",
-           "with_files"]
+           "combine", "factor_of", "has_vector", "looked_up", "passage_of", "place_factor", "order_of", "rerank",
+           "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
@@ -146,13 +146,23 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
 
 
 def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS,
-            lookup: frozenset[str] = frozenset()) -> np.ndarray:
-    """The rule: lexical plus the weighted signals, times the place's factor (none for a definition a look-up,
-    `CodeQuery.lookup`, names: asked for by name, a test is what is wanted)."""
+            query: CodeQuery | None = None) -> np.ndarray:
+    """The rule: lexical plus the weighted signals, times the place's factor (`factor_of`)."""
     w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
-    factors = np.fromiter((1.0 if lookup and looked_up(u, lookup) else _factor(_unit_place(u), weights)
-                           for u in units), dtype=np.float64, count=len(units))
+    factors = np.fromiter((factor_of(u, weights, query) for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
+
+
+def factor_of(unit: CodeUnit, weights: Weights = WEIGHTS, query: CodeQuery | None = None) -> float:
+    """What a unit's place makes of its score: tests, examples, docs and vendored code count for less, but for a
+    definition a look-up names (`CodeQuery.lookup`: asked for by name, a test is what is wanted); and where a search
+    asks for tests (`CodeQuery.tests`), the tests count whole and the code they exercise as tests count otherwise."""
+    if query is not None and query.lookup and looked_up(unit, query.lookup):
+        return 1.0
+    place = _unit_place(unit)
+    if query is not None and query.tests and place in (None, "tests"):
+        place = None if place == "tests" else "tests"
+    return _factor(place, weights)
 
 
 def _factor(place: str | None, weights: Weights) -> float:
@@ -181,16 +191,17 @@ def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights =
 
 
 def score(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS,
-          lookup: frozenset[str] = frozenset()) -> np.ndarray:
+          query: CodeQuery | None = None) -> np.ndarray:
     """Each unit's score by the rule: combine, then each file's evidence."""
-    return with_files(combine(rows, units, weights, lookup), units, weights)
+    return with_files(combine(rows, units, weights, query), units, weights)
 
 
 def rerank(rows: np.ndarray, units: Sequence[CodeUnit], scores: np.ndarray, cosines: Cosines,
-           weights: Weights = WEIGHTS, lookup: frozenset[str] = frozenset()) -> np.ndarray:
+           weights: Weights = WEIGHTS, query: CodeQuery | None = None) -> np.ndarray:
     """The scores again with the dense signal of the DENSE_TOP best units (`rows`' dense column is set for them);
-    the scores as they were when `cosines` has no vectors for them (a repository's are still being made)."""
-    if not weights.dense or not len(units):
+    the scores as they were when `cosines` has no vectors for them (a repository's are still being made) or the
+    request asks for tests (they have none)."""
+    if not weights.dense or not len(units) or (query is not None and query.tests):
         return scores
     top = order_of(scores, units)[:DENSE_TOP]
     shipped = [j for j in top if has_vector(units[j])]
@@ -201,7 +212,7 @@ def rerank(rows: np.ndarray, units: Sequence[CodeUnit], scores: np.ndarray, cosi
     column = SIGNALS.index("dense")
     rows[top, column] = 0.0
     rows[shipped, column] = (found - low) / (high - low) if high > low else 0.0
-    return score(rows, units, weights, lookup)
+    return score(rows, units, weights, query)
 
 
 def order_of(scores: np.ndarray, units: Sequence[CodeUnit]) -> list[int]:

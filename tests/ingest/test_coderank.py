@@ -243,7 +243,7 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
     sentence = memory.search(read_code_query("how does TestRouteParamsByName check route params by name"), 5)
     named = read_code_query("TestRouteParamsByName")
     test = next(h for h in sentence if h.unit.path == "params_test.go").unit
-    looked_up, discounted = (combine(np.ones((1, 6)), [test], lookup=lookup) for lookup in (named.lookup, frozenset()))
+    looked_up, discounted = (combine(np.ones((1, 6)), [test], query=query) for query in (named, None))
     assert discounted[0] == looked_up[0] * WEIGHTS.tests, "in a sentence a test's name keeps the tests' discount"
 
 
@@ -446,3 +446,26 @@ def test_tests_are_known_by_each_languages_conventions() -> None:
                "pkg/spec/openapi.go"]  # a Go package named spec is an API's, not Ruby's tests
     assert all(place_factor(p) == WEIGHTS.tests for p in tests), [p for p in tests if place_factor(p) == 1.0]
     assert all(place_factor(p) == 1.0 for p in shipped), [p for p in shipped if place_factor(p) != 1.0]
+
+
+def test_a_search_that_asks_for_tests_gets_tests_first_and_one_that_does_not_the_code() -> None:
+    """Tests count for less than the code they exercise, but a search asking for them ("tests for", "where is it
+    tested", 测试) is answered with them: before, every test ranked below every line of the code it exercises.
+    A name that holds the word (`TestMode`) and an issue that speaks of a test ask for nothing of the kind."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    code = ("def clean_path(path):\n    \"\"\"Clean a route path: collapse repeated slashes.\"\"\"\n"
+            "    return '/' + '/'.join(p for p in path.split('/') if p)\n")
+    test = ("from router import clean_path\n\n\ndef test_clean_path_collapses_slashes():\n"
+            "    assert clean_path('//a//b') == '/a/b'\n")
+    memory.put_file("router.py", "a", units_of("router.py", code))
+    memory.put_file("tests/test_router.py", "b", units_of("tests/test_router.py", test))
+    for asked in ("tests for clean path", "where is path cleaning tested", "clean_path 的测试", "unit test clean path"):
+        assert read_code_query(asked).tests, asked
+        assert memory.search(read_code_query(asked), 3)[0].unit.path == "tests/test_router.py", asked
+    issue = ("clean path keeps a trailing slash. Steps: call clean path on a route that ends in a slash and the "
+             "result keeps it, where the docs say it is dropped; a test shows it, and the router then matches twice.")
+    for plain in ("clean path", "how are repeated slashes collapsed in a route path", "TestMode clean path", issue):
+        assert not read_code_query(plain).tests, plain
+        assert memory.search(read_code_query(plain), 3)[0].unit.path == "router.py", plain
