@@ -83,6 +83,7 @@ class CodeSearch:
     output_tokens: int
     found: int = 0  # the hits among the first k, shown or left out by the budget
     undefined: tuple[str, ...] = ()  # the names a look-up asked for that no definition has
+    by_meaning: bool = False  # no definition has a word or name of the request: the nearest by their vectors alone
 
 
 @dataclass
@@ -208,10 +209,14 @@ class RepoIndex:
         cosines = self.vectors.cosines(query) if self.vectors is not None and state == "ready" else None
         read = read_code_query(query)
         hits = repo.memory.search(read, k, path, cosines=cosines)
+        by_meaning = False
+        if not hits and cosines is not None:  # no definition has a word or name of the request (another language's)
+            hits = repo.memory.nearest(cosines, k, path)
+            by_meaning = bool(hits)
         results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
-        return CodeSearch(results, state, whole, sum(r.tokens for r in results), len(hits), undefined)
+        return CodeSearch(results, state, whole, sum(r.tokens for r in results), len(hits), undefined, by_meaning)
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks

@@ -15,7 +15,17 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, looked_up, order_of, rerank, score, signals
+from ctxsieve.ingest.coderank.ranker import (
+    WEIGHTS,
+    Cosines,
+    Weights,
+    has_vector,
+    looked_up,
+    order_of,
+    rerank,
+    score,
+    signals,
+)
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 __all__ = ["Hit", "RepoMemory"]
@@ -141,6 +151,20 @@ class RepoMemory:
         if query.lookup:  # a look-up: the definitions of the names asked for first, then the rest
             order = sorted(order, key=lambda j: not looked_up(units[j], query.lookup))
         return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
+
+    def nearest(self, cosines: Cosines, k: int, path_glob: str | None = None) -> list[Hit]:
+        """The k definitions of the code the repository ships (`has_vector`) nearest the request by their vectors
+        alone, for a request none of whose words or names any unit has (another language than the code's); none
+        unless every such definition has its vector. A file's code outside its definitions (kind `module`: its
+        imports) is left out: its vector is mostly its path's."""
+        with self._lock:
+            units = [u for u in self._units.values() if u.kind != "module" and has_vector(u)
+                     and (not path_glob or _matches(u.path, path_glob))]
+        found = cosines(units) if units else None
+        if found is None:
+            return []
+        order = sorted(range(len(units)), key=lambda j: (-found[j], units[j].path, units[j].start_line))
+        return [Hit(units[j], float(found[j])) for j in order[:k]]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:

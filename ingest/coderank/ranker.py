@@ -203,7 +203,8 @@ def rerank(rows: np.ndarray, units: Sequence[CodeUnit], scores: np.ndarray, cosi
     request asks for tests (they have none)."""
     if not weights.dense or not len(units) or (query is not None and query.tests):
         return scores
-    top = order_of(scores, units)[:DENSE_TOP]
+    top = [j for j in order_of(scores, units)[:DENSE_TOP] if scores[j] > 0]  # found by the request's words or names:
+    # a unit that matched nothing is no candidate, and re-ranked it would come back as if it had
     shipped = [j for j in top if has_vector(units[j])]
     found = cosines([units[j] for j in shipped]) if shipped else None
     if found is None:

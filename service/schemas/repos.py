@@ -82,3 +82,4 @@ class CodeSearchResponse(BaseModel):
     usage: UsageOut
     state: RepoState
     undefined: list[str] = []  # a query of names alone: the names no definition has (the results: the nearest)
+    by_meaning: bool = False  # no definition has a word or name of the query: the results are the nearest by meaning

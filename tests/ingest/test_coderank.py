@@ -240,6 +240,8 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
         for cosines in (None, near):
             found = memory.search(read_code_query(query), 3, cosines=cosines)
             assert found[0].unit.name == "TestRouteParamsByName", (query, found)
+    for cosines in (None, near):  # no word of the request is the code's: nothing, with vectors or without
+        assert memory.search(read_code_query("路由参数在哪里解析"), 3, cosines=cosines) == []
     sentence = memory.search(read_code_query("how does TestRouteParamsByName check route params by name"), 5)
     named = read_code_query("TestRouteParamsByName")
     test = next(h for h in sentence if h.unit.path == "params_test.go").unit

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from ctxsieve_client.code_search import render_hits
+from ctxsieve_client.models import CodeSearchResult
 from tests.conftest import make_settings, open_client, stub_models
 
 REPO = Path(__file__).resolve().parents[2]
@@ -822,7 +824,12 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         info = ready(client, "geo")
         assert info["progress"]["vectors_left"] == 0 and info["definitions"] >= 3, info
         body = client.post("/v1/repos/geo/search", json={"query": "distance between two cities", "k": 3}).json()
-        assert body["state"] == "ready" and body["results"][0]["name"] == "gc", body
+        assert body["state"] == "ready" and body["results"][0]["name"] == "gc" and not body["by_meaning"], body
+        # no word of the request is the code's: the nearest by meaning, said so (before: every definition re-ranked
+        # from nothing, as if the words had found it)
+        body = client.post("/v1/repos/geo/search", json={"query": "两座城市相距多远", "k": 3}).json()
+        assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
+        assert "nearest by meaning alone" in render_hits(CodeSearchResult.from_json(body))
 
         (root / "pkg" / "paint.py").write_text(
             'def mix(x, y):\n    """Blend two colours for a palette."""\n    return (x + y) / 2\n\n\n'

@@ -68,6 +68,9 @@ def render_hits(result: CodeSearchResult) -> str:
                 "as it is written in the code, or a wider path]")
     shown = len(result.results)
     note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {result.repo}, best first"
+    if result.by_meaning:
+        note += ("; none has a word or name of the request: these are the nearest by meaning alone, less sure (a "
+                 "name or words as the code writes them find more)")
     if result.undefined:
         note += f"; no definition is named {', '.join(result.undefined)}: these are the nearest the search found"
     left = result.usage.chunks_total - len(result.results)

@@ -412,3 +412,4 @@ class CodeSearchResult(Model):
     usage: Usage
     state: str
     undefined: list[str] = field(default_factory=list)  # names alone asked for that no definition has
+    by_meaning: bool = False  # no definition has a word or name of the query: the nearest by meaning alone
