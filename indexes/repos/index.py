@@ -28,6 +28,7 @@ from ctxsieve.ingest.coderank.query import code_shaped, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine
 from ctxsieve.ingest.coderank.units import units_of
 from ctxsieve.ingest.tokens import Tokenizer
+from ctxsieve_client.code_search import closing_line, render_answer
 
 from ..errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound
 from ..files import FileReader
@@ -35,7 +36,7 @@ from ..sources import utc_stamp
 from ..store import Match, Store, Where, scroll_all
 from .memory import RepoMemory
 from .records import SPEC, RepoHead, current_units, file_point, head_of, head_point, scope, units_of_point
-from .results import DEFAULT_TOKENS, CodeResult, pack_hits
+from .results import DEFAULT_TOKENS, CodeResult, pack_hits, trimmed
 from .vectors import UnitVectors
 from .walk import FileState, read_source, walk
 from .walk import head_of as git_head
@@ -213,10 +214,21 @@ class RepoIndex:
         if not hits and cosines is not None:  # no definition has a word or name of the request (another language's)
             hits = repo.memory.nearest(cosines, k, path)
             by_meaning = bool(hits)
-        results = pack_hits(hits, self._line_tokens, max_tokens or DEFAULT_TOKENS)
-        whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
-        return CodeSearch(results, state, whole, sum(r.tokens for r in results), len(hits), undefined, by_meaning)
+        budget = max_tokens or DEFAULT_TOKENS
+        closing = max(self.tokenizer.count("\n\n" + closing_line(name, shown, left, state, undefined, by_meaning))
+                      for shown in {1, len(hits)} for left in {0, len(hits)})  # (its longest form: it says what the
+        results = pack_hits(hits, self._line_tokens, budget - closing)  # packing leaves out)
+
+        def answer(shown: list[CodeResult]) -> str:
+            return render_answer(name, shown, len(hits), state, undefined, by_meaning)
+
+        tokens = self.tokenizer.count(answer(results))
+        while results and tokens > budget:  # the parts were counted apart: the whole, as shown, decides
+            results = trimmed(results)
+            tokens = self.tokenizer.count(answer(results))
+        whole = sum(self._whole_tokens(h.unit.text) for h in hits)
+        return CodeSearch(results, state, whole, tokens if results else 0, len(hits), undefined, by_meaning)
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks

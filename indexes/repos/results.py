@@ -1,5 +1,8 @@
 """A search's hits as the agent receives them: each definition's lines, cut to the budget over all results.
 
+The budget is the whole answer as every surface shows it (`ctxsieve_client.code_search.render_answer`): each hit's
+head line, its lines after their numbers, the line saying how to read the rest of a cut one, and the closing line.
+
 Every hit first gets its head (its first lines, up to HEAD_TOKENS: the signature and docstring say what it is), then,
 while the budget lasts, its lines through its header line where a long doc comment kept that out of its head;
 what is left of the budget then goes best hit first to whole definitions, a definition that does not fit shown
@@ -10,11 +13,13 @@ as far as whole lines fit. A cut result keeps its true span (`start_line`/`end_l
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from ctxsieve_client.code_search import hit_head, numbered, rest_line
 
 from .memory import Hit
 
-__all__ = ["DEFAULT_TOKENS", "HEAD_TOKENS", "CodeResult", "pack_hits"]
+__all__ = ["DEFAULT_TOKENS", "HEAD_TOKENS", "CodeResult", "pack_hits", "trimmed"]
 
 DEFAULT_TOKENS = 2000  # a search's budget when the request sets none
 HEAD_TOKENS = 80
@@ -40,16 +45,20 @@ class CodeResult:
 
 
 def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int) -> list[CodeResult]:
-    """The hits within `max_tokens` (text tokens, `count` a tokenizer's count); a hit none of whose lines fit is
-    left out, and so are the ones after it."""
-    costs = [_LineCosts(count, hit.unit.text.split("\n")) for hit in hits]
+    """The hits within `max_tokens` as shown (`count` a tokenizer's count): each with its head line and the line
+    saying how to read the rest, counted whether or not it is cut, its lines after their numbers; a hit none of
+    whose lines fit is left out, and so are the ones after it."""
+    costs = [_LineCosts(count, hit.unit.text.split("\n"), hit.unit.start_line) for hit in hits]
     shown = [0] * len(hits)
     used = 0
-    for i, unit_costs in enumerate(costs):  # heads first
-        n, spent = _fit(unit_costs, 0, min(HEAD_TOKENS, max_tokens - used))
+    for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads first
+        unit = hit.unit
+        around = count(hit_head(unit.path, unit.start_line, unit.end_line, unit.kind, unit.name) + "\n") \
+            + count(rest_line(unit.path, unit.end_line, unit.end_line) + "\n\n")
+        n, spent = _fit(unit_costs, 0, min(HEAD_TOKENS, max_tokens - used - around))
         if n == 0:
             break
-        shown[i], used = n, used + spent
+        shown[i], used = n, used + spent + around
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then each through its header line
         if shown[i] == 0:
             break
@@ -80,9 +89,10 @@ class _LineCosts:
     """A definition's lines and their token counts, each counted when first asked for: the budget ends the packing
     long before the end of a long definition, whose other lines are never counted."""
 
-    def __init__(self, count: Callable[[str], int], lines: list[str]) -> None:
+    def __init__(self, count: Callable[[str], int], lines: list[str], first: int) -> None:
         self.count = count
         self.lines = lines
+        self.first = first  # the first line's number
         self.known: list[int] = []
 
     def __len__(self) -> int:
@@ -90,7 +100,8 @@ class _LineCosts:
 
     def at(self, i: int) -> int:
         while len(self.known) <= i:
-            self.known.append(self.count(self.lines[len(self.known)] + "\n"))
+            at = len(self.known)
+            self.known.append(self.count(numbered(self.first + at, self.lines[at]) + "\n"))
         return self.known[i]
 
     def total(self, n: int) -> int:
@@ -112,3 +123,12 @@ def _result(hit: Hit, lines: list[str], n: int, tokens: int) -> CodeResult:
     unit = hit.unit
     return CodeResult(unit.path, unit.name, unit.kind, unit.start_line, unit.end_line, round(hit.score, 6),
                       "\n".join(lines[:n]), unit.start_line + n - 1, tokens)
+
+
+def trimmed(results: list[CodeResult]) -> list[CodeResult]:
+    """The results less the last line shown of the last one (that one left out when it was its only line)."""
+    last = results[-1]
+    lines = last.text.split("\n")
+    if len(lines) == 1:
+        return results[:-1]
+    return [*results[:-1], replace(last, text="\n".join(lines[:-1]), shown_end_line=last.shown_end_line - 1)]

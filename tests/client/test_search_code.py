@@ -37,7 +37,7 @@ BIN = Path(sys.executable).parent
 WHOLE = "compute_invoice_total discount tax"  # best: billing/invoices.py compute_invoice_total, shown whole
 CUT = "route_event"  # best: app/events.py route_event, far over the default budget
 MISSING = {"query": "invoice", "repo": "no-such-repo"}
-SMALL = {"query": WHOLE, "max_tokens": 60}  # the agent's own budget: fewer definitions, the rest counted
+SMALL = {"query": WHOLE, "max_tokens": 200}  # the agent's own budget: fewer definitions, the rest counted
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ async def mcp_calls(service: CodeService, server: dict[str, Any], mode: str) -> 
         assert "search_code" in names, names
         answers = [await client.call_tool("search_code", args)
                    for args in ({"query": WHOLE}, {"query": CUT}, MISSING, {"query": WHOLE},
-                                {"query": WHOLE, "max_tokens": 60})]
+                                {"query": WHOLE, "max_tokens": 200})]
     assert all(len(a.content) == 1 and a.structured_content is None for a in answers), "one text block each"
     texts = [(bool(a.is_error), a.content[0].text) for a in answers]  # type: ignore[union-attr]
     small, whole = texts.pop()[1], texts.pop()[1]  # once the repository is indexed: the same search, two budgets

@@ -48,9 +48,12 @@ def indexed(client: TestClient, name: str, timeout: float = 120) -> dict:  # typ
 
 
 def found(client: TestClient, name: str, query: str, **options: object) -> list[tuple[str, str]]:
+    """The definitions the query's words or names found (none when a ready repository answers with the nearest by
+    meaning alone: those no word of the query found)."""
     answer = client.post(f"/v1/repos/{name}/search", json={"query": query, **options})
     assert answer.status_code == 200, answer.text
-    return [(r["path"], r["name"]) for r in answer.json()["results"]]
+    body = answer.json()
+    return [] if body["by_meaning"] else [(r["path"], r["name"]) for r in body["results"]]
 
 
 def git(root: Path, *args: str) -> None:
@@ -104,7 +107,14 @@ def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) 
     body = repos.post("/v1/repos/ctxsieve/search", json={"query": "filter a source by its query and budget",
                                                          "k": 10, "max_tokens": 400}).json()
     assert body["usage"]["output_tokens"] <= 400 and body["results"]
-    assert sum(tokenizer.count(r["text"]) for r in body["results"]) <= 400 + len(body["results"]) * 2
+    # the whole answer as the agent is shown it (head lines, numbered lines, the closing line) is the budget's: it
+    # was the code alone, and an answer of 2,000 tokens reached the model as 3,082
+    shown = render_hits(CodeSearchResult.from_json(body))
+    assert tokenizer.count(shown) == body["usage"]["output_tokens"], shown
+    for budget in (60, 150, 2000, 6000):
+        wide = repos.post("/v1/repos/ctxsieve/search", json={"query": "filter a source by its query and budget",
+                                                             "k": 50, "max_tokens": budget}).json()
+        assert 0 < tokenizer.count(render_hits(CodeSearchResult.from_json(wide))) <= budget, budget
     for result in body["results"]:
         lines = (REPO / result["path"]).read_text().split("\n")
         shown = result["text"].split("\n")
@@ -525,6 +535,7 @@ def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tok
     from ctxsieve.indexes.repos.memory import Hit
     from ctxsieve.indexes.repos.results import HEAD_TOKENS, pack_hits
     from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import hit_head, numbered, rest_line
 
     hits, budget = [], 0
     for name in ("getValue", "addRoute"):
@@ -532,10 +543,13 @@ def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tok
                       for i in range(8))
         text = f"package gin\n\n{doc}func (n *node) {name}(path string) (value nodeValue) {{\n\treturn\n}}\n"
         unit = next(u for u in units_of("tree.go", text) if u.name == f"node.{name}")
-        costs = [tokenizer.count(line + "\n") for line in unit.text.split("\n")]  # as pack_hits counts them
+        costs = [tokenizer.count(numbered(unit.start_line + i, line) + "\n")  # as pack_hits counts them: as shown
+                 for i, line in enumerate(unit.text.split("\n"))]
+        around = tokenizer.count(hit_head(unit.path, unit.start_line, unit.end_line, unit.kind, unit.name) + "\n") \
+            + tokenizer.count(rest_line(unit.path, unit.end_line, unit.end_line) + "\n\n")
         assert tokenizer.count(doc) > HEAD_TOKENS
         hits.append(Hit(unit, 1.0))
-        budget += sum(costs[:9])  # the comment and the `func` line
+        budget += sum(costs[:9]) + around  # the comment and the `func` line, under its head, the rest not shown
     shown = pack_hits(hits, tokenizer.count, budget)
     assert [r.text.split("\n")[-1] for r in shown] == [
         f"func (n *node) {name}(path string) (value nodeValue) {{" for name in ("getValue", "addRoute")], shown

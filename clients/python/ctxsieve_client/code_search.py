@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .calls import Call, Requests
-from .models import CodeHit, CodeSearchResult
+from .models import CodeSearchResult
 
-__all__ = ["NOTE", "TOOL_MAX_TOKENS", "folder_name", "render_hits", "repo_around", "search_request"]
+__all__ = ["NOTE", "TOOL_MAX_TOKENS", "Shown", "closing_line", "folder_name", "hit_head", "numbered", "render_answer",
+           "render_hits", "repo_around", "rest_line", "search_request"]
 
 NOTE = "[ctxsieve search_code: "  # the answer's closing line begins so (how a hook or proxy knows it)
 # a tool's answer at most (an agent's `max_tokens`): inside the smallest per-result limit of the agents served, Codex's
@@ -61,31 +62,81 @@ def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[
     return Requests.search_code(folder_name(root), str(args["query"]), folder=str(root), **options)
 
 
+class Shown(Protocol):
+    """A hit as it is shown: the client's `CodeHit`, or the service's result it packs within the budget."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def shown_end_line(self) -> int: ...
+    @property
+    def whole(self) -> bool: ...
+
+
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
-    if not result.results:
-        return (f"{NOTE}no definition of repository {result.repo} matches; try other words, a name "
+    return render_answer(result.repo, result.results, result.usage.chunks_total, result.state, result.undefined,
+                         result.by_meaning)
+
+
+def render_answer(repo: str, hits: Sequence[Shown], found: int, state: str, undefined: Sequence[str] = (),
+                  by_meaning: bool = False) -> str:
+    """The answer as every surface shows it: the service packs the hits so that all of it is within the budget."""
+    if not hits and found:
+        return (f"{NOTE}{found} definition{'' if found == 1 else 's'} of repository {repo} found, none of which fits "
+                "in the token budget: search with a larger max_tokens]")
+    if not hits:
+        return (f"{NOTE}no definition of repository {repo} matches; try other words, a name "
                 "as it is written in the code, or a wider path]")
-    shown = len(result.results)
-    note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {result.repo}, best first"
-    if result.by_meaning:
+    closing = closing_line(repo, len(hits), found - len(hits), state, undefined, by_meaning)
+    return "\n\n".join([*(_hit(h) for h in hits), closing])
+
+
+def closing_line(repo: str, shown: int, left: int, state: str, undefined: Sequence[str] = (),
+                 by_meaning: bool = False) -> str:
+    """The answer's last line: how many are shown, how many more were found, what the search could not do."""
+    note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {repo}, best first"
+    if by_meaning:
         note += ("; none has a word or name of the request: these are the nearest by meaning alone, less sure (a "
                  "name or words as the code writes them find more)")
-    if result.undefined:
-        note += f"; no definition is named {', '.join(result.undefined)}: these are the nearest the search found"
-    left = result.usage.chunks_total - len(result.results)
+    if undefined:
+        note += f"; no definition is named {', '.join(undefined)}: these are the nearest the search found"
     if left > 0:
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
-    if result.state == "indexing":
+    if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
-    return "\n\n".join([*(_hit(h) for h in result.results), note + "]"])
+    return note + "]"
 
 
-def _hit(hit: CodeHit) -> str:
+def hit_head(path: str, start_line: int, end_line: int, kind: str, name: str) -> str:
+    """A hit's first line: where it is, its kind and qualified name."""
+    return f"{path}:{start_line}-{end_line} {kind} {name}"
+
+
+def numbered(number: int, line: str) -> str:
+    """A line of code after its true number."""
+    return f"{number}│{line}"
+
+
+def rest_line(path: str, first: int, last: int) -> str:
+    """A cut hit's last line: the lines not shown, and how to read them."""
+    return f"⋮ lines {first}-{last} not shown: read {path} lines {first}-{last}"
+
+
+def _hit(hit: Shown) -> str:
     lines = hit.text.split("\n")
-    numbered = "\n".join(f"{hit.start_line + i}│{line}" for i, line in enumerate(lines))
-    head = f"{hit.path}:{hit.start_line}-{hit.end_line} {hit.kind} {hit.name}"
+    shown = "\n".join(numbered(hit.start_line + i, line) for i, line in enumerate(lines))
+    head = hit_head(hit.path, hit.start_line, hit.end_line, hit.kind, hit.name)
     if hit.whole:
-        return f"{head}\n{numbered}"
-    rest = f"{hit.shown_end_line + 1}-{hit.end_line}"
-    return f"{head}\n{numbered}\n⋮ lines {rest} not shown: read {hit.path} lines {rest}"
+        return f"{head}\n{shown}"
+    return f"{head}\n{shown}\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line)}"
