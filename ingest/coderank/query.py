@@ -88,7 +88,7 @@ def read_code_query(text: str) -> CodeQuery:
                      asks_for_tests(text))
 
 
-_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
+_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::)[A-Za-z_$][\w$]*[!?]?)*")  # Ruby's `route!`, `valid?`
 LOOKUP_WORDS = 3
 
 

@@ -171,9 +171,12 @@ def _factor(place: str | None, weights: Weights) -> float:
 
 def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
     """The unit defines a name a look-up asks for: its own name (`serve`), or its qualified name or that name's end
-    (`Context.Param`)."""
+    (`Context.Param`), or a path ending in its qualified name (`axum::routing::Router::merge`, as a backtrace
+    writes `Router.merge`)."""
     return unit.defines_name and (unit.leaf in lookup or unit.name in lookup
-                                  or any(unit.name.endswith("." + name) for name in lookup if "." in name))
+                                  or any(unit.name.endswith("." + name) or ("." in unit.name
+                                                                           and name.endswith("." + unit.name))
+                                         for name in lookup if "." in name))
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:

@@ -61,7 +61,8 @@ class CodeUnit:
 
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
-        return self.name.rsplit(".", 1)[-1]
+        """The name's last part, as a request writes it: a JS/TS private method `#delay` is called `delay` too."""
+        return self.name.rsplit(".", 1)[-1].lstrip("#")
 
     @property
     def answers_to_name(self) -> bool:
@@ -113,7 +114,8 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
             while own_last > d.first and not lines[own_last].strip():
                 own_last -= 1
             yield _unit(path, qualified, kind, d.first, own_last, lines, d.header)
-            yield from _walk(path, d.children, lines, qualified, kind)
+            inside = prefix if (word, name) == ("class", "self") else qualified  # Ruby's `class << self`: its
+            yield from _walk(path, d.children, lines, inside, kind)  # methods are the class's own (`Base.route`)
             for first, end in _runs(lines, d.children[0].first, last, d.children):
                 if not all(_NO_CODE.fullmatch(line) for line in lines[first : end + 1]):
                     yield replace(_unit(path, qualified, kind, first, end, lines, d.header), rest=True)

@@ -269,7 +269,7 @@ MORE_LANGUAGES = {
                    ("Buffer.Companion.of", "method", 6, 6)}),
     "builder.rb": ("class Rack::Builder\n  def call(env)\n    1\n  end\n  class << self\n    def call(env)\n      2\n"
                    "    end\n  end\nend\n",
-                   {("Rack.Builder.call", "method", 2, 4), ("Rack.Builder.self.call", "method", 6, 8)}),
+                   {("Rack.Builder.call", "method", 2, 4), ("Rack.Builder.call", "method", 6, 8)}),
     "Id.cs": ("namespace N\n{\n    public struct Id\n    {\n#if !NET20\n        public bool Equals(Id other)\n"
               "        {\n            return true;\n        }\n#endif\n    }\n}\n", {("N.Id.Equals", "method", 6, 9)}),
     "Policy.java": ("enum Policy {\n  IDENTITY {\n    @Override\n    String translate(String n) {\n"
@@ -471,3 +471,32 @@ def test_a_search_that_asks_for_tests_gets_tests_first_and_one_that_does_not_the
     for plain in ("clean path", "how are repeated slashes collapsed in a route path", "TestMode clean path", issue):
         assert not read_code_query(plain).tests, plain
         assert memory.search(read_code_query(plain), 3)[0].unit.path == "router.py", plain
+
+
+def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
+    """Found by a user trial, each a look-up that missed or an answer that said a name was not defined when it was:
+    Ruby's `route!` and `class << self` methods (named `Base.self.route`), a TS private method `#delay` looked up as
+    `delay`, and a Rust path as a backtrace writes it (`axum::routing::Router::merge`)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    ruby = ("module Sinatra\n  class Base\n    class << self\n      def route(verb, path)\n        1\n      end\n"
+            "    end\n\n    def route!(base = settings)\n      2\n    end\n\n    def routes\n      3\n    end\n"
+            "  end\nend\n")
+    memory.put_file("lib/base.rb", "a", units_of("lib/base.rb", ruby))
+    assert {u.name for u in units_of("lib/base.rb", ruby) if u.kind == "method"} == {
+        "Sinatra.Base.route", "Sinatra.Base.route!", "Sinatra.Base.routes"}, "a singleton class's are the class's own"
+    ts = ("class Ky {\n  #calculateRetryDelay(error: Error) {\n    return 1;\n  }\n\n  retry() {\n    return 2;\n  }\n"
+          "}\n")
+    memory.put_file("source/ky.ts", "b", units_of("source/ky.ts", ts))
+    rust = ("pub struct Router {}\n\nimpl Router {\n    pub fn merge(self, other: Router) -> Self {\n"
+            "        self\n    }\n}\n\npub fn merge(a: u8) -> u8 {\n    a\n}\n")
+    memory.put_file("axum/src/routing/mod.rs", "c", units_of("axum/src/routing/mod.rs", rust))
+    for asked, name in (("route!", "Sinatra.Base.route!"), ("Base.route", "Sinatra.Base.route"),
+                        ("calculateRetryDelay", "Ky.#calculateRetryDelay"),
+                        ("axum::routing::Router::merge", "Router.merge")):
+        query = read_code_query(asked)
+        assert query.lookup, asked
+        assert memory.search(query, 3)[0].unit.name == name, (asked, memory.search(query, 3))
+        assert all(memory.defines(n) for n in query.lookup), asked
+    assert not memory.defines("axum.routing.Router.route"), "a path whose last parts no definition has"
