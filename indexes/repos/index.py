@@ -153,12 +153,16 @@ class RepoIndex:
             self.sync(tenant, name)
         else:
             self.register(tenant, name, path)
-        deadline = time.monotonic() + (fresh_s if known else wait_s)
+        self._wait_synced(tenant, name, fresh_s if known else wait_s)
+        return self.status(tenant, name)
+
+    def _wait_synced(self, tenant: str, name: str, timeout: float) -> None:
+        """Wait up to `timeout` for the syncs asked for so far to be done."""
+        deadline = time.monotonic() + timeout
         with self._lock:
             repo = self._get(tenant, name)
             while repo.finished < repo.requested and (left := deadline - time.monotonic()) > 0:
                 self._changed.wait(left)
-        return self.status(tenant, name)
 
     def _same_folder(self, tenant: str, name: str, path: str) -> None:
         real = str(self.reader.resolve(path))
@@ -210,6 +214,12 @@ class RepoIndex:
         cosines = self.vectors.cosines(query) if self.vectors is not None and state == "ready" else None
         read = read_code_query(query)
         hits = repo.memory.search(read, k, path, cosines=cosines)
+        if self._edited_since(repo, {h.unit.path for h in hits}):  # its lines would not be the file's: the
+            self.sync(tenant, name)  # files changed since brought up to date first (a stat per file found)
+            self._wait_synced(tenant, name, FRESH_WAIT_S)
+            with self._lock:
+                state = self._state(tenant, repo)
+            hits = repo.memory.search(read, k, path, cosines=cosines)
         by_meaning = False
         if not hits and cosines is not None:  # no definition has a word or name of the request (another language's)
             hits = repo.memory.nearest(cosines, k, path)

@@ -186,6 +186,22 @@ def test_a_search_naming_the_folder_sees_the_agents_own_edit(repos: TestClient, 
     assert hit["text"].split("\n") == source.read_text().split("\n")[3:5]
 
 
+def test_a_search_naming_the_repository_shows_a_file_edited_since_as_it_is_now(repos: TestClient, roots: Path
+                                                                                ) -> None:
+    """`ctxsieve search --repo NAME` sends no folder: a hit whose file was edited since the last index is brought up
+    to date before the answer (it showed the lines as they were indexed, three lines off, with no warning)."""
+    root = roots / "named"
+    root.mkdir()
+    source = root / "billing.py"
+    source.write_text("def compute_invoice_total(items):\n    return sum(items)\n")
+    assert repos.put("/v1/repos/named", json={"path": str(root)}).status_code == 202
+    indexed(repos, "named")
+    source.write_text("import math\n\n\n" + source.read_text())
+    hit = repos.post("/v1/repos/named/search", json={"query": "compute_invoice_total"}).json()["results"][0]
+    assert (hit["start_line"], hit["end_line"]) == (4, 5), hit
+    assert hit["text"].split("\n") == source.read_text().split("\n")[3:5]
+
+
 GREP_REQUEST = "the retry backoff delay doubles too fast after a failed attempt"
 
 
