@@ -378,7 +378,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         body_line = body.start_point[0] if body is not None else target.start_point[0] + 1
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
-        first = _with_comments_above(child.start_point[0], lines, comments)
+        first = _with_comments_above(_attributes_above(child, lines), lines, comments)
         inner = tuple(_definitions(body if body is not None else target, lines, opaque, comments)) \
             if container or body else ()
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
@@ -721,6 +721,23 @@ _KEYWORDS = frozenset({
     "module", "namespace", "object", "void", "abstract", "final", "override", "virtual", "inline", "extern",
     "unsafe",
 })
+
+
+_ATTRIBUTES = frozenset({"attribute_item", "line_comment", "block_comment"})
+
+
+def _attributes_above(node: Any, lines: list[str]) -> int:
+    """The line a definition starts on with the Rust attributes (and comments between them) directly above it, which
+    the grammar reads as siblings of its own: `#[should_panic(` over several lines was a unit apart, and the function
+    started at its `fn` line. Each must start a line of its own (`let x = 1; // note` is code's)."""
+    line: int = node.start_point[0]
+    above = node.prev_named_sibling
+    while above is not None and above.type in _ATTRIBUTES and above.end_point[0] >= line - 1:
+        row, column = above.start_point
+        if row >= len(lines) or lines[row][:column].strip():
+            break
+        line, above = row, above.prev_named_sibling
+    return line
 
 
 def _with_comments_above(line: int, lines: list[str], comments: Comments = Comments()) -> int:

@@ -500,3 +500,16 @@ def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
         assert memory.search(query, 3)[0].unit.name == name, (asked, memory.search(query, 3))
         assert all(memory.defines(n) for n in query.lookup), asked
     assert not memory.defines("axum.routing.Router.route"), "a path whose last parts no definition has"
+
+
+def test_a_rust_functions_attributes_over_several_lines_are_its_own() -> None:
+    """`#[should_panic(\\n expected = ...\\n)]` above a test was a unit of its module apart (14 functions of axum),
+    and the function began at its `fn` line; a comment after code on its line stays the code's."""
+    source = ("#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[tokio::test]\n    #[should_panic(\n"
+              "        expected = \"Overlapping method route\"\n    )]\n    async fn handler_overlaps() {\n"
+              "        let x = 1;\n    }\n\n    /// Doc.\n    #[test]\n    fn simple() {\n        assert!(true);\n"
+              "    }\n    const Y: u8 = 2; // trailing\n    fn after() {}\n}\n")
+    units = {(u.name, u.kind, u.start_line, u.end_line) for u in units_of("src/routing/tests.rs", source)}
+    assert {("tests.handler_overlaps", "function", 5, 11), ("tests.simple", "function", 13, 17),
+            ("tests.after", "function", 19, 19)} <= units, units
+    assert not any(start <= 8 <= end for name, kind, start, end in units if kind == "module"), units
