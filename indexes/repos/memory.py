@@ -20,8 +20,10 @@ from ctxsieve.ingest.coderank.ranker import (
     Cosines,
     Weights,
     has_vector,
+    lies_at,
     looked_up,
     order_of,
+    paths_meet,
     rerank,
     score,
     signals,
@@ -150,6 +152,8 @@ class RepoMemory:
         order = order_of(scores, units)
         if query.lookup:  # a look-up: the definitions of the names asked for first, then the rest
             order = sorted(order, key=lambda j: not looked_up(units[j], query.lookup))
+        if query.at_lines:  # places alone: what lies at those lines first
+            order = sorted(order, key=lambda j: not lies_at(query, units[j]))
         return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
 
     def nearest(self, cosines: Cosines, k: int, path_glob: str | None = None) -> list[Hit]:
@@ -191,6 +195,8 @@ class RepoMemory:
         best = live[_best(lexical[live], POOL)]
         named = {i for name in query.names for i in self._by_leaf.get(name, ())}
         named |= {i for path in self._named_paths(query) for i in self._by_path[path]}
+        if query.at_lines:  # places alone: their files, written as another checkout or an installed copy has them
+            named |= {i for path in self._placed_paths(query) for i in self._by_path[path]}
         allowed = set(live.tolist()) if path_glob or within is not None else None
         pool = set(best.tolist()) | {i for i in named if allowed is None or i in allowed}
         return sorted(pool)
@@ -199,6 +205,12 @@ class RepoMemory:
         if self._live is None:
             self._live = np.fromiter(self._units.keys(), dtype=np.int64, count=len(self._units))
         return self._live
+
+    def _placed_paths(self, query: CodeQuery) -> list[str]:
+        """The files the request's places (`path:line`) name, by their file names."""
+        return sorted({p for frame in query.frames
+                       for p in self._by_file_key.get(frame.path.replace("\\", "/").rsplit("/", 1)[-1], ())
+                       if paths_meet(frame.path, p)})
 
     def _named_paths(self, query: CodeQuery) -> list[str]:
         """The files the request names (`names_file`), looked up by their names instead of asking every file."""

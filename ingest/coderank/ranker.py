@@ -30,8 +30,8 @@ from .query import CodeQuery
 from .units import CodeUnit
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "factor_of", "has_vector", "looked_up", "passage_of", "place_factor", "order_of", "rerank",
-           "score", "signals", "with_files"]
+           "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "passage_of", "paths_meet",
+           "place_factor", "order_of", "rerank", "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
@@ -139,7 +139,7 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
         if unit.path not in file_named:
             file_named[unit.path] = query.names_file(unit.path) / 2
         out[i, 3] = file_named[unit.path]
-        out[i, 4] = _frame_in(query, unit)
+        out[i, 4] = frame_in(query, unit)
     if dense is not None:
         out[:, 5] = np.nan_to_num(dense, nan=0.0)
     return out
@@ -240,7 +240,21 @@ def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[fl
     return rarity, 1.0 if paired else 0.0
 
 
-def _frame_in(query: CodeQuery, unit: CodeUnit) -> float:
+def lies_at(query: CodeQuery, unit: CodeUnit) -> bool:
+    """One of the request's places (`tree.go:452`, a frame's path from another checkout or an installed copy,
+    `/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:452`) is a line of this unit."""
+    return any(frame.line is not None and unit.start_line <= frame.line <= unit.end_line
+               and paths_meet(frame.path, unit.path) for frame in query.frames)
+
+
+def paths_meet(written: str, path: str) -> bool:
+    """A path as written names a repository's file: the same, or one ends with the other's parts."""
+    written = written.replace("\\", "/").removeprefix("./")
+    return written == path or written.endswith("/" + path) or path.endswith("/" + written)
+
+
+def frame_in(query: CodeQuery, unit: CodeUnit) -> float:
+    """1 where one of the request's frames (`path:line`) points inside the unit, else 0."""
     for frame in query.frames:
         if frame.line is None or not (unit.start_line <= frame.line <= unit.end_line):
             continue

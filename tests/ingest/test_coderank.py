@@ -513,3 +513,22 @@ def test_a_rust_functions_attributes_over_several_lines_are_its_own() -> None:
     assert {("tests.handler_overlaps", "function", 5, 11), ("tests.simple", "function", 13, 17),
             ("tests.after", "function", 19, 19)} <= units, units
     assert not any(start <= 8 <= end for name, kind, start, end in units if kind == "module"), units
+
+
+def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
+    """`tree.go:452` (a compiler's or a linter's line, a frame) asks for the definition holding that line: it came
+    7th, below the file's definitions whose words are the file's name."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    tree = "package gin\n\n" + "".join(f"// walkTree{i} walks the tree.\nfunc walkTree{i}(t *tree) {{\n\treturn\n}}\n\n"
+                                       for i in range(6))
+    tree += "func (n *node) getValue(path string) {\n\tx := 1\n\ty := 2\n\t_ = x + y\n}\n"
+    memory.put_file("tree.go", "a", units_of("tree.go", tree))
+    at = tree.split("\n").index("\ty := 2") + 1
+    for asked in (f"tree.go:{at}", f"gin/tree.go:{at}:5",
+                  f"/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:{at}"):  # an installed copy's
+        query = read_code_query(asked)
+        assert query.at_lines, asked
+        assert memory.search(query, 3)[0].unit.name == "node.getValue", (asked, memory.search(query, 3))
+    assert not read_code_query(f"a panic at tree.go:{at}").at_lines, "words and a place: the words rank"
