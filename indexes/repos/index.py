@@ -211,6 +211,9 @@ class RepoIndex:
         with self._lock:
             repo = self._get(tenant, name)
             state = self._state(tenant, repo)
+        if path and state != "indexing" and not repo.memory.any_file(path):  # not "no definition is named ..."
+            raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} (a glob over the paths "
+                                 "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         cosines = self.vectors.cosines(query) if self.vectors is not None and state == "ready" else None
         read = read_code_query(query)
         hits = repo.memory.search(read, k, path, cosines=cosines)

@@ -76,6 +76,11 @@ class RepoMemory:
             units = [self._units[i] for i in self._by_leaf.get(name.rsplit(".", 1)[-1], ())]
         return any(looked_up(u, wanted) and (not path_glob or _matches(u.path, path_glob)) for u in units)
 
+    def any_file(self, path_glob: str) -> bool:
+        """Some file it holds matches `path_glob`."""
+        with self._lock:
+            return any(_matches(path, path_glob) for path in self._by_path)
+
     @property
     def file_count(self) -> int:
         return len(self._files)

@@ -768,6 +768,14 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     assert dots.status_code == 422 and dots.json()["error"]["type"] == "invalid_field", dots.text
     assert repos.post("/v1/repos/never/search", json={"query": "x", "k": 0}).status_code == 422
     assert repos.put("/v1/repos/x", json={"path": str(roots), "extra": 1}).status_code == 422
+    (roots / "globbed").mkdir()
+    (roots / "globbed" / "engine.go").write_text("package gin\n\nfunc ServeHTTP() {\n}\n")
+    assert repos.put("/v1/repos/globbed", json={"path": str(roots / "globbed")}).status_code == 202
+    indexed(repos, "globbed")
+    for glob in ("[unclosed", "lib/**/*.py"):  # was: no results, and "no definition is named ServeHTTP"
+        nothing = repos.post("/v1/repos/globbed/search", json={"query": "ServeHTTP", "path": glob})
+        assert nothing.status_code == 400 and "no file of repository 'globbed' matches" in nothing.text, nothing.text
+    assert found(repos, "globbed", "ServeHTTP", path="*.go")[0] == ("engine.go", "ServeHTTP")
 
 
 KILLED_INDEXER = textwrap.dedent("""
