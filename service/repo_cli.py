@@ -44,7 +44,7 @@ def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("-k", type=int, default=10, help=f"definitions to return (1 to {MAX_K}; default 10)")
     cmd.add_argument("--path", help="only files matching this glob or under this folder")
     cmd.add_argument("--max-tokens", type=int,
-                     help=f"tokens of code over all results (default 2000, at most {TOOL_MAX_TOKENS})")
+                     help=f"tokens of the whole answer as printed (default 2000, at most {TOOL_MAX_TOKENS})")
     cmd.add_argument("--url")
     cmd.add_argument("--api-key")
 
@@ -93,8 +93,8 @@ def search(args: argparse.Namespace) -> int:
 
     if not 1 <= args.k <= MAX_K:
         return _refused("search", f"-k {args.k}: from 1 to {MAX_K} definitions")
-    if args.max_tokens is not None and args.max_tokens < 1:
-        return _refused("search", f"--max-tokens {args.max_tokens}: at least 1")
+    if args.max_tokens is not None and not 1 <= args.max_tokens <= TOOL_MAX_TOKENS:
+        return _refused("search", f"--max-tokens {args.max_tokens}: from 1 to {TOOL_MAX_TOKENS}")
     client = _client(args)
     call = search_request({"query": args.query, "repo": args.repo, "k": args.k, "path": args.path,
                            "max_tokens": args.max_tokens})

@@ -73,7 +73,8 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     (["search", "tax", "--repo", "never-indexed"], "run `ctxsieve index PATH --name never-indexed`", 1),
     (["search", "tax", "--repo", "ledger-app", "-k", "0"], "ctxsieve search: -k 0: from 1 to 50 definitions", 2),
     (["search", "tax", "--repo", "ledger-app", "-k", "100000"], "ctxsieve search: -k 100000: from 1 to 50", 2),
-    (["search", "tax", "--repo", "ledger-app", "--max-tokens", "0"], "--max-tokens 0: at least 1", 2),
+    (["search", "tax", "--repo", "ledger-app", "--max-tokens", "0"], "--max-tokens 0: from 1 to 6000", 2),
+    (["search", "tax", "--repo", "ledger-app", "--max-tokens", "7000"], "--max-tokens 7000: from 1 to 6000", 2),
 ])
 def test_bad_input_is_one_line_on_stderr(served: tuple[str, Path], args: list[str], said: str, code: int) -> None:
     url, root = served
