@@ -159,6 +159,9 @@ class RepoMemory:
             order = sorted(order, key=lambda j: not looked_up(units[j], query.lookup))
         if query.at_lines:  # places alone: what lies at those lines first
             order = sorted(order, key=lambda j: not lies_at(query, units[j]))
+        if query.paths_only:  # files alone: each file's units in its order, the path as written first
+            order = sorted(order, key=lambda j: (-query.names_file(units[j].path), units[j].path,
+                                                 units[j].start_line))
         return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
 
     def nearest(self, cosines: Cosines, k: int, path_glob: str | None = None) -> list[Hit]:

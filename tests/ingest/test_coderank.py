@@ -517,7 +517,8 @@ def test_a_rust_functions_attributes_over_several_lines_are_its_own() -> None:
 
 def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
     """`tree.go:452` (a compiler's or a linter's line, a frame) asks for the definition holding that line: it came
-    7th, below the file's definitions whose words are the file's name."""
+    7th, below the file's definitions whose words are the file's name. A path alone lists its file in order (its
+    one-line declarations came first, as the shortest matches of the file's name)."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
     memory = RepoMemory()
@@ -532,3 +533,8 @@ def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
         assert query.at_lines, asked
         assert memory.search(query, 3)[0].unit.name == "node.getValue", (asked, memory.search(query, 3))
     assert not read_code_query(f"a panic at tree.go:{at}").at_lines, "words and a place: the words rank"
+    memory.put_file("gin.go", "b", units_of("gin.go", "package gin\n\n// the tree of routes\nvar tree = 1\n"))
+    listed = memory.search(read_code_query("tree.go"), 10)  # a path alone: the file's units in its order, then
+    own = sorted(u.start_line for u in units_of("tree.go", tree))  # the rest (gin.go says `tree` too)
+    assert read_code_query("`tree.go`").paths_only and [h.unit.start_line for h in listed[:len(own)]] == own
+    assert [h.unit.path for h in listed] == ["tree.go"] * len(own) + ["gin.go"], listed
