@@ -3,7 +3,7 @@
 Usage: python -m bench.nearest_by_meaning
 
 None of these searches' words or names is any definition's, so the words find nothing; a `ready` repository then
-answers with the definitions nearest by their vectors alone (`RepoMemory.nearest`), and says so. Before, it re-ranked
+answers with the definitions nearest by their vectors alone (`UnitVectors.nearest`), and says so. Before, it re-ranked
 units the words had not found and answered as if they had. No gold: each search's first three are printed to be
 judged by reading the repository. The repositories are bench.tests_asked's checkouts (its COMMITS, from /work/.mirror);
 the vectors are made here by the service's dense model, as a ready repository's are.
@@ -15,6 +15,7 @@ from bench.localize import WORK, checkout, workdir
 from bench.localize_ctxsieve import CtxsieveLocalizer
 from bench.tests_asked import COMMITS
 from ctxsieve.ingest.coderank.query import read_code_query
+from ctxsieve.ingest.coderank.ranker import by_meaning, nearest
 
 SEARCHES = {
     "gin-gonic/gin": ["路由参数在哪里解析", "请求体大小限制在哪里设置", "查询参数的解析", "如何从崩溃中恢复",
@@ -31,11 +32,13 @@ def main() -> None:
             checkout(folder, COMMITS[repo])
             localizer = CtxsieveLocalizer()
             localizer.sync(folder)
+            units = by_meaning(localizer.memory.snapshot()[1])
             for query in searches:
                 by_words = localizer.memory.search(read_code_query(query), 3)
-                nearest = localizer.memory.nearest(localizer.cosines(query), 3)
+                cosines = localizer.cosines(query)(units)
+                assert cosines is not None
                 print(f"{repo:18} {query}  words: {len(by_words)}  nearest: "
-                      + ", ".join(f"{h.unit.path}:{h.unit.name}" for h in nearest), flush=True)
+                      + ", ".join(f"{units[j].path}:{units[j].name}" for j in nearest(units, cosines, 3)), flush=True)
 
 
 if __name__ == "__main__":

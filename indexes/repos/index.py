@@ -211,21 +211,25 @@ class RepoIndex:
         with self._lock:
             repo = self._get(tenant, name)
             state = self._state(tenant, repo)
-        if path and state != "indexing" and not repo.memory.any_file(path):  # not "no definition is named ..."
+        indexed = repo.loaded and repo.head.indexed_at is not None  # its files all read once: a glob they miss is
+        if path and indexed and not repo.memory.any_file(path):  # wrong, not "no definition is named ..."
             raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} (a glob over the paths "
                                  "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         cosines = self.vectors.cosines(query) if self.vectors is not None and state == "ready" else None
         read = read_code_query(query)
         hits = repo.memory.search(read, k, path, cosines=cosines)
-        if self._edited_since(repo, {h.unit.path for h in hits}):  # its lines would not be the file's: the
-            self.sync(tenant, name)  # files changed since brought up to date first (a stat per file found)
+        if self._edited_since(repo, {h.unit.path for h in hits}, unknown=False):  # its lines would not be the
+            self.sync(tenant, name)  # file's: brought up to date first (a stat per file found; a restart's files
+            # are checked by the sync its load queues, not by every search meanwhile)
             self._wait_synced(tenant, name, FRESH_WAIT_S)
             with self._lock:
                 state = self._state(tenant, repo)
             hits = repo.memory.search(read, k, path, cosines=cosines)
         by_meaning = False
-        if not hits and cosines is not None:  # no definition has a word or name of the request (another language's)
-            hits = repo.memory.nearest(cosines, k, path)
+        if not hits and cosines is not None and self.vectors is not None and read.terms and not read.tests:
+            # no definition has a word or name of the request (written in another language than the code); not for
+            # tests asked for (they have no vectors) nor a request of no word at all
+            hits = self.vectors.nearest((tenant, name), repo.memory, query, k, path)
             by_meaning = bool(hits)
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
         budget = max_tokens or DEFAULT_TOKENS
@@ -241,7 +245,7 @@ class RepoIndex:
             results = trimmed(results)
             tokens = self.tokenizer.count(answer(results))
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
-        return CodeSearch(results, state, whole, tokens if results else 0, len(hits), undefined, by_meaning)
+        return CodeSearch(results, state, whole, tokens, len(hits), undefined, by_meaning)
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks
@@ -319,11 +323,14 @@ class RepoIndex:
                 for u, s in zip(units, scores, strict=True)]
 
     @staticmethod
-    def _edited_since(repo: _Repo, paths: Iterable[str]) -> bool:
+    def _edited_since(repo: _Repo, paths: Iterable[str], unknown: bool = True) -> bool:
         """Whether any of a repository's `paths` has another size or mtime than when its last sync read it (a grep's
-        or a Glob's files, whose lines a cut cannot check against the index as a read's are): a stat per file."""
+        or a Glob's files, whose lines a cut cannot check against the index as a read's are): a stat per file. A path
+        no sync of this process has read yet (a restart's index, loaded from the store) counts as `unknown`."""
         root = Path(repo.head.path)
         for path in paths:
+            if not unknown and path not in repo.stats:
+                continue
             try:
                 info = os.stat(root / path)
             except OSError:
@@ -472,7 +479,11 @@ class RepoIndex:
             repo.stats.pop(path, None)
         repo.head = replace(repo.head, head=git_head(root), indexed_at=utc_stamp(), files=repo.memory.file_count,
                             definitions=repo.memory.unit_count, skipped=dict(skipped))
-        self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
+        with self._lock:  # as `delete` holds it: a repository deleted while this sync ran stays deleted
+            if self._repos.get((tenant, repo.head.name)) is repo:
+                self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
+            else:  # what this sync wrote after the delete goes too
+                self.store.delete_where(SPEC.name, scope(tenant, repo.head.name))
 
     def _changed_files(self, repo: _Repo, root: Path, files: list[str]) -> tuple[list[FileState], Counter[str]]:
         """The files whose bytes differ from what is indexed (a file whose size and mtime are unchanged is not

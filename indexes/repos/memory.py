@@ -19,7 +19,6 @@ from ctxsieve.ingest.coderank.ranker import (
     WEIGHTS,
     Cosines,
     Weights,
-    has_vector,
     lies_at,
     looked_up,
     order_of,
@@ -30,7 +29,7 @@ from ctxsieve.ingest.coderank.ranker import (
 )
 from ctxsieve.ingest.coderank.units import CodeUnit
 
-__all__ = ["Hit", "RepoMemory"]
+__all__ = ["Hit", "RepoMemory", "matches"]
 
 POOL = 400  # units re-scored with every signal: the lexical best, plus every unit the request names
 
@@ -72,14 +71,16 @@ class RepoMemory:
     def defines(self, name: str, path_glob: str | None = None) -> bool:
         """Some definition (of the files `path_glob` matches) is named `name` as a look-up means it (`looked_up`)."""
         wanted = frozenset((name,))
+        leaf = name.rsplit(".", 1)[-1]
         with self._lock:
-            units = [self._units[i] for i in self._by_leaf.get(name.rsplit(".", 1)[-1], ())]
-        return any(looked_up(u, wanted) and (not path_glob or _matches(u.path, path_glob)) for u in units)
+            units = [self._units[i] for key in dict.fromkeys((leaf, leaf.rstrip("!?")))
+                     for i in self._by_leaf.get(key, ())]
+        return any(looked_up(u, wanted) and (not path_glob or matches(u.path, path_glob)) for u in units)
 
     def any_file(self, path_glob: str) -> bool:
         """Some file it holds matches `path_glob`."""
         with self._lock:
-            return any(_matches(path, path_glob) for path in self._by_path)
+            return any(matches(path, path_glob) for path in self._by_path)
 
     @property
     def file_count(self) -> int:
@@ -159,24 +160,12 @@ class RepoMemory:
             order = sorted(order, key=lambda j: not looked_up(units[j], query.lookup))
         if query.at_lines:  # places alone: what lies at those lines first
             order = sorted(order, key=lambda j: not lies_at(query, units[j]))
-        if query.paths_only:  # files alone: each file's units in its order, the path as written first
-            order = sorted(order, key=lambda j: (-query.names_file(units[j].path), units[j].path,
-                                                 units[j].start_line))
+        if query.paths_only:  # files alone: each file's units in its order, the path as written first; the rest
+            named = {j: query.names_file(units[j].path) for j in order}  # as the rule ranks them
+            order = sorted((j for j in order if named[j]), key=lambda j: (-named[j], units[j].path,
+                                                                          units[j].start_line)) \
+                + [j for j in order if not named[j]]
         return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
-
-    def nearest(self, cosines: Cosines, k: int, path_glob: str | None = None) -> list[Hit]:
-        """The k definitions of the code the repository ships (`has_vector`) nearest the request by their vectors
-        alone, for a request none of whose words or names any unit has (another language than the code's); none
-        unless every such definition has its vector. A file's code outside its definitions (kind `module`: its
-        imports) is left out: its vector is mostly its path's."""
-        with self._lock:
-            units = [u for u in self._units.values() if u.kind != "module" and has_vector(u)
-                     and (not path_glob or _matches(u.path, path_glob))]
-        found = cosines(units) if units else None
-        if found is None:
-            return []
-        order = sorted(range(len(units)), key=lambda j: (-found[j], units[j].path, units[j].start_line))
-        return [Hit(units[j], float(found[j])) for j in order[:k]]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:
@@ -191,10 +180,10 @@ class RepoMemory:
     def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None,
               within: Collection[str] | None) -> list[int]:
         if within is not None:  # the named files' units, a file at a time in path order
-            matched = sorted(p for p in within if p in self._by_path and (not path_glob or _matches(p, path_glob)))
+            matched = sorted(p for p in within if p in self._by_path and (not path_glob or matches(p, path_glob)))
             live = np.array([i for path in matched for i in self._by_path[path]], dtype=np.int64)
         elif path_glob:  # each file's path matched once, not once per unit; the units kept in their order
-            globbed = {path for path in self._by_path if _matches(path, path_glob)}
+            globbed = {path for path in self._by_path if matches(path, path_glob)}
             live = np.array([i for i in self._live_ids() if self._units[i].path in globbed], dtype=np.int64)
         else:
             live = self._live_ids()
@@ -239,6 +228,6 @@ def _best(values: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([above, ties])
 
 
-def _matches(path: str, glob: str) -> bool:
+def matches(path: str, glob: str) -> bool:
     """A glob over the relative path (`lib/**/*.py`, `*.py`), or a folder prefix (`lib/ansible`)."""
     return fnmatch.fnmatch(path, glob) or path.startswith(glob.rstrip("/") + "/")

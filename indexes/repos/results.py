@@ -57,6 +57,8 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int)
             + count(rest_line(unit.path, unit.end_line, unit.end_line) + "\n\n")
         n, spent = _fit(unit_costs, 0, min(HEAD_TOKENS, max_tokens - used - around))
         if n == 0:
+            if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
+                return [_result(hit, unit_costs.lines, 0, 0)]  # where it is, and how to read it
             break
         shown[i], used = n, used + spent + around
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then each through its header line

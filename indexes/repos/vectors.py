@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, has_vector, passage_of
+from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, by_meaning, has_vector, nearest, passage_of
 from ctxsieve.ingest.coderank.units import CodeUnit
 from ctxsieve.ingest.embedding import head_of
 
 from ..vectors import EmbeddingCache
-from .memory import RepoMemory
+from .memory import Hit, RepoMemory, matches
 
 __all__ = ["UnitVectors"]
 
@@ -40,6 +40,9 @@ class UnitVectors:
         self._wanted: dict[object, RepoMemory] = {}
         self._covered: dict[object, int] = {}  # repository -> the memory version whose every unit has a vector
         self._left: dict[object, int] = {}  # repository -> units without a vector, as last counted
+        # repository -> (memory version, the units a search by meaning ranks, their vectors): read from the store
+        # once per version, for the searches none of whose words the code has
+        self._meanings: dict[object, tuple[int, list[CodeUnit], np.ndarray]] = {}
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="ctxsieve-repo-vectors", daemon=True)
         self._thread.start()
@@ -71,7 +74,7 @@ class UnitVectors:
 
     def forget(self, repo: object) -> None:
         with self._cond:
-            for table in (self._wanted, self._covered, self._left):
+            for table in (self._wanted, self._covered, self._left, self._meanings):
                 table.pop(repo, None)
 
     def cosines(self, query: str) -> Callable[[Sequence[CodeUnit]], np.ndarray | None]:
@@ -85,6 +88,39 @@ class UnitVectors:
             return np.asarray(np.stack([v for v in found if v is not None]) @ self.cache.query(head))
 
         return of
+
+    def nearest(self, repo: object, memory: RepoMemory, query: str, k: int, path_glob: str | None = None
+                ) -> list[Hit]:
+        """The k definitions of `repo` (of the files `path_glob` matches) nearest `query` by their vectors alone
+        (`ranker.by_meaning`, `ranker.nearest`); none unless each has its vector."""
+        found = self._meaning_vectors(repo, memory)
+        if found is None:
+            return []
+        units, vectors = found
+        kept = [j for j, u in enumerate(units) if not path_glob or matches(u.path, path_glob)]
+        if not kept:
+            return []
+        asked = self.cache.query(head_of(self.cache.embedder, query, QUERY_TOKENS))
+        cosines = vectors[kept] @ asked
+        chosen = [units[j] for j in kept]
+        return [Hit(chosen[i], float(cosines[i])) for i in nearest(chosen, cosines, k)]
+
+    def _meaning_vectors(self, repo: object, memory: RepoMemory) -> tuple[list[CodeUnit], np.ndarray] | None:
+        version, every = memory.snapshot()
+        with self._cond:
+            kept = self._meanings.get(repo)
+        if kept is not None and kept[0] == version:
+            return kept[1], kept[2]
+        units = by_meaning(every)
+        stored = [v for start in range(0, len(units), PAGE)
+                  for v in self.cache.stored_passages([passage_of(u) for u in units[start:start + PAGE]])]
+        if not units or any(v is None for v in stored):
+            return None
+        vectors = np.stack([v for v in stored if v is not None]).astype(np.float32)
+        with self._cond:
+            if repo in self._covered:  # not forgotten meanwhile
+                self._meanings[repo] = (version, units, vectors)
+        return units, vectors
 
     def drain(self, timeout: float) -> bool:
         """Wait until every wanted repository's vectors are made (tests, benchmarks); False on timeout."""

@@ -30,8 +30,8 @@ from .query import CodeQuery
 from .units import CodeUnit
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "passage_of", "paths_meet",
-           "place_factor", "order_of", "rerank", "score", "signals", "with_files"]
+           "by_meaning", "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "nearest",
+           "order_of", "passage_of", "paths_meet", "place_factor", "rerank", "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
@@ -93,6 +93,17 @@ def has_vector(unit: CodeUnit) -> bool:
     """Tests, examples, docs and vendored code are re-ranked without vectors: on dev, theirs changed no ranking
     (python -m bench.localize_lengths --aside) and they are 62% of ansible's definitions' tokens to embed."""
     return _unit_place(unit) is None
+
+
+def by_meaning(units: Sequence[CodeUnit]) -> list[CodeUnit]:
+    """The units a search by meaning alone ranks (`nearest`): the definitions of the code a repository ships, not a
+    file's code outside them (kind `module`: its imports, whose vector is mostly its path's)."""
+    return [u for u in units if u.kind != "module" and has_vector(u)]
+
+
+def nearest(units: Sequence[CodeUnit], cosines: np.ndarray, k: int) -> list[int]:
+    """The k units nearest the request by their vectors alone, best first (ties by path and line)."""
+    return sorted(range(len(units)), key=lambda j: (-cosines[j], units[j].path, units[j].start_line))[:k]
 
 
 def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
@@ -172,11 +183,14 @@ def _factor(place: str | None, weights: Weights) -> float:
 def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
     """The unit defines a name a look-up asks for: its own name (`serve`), or its qualified name or that name's end
     (`Context.Param`), or a path ending in its qualified name (`axum::routing::Router::merge`, as a backtrace
-    writes `Router.merge`)."""
-    return unit.defines_name and (unit.leaf in lookup or unit.name in lookup
-                                  or any(unit.name.endswith("." + name) or ("." in unit.name
-                                                                           and name.endswith("." + unit.name))
-                                         for name in lookup if "." in name))
+    writes `Router.merge`); a TS private method (`Timer.#delay`) by its name (`Timer.delay`), and a name asked with
+    a `?` or `!` (Ruby's `valid?`, or a question: `add_route?`) with it or without it."""
+    if not unit.defines_name:
+        return False
+    name = unit.name.replace(".#", ".")
+    return any(unit.leaf == form or name == form
+               or ("." in form and (name.endswith("." + form) or ("." in name and form.endswith("." + name))))
+               for asked in lookup for form in dict.fromkeys((asked, asked.rstrip("!?"))))
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:

@@ -493,7 +493,9 @@ def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
             "        self\n    }\n}\n\npub fn merge(a: u8) -> u8 {\n    a\n}\n")
     memory.put_file("axum/src/routing/mod.rs", "c", units_of("axum/src/routing/mod.rs", rust))
     for asked, name in (("route!", "Sinatra.Base.route!"), ("Base.route", "Sinatra.Base.route"),
-                        ("calculateRetryDelay", "Ky.#calculateRetryDelay"),
+                        ("calculateRetryDelay", "Ky.#calculateRetryDelay"), ("Ky.calculateRetryDelay",
+                                                                              "Ky.#calculateRetryDelay"),
+                        ("routes?", "Sinatra.Base.routes"),  # a question, in a language without `?` names
                         ("axum::routing::Router::merge", "Router.merge")):
         query = read_code_query(asked)
         assert query.lookup, asked
@@ -538,3 +540,9 @@ def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
     own = sorted(u.start_line for u in units_of("tree.go", tree))  # the rest (gin.go says `tree` too)
     assert read_code_query("`tree.go`").paths_only and [h.unit.start_line for h in listed[:len(own)]] == own
     assert [h.unit.path for h in listed] == ["tree.go"] * len(own) + ["gin.go"], listed
+    memory.put_file("a.go", "c", units_of("a.go", "package gin\n\n// a tree\nvar a = 2\n"))
+    memory.put_file("z.go", "d", units_of("z.go", "package gin\n\n// tree tree tree go\nvar treeGo = 2\n"))
+    rest = [h for h in memory.search(read_code_query("tree.go"), 20) if h.unit.path != "tree.go"]
+    assert rest[0].unit.path == "z.go" and [h.score for h in rest] == sorted((h.score for h in rest), reverse=True), \
+        "the rest as the rule ranks them, not by path"
+

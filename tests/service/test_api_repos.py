@@ -114,7 +114,8 @@ def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) 
     for budget in (60, 150, 2000, 6000):
         wide = repos.post("/v1/repos/ctxsieve/search", json={"query": "filter a source by its query and budget",
                                                              "k": 50, "max_tokens": budget}).json()
-        assert 0 < tokenizer.count(render_hits(CodeSearchResult.from_json(wide))) <= budget, budget
+        answer = render_hits(CodeSearchResult.from_json(wide))
+        assert 0 < tokenizer.count(answer) == wide["usage"]["output_tokens"] <= budget, budget
     for result in body["results"]:
         lines = (REPO / result["path"]).read_text().split("\n")
         shown = result["text"].split("\n")
@@ -126,6 +127,24 @@ def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) 
         body, same = same, repos.post("/v1/repos/ctxsieve/search", json={
             "query": "filter a source by its query and budget", "k": 10, "max_tokens": 400}).json()
     assert same["state"] == body["state"] and same["results"] == body["results"], "the same request, the same answer"
+
+
+def test_a_definition_whose_first_line_fits_no_budget_is_shown_by_where_it_is(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A minified line longer than any budget: the answer said "none of which fits ... search with a larger
+    max_tokens", which no budget up to 6,000 could follow; it names the lines to read instead."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import render_answer
+
+    line = "function minified(a){" + "".join(f"var v{i}=a*{i};" for i in range(3000)) + "return a}"
+    unit = next(u for u in units_of("dist/app.min.js", line + "\n") if u.name == "minified")
+    shown = pack_hits([Hit(unit, 1.0)], tokenizer.count, 2000)
+    assert len(shown) == 1 and shown[0].text == "" and shown[0].shown_end_line == unit.start_line - 1, shown
+    answer = render_answer("app", shown, 1, "lexical")
+    assert answer.startswith("dist/app.min.js:1-1 function minified\n⋮ lines 1-1 not shown: read dist/app.min.js"
+                             ), answer
+    assert "│" not in answer and tokenizer.count(answer) <= 2000, "no line shown as if it were empty"
 
 
 def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
@@ -756,6 +775,55 @@ def test_a_bug_reading_one_file_skips_it_and_one_failing_a_sync_says_so(repos: T
     the_worker_goes_on(repos, roots, "buggy")
 
 
+def test_a_repository_deleted_during_its_sync_stays_deleted(repos: TestClient, roots: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DELETE while a sync runs (which a search now starts when a hit's file was edited): the sync's last step
+    wrote the repository's head back, and it was listed again, indexing."""
+    import threading
+
+    import ctxsieve.indexes.repos.index as index
+
+    root = roots / "raced"
+    root.mkdir()
+    (root / "a.py").write_text("def add_route():\n    pass\n")
+    assert repos.put("/v1/repos/raced", json={"path": str(root)}).status_code == 202
+    indexed(repos, "raced")
+    reading, deleted = threading.Event(), threading.Event()
+    real_units = index.units_of
+
+    def slow(path: str, text: str) -> list:  # type: ignore[type-arg]
+        reading.set()
+        assert deleted.wait(10)
+        return real_units(path, text)
+
+    monkeypatch.setattr(index, "units_of", slow)
+    (root / "a.py").write_text("def add_route(path):\n    pass\n")
+    assert repos.post("/v1/repos/raced/sync").status_code == 202
+    assert reading.wait(10)
+    assert repos.delete("/v1/repos/raced").status_code == 200
+    deleted.set()
+    the_worker_goes_on(repos, roots, "raced")  # (after the raced sync: one worker)
+    assert repos.get("/v1/repos/raced").status_code == 404
+    assert "raced" not in {r["name"] for r in repos.get("/v1/repos").json()["repos"]}
+
+
+def test_a_search_after_a_restart_waits_for_no_sync_of_files_it_has_not_stated(repos: TestClient, roots: Path
+                                                                                ) -> None:
+    """A restart's index comes from the store with no file's size and time: each search took its hits' files for
+    edited and waited up to 5 s for a sync (the sync the load queues checks them)."""
+    root = roots / "restarted"
+    root.mkdir()
+    (root / "a.py").write_text("def add_route():\n    pass\n")
+    assert repos.put("/v1/repos/restarted", json={"path": str(root)}).status_code == 202
+    indexed(repos, "restarted")
+    engine = repos.app.state.engine.get()  # type: ignore[attr-defined]
+    held = engine.repos._repos[("default", "restarted")]
+    held.stats.clear()  # as `_load` leaves them
+    asked = held.requested
+    assert found(repos, "restarted", "add_route")[0] == ("a.py", "add_route")
+    assert held.requested == asked, "no sync queued for files it never stated"
+
+
 def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     outside = repos.put("/v1/repos/outside", json={"path": str(tmp_path)})
     assert outside.status_code == 403 and outside.json()["error"]["type"] == "forbidden"
@@ -868,6 +936,9 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         body = client.post("/v1/repos/geo/search", json={"query": "两座城市相距多远", "k": 3}).json()
         assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
         assert "nearest by meaning alone" in render_hits(CodeSearchResult.from_json(body))
+        for nothing in ("城市距离的测试", "   ", "!!!"):  # tests asked for (they have no vectors), no word at all
+            body = client.post("/v1/repos/geo/search", json={"query": nothing, "k": 3}).json()
+            assert not body["by_meaning"] and body["results"] == [], (nothing, body)
 
         (root / "pkg" / "paint.py").write_text(
             'def mix(x, y):\n    """Blend two colours for a palette."""\n    return (x + y) / 2\n\n\n'

@@ -134,9 +134,11 @@ def rest_line(path: str, first: int, last: int) -> str:
 
 
 def _hit(hit: Shown) -> str:
-    lines = hit.text.split("\n")
-    shown = "\n".join(numbered(hit.start_line + i, line) for i, line in enumerate(lines))
+    """A hit under its head line, its lines after their numbers; a cut one ends saying how to read the rest (all of
+    it where not even its first line fitted)."""
+    lines = hit.text.split("\n")[:max(0, hit.shown_end_line - hit.start_line + 1)]
+    shown = "".join(f"\n{numbered(hit.start_line + i, line)}" for i, line in enumerate(lines))
     head = hit_head(hit.path, hit.start_line, hit.end_line, hit.kind, hit.name)
     if hit.whole:
-        return f"{head}\n{shown}"
-    return f"{head}\n{shown}\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line)}"
+        return f"{head}{shown}"
+    return f"{head}{shown}\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line)}"

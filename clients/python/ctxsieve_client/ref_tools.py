@@ -110,8 +110,7 @@ SEARCH_CODE = RefTool(
      Param("k", int, "at most this many definitions", 10),
      Param("path", str, "only files matching this glob or under this folder", None),
      Param("repo", str, "an indexed repository's name (default: the one around the working folder)", None),
-     Param("max_tokens", int, f"the tokens of code shown over all definitions (default 2000, at most "
-                              f"{TOOL_MAX_TOKENS})", None)),
+     Param("max_tokens", int, f"the tokens of the whole answer (default 2000, at most {TOOL_MAX_TOKENS})", None)),
     search_request, render_hits)
 REF_TOOLS: tuple[RefTool, ...] = (FILTER_REF, FETCH_REF, SEARCH_CODE)
 BY_NAME = {tool.name: tool for tool in REF_TOOLS}
