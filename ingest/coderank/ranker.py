@@ -35,7 +35,8 @@ __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "Re
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
-                    r"|\.(unit|integration)?tests?/")  # a C# test project: `Newtonsoft.Json.Tests/`
+                    r"|\.(unit|integration)?tests?/"  # a C# test project: `Newtonsoft.Json.Tests/`
+                    r"|(^|/)spec/(.*/)?[^/]*\.rb$")  # RSpec's folder in a subproject (`sinatra-contrib/spec/`)
 # tests named as Java, C#, Kotlin, Scala, Swift and PHP name them: `JsonReaderTest.java`, `JTokenTests.cs`
 _TESTS_BY_CASE = re.compile(r"[a-z0-9]Tests?\.(java|cs|kt|scala|swift|php)$")
 _TEST_MODULE = re.compile(r"(^|\.)tests?\.")  # a definition inside a module or class named `tests` / `test`

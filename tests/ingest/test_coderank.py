@@ -442,7 +442,8 @@ def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_
 def test_tests_are_known_by_each_languages_conventions() -> None:
     tests = ["src/test/java/com/google/gson/JsonReaderTest.java", "Src/Newtonsoft.Json.Tests/Linq/JTokenTests.cs",
              "spec/builder_spec.rb", "src/components/__tests__/Popover.jsx", "okio/src/jvmTest/BufferTest.kt",
-             "gin/context_test.go", "tests/test_units.py", "source/core/index.test.ts"]
+             "gin/context_test.go", "tests/test_units.py", "source/core/index.test.ts",
+             "sinatra-contrib/spec/okjson.rb"]
     shipped = ["gson/src/main/java/com/google/gson/JsonReader.java", "Src/Newtonsoft.Json/Linq/JToken.cs",
                "lib/sinatra/base.rb", "src/latest.java", "src/Contest.cs", "lib/attestation.py",
                "pkg/spec/openapi.go"]  # a Go package named spec is an API's, not Ruby's tests
