@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-from ctxsieve.ingest.coderank.query import code_shaped, read_code_query
+from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine
 from ctxsieve.ingest.coderank.units import units_of
 from ctxsieve.ingest.tokens import Tokenizer
@@ -34,7 +34,7 @@ from ..errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound
 from ..files import FileReader
 from ..sources import utc_stamp
 from ..store import Match, Store, Where, scroll_all
-from .memory import RepoMemory
+from .memory import Hit, RepoMemory
 from .records import SPEC, RepoHead, current_units, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits, trimmed
 from .vectors import UnitVectors
@@ -215,8 +215,18 @@ class RepoIndex:
         if path and indexed and not repo.memory.any_file(path):  # wrong, not "no definition is named ..."
             raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} (a glob over the paths "
                                  "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
-        cosines = self.vectors.cosines(query) if self.vectors is not None and state == "ready" else None
         read = read_code_query(query)
+        hits, state, by_meaning = self._hits(tenant, repo, read, k, path, state)
+        undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
+        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, undefined, by_meaning)
+        whole = sum(self._whole_tokens(h.unit.text) for h in hits)
+        return CodeSearch(results, state, whole, tokens, len(hits), undefined, by_meaning)
+
+    def _hits(self, tenant: str, repo: _Repo, read: CodeQuery, k: int, path: str | None, state: str
+              ) -> tuple[list[Hit], str, bool]:
+        """The best k definitions, the repository's state they were found in, and whether by meaning alone."""
+        name = repo.head.name
+        cosines = self.vectors.cosines(read.text) if self.vectors is not None and state == "ready" else None
         hits = repo.memory.search(read, k, path, cosines=cosines)
         if self._edited_since(repo, {h.unit.path for h in hits}, unknown=False):  # its lines would not be the
             self.sync(tenant, name)  # file's: brought up to date first (a stat per file found; a restart's files
@@ -225,14 +235,16 @@ class RepoIndex:
             with self._lock:
                 state = self._state(tenant, repo)
             hits = repo.memory.search(read, k, path, cosines=cosines)
-        by_meaning = False
-        if not hits and cosines is not None and self.vectors is not None and read.terms and not read.tests:
-            # no definition has a word or name of the request (written in another language than the code); not for
-            # tests asked for (they have no vectors) nor a request of no word at all
-            hits = self.vectors.nearest((tenant, name), repo.memory, query, k, path)
-            by_meaning = bool(hits)
-        undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
-        budget = max_tokens or DEFAULT_TOKENS
+        if hits or cosines is None or self.vectors is None or not read.terms or read.tests:
+            return hits, state, False
+        # no definition has a word or name of the request (written in another language than the code); not for
+        # tests asked for (they have no vectors) nor a request of no word at all
+        hits = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
+        return hits, state, bool(hits)
+
+    def _packed(self, hits: list[Hit], budget: int, name: str, state: str, undefined: tuple[str, ...],
+                by_meaning: bool) -> tuple[list[CodeResult], int]:
+        """The hits within `budget` as the agent is shown them (`render_answer`), and that answer's tokens."""
         closing = max(self.tokenizer.count("\n\n" + closing_line(name, shown, left, state, undefined, by_meaning))
                       for shown in {1, len(hits)} for left in {0, len(hits)})  # (its longest form: it says what the
         results = pack_hits(hits, self._line_tokens, budget - closing)  # packing leaves out)
@@ -244,8 +256,7 @@ class RepoIndex:
         while results and tokens > budget:  # the parts were counted apart: the whole, as shown, decides
             results = trimmed(results)
             tokens = self.tokenizer.count(answer(results))
-        whole = sum(self._whole_tokens(h.unit.text) for h in hits)
-        return CodeSearch(results, state, whole, tokens, len(hits), undefined, by_meaning)
+        return results, tokens
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks
