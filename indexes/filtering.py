@@ -6,7 +6,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Literal
 
 from ctxsieve.ingest.kinds import Verdict
-from ctxsieve_client.rendering import View, map_line
+from ctxsieve_client.rendering import View, numbered_line
 
 from .more import More
 from .usage import Usage
@@ -50,7 +50,7 @@ class MapLine:
 
     def shown(self) -> str:
         """As the surfaces print it (ctxsieve_client.rendering), which is what its tokens are counted on."""
-        return map_line(self.line, self.text)
+        return numbered_line(self.line, self.text)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ctxsieve_client.code_search import hit_head, numbered, rest_line
+from ctxsieve_client.code_search import hit_head, rest_line
+from ctxsieve_client.rendering import numbered_line
 
 from .memory import Hit
 
@@ -103,7 +104,7 @@ class _LineCosts:
     def at(self, i: int) -> int:
         while len(self.known) <= i:
             at = len(self.known)
-            self.known.append(self.count(numbered(self.first + at, self.lines[at]) + "\n"))
+            self.known.append(self.count(numbered_line(self.first + at, self.lines[at]) + "\n"))
         return self.known[i]
 
     def total(self, n: int) -> int:

@@ -570,7 +570,8 @@ def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tok
     from ctxsieve.indexes.repos.memory import Hit
     from ctxsieve.indexes.repos.results import HEAD_TOKENS, pack_hits
     from ctxsieve.ingest.coderank.units import units_of
-    from ctxsieve_client.code_search import hit_head, numbered, rest_line
+    from ctxsieve_client.code_search import hit_head, rest_line
+    from ctxsieve_client.rendering import numbered_line
 
     hits, budget = [], 0
     for name in ("getValue", "addRoute"):
@@ -578,7 +579,7 @@ def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tok
                       for i in range(8))
         text = f"package gin\n\n{doc}func (n *node) {name}(path string) (value nodeValue) {{\n\treturn\n}}\n"
         unit = next(u for u in units_of("tree.go", text) if u.name == f"node.{name}")
-        costs = [tokenizer.count(numbered(unit.start_line + i, line) + "\n")  # as pack_hits counts them: as shown
+        costs = [tokenizer.count(numbered_line(unit.start_line + i, line) + "\n")  # as pack_hits counts them: as shown
                  for i, line in enumerate(unit.text.split("\n"))]
         around = tokenizer.count(hit_head(unit.path, unit.start_line, unit.end_line, unit.kind, unit.name) + "\n") \
             + tokenizer.count(rest_line(unit.path, unit.end_line, unit.end_line) + "\n\n")

@@ -13,8 +13,9 @@ from typing import Any, Protocol
 
 from .calls import Call, Requests
 from .models import CodeSearchResult
+from .rendering import numbered_line
 
-__all__ = ["NOTE", "TOOL_MAX_TOKENS", "Shown", "closing_line", "folder_name", "hit_head", "numbered", "render_answer",
+__all__ = ["NOTE", "TOOL_MAX_TOKENS", "ShownHit", "closing_line", "folder_name", "hit_head", "render_answer",
            "render_hits", "repo_around", "rest_line", "search_request"]
 
 NOTE = "[ctxsieve search_code: "  # the answer's closing line begins so (how a hook or proxy knows it)
@@ -62,7 +63,7 @@ def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[
     return Requests.search_code(folder_name(root), str(args["query"]), folder=str(root), **options)
 
 
-class Shown(Protocol):
+class ShownHit(Protocol):
     """A hit as it is shown: the client's `CodeHit`, or the service's result it packs within the budget."""
 
     @property
@@ -89,7 +90,7 @@ def render_hits(result: CodeSearchResult) -> str:
                          result.by_meaning)
 
 
-def render_answer(repo: str, hits: Sequence[Shown], found: int, state: str, undefined: Sequence[str] = (),
+def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, undefined: Sequence[str] = (),
                   by_meaning: bool = False) -> str:
     """The answer as every surface shows it: the service packs the hits so that all of it is within the budget."""
     if not hits and found:
@@ -123,21 +124,16 @@ def hit_head(path: str, start_line: int, end_line: int, kind: str, name: str) ->
     return f"{path}:{start_line}-{end_line} {kind} {name}"
 
 
-def numbered(number: int, line: str) -> str:
-    """A line of code after its true number."""
-    return f"{number}│{line}"
-
-
 def rest_line(path: str, first: int, last: int) -> str:
     """A cut hit's last line: the lines not shown, and how to read them."""
     return f"⋮ lines {first}-{last} not shown: read {path} lines {first}-{last}"
 
 
-def _hit(hit: Shown) -> str:
+def _hit(hit: ShownHit) -> str:
     """A hit under its head line, its lines after their numbers; a cut one ends saying how to read the rest (all of
     it where not even its first line fitted)."""
     lines = hit.text.split("\n")[:max(0, hit.shown_end_line - hit.start_line + 1)]
-    shown = "".join(f"\n{numbered(hit.start_line + i, line)}" for i, line in enumerate(lines))
+    shown = "".join(f"\n{numbered_line(hit.start_line + i, line)}" for i, line in enumerate(lines))
     head = hit_head(hit.path, hit.start_line, hit.end_line, hit.kind, hit.name)
     if hit.whole:
         return f"{head}{shown}"

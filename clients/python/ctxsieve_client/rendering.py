@@ -70,15 +70,16 @@ def snippet(shown: Shown, view: View) -> str:
     return snippet_heading(shown.line_start, shown.line_end, shown.context, view) + shown.text
 
 
-def map_line(line: int, text: str) -> str:
-    """`100│    def __call__(self, value):`: a map line as shown, and as the service counts its tokens."""
+def numbered_line(line: int, text: str) -> str:
+    """`100│    def __call__(self, value):`: a line after its true number, as a file's map and a code search show it
+    and as the service counts its tokens."""
     return f"{line}│{text}"
 
 
 def render_map(lines_map: Sequence[Numbered], offset: int = 0) -> str:
     """The map's heading and its lines; `offset`: the lines the text the service read starts after (a Read from
     line offset+1)."""
-    return "\n".join([MAP_HEADING, *(map_line(m.line + offset, m.text) for m in lines_map)])
+    return "\n".join([MAP_HEADING, *(numbered_line(m.line + offset, m.text) for m in lines_map)])
 
 
 def render(snippets: Sequence[Shown], placeholder: str, view: View = PLAIN,
