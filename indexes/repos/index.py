@@ -38,7 +38,7 @@ from .memory import Hit, RepoMemory
 from .records import SPEC, RepoHead, current_units, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits, trimmed
 from .vectors import UnitVectors
-from .walk import FileState, read_source, walk
+from .walk import FileState, nested, read_source, walk
 from .walk import head_of as git_head
 
 __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
@@ -382,7 +382,7 @@ class RepoIndex:
                 found.append((repo, named))
         most = max((len(named) for _, named in found), default=0)
         tied = sorted((pair for pair in found if len(pair[1]) == most), key=lambda pair: -len(pair[0].head.path))
-        if not tied or any(not _nested(pair[0].head.path, tied[0][0].head.path) for pair in tied[1:]):
+        if not tied or any(not nested(pair[0].head.path, tied[0][0].head.path) for pair in tied[1:]):
             return None
         return tied[0]  # one repository, or folders indexed inside one another: the innermost knows these files
 
@@ -586,11 +586,6 @@ def _inside(root: str, path: str, base: str | None = None,
 def _due(repo: _Repo, now: float) -> bool:
     """A catch-up sync may be queued: none is queued or under way, and none was in the last CATCH_UP_S."""
     return not repo.running and repo.requested <= repo.finished and now - repo.caught_up_at >= CATCH_UP_S
-
-
-def _nested(outer: str, inner: str) -> bool:
-    """`inner` is `outer` or a folder inside it (both resolved)."""
-    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
 def _realpath(path: str) -> str | None:

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from ctxsieve_client.languages import LANGUAGES
 
-__all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "read_source", "walk"]
+__all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "nested", "read_source", "walk"]
 
 MAX_FILE_BYTES = 1 << 20  # a larger source file is generated or data: skipped and counted
 SKIPPED_FOLDERS = frozenset({
@@ -60,9 +60,12 @@ def _links_out(path: Path, real_root: str) -> bool:
     """A symbolic link to a file outside the repository: indexing it would show what the service may not have been
     allowed to read (its read roots are checked for the repository's folder, not for what a link inside points at).
     Only the file itself can be a link here: git lists a linked folder as one entry and os.walk does not follow one."""
-    if not path.is_symlink():
-        return False
-    return os.path.commonpath([os.path.realpath(path), real_root]) != real_root
+    return path.is_symlink() and not nested(real_root, os.path.realpath(path))
+
+
+def nested(outer: str, inner: str) -> bool:
+    """`inner` is `outer` or a path inside it (both resolved)."""
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
 def _storable(name: str) -> bool:
