@@ -15,7 +15,7 @@ from bench.localize import WORK, checkout, workdir
 from bench.localize_ctxsieve import CtxsieveLocalizer
 from bench.tests_asked import COMMITS
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import by_meaning, nearest
+from ctxsieve.ingest.coderank.ranker import meaning_units, nearest
 
 SEARCHES = {
     "gin-gonic/gin": ["路由参数在哪里解析", "请求体大小限制在哪里设置", "查询参数的解析", "如何从崩溃中恢复",
@@ -32,7 +32,7 @@ def main() -> None:
             checkout(folder, COMMITS[repo])
             localizer = CtxsieveLocalizer()
             localizer.sync(folder)
-            units = by_meaning(localizer.memory.snapshot()[1])
+            units = meaning_units(localizer.memory.snapshot()[1])
             for query in searches:
                 by_words = localizer.memory.search(read_code_query(query), 3)
                 cosines = localizer.cosines(query)(units)

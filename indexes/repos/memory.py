@@ -156,15 +156,8 @@ class RepoMemory:
         if cosines is not None:
             scores = rerank(rows, units, scores, cosines, weights, query)
         order = order_of(scores, units)
-        if query.lookup:  # a look-up: the definitions of the names asked for first, then the rest
-            order = sorted(order, key=lambda j: not looked_up(units[j], query.lookup))
-        if query.at_lines:  # places alone: what lies at those lines first
-            order = sorted(order, key=lambda j: not lies_at(query, units[j]))
-        if query.paths_only:  # files alone: each file's units in its order, the path as written first; the rest
-            named = {j: query.names_file(units[j].path) for j in order}  # as the rule ranks them
-            order = sorted((j for j in order if named[j]), key=lambda j: (-named[j], units[j].path,
-                                                                          units[j].start_line)) \
-                + [j for j in order if not named[j]]
+        if query.lookup or query.at_lines or query.paths_only:  # (a stable sort: the rule's order otherwise)
+            order = sorted(order, key=lambda j: _asked_first(query, units[j]))
         return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
@@ -215,6 +208,15 @@ class RepoMemory:
         paths = {p for key in names | modules for p in self._by_file_key.get(key, ())}
         return [p for p in paths if query.names_file(p)]
 
+
+
+def _asked_first(query: CodeQuery, unit: CodeUnit) -> tuple[bool, bool, int, str, int]:
+    """What a request of names, places or paths alone asks to see first: the definitions of the names
+    (`looked_up`), what lies at the places (`lies_at`), each named file's units in its order, the path as written
+    before a file name alone (`names_file`)."""
+    named = query.names_file(unit.path) if query.paths_only else 0
+    return (bool(query.lookup) and not looked_up(unit, query.lookup), query.at_lines and not lies_at(query, unit),
+            -named, unit.path if named else "", unit.start_line if named else 0)
 
 
 def _best(values: np.ndarray, n: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, by_meaning, has_vector, nearest, passage_of
+from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, has_vector, meaning_units, nearest, passage_of
 from ctxsieve.ingest.coderank.units import CodeUnit
 from ctxsieve.ingest.embedding import head_of
 
@@ -92,7 +92,7 @@ class UnitVectors:
     def nearest(self, repo: object, memory: RepoMemory, query: str, k: int, path_glob: str | None = None
                 ) -> list[Hit]:
         """The k definitions of `repo` (of the files `path_glob` matches) nearest `query` by their vectors alone
-        (`ranker.by_meaning`, `ranker.nearest`); none unless each has its vector."""
+        (`ranker.meaning_units`, `ranker.nearest`); none unless each has its vector."""
         found = self._meaning_vectors(repo, memory)
         if found is None:
             return []
@@ -111,7 +111,7 @@ class UnitVectors:
             kept = self._meanings.get(repo)
         if kept is not None and kept[0] == version:
             return kept[1], kept[2]
-        units = by_meaning(every)
+        units = meaning_units(every)
         stored = [v for start in range(0, len(units), PAGE)
                   for v in self.cache.stored_passages([passage_of(u) for u in units[start:start + PAGE]])]
         if not units or any(v is None for v in stored):

@@ -26,11 +26,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..request import Frame
 from .query import CodeQuery
 from .units import CodeUnit
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "by_meaning", "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "nearest",
+           "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "meaning_units", "nearest",
            "order_of", "passage_of", "paths_meet", "place_factor", "rerank", "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
@@ -96,7 +97,7 @@ def has_vector(unit: CodeUnit) -> bool:
     return _unit_place(unit) is None
 
 
-def by_meaning(units: Sequence[CodeUnit]) -> list[CodeUnit]:
+def meaning_units(units: Sequence[CodeUnit]) -> list[CodeUnit]:
     """The units a search by meaning alone ranks (`nearest`): the definitions of the code a repository ships, not a
     file's code outside them (kind `module`: its imports, whose vector is mostly its path's)."""
     return [u for u in units if u.kind != "module" and has_vector(u)]
@@ -258,8 +259,7 @@ def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[fl
 def lies_at(query: CodeQuery, unit: CodeUnit) -> bool:
     """One of the request's places (`tree.go:452`, a frame's path from another checkout or an installed copy,
     `/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:452`) is a line of this unit."""
-    return any(frame.line is not None and unit.start_line <= frame.line <= unit.end_line
-               and paths_meet(frame.path, unit.path) for frame in query.frames)
+    return any(paths_meet(frame.path, unit.path) for frame in _frames_inside(query, unit))
 
 
 def paths_meet(written: str, path: str) -> bool:
@@ -269,10 +269,13 @@ def paths_meet(written: str, path: str) -> bool:
 
 
 def frame_in(query: CodeQuery, unit: CodeUnit) -> float:
-    """1 where one of the request's frames (`path:line`) points inside the unit, else 0."""
-    for frame in query.frames:
-        if frame.line is None or not (unit.start_line <= frame.line <= unit.end_line):
-            continue
-        if query.names_file(unit.path) and unit.path.endswith(frame.path.replace("\\", "/").rsplit("/", 1)[-1]):
-            return 1.0
-    return 0.0
+    """1 where one of the request's frames (`path:line`) points inside the unit, else 0. (Its path rule, the file the
+    request names, is narrower than `paths_meet`'s: the rule was measured with it.)"""
+    inside = _frames_inside(query, unit)
+    return 1.0 if inside and query.names_file(unit.path) and any(
+        unit.path.endswith(frame.path.replace("\\", "/").rsplit("/", 1)[-1]) for frame in inside) else 0.0
+
+
+def _frames_inside(query: CodeQuery, unit: CodeUnit) -> list[Frame]:
+    """The request's frames whose line is one of the unit's."""
+    return [f for f in query.frames if f.line is not None and unit.start_line <= f.line <= unit.end_line]
