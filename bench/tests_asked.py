@@ -11,8 +11,9 @@ gson, requests, ctxsieve) are those the rule was chosen on (against tests and co
 were written later to judge a second rule tried on the first 56 (not kept: bench/README); each
 repository is checked out at COMMITS from its snapshot in /work/.mirror (the search tool's `fetch`; MIRROR
 overrides the folder), `ctxsieve` is this checkout as it stands. The lexical rule, in process (bench.localize's
-localizer); per search the rank of the first definition from a wanted file among 20, as a search that asks for
-nothing ranks it (`before`) and as it ranks now; then how many are first, in the first 3 and in the first 10.
+localizer); per search the rank of the first definition from a wanted file among 20 by plain BM25 over the same
+definitions (bench.localize_bm25), as a search that asks for nothing ranks it (`before`) and as it ranks now; then
+how many are first, in the first 3 and in the first 10.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.localize import WORK, checkout, workdir
+from bench.localize_bm25 import Bm25Localizer
 from bench.localize_ctxsieve import CtxsieveLocalizer
 from ctxsieve.ingest.coderank.query import read_code_query
 
@@ -138,15 +140,20 @@ def rank(paths: Sequence[str], wanted: Sequence[str]) -> int | None:
     return next((i + 1 for i, p in enumerate(paths) if any(p.endswith(w) or p.startswith(w) for w in wanted)), None)
 
 
-def ranks(root: Path, searches: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, int | None, int | None]]:
-    localizer = CtxsieveLocalizer(dense=False)
+Ranks = tuple[str, int | None, int | None, int | None]  # a search; its rank by BM25, before, now
+
+
+def ranks(root: Path, searches: list[tuple[str, tuple[str, ...]]]) -> list[Ranks]:
+    localizer, bm25 = CtxsieveLocalizer(dense=False), Bm25Localizer()
     localizer.sync(root)
+    bm25.sync(root)
     out = []
     for query, wanted in searches:
         read = read_code_query(query)
         before, now = ([h.unit.path for h in localizer.memory.search(q, DEPTH)]
                        for q in (replace(read, tests=False), read))
-        out.append((query, rank(before, wanted), rank(now, wanted)))
+        plain = [h.path for h in bm25.search(query, DEPTH)]
+        out.append((query, rank(plain, wanted), rank(before, wanted), rank(now, wanted)))
     return out
 
 
@@ -154,7 +161,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--repos", default=",".join(SEARCHES))
     args = parser.parse_args()
-    rows: dict[str, list[tuple[str, int | None, int | None]]] = {}
+    rows: dict[str, list[Ranks]] = {}
     for repo in args.repos.split(","):
         if repo == OWN:
             found = ranks(Path(__file__).resolve().parents[1], SEARCHES[repo])
@@ -162,11 +169,12 @@ def main() -> None:
             with workdir(repo, WORK / "tests_asked") as folder:
                 checkout(folder, COMMITS[repo])
                 found = ranks(folder, SEARCHES[repo])
-        for query, before, now in found:
-            print(f"{repo:14} {query!r:62} before {before or '-':>2}  now {now or '-':>2}", flush=True)
+        for query, plain, before, now in found:
+            print(f"{repo:14} {query!r:62} bm25 {plain or '-':>2}  before {before or '-':>2}  now {now or '-':>2}",
+                  flush=True)
         rows.setdefault(HELD_OUT.get(repo, "chosen on"), []).extend(found)
     for split, found in rows.items():
-        for label, column in (("before", 1), ("now", 2)):
+        for label, column in (("bm25", 1), ("before", 2), ("now", 3)):
             places = [row[column] for row in found]
             print(f"{split:10} {label:6}", *(f"first {k}: {sum(1 for p in places if p is not None and p <= k)}/"
                                             f"{len(places)}" for k in TOPS))
