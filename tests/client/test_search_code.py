@@ -15,7 +15,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,8 +100,11 @@ def check_answers(root: Path, whole: str, cut: str) -> None:
     check_hit(root, shown[0], definition(root, "app/events.py", "route_event"))
 
 
-def check_small(whole: str, small: str) -> None:
-    """A small max_tokens shows fewer definitions, each still under its true lines, and says how many more it found."""
+def check_small(whole: str, small: str, count: Callable[[str], int]) -> None:
+    """A small max_tokens shows fewer definitions, each still under its true lines, and says how many more it found;
+    the whole answer as the model received it is within that budget (it bounded the code alone: the numbers and
+    head lines came on top)."""
+    assert count(small) <= SMALL["max_tokens"] and count(whole) <= 2000, (count(small), count(whole))
     assert 0 < len(hits_of(small)) < len(hits_of(whole)), small
     assert "more found did not fit in the token budget: search with a larger max_tokens" in small, small
 
@@ -188,7 +191,7 @@ def claude_results(request: dict[str, Any]) -> list[tuple[bool, str]]:
              else "".join(c.get("text", "") for c in b["content"])) for b in blocks]
 
 
-def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path) -> None:
+def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path, tokenizer) -> None:  # type: ignore[no-untyped-def]
     mcp_config = tmp_path / "mcp.json"
     mcp_config.write_text(json.dumps({"mcpServers": {name: {"type": "stdio", **entry} for name, entry
                                                      in servers(code_service, tmp_path).items()}}))
@@ -220,7 +223,7 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path) -
         assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
         check_answers(code_service.root, whole[1], cut[1])
         check_missing(missing[1])
-        check_small(whole[1], small[1])
+        check_small(whole[1], small[1], tokenizer.count)
 
 
 # --- the real Codex ----------------------------------------------------------------------------------------------
