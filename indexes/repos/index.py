@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine
-from ctxsieve.ingest.coderank.units import units_of
+from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, looked_up
+from ctxsieve.ingest.coderank.units import CodeUnit, units_of
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.code_search import closing_line, render_answer
 
@@ -35,7 +35,7 @@ from ..files import FileReader
 from ..sources import utc_stamp
 from ..store import Match, Store, Where, scroll_all
 from .memory import Hit, RepoMemory
-from .records import SPEC, RepoHead, current_units, file_point, head_of, head_point, scope, units_of_point
+from .records import SPEC, RepoHead, current_units, file_key, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits, trimmed
 from .vectors import UnitVectors
 from .walk import FileState, nested, read_source, walk
@@ -217,6 +217,7 @@ class RepoIndex:
                                  "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         read = read_code_query(query)
         hits, state, by_meaning = self._hits(tenant, repo, read, k, path, state)
+        hits = self._whole_looked_up(tenant, name, read, hits)
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, undefined, by_meaning)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
@@ -241,6 +242,34 @@ class RepoIndex:
         # tests asked for (they have no vectors) nor a request of no word at all
         hits = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
         return hits, state, bool(hits)
+
+    def _whole_looked_up(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit]) -> list[Hit]:
+        """The definitions a request of names looks up, whole: a unit stops at its definition's first nested one (a
+        function's inner function, a class's first method), so the first part is widened to the definition's last
+        line from the file's text as indexed, and the hits that lie inside it (its inner definitions, its later
+        parts) are left out: its lines are theirs. A file indexed again since the search read it keeps the part."""
+        if not read.lookup:
+            return hits
+        widened: list[Hit] = []
+        for hit in hits:
+            unit = hit.unit
+            if unit.definition_end > unit.end_line and unit.kind != "impl" and looked_up(unit, read.lookup):
+                whole = self._whole_definition(tenant, name, unit)
+                hit = hit if whole is None else Hit(whole, hit.score)
+            if not any(_holds(above.unit, hit.unit) for above in widened):
+                widened.append(hit)
+        return widened
+
+    def _whole_definition(self, tenant: str, name: str, unit: CodeUnit) -> CodeUnit | None:
+        key = file_key(tenant, name, unit.path)
+        found = self.store.get(SPEC.name, [key], payload=("text",)).get(key)
+        if found is None:
+            return None
+        lines = str(found.payload.get("text", "")).split("\n")
+        if "\n".join(lines[unit.start_line - 1 : unit.end_line]) != unit.text:
+            return None
+        return replace(unit, end_line=unit.definition_end,
+                       text="\n".join(lines[unit.start_line - 1 : unit.definition_end]))
 
     def _packed(self, hits: list[Hit], budget: int, name: str, state: str, undefined: tuple[str, ...],
                 by_meaning: bool) -> tuple[list[CodeResult], int]:
@@ -564,6 +593,12 @@ class RepoIndex:
         if stale:
             self._write(tenant, repo, stale)
         repo.loaded = True
+
+
+def _holds(outer: CodeUnit, inner: CodeUnit) -> bool:
+    """`inner` lies within `outer`'s lines, and is not `outer`."""
+    return (outer.path == inner.path and outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
+            and outer != inner)
 
 
 def _inside(root: str, path: str, base: str | None = None,

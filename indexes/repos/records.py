@@ -14,7 +14,8 @@ from ctxsieve.ingest.coderank.units import UNITS_VERSION, CodeUnit
 
 from ..store import Match, PointData, SpaceSpec, Where, layout
 
-__all__ = ["SPEC", "RepoHead", "current_units", "file_point", "head_of", "head_point", "scope", "units_of_point"]
+__all__ = ["SPEC", "RepoHead", "current_units", "file_key", "file_point", "head_of", "head_point", "scope",
+           "units_of_point"]
 
 SPEC = SpaceSpec(name=layout.REPOS, indexes={"tenant": "keyword", "repo": "keyword", "type": "keyword",
                                              "path": "keyword", "hash": "keyword"})
@@ -55,10 +56,14 @@ def head_of(payload: dict[str, Any]) -> RepoHead:
 
 def file_point(tenant: str, repo: str, path: str, digest: str, text: str, units: list[CodeUnit]) -> PointData:
     """The file's bytes as indexed and its units' places: one point, so a file is stored whole or not at all."""
-    return PointData(key=_SEP.join(("file", tenant, repo, path)), payload={
+    return PointData(key=file_key(tenant, repo, path), payload={
         "type": "file", "tenant": tenant, "repo": repo, "path": path, "hash": digest, "text": text,
-        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature, u.rest] for u in units],
+        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature, u.rest, u.definition_end] for u in units],
         "units_version": UNITS_VERSION})
+
+
+def file_key(tenant: str, repo: str, path: str) -> str:
+    return _SEP.join(("file", tenant, repo, path))
 
 
 def current_units(payload: dict[str, Any]) -> bool:
@@ -69,5 +74,5 @@ def current_units(payload: dict[str, Any]) -> bool:
 def units_of_point(payload: dict[str, Any]) -> list[CodeUnit]:
     """A file point's units, their text cut from the file's text as it was indexed."""
     lines = payload["text"].split("\n")
-    return [CodeUnit(payload["path"], name, kind, first, last, "\n".join(lines[first - 1 : last]), signature, rest)
-            for name, kind, first, last, signature, rest in payload["units"]]
+    return [CodeUnit(payload["path"], name, kind, first, last, "\n".join(lines[first - 1 : last]), signature, rest, end)
+            for name, kind, first, last, signature, rest, end in payload["units"]]

@@ -5,7 +5,8 @@ Each function, method and class is a unit named as its language qualifies it (`Q
 docstring, its attributes): its methods are units of their own, so no line is ranked twice; its own code after its
 first nested definition (a function's body after a nested function, a class's attributes between its methods) is
 a unit of its name per run (`rest`), so no line of code is in no unit (runs of comments, closing brackets and bare
-`else:` excepted); such a part is found by its words, never taken for a definition of its name.
+`else:` excepted); such a part is found by its words, never taken for a definition of its name. The first part keeps
+the definition's last line (`definition_end`): a look-up of its name shows the whole of it.
 The lines outside every top-level definition (imports, constants, module code) are units of kind `module`, one per
 run between definitions, named by the file's module path (`ansible/vars/manager.py` -> `ansible.vars.manager`).
 """
@@ -26,7 +27,7 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 26
+UNITS_VERSION = 27
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
@@ -58,6 +59,7 @@ class CodeUnit:
     text: str  # the unit's lines, verbatim
     signature: str = ""  # its header line (`def filter(self, *args, **kwargs):`), stripped
     rest: bool = False  # a definition's own code after a nested one: part of it, not a definition of its name
+    definition_end: int = 0  # the first part of a definition holding nested ones: the definition's last line
 
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
@@ -113,7 +115,7 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
             own_last = max(d.first, d.children[0].first - 1)
             while own_last > d.first and not lines[own_last].strip():
                 own_last -= 1
-            yield _unit(path, qualified, kind, d.first, own_last, lines, d.header)
+            yield replace(_unit(path, qualified, kind, d.first, own_last, lines, d.header), definition_end=last + 1)
             inside = prefix if (word, name) == ("class", "self") else qualified  # Ruby's `class << self`: its
             yield from _walk(path, d.children, lines, inside, kind)  # methods are the class's own (`Base.route`)
             for first, end in _runs(lines, d.children[0].first, last, d.children):

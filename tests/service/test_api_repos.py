@@ -645,6 +645,60 @@ def test_a_parents_code_after_a_nested_definition_is_found_and_an_older_index_fi
         again.close()
 
 
+WRAPPED = """import functools
+
+
+class Retry:
+    \"\"\"Retries a call.\"\"\"
+
+    limit = 3
+
+    def wrap(self, call):
+        @functools.wraps(call)
+        def wrapper(*args):
+            return call(*args)
+
+        self.calls = 0
+        return wrapper
+
+
+def make_wrapper(call):
+    def inner(*args):
+        return call(*args)
+    return inner
+"""
+
+
+def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestClient, roots: Path) -> None:
+    """A look-up of a function or class by its name shows it whole, its nested definitions and its code after them
+    included, under its true span: its first part alone (the lines before `def wrapper`) looked whole and was not."""
+    tree = roots / "wrapped"
+    tree.mkdir()
+    (tree / "retry.py").write_text(WRAPPED)
+    lines = WRAPPED.split("\n")
+    assert repos.put("/v1/repos/wrapped", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "wrapped")
+
+    def first(query: str, **options: object) -> dict:  # type: ignore[type-arg]
+        body = repos.post("/v1/repos/wrapped/search", json={"query": query, **options}).json()
+        return body["results"][0]  # type: ignore[no-any-return]
+
+    for query, name, span in (("Retry.wrap", "Retry.wrap", (9, 15)), ("make_wrapper", "make_wrapper", (18, 21)),
+                              ("Retry", "Retry", (4, 15))):
+        hit = first(query)
+        assert (hit["name"], hit["start_line"], hit["end_line"]) == (name, *span), hit
+        assert hit["text"] == "\n".join(lines[span[0] - 1 : span[1]]) and hit["shown_end_line"] == span[1], hit
+    body = repos.post("/v1/repos/wrapped/search", json={"query": "Retry.wrap"}).json()
+    assert [r["name"] for r in body["results"]].count("Retry.wrap.wrapper") == 0, "its lines are the look-up's"
+    cut = CodeSearchResult.from_json(repos.post("/v1/repos/wrapped/search", json={
+        "query": "Retry.wrap", "max_tokens": 110}).json())
+    shown = render_hits(cut)
+    assert cut.results[0].end_line == 15 and cut.results[0].shown_end_line < 15, shown
+    assert f"read retry.py lines {cut.results[0].shown_end_line + 1}-15" in shown, shown
+    words = first("wrapper call args")  # a search by words still ranks the parts apart
+    assert words["end_line"] - words["start_line"] < 6, words
+
+
 def test_paths_as_a_grep_prints_them_name_a_repositorys_files(tmp_path: Path) -> None:
     from ctxsieve.indexes.repos.index import _inside
 
