@@ -19,8 +19,11 @@ _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
-_AT_FRAME = re.compile(r"\bat (?:([\w.$<>]+) )?\(?([\w./\\-]+\.\w+):(\d+)(?::\d+)?\)?")
-_PATH_LINE = re.compile(r"([\w./\\-]+\.[A-Za-z]{1,5}):(\d+)\b")
+_AT_FRAME = re.compile(r"\bat (?:([\w.$<>]+) )?\(?([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
+_PATH_LINE = re.compile(r"([\w./\\@+-]+\.[A-Za-z]{1,5}):(\d+)\b")
+# a Go module cache's folder of a module at a version (`.../pkg/mod/github.com/gin-gonic/gin@v1.9.1/`): the paths
+# under it are the module's own
+_MODULE_AT_VERSION = re.compile(r"^.*@v\d[\w.+-]*/")
 _COMMON_TEXT = ("self cls this none true false null def class return import from if else for while in is not and or "
                 "with as try except raise pass the a an of to etc")
 _COMMON = frozenset(_COMMON_TEXT.split())
@@ -61,12 +64,19 @@ def read_request(text: str) -> CodeRequest:
             pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
     frames = [Frame(p, int(n), f) for p, n, f in _PY_FRAME.findall(text)]
-    frames += [Frame(p, int(n), f or None) for f, p, n in _AT_FRAME.findall(text)]
+    frames += [Frame(_module_path(p), int(n), f or None) for f, p, n in _AT_FRAME.findall(text)]
     known = {(f.path, f.line) for f in frames}
-    frames += [Frame(p, int(n), None) for p, n in _PATH_LINE.findall(text) if (p, int(n)) not in known]
+    frames += [Frame(path, int(n), None) for p, n in _PATH_LINE.findall(text)
+               if ((path := _module_path(p)), int(n)) not in known]
     names.update(f.function for f in frames if f.function)
     return CodeRequest(frozenset(n for n in names if len(n.strip("_")) >= 3 and n.lower() not in _COMMON),
                        tuple(frames), frozenset(pairs))
+
+
+def _module_path(path: str) -> str:
+    """A frame's path inside a Go module at a version, as the module's own repository has it: a panic's frames name
+    files in the module cache (`/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go` is `tree.go`)."""
+    return _MODULE_AT_VERSION.sub("", path.replace("\\", "/")) if "@v" in path else path
 
 
 def _same_file(frame: tuple[str, ...], own: tuple[str, ...]) -> bool:

@@ -518,6 +518,29 @@ def test_a_rust_functions_attributes_over_several_lines_are_its_own() -> None:
     assert not any(start <= 8 <= end for name, kind, start, end in units if kind == "module"), units
 
 
+def test_a_go_panics_frames_in_the_module_cache_point_into_the_modules_own_files() -> None:
+    """A Go panic names each frame's file in the module cache (`.../gin@v1.9.1/tree.go`): read as `v1.9.1/tree.go`,
+    no frame pointed into the repository's `tree.go` (on gin, the innermost frame's `node.getValue` was below ten of
+    gin.go's methods, whose file every frame's package path names; now it is first)."""
+    from ctxsieve.ingest.coderank.ranker import frame_in
+    from ctxsieve.ingest.request import read_request
+
+    tree = "package gin\n\nfunc (n *node) getValue(path string) (value nodeValue) {\n\tn = nil\n\treturn n.value\n}\n"
+    cache = "/home/dev/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1"
+    panic = ("panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 34 [running]:\n"
+             "github.com/gin-gonic/gin.(*node).getValue(0xc0001a2000, {0xc00012e0b0, 0x9})\n"
+             f"\t{cache}/tree.go:4 +0x1a5\n"
+             "github.com/gin-gonic/gin.(*Engine).handleHTTPRequest(0xc0000d8000, 0xc000190000)\n"
+             f"\t{cache}/binding/form.go:620 +0x65e\n"
+             "net/http.serverHandler.ServeHTTP({0xc000184000}, {0x8a3f20, 0xc0001c2000}, 0xc0001a6000)\n"
+             "\t/usr/local/go/src/net/http/server.go:2936 +0x316\n")
+    assert [f.path for f in read_request(panic).frames] == [
+        "tree.go", "binding/form.go", "/usr/local/go/src/net/http/server.go"]
+    query = read_code_query(panic)
+    unit = next(u for u in units_of("tree.go", tree) if u.name == "node.getValue")
+    assert frame_in(query, unit) == 1.0 and query.names_file("tree.go") == 1 and query.names_file("binding/form.go")
+
+
 def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
     """`tree.go:452` (a compiler's or a linter's line, a frame) asks for the definition holding that line: it came
     7th, below the file's definitions whose words are the file's name. A path alone lists its file in order (its
