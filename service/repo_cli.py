@@ -26,7 +26,11 @@ if TYPE_CHECKING:
     from ctxsieve_client import Client, RepoInfo
 
 PROGRESS_EVERY_S = 5.0
-SAMPLE_FILES = 40
+SAMPLE_S = 2.0  # a dry run parses files for this long at most (all of a small repository's), then scales by bytes
+# what an index costs beyond the parse, measured on ansible (python -m bench.repos, 2 cores: searchable by words in
+# 4.5 s where its parse alone takes 1.4 s; its vectors 60 s more for its 13,971 definitions)
+INDEX_PER_PARSE = 3.3
+VECTOR_S_PER_DEFINITION = 0.0043
 
 
 def add_index_arguments(cmd: argparse.ArgumentParser) -> None:
@@ -124,18 +128,37 @@ def _dry_run(name: str, root: Path) -> int:
     from ctxsieve.ingest.coderank.units import units_of
 
     files = walk(root).files
-    sizes = [(root / f).stat().st_size for f in files]
-    sample = files[:: max(1, len(files) // SAMPLE_FILES)][:SAMPLE_FILES]
+    sizes = {f: (root / f).stat().st_size for f in files}
     started = time.perf_counter()
-    definitions = sum(len(units_of(f, s.text)) for f in sample if (s := read_source(root, f)).text is not None)
+    definitions = sampled = parsed = 0
+    for f in _spread(files):  # in an order unrelated to the paths: the first 40 in path order were one folder's
+        if parsed and time.perf_counter() - started > SAMPLE_S:
+            break
+        if (state := read_source(root, f)).text is not None:
+            definitions += len(units_of(f, state.text))
+        sampled, parsed = sampled + sizes[f], parsed + 1
     spent = time.perf_counter() - started
-    sampled = sum((root / f).stat().st_size for f in sample) or 1
-    scale = sum(sizes) / sampled
-    took = spent * scale
-    _say(f"dry run: {root} as repository {name}: {_count(len(files), 'source file')}, {sum(sizes) / 1e6:.1f} MB; about "
-         f"{definitions * scale:.0f} definitions and {f'{took:.0f} s' if took >= 1 else 'under a second'} to index "
-         f"them here (from {len(sample)} files parsed now); nothing written")
+    scale = sum(sizes.values()) / (sampled or 1)
+    found = definitions * scale
+    how = "all parsed now" if parsed == len(files) else f"estimated from {parsed} files parsed now"
+    _say(f"dry run: {root} as repository {name}: {_count(len(files), 'source file')}, "
+         f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if parsed == len(files) else 'about '}{found:,.0f} definitions "
+         f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, by meaning (its "
+         f"vectors, made behind it) in about {_duration(found * VECTOR_S_PER_DEFINITION)} more; nothing written")
     return 0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "a second"
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def _spread(files: list[str]) -> list[str]:
+    """The files in an order fixed by their paths' hashes: any first part of it is a fair sample of the whole."""
+    import hashlib
+
+    return sorted(files, key=lambda f: hashlib.sha1(f.encode(), usedforsecurity=False).digest())
 
 
 def _client(args: argparse.Namespace) -> Client:
@@ -163,7 +186,7 @@ def _refused(command: str, why: str) -> int:
 
 
 def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}{'' if n == 1 else 's'}"
+    return f"{n:,} {thing}{'' if n == 1 else 's'}"
 
 
 def _say(line: str) -> None:

@@ -5,6 +5,7 @@ bad input is a line on stderr saying what to do, never a traceback."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -52,6 +53,10 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith(f"indexing {root / 'billing'} as repository billing at "), done.stdout
     assert "billing: 2 files, " in done.stdout, "billing/'s own files, not the repository around it"
+    indexed = re.search(r"billing: 2 files, ([\d,]+) definitions", done.stdout)
+    estimated = ctxsieve(root.parent, "index", str(root / "billing"), "--dry-run")
+    assert indexed and f"; {indexed[1]} definitions (all parsed now)" in estimated.stdout, (done.stdout,
+                                                                                         estimated.stdout)
     found = ctxsieve(root, "search", "invoice total with discount", "--repo", "billing", "--url", url)
     hit = next(h for h in hits_of(found.stdout) if h.name == "compute_invoice_total")
     assert hit.path == "invoices.py", "paths from the folder indexed"
