@@ -7,7 +7,9 @@ Every hit first gets its head (its first lines, up to HEAD_TOKENS: the signature
 while the budget lasts, its lines through its header line where a long doc comment kept that out of its head;
 what is left of the budget then goes best hit first to whole definitions, a definition that does not fit shown
 as far as whole lines fit. A cut result keeps its true span (`start_line`/`end_line`) and says the last line shown
-(`shown_end_line`), so the rest is one read of the file away.
+(`shown_end_line`), so the rest is one read of the file away. A definition's part before its first nested definition
+(a function's lines before an inner function, a class's before its first method) is shown under the definition's
+whole span, so it reads as cut, never as the whole.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ctxsieve.ingest.coderank.units import CodeUnit
 from ctxsieve_client.code_search import hit_head, rest_line
 from ctxsieve_client.rendering import numbered_line
 
@@ -54,8 +57,8 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int)
     used = 0
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads first
         unit = hit.unit
-        around = count(hit_head(unit.path, unit.start_line, unit.end_line, unit.kind, unit.name) + "\n") \
-            + count(rest_line(unit.path, unit.end_line, unit.end_line) + "\n\n")
+        around = count(hit_head(unit.path, unit.start_line, _end_of(unit), unit.kind, unit.name) + "\n") \
+            + count(rest_line(unit.path, _end_of(unit), _end_of(unit)) + "\n\n")
         n, spent = _fit(unit_costs, 0, min(HEAD_TOKENS, max_tokens - used - around))
         if n == 0:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
@@ -124,8 +127,14 @@ def _fit(costs: _LineCosts, start: int, budget: int) -> tuple[int, int]:
 
 def _result(hit: Hit, lines: list[str], n: int, tokens: int) -> CodeResult:
     unit = hit.unit
-    return CodeResult(unit.path, unit.name, unit.kind, unit.start_line, unit.end_line, round(hit.score, 6),
+    return CodeResult(unit.path, unit.name, unit.kind, unit.start_line, _end_of(unit), round(hit.score, 6),
                       "\n".join(lines[:n]), unit.start_line + n - 1, tokens)
+
+
+def _end_of(unit: CodeUnit) -> int:
+    """The last line of the definition a hit is of: a definition's part before its first nested one is shown under
+    the definition's whole span, the lines after it said not shown (it never looks whole)."""
+    return max(unit.end_line, unit.definition_end)
 
 
 def trimmed(results: list[CodeResult]) -> list[CodeResult]:

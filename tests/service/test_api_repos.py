@@ -695,8 +695,10 @@ def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestC
     shown = render_hits(cut)
     assert cut.results[0].end_line == 15 and cut.results[0].shown_end_line < 15, shown
     assert f"read retry.py lines {cut.results[0].shown_end_line + 1}-15" in shown, shown
-    words = first("wrapper call args")  # a search by words still ranks the parts apart
-    assert words["end_line"] - words["start_line"] < 6, words
+    parts = CodeSearchResult.from_json(repos.post("/v1/repos/wrapped/search", json={"query": "retries limit"}).json())
+    head = next(r for r in parts.results if r.name == "Retry")  # a search by words ranks the parts apart, and the
+    assert (head.start_line, head.end_line, head.shown_end_line) == (4, 15, 7), head  # first reads as cut
+    assert "⋮ lines 8-15 not shown: read retry.py lines 8-15" in render_hits(parts), render_hits(parts)
 
 
 def test_paths_as_a_grep_prints_them_name_a_repositorys_files(tmp_path: Path) -> None:
