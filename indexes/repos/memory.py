@@ -155,16 +155,18 @@ class RepoMemory:
         scores = score(rows, units, weights, query)
         if cosines is not None:
             scores = rerank(rows, units, scores, cosines, weights, query)
-        order = order_of(scores, units)
+        order = [j for j in order_of(scores, units) if scores[j] > 0]
         if query.lookup or query.at_lines or query.paths_only:  # (a stable sort: the rule's order otherwise)
             order = sorted(order, key=lambda j: _asked_first(query, units[j]))
-        return [Hit(units[j], float(scores[j])) for j in order[:k] if scores[j] > 0]
+        elif query.short:
+            order = _files_first(order, units)
+        return [Hit(units[j], float(scores[j])) for j in order[:k]]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:
         """The units worth scoring (the lexical best, and every unit the request names) and their signals."""
         with self._lock:
-            lexical = self._lexical.scores(query.terms)
+            lexical = self._lexical.scores(query.terms, stems=query.short)
             pool = self._pool(query, lexical, path_glob, within)
             units = [self._units[i] for i in pool]
             counts = {u.leaf: len(self._by_leaf.get(u.leaf, ())) for u in units}
@@ -208,6 +210,20 @@ class RepoMemory:
         paths = {p for key in names | modules for p in self._by_file_key.get(key, ())}
         return [p for p in paths if query.names_file(p)]
 
+
+
+def _files_first(order: list[int], units: list[CodeUnit]) -> list[int]:
+    """A short search's hits, each file's best first, then the rest in their order: an agent's few words ask where
+    something is, and ten definitions of one file hide the other files that answer them (python -m
+    bench.short_queries, dev split: NDCG@10 over the files 0.709 -> 0.811 with each file's best first, 0.775 with
+    its best two)."""
+    seen: set[str] = set()
+    first: list[int] = []
+    rest: list[int] = []
+    for j in order:
+        (rest if units[j].path in seen else first).append(j)
+        seen.add(units[j].path)
+    return first + rest
 
 
 def _asked_first(query: CodeQuery, unit: CodeUnit) -> tuple[bool, bool, int, str, int]:

@@ -4,6 +4,10 @@ A unit's bag of terms is its text's identifier-aware terms (analyzers.code_terms
 file path's terms NAME_WEIGHT and PATH_WEIGHT times over: a request names code by what it is called and where it
 lives more than by the words inside it. Postings are kept per term as {unit: frequency} so that replacing a file
 touches only its own units' terms; the arrays a query reads are built per term on first use after a change.
+
+A short search's words are matched by their stems too (`scores(..., stems=True)`): "rendering" finds `render/`,
+"streaming" `stream/JsonReader`. The words of a stem count as one term (their frequencies summed, one idf), so a
+word with many forms in the code counts no more than one with one form.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
+import snowballstemmer  # type: ignore[import-untyped]
 
 from ..analyzers import code_terms
 from .units import CodeUnit
@@ -35,6 +40,15 @@ def repeated(count: int, k3: float) -> float:
     """How much a word the query holds `count` times counts, saturating (BM25's k3); exactly 1 for a word it holds
     once, and for every word when k3 is 0 (each word once)."""
     return (k3 + 1) * count / (k3 + count) if k3 and count > 1 else 1.0
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(term: str) -> str:
+    """A term's English stem (Snowball): `rendering`, `renderer` -> `render`."""
+    return str(_STEMMER.stemWord(term))
 
 
 def unit_terms(unit: CodeUnit) -> Counter[str]:
@@ -59,6 +73,7 @@ class UnitIndex:
         self.k3 = k3
         self._lock = threading.Lock()
         self._postings: dict[str, dict[int, int]] = {}
+        self._by_stem: dict[str, set[str]] = {}  # a stem -> the indexed terms that have it
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._bags: dict[int, Counter[str]] = {}
         self._lengths = np.zeros(0, dtype=np.float64)
@@ -84,13 +99,15 @@ class UnitIndex:
                     del posting[unit]
                     if not posting:
                         del self._postings[term]
+                        self._forget_stem(term)
                     self._arrays.pop(term, None)
                 self._total_length -= self._lengths[unit]
                 self._lengths[unit] = 0.0
                 self._free.append(unit)
 
-    def scores(self, query_terms: Iterable[str]) -> np.ndarray:
-        """BM25 of every id slot (a free slot scores 0) against the query's terms, a repeated one counting more."""
+    def scores(self, query_terms: Iterable[str], stems: bool = False) -> np.ndarray:
+        """BM25 of every id slot (a free slot scores 0) against the query's terms, a repeated one counting more;
+        with `stems`, each term as the indexed terms of its stem together."""
         with self._lock:
             size = len(self._lengths)
             out = np.zeros(size, dtype=np.float64)
@@ -99,19 +116,38 @@ class UnitIndex:
                 return out
             norm = K1 * (1 - B + B * self._lengths / (self._total_length / n or 1.0))
             asked = Counter(query_terms)
-            for term in sorted(asked):  # sorted: the same float sums in the same order every time
-                arrays = self._posting_arrays(term)
+            groups = self._stem_groups(asked) if stems else {term: (term,) for term in asked}
+            for key in sorted(groups):  # sorted: the same float sums in the same order every time
+                arrays = self._group_arrays(groups[key])
                 if arrays is None:
                     continue
                 docs, tf = arrays
-                weight = self.idf(term) * repeated(asked[term], self.k3)
+                count = sum(asked[t] for t in groups[key] if t in asked) if stems else asked[key]
+                weight = self._idf_of(len(docs)) * repeated(count, self.k3)
                 out[docs] += weight * tf * (K1 + 1) / (tf + norm[docs])
             return out
 
-    def idf(self, term: str) -> float:
+    def _stem_groups(self, asked: Counter[str]) -> dict[str, tuple[str, ...]]:
+        """The asked terms by stem, each with the indexed terms of its stem (sorted: the same sums every time)."""
+        groups: dict[str, set[str]] = {}
+        for term in asked:
+            key = stem(term)
+            groups.setdefault(key, set()).update({term, *self._by_stem.get(key, ())})
+        return {key: tuple(sorted(terms)) for key, terms in groups.items()}
+
+    def _group_arrays(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+        found = [a for t in terms if (a := self._posting_arrays(t)) is not None]
+        if len(found) <= 1:
+            return found[0] if found else None
+        docs, inverse = np.unique(np.concatenate([d for d, _ in found]), return_inverse=True)
+        return docs, np.bincount(inverse, weights=np.concatenate([f for _, f in found]), minlength=len(docs))
+
+    def _idf_of(self, containing: int) -> float:
         n = len(self._bags)
-        containing = len(self._postings.get(term, ()))
         return math.log(1 + (n - containing + 0.5) / (containing + 0.5))
+
+    def idf(self, term: str) -> float:
+        return self._idf_of(len(self._postings.get(term, ())))
 
     def frequency(self, term: str) -> int:
         """In how many units the term occurs."""
@@ -131,9 +167,21 @@ class UnitIndex:
         self._lengths[unit] = length
         self._total_length += length
         for term, tf in bag.items():
-            self._postings.setdefault(term, {})[unit] = tf
+            posting = self._postings.get(term)
+            if posting is None:
+                posting = self._postings[term] = {}
+                self._by_stem.setdefault(stem(term), set()).add(term)
+            posting[unit] = tf
             self._arrays.pop(term, None)
         return unit
+
+    def _forget_stem(self, term: str) -> None:
+        key = stem(term)
+        terms = self._by_stem.get(key)
+        if terms is not None:
+            terms.discard(term)
+            if not terms:
+                del self._by_stem[key]
 
     def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         arrays = self._arrays.get(term)

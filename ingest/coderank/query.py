@@ -34,6 +34,7 @@ class CodeQuery:
     tests: bool = False  # a search that asks for tests (`asks_for_tests`)
     at_lines: bool = False  # a request of nothing but places (`tree.go:452`, `src/lib.rs:120:5`): what lies there
     paths_only: bool = False  # a request of nothing but file paths (`binding/form_mapping.go`): those files' units
+    short: bool = False  # a search of at most SEARCH_WORDS words (an agent's, not an issue): its words by stem too
 
     def names_file(self, path: str) -> int:
         """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more),
@@ -88,7 +89,8 @@ def read_code_query(text: str) -> CodeQuery:
     return CodeQuery(text, tuple(code_terms(text)), names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
                      asks_for_tests(text), bool(request.frames) and len(text.split()) == len(request.frames),
-                     bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()))
+                     bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()),
+                     len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS)
 
 
 _CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::)[A-Za-z_$][\w$]*[!?]?)*")  # Ruby's `route!`, `valid?`

@@ -570,3 +570,45 @@ def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
     assert rest[0].unit.path == "z.go" and [h.score for h in rest] == sorted((h.score for h in rest), reverse=True), \
         "the rest as the rule ranks them, not by path"
 
+
+
+def test_a_short_search_meets_the_codes_words_by_their_stems_and_an_issue_does_not() -> None:
+    """"JSON response rendering" found gin's context.go before render/json.go: "rendering" is not `render`. A search
+    of a few words is read by stems (a stem's words one term: `render`, `renderer` count once); an issue's words as
+    written, as the rule was measured."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.lexical import UnitIndex, unit_terms
+
+    memory = RepoMemory()
+    memory.put_file("render/json.go", "a", units_of("render/json.go", (
+        "package render\n\n// JSON writes the object.\nfunc (r JSON) Render(w Writer) error {\n\treturn write(w)\n}\n")))
+    memory.put_file("context.go", "b", units_of("context.go", (
+        "package gin\n\n// JSON serializes the response body as JSON into the response.\n"
+        "func (c *Context) JSON(code int, obj any) {\n\tc.response(code, obj)\n}\n")))
+    assert read_code_query("JSON response rendering").short
+    assert memory.search(read_code_query("JSON response rendering"), 1)[0].unit.path == "render/json.go"
+    issue = "JSON response rendering " + " ".join(["the handler writes a body"] * 6)
+    assert not read_code_query(issue).short
+    index = UnitIndex()
+    ids = index.add([unit_terms(u) for u in units_of("a.py", "def render():\n    renderer = 1\n")])
+    one = index.add([unit_terms(u) for u in units_of("b.py", "def render():\n    pass\n")])
+    stemmed = index.scores(["rendering"], stems=True)
+    assert stemmed[ids[0]] > 0 and stemmed[one[0]] > 0 and not index.scores(["rendering"]).any()
+    assert index.scores(["render"], stems=True)[ids[0]] == index.scores(["rendering"], stems=True)[ids[0]], \
+        "the words of a stem are one term, whichever the search wrote"
+
+
+def test_a_short_searchs_first_hits_are_each_files_best() -> None:
+    """A few words ask where something is: ten definitions of one file hid the other files that answer them."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("base.rb", "a", units_of("base.rb", "".join(
+        f"def log_request_{i}(env)\n  logger.info(env)\nend\n\n" for i in range(5))))
+    memory.put_file("middleware/logger.rb", "b", units_of("middleware/logger.rb",
+                                                          "class Logger\n  def call(env)\n    env\n  end\nend\n"))
+    hits = memory.search(read_code_query("request logger"), 10)
+    assert [h.unit.path for h in hits[:2]] == ["base.rb", "middleware/logger.rb"], hits
+    assert [h.score for h in hits[2:]] == sorted((h.score for h in hits[2:]), reverse=True), "then as ranked"
+    issue = memory.search(read_code_query("request logger " + "the logger logs each request " * 5), 10)
+    assert [h.unit.path for h in issue[:2]] == ["base.rb", "base.rb"], "an issue's hits as ranked"
