@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
@@ -12,8 +13,18 @@ RepoState = Literal["indexing", "lexical", "ready"]
 PathText = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode), AfterValidator(no_nul)]
 
 
+def absolute(path: str) -> str:
+    """A folder the service is to read: a relative one would be read from the service's own working folder."""
+    if not os.path.isabs(path):
+        raise ValueError("must be an absolute path (a relative one would be read from the service's working folder)")
+    return path
+
+
+AbsolutePath = Annotated[PathText, AfterValidator(absolute)]
+
+
 class RepoPut(Strict):
-    path: PathText
+    path: AbsolutePath
 
 
 class RepoProgress(BaseModel):
@@ -46,7 +57,7 @@ class CodeSearchQuery(Strict):
     path: Annotated[str, Field(min_length=1, max_length=512), AfterValidator(valid_unicode)] | None = None
     # the repository's folder: a repository not yet known is registered with it and indexed on first use (the
     # search waits a few seconds for the first index, then answers from what is indexed, state `indexing`)
-    folder: PathText | None = None
+    folder: AbsolutePath | None = None
 
 
 MAX_PATHS = 10_000  # a Glob or a grep lists a few hundred files (Claude Code's keep 100 and 250)

@@ -893,6 +893,9 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     assert dots.status_code == 422 and dots.json()["error"]["type"] == "invalid_field", dots.text
     assert repos.post("/v1/repos/never/search", json={"query": "x", "k": 0}).status_code == 422
     assert repos.put("/v1/repos/x", json={"path": str(roots), "extra": 1}).status_code == 422
+    relative = repos.put("/v1/repos/relative", json={"path": "flask"})  # was read from the service's own folder
+    assert relative.status_code == 422 and "must be an absolute path" in relative.text, relative.text
+    assert repos.post("/v1/repos/x/search", json={"query": "x", "folder": "flask"}).status_code == 422
     (roots / "globbed").mkdir()
     (roots / "globbed" / "engine.go").write_text("package gin\n\nfunc ServeHTTP() {\n}\n")
     assert repos.put("/v1/repos/globbed", json={"path": str(roots / "globbed")}).status_code == 202
