@@ -7,6 +7,7 @@ during an update sees each file either as it was or as it is now, never half of 
 from __future__ import annotations
 
 import fnmatch
+import re
 import threading
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -226,13 +227,19 @@ def _files_first(order: list[int], units: list[CodeUnit]) -> list[int]:
     return first + rest
 
 
-def _asked_first(query: CodeQuery, unit: CodeUnit) -> tuple[bool, bool, int, str, int]:
+# a Python overload's signature (`@overload` / `@typing.overload` above it): the definition it types comes after it
+_OVERLOAD = re.compile(r"^\s*@(?:typing\.)?overload\b", re.MULTILINE)
+
+
+def _asked_first(query: CodeQuery, unit: CodeUnit) -> tuple[bool, bool, bool, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
-    (`looked_up`), what lies at the places (`lies_at`), each named file's units in its order, the path as written
-    before a file name alone (`names_file`)."""
+    (`looked_up`; a Python `@overload` signature after the definition with its body), what lies at the places
+    (`lies_at`), each named file's units in its order, the path as written before a file name alone
+    (`names_file`)."""
     named = query.names_file(unit.path) if query.paths_only else 0
-    return (bool(query.lookup) and not looked_up(unit, query.lookup), query.at_lines and not lies_at(query, unit),
-            -named, unit.path if named else "", unit.start_line if named else 0)
+    return (bool(query.lookup) and not looked_up(unit, query.lookup), bool(query.lookup) and _OVERLOAD.search(unit.text)
+            is not None, query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",
+            unit.start_line if named else 0)
 
 
 def _best(values: np.ndarray, n: int) -> np.ndarray:

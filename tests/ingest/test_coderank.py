@@ -612,3 +612,16 @@ def test_a_short_searchs_first_hits_are_each_files_best() -> None:
     assert [h.score for h in hits[2:]] == sorted((h.score for h in hits[2:]), reverse=True), "then as ranked"
     issue = memory.search(read_code_query("request logger " + "the logger logs each request " * 5), 10)
     assert [h.unit.path for h in issue[:2]] == ["base.rb", "base.rb"], "an issue's hits as ranked"
+
+
+def test_a_look_up_puts_the_definition_before_its_overload_signatures() -> None:
+    """`Response.iter_content` answered the two `@overload` stubs first (`-k 1`: a stub alone)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("from typing import overload\n\n\nclass Response:\n    @overload\n    def iter_content(self, n: int) -> bytes: ...\n"
+              "    @typing.overload\n    def iter_content(self, n: None) -> str: ...\n"
+              "    def iter_content(self, n=None):\n        return self.raw.read(n)\n")
+    memory = RepoMemory()
+    memory.put_file("models.py", "a", units_of("models.py", source))
+    hits = memory.search(read_code_query("Response.iter_content"), 3)
+    assert [h.unit.start_line for h in hits] == [9, 5, 7], hits
