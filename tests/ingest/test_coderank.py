@@ -581,7 +581,8 @@ def test_a_short_search_meets_the_codes_words_by_their_stems_and_an_issue_does_n
 
     memory = RepoMemory()
     memory.put_file("render/json.go", "a", units_of("render/json.go", (
-        "package render\n\n// JSON writes the object.\nfunc (r JSON) Render(w Writer) error {\n\treturn write(w)\n}\n")))
+        "package render\n\n// JSON writes the object.\n"
+        "func (r JSON) Render(w Writer) error {\n\treturn write(w)\n}\n")))
     memory.put_file("context.go", "b", units_of("context.go", (
         "package gin\n\n// JSON serializes the response body as JSON into the response.\n"
         "func (c *Context) JSON(code int, obj any) {\n\tc.response(code, obj)\n}\n")))
@@ -618,7 +619,8 @@ def test_a_look_up_puts_the_definition_before_its_overload_signatures() -> None:
     """`Response.iter_content` answered the two `@overload` stubs first (`-k 1`: a stub alone)."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
-    source = ("from typing import overload\n\n\nclass Response:\n    @overload\n    def iter_content(self, n: int) -> bytes: ...\n"
+    source = ("from typing import overload\n\n\nclass Response:\n"
+              "    @overload\n    def iter_content(self, n: int) -> bytes: ...\n"
               "    @typing.overload\n    def iter_content(self, n: None) -> str: ...\n"
               "    def iter_content(self, n=None):\n        return self.raw.read(n)\n")
     memory = RepoMemory()
