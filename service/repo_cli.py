@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ctxsieve_client import Client, RepoInfo
 
 PROGRESS_EVERY_S = 5.0
+NAME_RULE = "a repository's name is 1 to 64 letters, digits, '.', '_' or '-', not dots alone"
 SAMPLE_S = 2.0  # a dry run parses files for this long at most (all of a small repository's), then scales by bytes
 # what an index costs beyond the parse, measured on ansible (python -m bench.repos, 2 cores: searchable by words in
 # 4.5 s where its parse alone takes 1.4 s; its vectors 60 s more for its 13,971 definitions)
@@ -66,14 +67,14 @@ def index(args: argparse.Namespace) -> int:
         return _refused("index", f"{args.path}: {'not a folder' if Path(args.path).exists() else 'no such folder'}")
     name = args.name or default
     if not usable_name(name):
-        return _refused("index", f"--name {name!r}: a repository's name is 1 to 64 letters, digits, '.', '_' or "
-                        "'-', not dots alone")
+        return _refused("index", f"--name {name!r}: {NAME_RULE}")
     if args.dry_run:
         return _dry_run(name, root)
     client = _client(args)
     started = time.monotonic()
     _say(f"indexing {root} as repository {name} at {client_url(args)}")
     try:
+        _say_if_moved(client, name, root)
         info = client.index_repo(name, str(root))
         info = _wait(client, name, info, args.timeout, started)
     except (CtxsieveError, httpx.HTTPError) as exc:
@@ -92,9 +93,24 @@ def index(args: argparse.Namespace) -> int:
     return 0 if info.state != "indexing" else 1
 
 
+def _say_if_moved(client: Client, name: str, root: Path) -> None:
+    """A name already given to another folder is moved to this one (the service's PUT replaces): said, not silent."""
+    try:
+        known = client.repo(name)
+    except CtxsieveError as exc:
+        if exc.status == 404:
+            return
+        raise
+    if Path(known.path) != root:
+        _say(f"{name}: was the repository at {known.path}; it is now {root} (index the other with --name)")
+
+
 def search(args: argparse.Namespace) -> int:
     from ctxsieve_client.code_search import render_hits, search_request
+    from ctxsieve_client.names import usable_name
 
+    if args.repo is not None and not usable_name(args.repo):
+        return _refused("search", f"--repo {args.repo!r}: {NAME_RULE}")
     if not 1 <= args.k <= MAX_K:
         return _refused("search", f"-k {args.k}: from 1 to {MAX_K} definitions")
     if args.max_tokens is not None and not 1 <= args.max_tokens <= TOOL_MAX_TOKENS:
