@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
@@ -85,7 +86,29 @@ def read_source(root: Path, name: str) -> FileState:
         return FileState(name, digest, None, "huge")
     if b"\x00" in data[:8192]:
         return FileState(name, digest, None, "binary")
-    return FileState(name, digest, data.decode("utf-8", "replace"))
+    return FileState(name, digest, decoded(data))
+
+
+# a source file's own declaration of its encoding in its first two lines (PEP 263, Ruby's magic comment, Emacs and
+# Vim modelines): `# -*- coding: latin-1 -*-`, `# encoding: iso-8859-1`
+_CODING = re.compile(rb"^[ \t\f]*(?:#|//|/\*|--).*?coding[:=][ \t]*([-\w.]+)")
+
+
+def decoded(data: bytes) -> str:
+    """A source file's text: UTF-8, else the encoding its first lines declare (`café` in a Latin-1 file read as
+    UTF-8 was shown as `caf\ufffd`, and its definition `café_name` named `_name`), else UTF-8 with the bytes it cannot
+    read replaced."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    for line in data.split(b"\n", 2)[:2]:
+        if (found := _CODING.match(line)) is not None:
+            try:
+                return data.decode(found.group(1).decode("ascii"))
+            except (LookupError, UnicodeDecodeError):
+                break
+    return data.decode("utf-8", "replace")
 
 
 def head_of(root: Path) -> str | None:

@@ -1009,3 +1009,18 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         assert body["results"][0]["name"] == "brightness", body
     finally:
         client.__exit__(None, None, None)
+
+
+def test_a_source_file_in_the_encoding_its_first_line_declares_is_read_in_it(tmp_path: Path) -> None:
+    """A Latin-1 file with a PEP 263 line (`# -*- coding: latin-1 -*-`) was read as UTF-8: `café_name` was named
+    `_name` and shown as `caf\ufffd_name`. One with no declaration still reads as UTF-8, its bad bytes replaced."""
+    from ctxsieve.indexes.repos.walk import read_source
+    from ctxsieve.ingest.coderank.units import units_of
+
+    source = "# -*- coding: latin-1 -*-\ndef café_name():\n    return 'résumé'\n"
+    (tmp_path / "latin.py").write_bytes(source.encode("latin-1"))
+    (tmp_path / "bare.py").write_bytes(b"x = '\xe9'\n")
+    read = read_source(tmp_path, "latin.py")
+    assert read.text == source
+    assert [u.name for u in units_of("latin.py", read.text or "") if u.kind == "function"] == ["café_name"]
+    assert read_source(tmp_path, "bare.py").text == "x = '\ufffd'\n"
