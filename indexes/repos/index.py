@@ -255,7 +255,7 @@ class RepoIndex:
             unit = hit.unit
             if unit.definition_end > unit.end_line and unit.kind != "impl" and looked_up(unit, read.lookup):
                 whole = self._whole_definition(tenant, name, unit)
-                hit = hit if whole is None else Hit(whole, hit.score)
+                hit = hit if whole is None else Hit(whole, hit.score, hit.focus)
             if not any(_holds(above.unit, hit.unit) for above in widened):
                 widened.append(hit)
         return widened

@@ -24,6 +24,7 @@ from ctxsieve.ingest.coderank.ranker import (
     looked_up,
     order_of,
     paths_meet,
+    place_in,
     rerank,
     score,
     signals,
@@ -39,6 +40,7 @@ POOL = 400  # units re-scored with every signal: the lexical best, plus every un
 class Hit:
     unit: CodeUnit
     score: float
+    focus: int = 0  # a line of the unit the request points at (`tree.go:452`, a traceback's frame): shown around it
 
 
 @dataclass
@@ -161,7 +163,8 @@ class RepoMemory:
             order = sorted(order, key=lambda j: _asked_first(query, units[j]))
         elif query.short:
             order = _files_first(order, units)
-        return [Hit(units[j], float(scores[j])) for j in order[:k]]
+        placed = bool(query.frames)
+        return [Hit(units[j], float(scores[j]), place_in(query, units[j]) if placed else 0) for j in order[:k]]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:

@@ -39,45 +39,80 @@ class CodeResult:
     start_line: int
     end_line: int
     score: float
-    text: str
+    text: str  # its lines from shown_start_line to shown_end_line
     shown_end_line: int
     tokens: int
+    shown_start_line: int = 0  # the first line in `text`: start_line, or below it when shown around a place
 
     @property
     def whole(self) -> bool:
-        return self.shown_end_line >= self.end_line
+        return self.shown_start_line <= self.start_line and self.shown_end_line >= self.end_line
 
 
 def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int) -> list[CodeResult]:
-    """The hits within `max_tokens` as shown (`count` a tokenizer's count): each with its head line and the line
+    """The hits within `max_tokens` as shown (`count` a tokenizer's count): each with its head line and the lines
     saying how to read the rest, counted whether or not it is cut, its lines after their numbers; a hit none of
-    whose lines fit is left out, and so are the ones after it."""
+    whose lines fit is left out, and so are the ones after it. A hit the request points into (`Hit.focus`: a
+    traceback's frame, `app.py:1200`) is shown around that line, growing a line above and one below in turn."""
     costs = [_LineCosts(count, hit.unit.text.split("\n"), hit.unit.start_line) for hit in hits]
-    shown = [0] * len(hits)
+    shown = [(0, 0)] * len(hits)  # each hit's lines shown, [first, end) of its text's lines
     used = 0
-    for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads first
-        unit = hit.unit
+    for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads (or the focused line) first
+        unit, focus = hit.unit, _focus_of(hit, unit_costs)
+        rest = rest_line(unit.path, _end_of(unit), _end_of(unit))
         around = count(hit_head(unit.path, unit.start_line, _end_of(unit), unit.kind, unit.name) + "\n") \
-            + count(rest_line(unit.path, _end_of(unit), _end_of(unit)) + "\n\n")
-        n, spent = _fit(unit_costs, 0, min(HEAD_TOKENS, max_tokens - used - around))
-        if n == 0:
+            + count(rest + "\n\n") + (count(rest + "\n") if focus else 0)
+        budget = min(HEAD_TOKENS, max_tokens - used - around)
+        if focus:
+            first, end, spent = _grow(unit_costs, focus, focus, budget)
+        else:
+            first, (end, spent) = 0, _fit(unit_costs, 0, budget)
+        if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
-                return [_result(hit, unit_costs.lines, 0, 0)]  # where it is, and how to read it
+                return [_result(hit, unit_costs.lines, 0, 0, 0)]  # where it is, and how to read it
             break
-        shown[i], used = n, used + spent + around
+        shown[i], used = (first, end), used + spent + around
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then each through its header line
-        if shown[i] == 0:
+        first, end = shown[i]
+        if end == first:
             break
         through = _header_end(hit, unit_costs)
-        if through > shown[i] and (more := unit_costs.total(through) - unit_costs.total(shown[i])) <= max_tokens - used:
-            shown[i], used = through, used + more
+        if first == 0 and through > end and \
+                (more := unit_costs.total(through) - unit_costs.total(end)) <= max_tokens - used:
+            shown[i], used = (0, through), used + more
     for i, unit_costs in enumerate(costs):  # then whole definitions, best first
-        if shown[i] == 0:
+        first, end = shown[i]
+        if end == first:
             break
-        n, spent = _fit(unit_costs, shown[i], max_tokens - used)
-        shown[i], used = shown[i] + n, used + spent
-    return [_result(hit, unit_costs.lines, n, unit_costs.total(n))
-            for hit, unit_costs, n in zip(hits, costs, shown, strict=True) if n]
+        first, end, spent = _grow(unit_costs, first, end, max_tokens - used)
+        shown[i], used = (first, end), used + spent
+    return [_result(hit, unit_costs.lines, first, end, unit_costs.total(end) - unit_costs.total(first))
+            for hit, unit_costs, (first, end) in zip(hits, costs, shown, strict=True) if end > first]
+
+
+def _focus_of(hit: Hit, costs: _LineCosts) -> int:
+    """The index of the line the request points at in the hit's text, when it is not its first (0 otherwise)."""
+    at = hit.focus - hit.unit.start_line
+    return at if 0 < at < len(costs) else 0
+
+
+def _grow(costs: _LineCosts, first: int, end: int, budget: int) -> tuple[int, int, int]:
+    """Lines [first, end) grown within `budget` (from the line `first` alone when none is shown yet), one above and
+    one below in turn (a prefix grows down only), and the cost of the lines added."""
+    spent = 0
+    if first == end:
+        if first >= len(costs) or costs.at(first) > budget:
+            return first, end, 0
+        spent, end = costs.at(first), first + 1
+    while True:
+        grew = False
+        for at in (first - 1, end):
+            if 0 <= at < len(costs) and spent + costs.at(at) <= budget:
+                spent += costs.at(at)
+                first, end = (at, end) if at < first else (first, at + 1)
+                grew = True
+        if not grew:
+            return first, end, spent
 
 
 def _header_end(hit: Hit, costs: _LineCosts) -> int:
@@ -125,10 +160,10 @@ def _fit(costs: _LineCosts, start: int, budget: int) -> tuple[int, int]:
     return n, spent
 
 
-def _result(hit: Hit, lines: list[str], n: int, tokens: int) -> CodeResult:
+def _result(hit: Hit, lines: list[str], first: int, end: int, tokens: int) -> CodeResult:
     unit = hit.unit
     return CodeResult(unit.path, unit.name, unit.kind, unit.start_line, _end_of(unit), round(hit.score, 6),
-                      "\n".join(lines[:n]), unit.start_line + n - 1, tokens)
+                      "\n".join(lines[first:end]), unit.start_line + end - 1, tokens, unit.start_line + first)
 
 
 def _end_of(unit: CodeUnit) -> int:

@@ -32,7 +32,8 @@ from .units import CodeUnit
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
            "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "meaning_units", "nearest",
-           "order_of", "passage_of", "paths_meet", "place_factor", "rerank", "score", "signals", "with_files"]
+           "order_of", "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals",
+           "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
@@ -259,7 +260,12 @@ def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[fl
 def lies_at(query: CodeQuery, unit: CodeUnit) -> bool:
     """One of the request's places (`tree.go:452`, a frame's path from another checkout or an installed copy,
     `/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:452`) is a line of this unit."""
-    return any(paths_meet(frame.path, unit.path) for frame in _frames_inside(query, unit))
+    return place_in(query, unit) > 0
+
+
+def place_in(query: CodeQuery, unit: CodeUnit) -> int:
+    """The line of this unit one of the request's places points at (the first such), else 0."""
+    return next((frame.line or 0 for frame in _frames_inside(query, unit) if paths_meet(frame.path, unit.path)), 0)
 
 
 def paths_meet(written: str, path: str) -> bool:

@@ -83,8 +83,10 @@ class CodeHit(BaseModel):
     start_line: int  # the definition's true span, 1-based, inclusive
     end_line: int
     score: float
-    text: str  # its lines from start_line to shown_end_line, verbatim
+    text: str  # its lines from shown_start_line to shown_end_line, verbatim
     shown_end_line: int  # the last line in `text`: below end_line when the budget cut it
+    # the first line in `text`: start_line, or below it when the hit is shown around the line the query points at
+    shown_start_line: int
 
 
 class CodeSearchResponse(BaseModel):

@@ -1024,3 +1024,30 @@ def test_a_source_file_in_the_encoding_its_first_line_declares_is_read_in_it(tmp
     assert read.text == source
     assert [u.name for u in units_of("latin.py", read.text or "") if u.kind == "function"] == ["café_name"]
     assert read_source(tmp_path, "bare.py").text == "x = '\ufffd'\n"
+
+
+def test_a_place_the_query_points_at_is_shown_around_its_line(repos: TestClient, roots: Path) -> None:
+    """`app.py:1200` (or a traceback's frame) asked for a long definition whose cut showed its first lines only: the
+    line asked for was not among them. Now the hit is shown around that line, the lines above and below it said
+    not shown with how to read them; with the budget for all of it, it is shown whole."""
+    tree = roots / "placed"
+    tree.mkdir()
+    body = "".join(f"    step_{i} = compute(value, {i})\n" for i in range(120))
+    (tree / "app.py").write_text(f"def make_response(value):\n{body}    raise TypeError('the view returned None')\n")
+    assert repos.put("/v1/repos/placed", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "placed")
+    lines = (tree / "app.py").read_text().split("\n")
+    for query in ("app.py:122", 'File "/srv/app/app.py", line 122, in make_response\nTypeError: the view returned None'):
+        body_json = repos.post("/v1/repos/placed/search", json={"query": query, "max_tokens": 300}).json()
+        result = CodeSearchResult.from_json(body_json)
+        hit = result.results[0]
+        assert (hit.name, hit.start_line, hit.end_line) == ("make_response", 1, 122), hit
+        assert 1 < hit.shown_start_line and hit.shown_end_line == 122, hit
+        assert hit.text == "\n".join(lines[hit.shown_start_line - 1 : hit.shown_end_line]), hit
+        shown = render_hits(result)
+        assert f"⋮ lines 1-{hit.shown_start_line - 1} not shown: read app.py lines 1-{hit.shown_start_line - 1}" \
+            in shown and "122│    raise TypeError('the view returned None')" in shown.replace(" │", "│"), shown
+        assert result.usage.output_tokens <= 300
+    whole = CodeSearchResult.from_json(repos.post("/v1/repos/placed/search", json={
+        "query": "app.py:122", "max_tokens": 6000}).json()).results[0]
+    assert (whole.shown_start_line, whole.shown_end_line) == (1, 122) and whole.whole, whole

@@ -81,6 +81,8 @@ class ShownHit(Protocol):
     @property
     def shown_end_line(self) -> int: ...
     @property
+    def shown_start_line(self) -> int: ...
+    @property
     def whole(self) -> bool: ...
 
 
@@ -130,11 +132,13 @@ def rest_line(path: str, first: int, last: int) -> str:
 
 
 def _hit(hit: ShownHit) -> str:
-    """A hit under its head line, its lines after their numbers; a cut one ends saying how to read the rest (all of
-    it where not even its first line fitted)."""
-    lines = hit.text.split("\n")[:max(0, hit.shown_end_line - hit.start_line + 1)]
-    shown = "".join(f"\n{numbered_line(hit.start_line + i, line)}" for i, line in enumerate(lines))
+    """A hit under its head line, its lines after their numbers; a cut one says how to read the lines not shown
+    (all of it where not even its first line fitted), above its lines when it is shown around a place."""
+    first = max(hit.shown_start_line, hit.start_line)
+    lines = hit.text.split("\n")[:max(0, hit.shown_end_line - first + 1)]
+    shown = "".join(f"\n{numbered_line(first + i, line)}" for i, line in enumerate(lines))
     head = hit_head(hit.path, hit.start_line, hit.end_line, hit.kind, hit.name)
-    if hit.whole:
-        return f"{head}{shown}"
-    return f"{head}{shown}\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line)}"
+    above = f"\n{rest_line(hit.path, hit.start_line, first - 1)}" if first > hit.start_line else ""
+    below = f"\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line)}" if hit.shown_end_line < hit.end_line \
+        else ""
+    return f"{head}{above}{shown}{below}"

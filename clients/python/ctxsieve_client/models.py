@@ -399,10 +399,11 @@ class CodeHit(Model):
     score: float
     text: str
     shown_end_line: int = 0
+    shown_start_line: int = 0  # the first line in `text` (a service before it: start_line)
 
     @property
     def whole(self) -> bool:
-        return self.shown_end_line >= self.end_line
+        return self.shown_start_line <= self.start_line and self.shown_end_line >= self.end_line
 
 
 @dataclass(kw_only=True)
