@@ -28,7 +28,7 @@ from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_que
 from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, looked_up
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
 from ctxsieve.ingest.tokens import Tokenizer
-from ctxsieve_client.code_search import closing_line, render_answer
+from ctxsieve_client.code_search import Caveats, closing_line, render_answer
 
 from ..errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound
 from ..files import FileReader
@@ -83,8 +83,7 @@ class CodeSearch:
     input_tokens: int  # the tokens of every hit's whole definition
     output_tokens: int
     found: int = 0  # the hits among the first k, shown or left out by the budget
-    undefined: tuple[str, ...] = ()  # the names a look-up asked for that no definition has
-    by_meaning: bool = False  # no definition has a word or name of the request: the nearest by their vectors alone
+    caveats: Caveats = Caveats()  # what the search could not do as asked (a name no definition has, ...)
 
 
 @dataclass
@@ -219,9 +218,10 @@ class RepoIndex:
         hits, state, by_meaning = self._hits(tenant, repo, read, k, path, state)
         hits = self._whole_looked_up(tenant, name, read, hits)
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
-        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, undefined, by_meaning)
+        caveats = Caveats(undefined, by_meaning, repo.memory.missing(read))
+        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
-        return CodeSearch(results, state, whole, tokens, len(hits), undefined, by_meaning)
+        return CodeSearch(results, state, whole, tokens, len(hits), caveats)
 
     def _hits(self, tenant: str, repo: _Repo, read: CodeQuery, k: int, path: str | None, state: str
               ) -> tuple[list[Hit], str, bool]:
@@ -271,15 +271,15 @@ class RepoIndex:
         return replace(unit, end_line=unit.definition_end,
                        text="\n".join(lines[unit.start_line - 1 : unit.definition_end]))
 
-    def _packed(self, hits: list[Hit], budget: int, name: str, state: str, undefined: tuple[str, ...],
-                by_meaning: bool) -> tuple[list[CodeResult], int]:
+    def _packed(self, hits: list[Hit], budget: int, name: str, state: str, caveats: Caveats
+                ) -> tuple[list[CodeResult], int]:
         """The hits within `budget` as the agent is shown them (`render_answer`), and that answer's tokens."""
-        closing = max(self.tokenizer.count("\n\n" + closing_line(name, shown, left, state, undefined, by_meaning))
+        closing = max(self.tokenizer.count("\n\n" + closing_line(name, shown, left, state, caveats))
                       for shown in {1, len(hits)} for left in {0, len(hits)})  # (its longest form: it says what the
         results = pack_hits(hits, self._line_tokens, budget - closing)  # packing leaves out)
 
         def answer(shown: list[CodeResult]) -> str:
-            return render_answer(name, shown, len(hits), state, undefined, by_meaning)
+            return render_answer(name, shown, len(hits), state, caveats)
 
         tokens = self.tokenizer.count(answer(results))
         while results and tokens > budget:  # the parts were counted apart: the whole, as shown, decides

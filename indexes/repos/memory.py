@@ -197,6 +197,23 @@ class RepoMemory:
         pool = set(best.tolist()) | {i for i in named if allowed is None or i in allowed}
         return sorted(pool)
 
+    def missing(self, query: CodeQuery) -> tuple[str, ...]:
+        """What a request of files or places alone names that the repository has nothing at: a file no path of it
+        ends with (`src/requests/nosuchfile.py`), a line no definition of the named file holds (`hooks.py:4000`)."""
+        with self._lock:
+            if query.paths_only:
+                return tuple(w for w in query.files if not self._paths_at(w))
+            if query.at_lines:
+                return tuple(f"{frame.path}:{frame.line}" for frame in query.frames
+                             if not any(u.start_line <= (frame.line or 0) <= u.end_line
+                                        for path in self._paths_at(frame.path) for u in self.units_of(path)))
+            return ()
+
+    def _paths_at(self, written: str) -> list[str]:
+        """The files a path as written names (`paths_meet`), looked up by their file names."""
+        name = written.replace("\\", "/").rsplit("/", 1)[-1]
+        return sorted(p for p in self._by_file_key.get(name, ()) if paths_meet(written, p))
+
     def _live_ids(self) -> np.ndarray:
         if self._live is None:
             self._live = np.fromiter(self._units.keys(), dtype=np.int64, count=len(self._units))

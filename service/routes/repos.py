@@ -75,7 +75,8 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
     usage = make_usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens,
                        chunks_total=found.found, chunks_returned=len(found.results))
     return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state,
-                              undefined=list(found.undefined), by_meaning=found.by_meaning)
+                              undefined=list(found.caveats.undefined), by_meaning=found.caveats.by_meaning,
+                              missing=list(found.caveats.missing))
 
 
 def _info(status: RepoStatus) -> RepoInfo:

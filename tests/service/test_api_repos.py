@@ -1037,12 +1037,13 @@ def test_a_place_the_query_points_at_is_shown_around_its_line(repos: TestClient,
     assert repos.put("/v1/repos/placed", json={"path": str(tree)}).status_code == 202
     indexed(repos, "placed")
     lines = (tree / "app.py").read_text().split("\n")
-    for query in ("app.py:122", 'File "/srv/app/app.py", line 122, in make_response\nTypeError: the view returned None'):
+    frame = 'File "/srv/app/app.py", line 122, in make_response\nTypeError: the view returned None'
+    for query in ("app.py:122", frame):
         body_json = repos.post("/v1/repos/placed/search", json={"query": query, "max_tokens": 300}).json()
         result = CodeSearchResult.from_json(body_json)
         hit = result.results[0]
         assert (hit.name, hit.start_line, hit.end_line) == ("make_response", 1, 122), hit
-        assert 1 < hit.shown_start_line and hit.shown_end_line == 122, hit
+        assert hit.shown_start_line > 1 and hit.shown_end_line == 122, hit
         assert hit.text == "\n".join(lines[hit.shown_start_line - 1 : hit.shown_end_line]), hit
         shown = render_hits(result)
         assert f"⋮ lines 1-{hit.shown_start_line - 1} not shown: read app.py lines 1-{hit.shown_start_line - 1}" \
@@ -1051,3 +1052,19 @@ def test_a_place_the_query_points_at_is_shown_around_its_line(repos: TestClient,
     whole = CodeSearchResult.from_json(repos.post("/v1/repos/placed/search", json={
         "query": "app.py:122", "max_tokens": 6000}).json()).results[0]
     assert (whole.shown_start_line, whole.shown_end_line) == (1, 122) and whole.whole, whole
+
+
+def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:
+    """`src/requests/nosuchfile.py` and `hooks.py:4000` (a 53-line file) were answered with unrelated definitions and
+    no word: now the answer says the repository has nothing there, above the nearest the search found."""
+    tree = roots / "hooked"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "hooks.py").write_text("HOOKS = ['response']\n\n\ndef dispatch_hook(key, hooks):\n    return hooks\n")
+    assert repos.put("/v1/repos/hooked", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "hooked")
+    for query, missing in (("src/nosuchfile.py", ["src/nosuchfile.py"]), ("src/hooks.py:4000", ["src/hooks.py:4000"]),
+                           ("src/hooks.py:5", []), ("hooks.py", [])):
+        result = CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={"query": query}).json())
+        assert result.missing == missing, (query, result)
+        if missing:
+            assert f"the repository has nothing at {missing[0]}" in render_hits(result), render_hits(result)

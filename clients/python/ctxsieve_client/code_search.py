@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,7 +16,7 @@ from .calls import Call, Requests
 from .models import CodeSearchResult
 from .rendering import numbered_line
 
-__all__ = ["NOTE", "TOOL_MAX_TOKENS", "ShownHit", "closing_line", "folder_name", "hit_head", "render_answer",
+__all__ = ["NOTE", "TOOL_MAX_TOKENS", "Caveats", "ShownHit", "closing_line", "folder_name", "hit_head", "render_answer",
            "render_hits", "repo_around", "rest_line", "search_request"]
 
 NOTE = "[ctxsieve search_code: "  # the answer's closing line begins so (how a hook or proxy knows it)
@@ -86,34 +87,44 @@ class ShownHit(Protocol):
     def whole(self) -> bool: ...
 
 
+@dataclass(frozen=True)
+class Caveats:
+    """What the search could not do as asked, said in the answer's closing line."""
+
+    undefined: Sequence[str] = ()  # names alone asked for that no definition has
+    by_meaning: bool = False  # no definition has a word or name of the request: the nearest by meaning alone
+    missing: Sequence[str] = ()  # files or places asked for alone that the repository has nothing at
+
+
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
-    return render_answer(result.repo, result.results, result.usage.chunks_total, result.state, result.undefined,
-                         result.by_meaning)
+    return render_answer(result.repo, result.results, result.usage.chunks_total, result.state,
+                         Caveats(result.undefined, result.by_meaning, result.missing))
 
 
-def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, undefined: Sequence[str] = (),
-                  by_meaning: bool = False) -> str:
+def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
     """The answer as every surface shows it: the service packs the hits so that all of it is within the budget."""
     if not hits and found:
         return (f"{NOTE}{found} definition{'' if found == 1 else 's'} of repository {repo} found, none of which fits "
                 "in the token budget: search with a larger max_tokens]")
     if not hits:
-        return (f"{NOTE}no definition of repository {repo} matches; try other words, a name "
+        nothing = f"; the repository has nothing at {', '.join(caveats.missing)}" if caveats.missing else ""
+        return (f"{NOTE}no definition of repository {repo} matches{nothing}; try other words, a name "
                 "as it is written in the code, or a wider path]")
-    closing = closing_line(repo, len(hits), found - len(hits), state, undefined, by_meaning)
+    closing = closing_line(repo, len(hits), found - len(hits), state, caveats)
     return "\n\n".join([*(_hit(h) for h in hits), closing])
 
 
-def closing_line(repo: str, shown: int, left: int, state: str, undefined: Sequence[str] = (),
-                 by_meaning: bool = False) -> str:
+def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats = Caveats()) -> str:
     """The answer's last line: how many are shown, how many more were found, what the search could not do."""
     note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {repo}, best first"
-    if by_meaning:
+    if caveats.by_meaning:
         note += ("; none has a word or name of the request: these are the nearest by meaning alone, less sure (a "
                  "name or words as the code writes them find more)")
-    if undefined:
-        note += f"; no definition is named {', '.join(undefined)}: these are the nearest the search found"
+    if caveats.undefined:
+        note += f"; no definition is named {', '.join(caveats.undefined)}: these are the nearest the search found"
+    if caveats.missing:
+        note += f"; the repository has nothing at {', '.join(caveats.missing)}: these are the nearest the search found"
     if left > 0:
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
     if state == "indexing":
