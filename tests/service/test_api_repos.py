@@ -1059,7 +1059,8 @@ def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClie
     no word: now the answer says the repository has nothing there, above the nearest the search found."""
     tree = roots / "hooked"
     (tree / "src").mkdir(parents=True)
-    (tree / "src" / "hooks.py").write_text("HOOKS = ['response']\n\n\ndef dispatch_hook(key, hooks):\n    return hooks\n")
+    (tree / "src" / "hooks.py").write_text("HOOKS = ['response']\n\n\n"
+                                           "def dispatch_hook(key, hooks):\n    return hooks\n")
     assert repos.put("/v1/repos/hooked", json={"path": str(tree)}).status_code == 202
     indexed(repos, "hooked")
     for query, missing in (("src/nosuchfile.py", ["src/nosuchfile.py"]), ("src/hooks.py:4000", ["src/hooks.py:4000"]),
