@@ -12,7 +12,9 @@ Signals (each measured on the localization dev split, `python -m bench.localize`
 - dense: the cosine of the unit's vector (`passage_of`) with the request's, where the caller has vectors: it
   re-ranks the DENSE_TOP units the other signals put first (`rerank`), scaled from the worst of them (0) to the best
   (1), since the other signals find the candidates and a vector tells apart the few they cannot. Only the code a
-  repository ships has vectors (`has_vector`); a test, example, doc or vendored unit among them counts as the worst.
+  repository ships has vectors (`has_vector`); a test, example, doc or vendored unit among them counts as the worst;
+- phrase: the unit holds one of the request's error messages or quoted strings verbatim (`phrases_held`): a pasted
+  error's raise site (python -m bench.error_messages, chosen on its dev split).
 The score is lexical (scaled to the best unit's) plus the weighted signals, times the place's factor.
 """
 
@@ -27,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..request import Frame
-from .query import CodeQuery
+from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
@@ -53,6 +55,7 @@ class Weights:
     path: float = 0.5
     frame: float = 0.6
     dense: float = 0.5
+    phrase: float = 2.0  # the request's error message or quoted string held verbatim (`phrases_held`)
     tests: float = 0.3
     aside: float = 0.5
     vendored: float = 0.3
@@ -132,7 +135,7 @@ def _place(path: str) -> str | None:
     return None
 
 
-SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense")
+SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense", "phrase")
 
 
 def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
@@ -156,13 +159,51 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
         out[i, 4] = frame_in(query, unit)
     if dense is not None:
         out[:, 5] = np.nan_to_num(dense, nan=0.0)
+    if query.phrases:
+        out[:, 6] = phrases_held(query.phrases, units)
     return out
+
+
+PHRASE_PEERS = 3  # a phrase more definitions than this hold tells them apart in proportion only
+
+
+def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit]) -> np.ndarray:
+    """Per unit, the most of one of the request's message phrases it holds verbatim: the share of the phrase's words
+    its longest held beginning has (three words at least; a printed message fills values in after them), divided
+    among the units holding it when more than PHRASE_PEERS do (`was not found in` says less than `attempted to call
+    an async iterator on a sync stream`)."""
+    texts = [_flat(u.text) for u in units]
+    best = np.zeros(len(units))
+    for phrase in phrases:
+        words = phrase.split()
+        held = np.array([_held_share(words, text) for text in texts])
+        holders = int(np.count_nonzero(held))
+        if holders:
+            best = np.maximum(best, held * min(1.0, PHRASE_PEERS / holders))
+    return best
+
+
+def _held_share(words: list[str], text: str) -> float:
+    for n in range(len(words), PHRASE_WORDS - 1, -1):
+        if " ".join(words[:n]) in text:
+            return n / len(words)
+    return 0.0
+
+
+_JOINED_LITERALS = re.compile(r"[\"']\s*\n\s*[fFrRbBuU]{0,2}[\"']")  # "a long " \n "message": one message
+
+
+@lru_cache(maxsize=1 << 12)
+def _flat(text: str) -> str:
+    """A unit's text as a message phrase is matched against it: lowercased, adjacent string literals joined, runs of
+    spaces one space."""
+    return " ".join(_JOINED_LITERALS.sub("", text.lower()).split())
 
 
 def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS,
             query: CodeQuery | None = None) -> np.ndarray:
     """The rule: lexical plus the weighted signals, times the place's factor (`factor_of`)."""
-    w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense])
+    w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense, weights.phrase])
     factors = np.fromiter((factor_of(u, weights, query) for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, place_factor, with_files
+from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
 SOURCE = '''"""A module."""
@@ -87,7 +87,7 @@ def test_places_and_the_files_evidence() -> None:
 def test_vectors_re_rank_the_best_units_and_only_when_each_has_one() -> None:
     """The dense signal re-orders the DENSE_TOP units the other signals put first (scaled from the worst of them to
     the best); a unit outside them is never lifted by it, and without every vector nothing changes."""
-    from ctxsieve.ingest.coderank.ranker import DENSE_TOP, SIGNALS, passage_of, rerank, score, signals
+    from ctxsieve.ingest.coderank.ranker import DENSE_TOP, passage_of, rerank, score, signals
     from ctxsieve.ingest.coderank.units import CodeUnit
 
     units = [CodeUnit(f"pkg/m{i}.py", f"f{i}", "function", 1, 3, f"def f{i}():\n    return {i}\n")
@@ -107,13 +107,13 @@ def test_vectors_re_rank_the_best_units_and_only_when_each_has_one() -> None:
     assert len(asked) == DENSE_TOP and "f44" not in asked, "only the best DENSE_TOP are re-ranked"
     assert np.array_equal(after[DENSE_TOP:], before[DENSE_TOP:])
     assert np.array_equal(rerank(rows.copy(), units, before.copy(), lambda _: None), before), "no vectors yet"
-    assert SIGNALS[-1] == "dense" and passage_of(units[0]).startswith("pkg/m0.py f0\ndef f0():")
+    assert "dense" in SIGNALS and passage_of(units[0]).startswith("pkg/m0.py f0\ndef f0():")
 
 
 def test_only_shipped_code_has_vectors_and_a_test_among_the_best_counts_as_the_worst() -> None:
     """Tests, examples, docs and vendored code are re-ranked without vectors (none is made for them): a test unit
     among the best is never asked for one and ends below the shipped units the vectors favour."""
-    from ctxsieve.ingest.coderank.ranker import SIGNALS, has_vector, rerank, score, signals
+    from ctxsieve.ingest.coderank.ranker import has_vector, rerank, score, signals
     from ctxsieve.ingest.coderank.units import CodeUnit
 
     paths = ["pkg/core.py", "tests/test_core.py", "pkg/util.py", "docs/conf.py", "vendor/six.py", "examples/a.py"]
@@ -191,7 +191,7 @@ def test_a_test_module_inside_a_source_file_counts_as_tests() -> None:
     from ctxsieve.ingest.coderank.ranker import WEIGHTS, combine, has_vector
 
     units = [u for u in units_of("src/routing.rs", RUST) if u.name in ("Router.with_state", "tests.query_is_parsed")]
-    scores = combine(np.ones((len(units), 6)), units)
+    scores = combine(np.ones((len(units), len(SIGNALS))), units)
     assert [u.name for u in units] == ["Router.with_state", "tests.query_is_parsed"]
     assert scores[1] == scores[0] * WEIGHTS.tests
     assert has_vector(units[0]) and not has_vector(units[1])
@@ -245,7 +245,7 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
     sentence = memory.search(read_code_query("how does TestRouteParamsByName check route params by name"), 5)
     named = read_code_query("TestRouteParamsByName")
     test = next(h for h in sentence if h.unit.path == "params_test.go").unit
-    looked_up, discounted = (combine(np.ones((1, 6)), [test], query=query) for query in (named, None))
+    looked_up, discounted = (combine(np.ones((1, len(SIGNALS))), [test], query=query) for query in (named, None))
     assert discounted[0] == looked_up[0] * WEIGHTS.tests, "in a sentence a test's name keeps the tests' discount"
 
 
@@ -627,3 +627,35 @@ def test_a_look_up_puts_the_definition_before_its_overload_signatures() -> None:
     memory.put_file("models.py", "a", units_of("models.py", source))
     hits = memory.search(read_code_query("Response.iter_content"), 3)
     assert [h.unit.start_line for h in hits] == [9, 5, 7], hits
+
+
+def test_a_pasted_error_finds_the_definition_that_says_it_verbatim() -> None:
+    """"Attempted to call an async iterator on a sync stream." and "... a sync iterator on an async stream." are the
+    same bag of words: httpx's raising method was not among the first 10. The message's words held verbatim (the
+    beginning of a printed message, whose values are filled in after it) now tell them apart; a dotted exception
+    name (`requests.exceptions.InvalidSchema: ...`) no longer buries the raise under its module's classes."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.query import message_phrases
+
+    models = "".join(
+        f"    def {name}(self):\n        if not isinstance(self.stream, {kind}):\n"
+        f"            raise RuntimeError(\"Attempted to call {what} on {where} stream.\")\n"
+        "        return self.stream\n\n"
+        for name, kind, what, where in (("iter_raw", "SyncByteStream", "a sync iterator", "an async"),
+                                        ("aiter_raw", "AsyncByteStream", "an async iterator", "a sync"),
+                                        ("close", "SyncByteStream", "an sync close", "an async"),
+                                        ("aclose", "AsyncByteStream", "an async close", "a sync")))
+    memory = RepoMemory()
+    memory.put_file("httpx/_models.py", "a", units_of("httpx/_models.py", f"class Response:\n{models}"))
+    memory.put_file("httpx/sessions.py", "b", units_of("httpx/sessions.py", (
+        "def get_adapter(url):\n    raise InvalidSchema(\n        f\"No connection adapters were found for \"\n"
+        "        f\"{url!r}\"\n    )\n")))
+    memory.put_file("httpx/exceptions.py", "c", units_of("httpx/exceptions.py", "".join(
+        f"class {name}(RequestException):\n    \"\"\"An invalid {name} for the connection.\"\"\"\n\n\n"
+        for name in ("InvalidSchema", "InvalidURL", "InvalidHeader", "MissingSchema"))))
+    pasted = "RuntimeError: Attempted to call an async iterator on a sync stream."
+    assert memory.search(read_code_query(pasted), 1)[0].unit.name == "Response.aiter_raw"
+    schema = "httpx.exceptions.InvalidSchema: No connection adapters were found for 'htp://x'"
+    assert message_phrases(schema) == ("no connection adapters were found for",)
+    assert memory.search(read_code_query(schema), 1)[0].unit.name == "get_adapter", "adjacent literals are one"
+    assert message_phrases("Note: a plain sentence of words") == (), "not an error's line"
