@@ -62,6 +62,15 @@ REPOS = (
          "src/main/java/org/apache/commons/lang3", "test", 0.883),
     Repo("aiohttp", "aio-libs/aiohttp", "fc67cfdfd7d4bbf53ef76515fae69726626fe256", "aiohttp", "test", 0.855),
     Repo("alamofire", "Alamofire/Alamofire", "e938f8c66708e7352fc7e3512647fa54255b267a", "Source", "test", 0.978),
+    # test 2: to judge a change chosen on dev after test had been run (copied to disk as test's were)
+    Repo("model2vec", "MinishLab/model2vec", "b3012ee04e41c634383a5d735cb3c7c51e806a18", "model2vec", "test2", 0.738),
+    Repo("ktor", "ktorio/ktor", "5913745a96101e8c78e47565e52d2baa8414441f", "ktor-client/ktor-client-core/common/src",
+         "test2", 0.852),
+    Repo("libuv", "libuv/libuv", "40178b916e5937ed43c557aa051bdb3f86f6ca93", "src", "test2", 0.624),
+    Repo("fmtlib", "fmtlib/fmt", "382609a920d2c43c00f2951233bc0d578a783982", "include/fmt", "test2", 0.916),
+    Repo("exposed", "JetBrains/Exposed", "7c80ed943b529f293b33ee7e0facdfd880cf4aec", "exposed-core/src/main/kotlin",
+         "test2", 0.648),
+    Repo("cats", "typelevel/cats", "2102251a2f24a6ee14e087fc5da7768d267f2d6e", "core/src/main/scala", "test2", 0.911),
 )
 
 

@@ -14,7 +14,8 @@ Signals (each measured on the localization dev split, `python -m bench.localize`
   (1), since the other signals find the candidates and a vector tells apart the few they cannot. Only the code a
   repository ships has vectors (`has_vector`); a test, example, doc or vendored unit among them counts as the worst;
 - phrase: the unit holds one of the request's error messages or quoted strings verbatim (`phrases_held`): a pasted
-  error's raise site (python -m bench.error_messages, chosen on its dev split).
+  error's raise site (python -m bench.error_messages, chosen on its dev split); a short search's only;
+- file_name: the share of the words of the unit's file's name a short search holds (python -m bench.short_queries).
 The score is lexical (scaled to the best unit's) plus the weighted signals, times the place's factor.
 """
 
@@ -25,12 +26,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import PurePosixPath
 
 import numpy as np
 
 from ..request import Frame
+from .lexical import stem
 from .query import PHRASE_WORDS, CodeQuery
-from .units import CodeUnit
+from .units import CodeUnit, module_name
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
            "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "meaning_units", "nearest",
@@ -56,6 +59,7 @@ class Weights:
     frame: float = 0.6
     dense: float = 0.5
     phrase: float = 2.0  # the request's error message or quoted string held verbatim (`phrases_held`)
+    file_name: float = 0.5  # a short search holds the words of the unit's file's name (`_file_name_share`)
     tests: float = 0.3
     aside: float = 0.5
     vendored: float = 0.3
@@ -135,7 +139,7 @@ def _place(path: str) -> str | None:
     return None
 
 
-SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense", "phrase")
+SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense", "phrase", "file_name")
 
 
 def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
@@ -161,7 +165,28 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
         out[:, 5] = np.nan_to_num(dense, nan=0.0)
     if query.phrases:
         out[:, 6] = phrases_held(query.phrases, units)
+    if query.short and not query.lookup and not query.phrases:  # (a pasted error is found by its message)
+        stems = frozenset(stem(t) for t in query.terms)
+        shares: dict[str, float] = {}
+        for i, unit in enumerate(units):
+            if unit.path not in shares:
+                shares[unit.path] = _file_name_share(unit.path, stems)
+            out[i, 7] = shares[unit.path]
     return out
+
+
+def _file_name_share(path: str, stems: frozenset[str]) -> float:
+    """The share of the words of a file's name (its module's: `extract/mod.rs` is `extract`) a short search holds,
+    by stem: "JSON element hierarchy" holds all of `JsonElement.java`'s, a third of `TreeTypeAdapter.java`'s."""
+    if not PurePosixPath(path).name:  # a chunk sent without its file's path
+        return 0.0
+    words = {stem(w.lower()) for w in _NAME_PARTS.findall(module_name(path).rsplit(".", 1)[-1]) if len(w) > 1}
+    words -= _TEST_WORDS
+    return len(words & stems) / len(words) if words else 0.0
+
+
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # `JsonElement`, `form_mapping`, `HTTPServer`
+_TEST_WORDS = frozenset({"test", "spec"})  # a test file's marker: where it is, which `factor_of` weighs
 
 
 PHRASE_PEERS = 3  # a phrase more definitions than this hold tells them apart in proportion only
@@ -203,7 +228,8 @@ def _flat(text: str) -> str:
 def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS,
             query: CodeQuery | None = None) -> np.ndarray:
     """The rule: lexical plus the weighted signals, times the place's factor (`factor_of`)."""
-    w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense, weights.phrase])
+    w = np.array([1.0, weights.named, weights.pair, weights.path, weights.frame, weights.dense, weights.phrase,
+                  weights.file_name])
     factors = np.fromiter((factor_of(u, weights, query) for u in units), dtype=np.float64, count=len(units))
     return np.asarray((rows @ w) * factors, dtype=np.float64)
 

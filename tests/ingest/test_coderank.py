@@ -659,3 +659,21 @@ def test_a_pasted_error_finds_the_definition_that_says_it_verbatim() -> None:
     assert message_phrases(schema) == ("no connection adapters were found for",)
     assert memory.search(read_code_query(schema), 1)[0].unit.name == "get_adapter", "adjacent literals are one"
     assert message_phrases("Note: a plain sentence of words") == (), "not an error's line"
+
+
+def test_a_short_search_holding_a_files_name_puts_that_file_first() -> None:
+    """"JSON element hierarchy and tree model" found gson's TreeTypeAdapter.java (its words many times over) before
+    JsonElement.java, whose name is the search's own words. An issue, a look-up or a pasted error is not read so."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("gson/JsonElement.java", "a", units_of("gson/JsonElement.java", (
+        "public abstract class JsonElement {\n  public boolean isJsonArray() {\n    return this instanceof JsonArray;\n"
+        "  }\n}\n")))
+    memory.put_file("gson/bind/TreeTypeAdapter.java", "b", units_of("gson/bind/TreeTypeAdapter.java", (
+        "/** Adapts a tree model to a tree of the model's hierarchy. */\npublic final class TreeTypeAdapter {\n"
+        "  Object tree(Object model) {\n    return model;\n  }\n}\n")))
+    hits = memory.search(read_code_query("JSON element hierarchy and tree model"), 2)
+    assert [h.unit.path for h in hits] == ["gson/JsonElement.java", "gson/bind/TreeTypeAdapter.java"], hits
+    issue = memory.search(read_code_query("JSON element hierarchy and tree model " + "the tree model " * 10), 1)
+    assert issue[0].unit.path == "gson/bind/TreeTypeAdapter.java", "an issue as the rule was measured"
