@@ -206,7 +206,9 @@ class RepoIndex:
             self.vectors.forget((tenant, name))
 
     def search(self, tenant: str, name: str, query: str, k: int = 10, max_tokens: int | None = None,
-               path: str | None = None) -> CodeSearch:
+               path: str | None = None, windows: bool = True) -> CodeSearch:
+        """The best k definitions within the budget; with `windows`, one the query points into (a place, a frame)
+        shown around that line when cut (else from its first line, for a client that numbers text from there)."""
         with self._lock:
             repo = self._get(tenant, name)
             state = self._state(tenant, repo)
@@ -217,6 +219,8 @@ class RepoIndex:
         read = read_code_query(query)
         hits, state, by_meaning = self._hits(tenant, repo, read, k, path, state)
         hits = self._whole_looked_up(tenant, name, read, hits)
+        if not windows:
+            hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read))
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats)
@@ -250,15 +254,15 @@ class RepoIndex:
         parts) are left out: its lines are theirs. A file indexed again since the search read it keeps the part."""
         if not read.lookup:
             return hits
-        widened: list[Hit] = []
-        for hit in hits:
-            unit = hit.unit
-            if unit.definition_end > unit.end_line and unit.kind != "impl" and looked_up(unit, read.lookup):
-                whole = self._whole_definition(tenant, name, unit)
-                hit = hit if whole is None else Hit(whole, hit.score, hit.focus)
-            if not any(_holds(above.unit, hit.unit) for above in widened):
-                widened.append(hit)
-        return widened
+        widened = [self._whole_hit(tenant, name, read, hit) for hit in hits]
+        return [hit for hit in widened if not any(_holds(other.unit, hit.unit) for other in widened)]
+
+    def _whole_hit(self, tenant: str, name: str, read: CodeQuery, hit: Hit) -> Hit:
+        unit = hit.unit
+        if unit.definition_end > unit.end_line and unit.kind != "impl" and looked_up(unit, read.lookup):
+            whole = self._whole_definition(tenant, name, unit)
+            return hit if whole is None else Hit(whole, hit.score, hit.focus)
+        return hit
 
     def _whole_definition(self, tenant: str, name: str, unit: CodeUnit) -> CodeUnit | None:
         key = file_key(tenant, name, unit.path)
@@ -575,7 +579,7 @@ class RepoIndex:
             repo.failed.discard(state.path)
         self.store.upsert(SPEC.name, [file_point(tenant, name, s.path, s.hash, s.text or "", u) for s, u in parsed])
         for state, units in parsed:
-            repo.memory.put_file(state.path, state.hash, units)
+            repo.memory.put_file(state.path, state.hash, units, line_count(state.text or ""))
 
     def _load(self, tenant: str, repo: _Repo) -> None:
         """What the store holds: each file as it was last indexed whole (its units found again from its stored
@@ -584,7 +588,8 @@ class RepoIndex:
         for found in scroll_all(self.store, SPEC.name, scope(tenant, repo.head.name, "file"), page=256):
             payload = found.payload
             if current_units(payload):
-                repo.memory.put_file(payload["path"], payload["hash"], units_of_point(payload))
+                repo.memory.put_file(payload["path"], payload["hash"], units_of_point(payload),
+                                     line_count(payload["text"]))
                 continue
             stale.append(FileState(payload["path"], payload["hash"], payload["text"]))
             if len(stale) == BATCH_FILES:  # written a batch at a time: the texts are not all held at once
@@ -593,6 +598,11 @@ class RepoIndex:
         if stale:
             self._write(tenant, repo, stale)
         repo.loaded = True
+
+
+def line_count(text: str) -> int:
+    """A file's lines: its last newline ends its last line, it opens none."""
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
 def _holds(outer: CodeUnit, inner: CodeUnit) -> bool:

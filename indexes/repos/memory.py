@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, unit_terms
+from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, stems_of, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
 from ctxsieve.ingest.coderank.ranker import (
     WEIGHTS,
@@ -47,6 +47,7 @@ class Hit:
 class _File:
     hash: str
     ids: list[int]
+    lines: int  # how many lines the file has (0: not known, its definitions' last line taken instead)
 
 
 class RepoMemory:
@@ -93,16 +94,17 @@ class RepoMemory:
     def unit_count(self) -> int:
         return len(self._units)
 
-    def put_file(self, path: str, digest: str, units: list[CodeUnit]) -> None:
+    def put_file(self, path: str, digest: str, units: list[CodeUnit], lines: int = 0) -> None:
         bags = [unit_terms(u) for u in units]  # outside the lock: the costly part
+        stems = stems_of(bags)
         with self._lock:
             old = self._files.get(path)
-            ids = self._lexical.add(bags)
+            ids = self._lexical.add(bags, stems)
             for unit_id, unit in zip(ids, units, strict=True):
                 self._units[unit_id] = unit
                 if unit.answers_to_name:
                     self._by_leaf.setdefault(unit.leaf, set()).add(unit_id)
-            self._files[path] = _File(digest, ids)
+            self._files[path] = _File(digest, ids, lines)
             self._by_path[path] = ids
             self._live = None
             self.version += 1
@@ -199,15 +201,18 @@ class RepoMemory:
 
     def missing(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of files or places alone names that the repository has nothing at: a file no path of it
-        ends with (`src/requests/nosuchfile.py`), a line no definition of the named file holds (`hooks.py:4000`)."""
+        ends with (`src/requests/nosuchfile.py`), a line past the end of the file named (`hooks.py:4000`)."""
         with self._lock:
             if query.paths_only:
                 return tuple(w for w in query.files if not self._paths_at(w))
             if query.at_lines:
-                return tuple(f"{frame.path}:{frame.line}" for frame in query.frames
-                             if not any(u.start_line <= (frame.line or 0) <= u.end_line
-                                        for path in self._paths_at(frame.path) for u in self.units_of(path)))
+                return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if not any(
+                    (frame.line or 0) <= self._lines_of(path) for path in self._paths_at(frame.path)))
             return ()
+
+    def _lines_of(self, path: str) -> int:
+        known = self._files[path].lines
+        return known or max((max(u.end_line, u.definition_end) for u in self.units_of(path)), default=0)
 
     def _paths_at(self, written: str) -> list[str]:
         """The files a path as written names (`paths_meet`), looked up by their file names."""
@@ -247,8 +252,8 @@ def _files_first(order: list[int], units: list[CodeUnit]) -> list[int]:
     return first + rest
 
 
-# a Python overload's signature (`@overload` / `@typing.overload` above it): the definition it types comes after it
-_OVERLOAD = re.compile(r"^\s*@(?:typing\.)?overload\b", re.MULTILINE)
+# a Python overload's signature (`@overload`, `@typing.overload`, `@t.overload` above it): after the definition it types
+_OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)
 
 
 def _asked_first(query: CodeQuery, unit: CodeUnit) -> tuple[bool, bool, bool, int, str, int]:

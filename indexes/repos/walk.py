@@ -104,11 +104,23 @@ def decoded(data: bytes) -> str:
         pass
     for line in data.split(b"\n", 2)[:2]:
         if (found := _CODING.match(line)) is not None:
-            try:
-                return data.decode(found.group(1).decode("ascii"))
-            except (LookupError, UnicodeDecodeError):
-                break
+            declared = _declared(data, found.group(1).decode("ascii"))
+            if declared is not None:
+                return declared
+            break
     return data.decode("utf-8", "replace")
+
+
+def _declared(data: bytes, encoding: str) -> str | None:
+    """The text in the encoding a file declares, when that reads it line for line (an ASCII-compatible encoding
+    whose text encodes back to the same bytes: `unicode_escape` would turn a `\\n` into a line of its own and shift
+    every line number after it); None otherwise."""
+    try:
+        text = data.decode(encoding)
+        same = text.encode(encoding) == data
+    except (LookupError, UnicodeError, TypeError):
+        return None
+    return text if same and text.count("\n") == data.count(b"\n") else None
 
 
 def head_of(root: Path) -> str | None:

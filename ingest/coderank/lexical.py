@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -24,7 +24,7 @@ import snowballstemmer  # type: ignore[import-untyped]
 from ..analyzers import code_terms
 from .units import CodeUnit
 
-__all__ = ["K3", "NAME_WEIGHT", "PATH_WEIGHT", "UnitIndex", "repeated", "unit_terms"]
+__all__ = ["K3", "NAME_WEIGHT", "PATH_WEIGHT", "UnitIndex", "repeated", "stem", "stems_of", "unit_terms"]
 
 NAME_WEIGHT, PATH_WEIGHT = 3, 1
 K1, B = 1.2, 0.75
@@ -42,13 +42,21 @@ def repeated(count: int, k3: float) -> float:
     return (k3 + 1) * count / (k3 + count) if k3 and count > 1 else 1.0
 
 
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMERS = threading.local()  # a Snowball stemmer keeps state between calls: one per thread
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 17)
 def stem(term: str) -> str:
     """A term's English stem (Snowball): `rendering`, `renderer` -> `render`."""
-    return str(_STEMMER.stemWord(term))
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(term))
+
+
+def stems_of(bags: Sequence[Counter[str]]) -> dict[str, str]:
+    """Each term of the bags -> its stem."""
+    return {term: stem(term) for bag in bags for term in bag}
 
 
 def unit_terms(unit: CodeUnit) -> Counter[str]:
@@ -83,10 +91,12 @@ class UnitIndex:
     def __len__(self) -> int:
         return len(self._bags)
 
-    def add(self, bags: Iterable[Counter[str]]) -> list[int]:
-        """Index these bags; their ids, in order."""
+    def add(self, bags: Sequence[Counter[str]], stems: Mapping[str, str] | None = None) -> list[int]:
+        """Index these bags; their ids, in order. Their terms' stems (`stems_of`) are found before any lock is
+        taken: a search waits for no stemming."""
+        stems = stems_of(bags) if stems is None else stems
         with self._lock:
-            return [self._add_one(bag) for bag in bags]
+            return [self._add_one(bag, stems) for bag in bags]
 
     def remove(self, ids: Sequence[int]) -> None:
         with self._lock:
@@ -155,7 +165,7 @@ class UnitIndex:
 
     # --- inside the lock --------------------------------------------------------------------------------
 
-    def _add_one(self, bag: Counter[str]) -> int:
+    def _add_one(self, bag: Counter[str], stems: Mapping[str, str]) -> int:
         unit = self._free.pop() if self._free else len(self._lengths)
         if unit == len(self._lengths):
             grown = np.zeros(max(16, 2 * len(self._lengths)), dtype=np.float64)
@@ -170,7 +180,7 @@ class UnitIndex:
             posting = self._postings.get(term)
             if posting is None:
                 posting = self._postings[term] = {}
-                self._by_stem.setdefault(stem(term), set()).add(term)
+                self._by_stem.setdefault(stems[term], set()).add(term)
             posting[unit] = tf
             self._arrays.pop(term, None)
         return unit

@@ -18,6 +18,7 @@ __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_k
 
 _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
 _FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:{_SUFFIXES}))\b")
+_LEADING_DOTS = re.compile(r"^(?:\.\.?/)+")  # `./pkg/a.py`, `../pkg/a.py`: not `.github/...`'s dot
 _MODULE = re.compile(r"\b([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,8})\b")
 
 
@@ -84,7 +85,7 @@ def _forms(path: str) -> tuple[tuple[str, ...], str]:
 @lru_cache(maxsize=64)
 def read_code_query(text: str) -> CodeQuery:
     request = read_request(text)
-    files = tuple(dict.fromkeys(m.replace("\\", "/").lstrip("./") for m in _FILE.findall(text)))
+    files = tuple(dict.fromkeys(_LEADING_DOTS.sub("", m.replace("\\", "/")) for m in _FILE.findall(text)))
     modules = tuple(dict.fromkeys(m for m in _MODULE.findall(text) if not _FILE.fullmatch(m) and "." in m))
     frame_files = tuple(f.path.replace("\\", "/") for f in request.frames)
     lookup = lookup_names(text)

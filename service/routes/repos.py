@@ -68,7 +68,7 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
     """Definitions best first, each with its true line span and its lines within the budget over all results."""
     if body.folder is not None:
         engine.repos.ensure(tenant, name, body.folder)
-    found = engine.repos.search(tenant, name, body.query, body.k, body.max_tokens, body.path)
+    found = engine.repos.search(tenant, name, body.query, body.k, body.max_tokens, body.path, windows=body.windows)
     results = [CodeHit(path=r.path, name=r.name, kind=r.kind, start_line=r.start_line, end_line=r.end_line,
                        score=r.score, text=r.text, shown_end_line=r.shown_end_line,
                        shown_start_line=r.shown_start_line) for r in found.results]

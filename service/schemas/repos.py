@@ -58,6 +58,10 @@ class CodeSearchQuery(Strict):
     # the repository's folder: a repository not yet known is registered with it and indexed on first use (the
     # search waits a few seconds for the first index, then answers from what is indexed, state `indexing`)
     folder: AbsolutePath | None = None
+    # the client numbers a hit's `text` from its `shown_start_line`: a hit may be shown around the line the query
+    # points at (`app.py:1200`, a traceback's frame); without it each hit's text starts at its first line, as a
+    # client from before the field reads it
+    windows: bool = False
 
 
 MAX_PATHS = 10_000  # a Glob or a grep lists a few hundred files (Claude Code's keep 100 and 250)

@@ -621,7 +621,7 @@ def test_a_look_up_puts_the_definition_before_its_overload_signatures() -> None:
 
     source = ("from typing import overload\n\n\nclass Response:\n"
               "    @overload\n    def iter_content(self, n: int) -> bytes: ...\n"
-              "    @typing.overload\n    def iter_content(self, n: None) -> str: ...\n"
+              "    @t.overload\n    def iter_content(self, n: None) -> str: ...\n"
               "    def iter_content(self, n=None):\n        return self.raw.read(n)\n")
     memory = RepoMemory()
     memory.put_file("models.py", "a", units_of("models.py", source))
@@ -677,3 +677,33 @@ def test_a_short_search_holding_a_files_name_puts_that_file_first() -> None:
     assert [h.unit.path for h in hits] == ["gson/JsonElement.java", "gson/bind/TreeTypeAdapter.java"], hits
     issue = memory.search(read_code_query("JSON element hierarchy and tree model " + "the tree model " * 10), 1)
     assert issue[0].unit.path == "gson/bind/TreeTypeAdapter.java", "an issue as the rule was measured"
+
+
+def test_stems_are_the_same_whichever_threads_ask_at_once() -> None:
+    """One Snowball stemmer shared by the index worker and the searches kept state between calls: under threads it
+    raised IndexError (a sync failed) and cached wrong stems for good (`rendered` -> `authentationses`)."""
+    import random
+    import threading
+
+    import snowballstemmer  # type: ignore[import-untyped]
+
+    from ctxsieve.ingest.coderank.lexical import stem
+
+    words = sorted({f"{a}{b}{end}" for a in ("render", "authent", "stream", "pars", "valid", "complet")
+                    for b in ("", "at", "iz", "ic") for end in ("ing", "ed", "er", "ers", "ation", "ations", "s", "")})
+    words += [f"{w}{i}" for w in words for i in range(8)]
+    truth = {w: snowballstemmer.stemmer("english").stemWord(w) for w in words}
+    stem.cache_clear()
+    wrong: list[str] = []
+
+    def ask(seed: int) -> None:
+        order = list(words)
+        random.Random(seed).shuffle(order)
+        wrong.extend(w for w in order if stem(w) != truth[w])
+
+    threads = [threading.Thread(target=ask, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong, wrong[:5]

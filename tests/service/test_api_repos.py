@@ -690,6 +690,10 @@ def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestC
         assert hit["text"] == "\n".join(lines[span[0] - 1 : span[1]]) and hit["shown_end_line"] == span[1], hit
     body = repos.post("/v1/repos/wrapped/search", json={"query": "Retry.wrap"}).json()
     assert [r["name"] for r in body["results"]].count("Retry.wrap.wrapper") == 0, "its lines are the look-up's"
+    both = repos.post("/v1/repos/wrapped/search", json={"query": "Retry.wrap Retry"}).json()["results"]
+    spans = [range(r["shown_start_line"], r["shown_end_line"] + 1) for r in both]
+    shown = [line for span in spans for line in span]
+    assert len(shown) == len(set(shown)), ("no line twice, whichever ranked first", both)
     cut = CodeSearchResult.from_json(repos.post("/v1/repos/wrapped/search", json={
         "query": "Retry.wrap", "max_tokens": 110}).json())
     shown = render_hits(cut)
@@ -1024,6 +1028,10 @@ def test_a_source_file_in_the_encoding_its_first_line_declares_is_read_in_it(tmp
     assert read.text == source
     assert [u.name for u in units_of("latin.py", read.text or "") if u.kind == "function"] == ["café_name"]
     assert read_source(tmp_path, "bare.py").text == "x = '\ufffd'\n"
+    for name, declared in (("undefined.py", b"# coding: undefined\n"), ("escape.py", b"# coding: unicode_escape\n")):
+        (tmp_path / name).write_bytes(declared + b"x = 'a\\nb' \xe9\ny = 1\n")  # an encoding that does not exist,
+        text = read_source(tmp_path, name).text or ""  # and one that would turn `\n` into a line of its own: UTF-8
+        assert text.split("\n")[2] == "y = 1" and "\ufffd" in text, text
 
 
 def test_a_place_the_query_points_at_is_shown_around_its_line(repos: TestClient, roots: Path) -> None:
@@ -1039,7 +1047,8 @@ def test_a_place_the_query_points_at_is_shown_around_its_line(repos: TestClient,
     lines = (tree / "app.py").read_text().split("\n")
     frame = 'File "/srv/app/app.py", line 122, in make_response\nTypeError: the view returned None'
     for query in ("app.py:122", frame):
-        body_json = repos.post("/v1/repos/placed/search", json={"query": query, "max_tokens": 300}).json()
+        body_json = repos.post("/v1/repos/placed/search", json={"query": query, "max_tokens": 300,
+                                                                 "windows": True}).json()
         result = CodeSearchResult.from_json(body_json)
         hit = result.results[0]
         assert (hit.name, hit.start_line, hit.end_line) == ("make_response", 1, 122), hit
@@ -1049,8 +1058,10 @@ def test_a_place_the_query_points_at_is_shown_around_its_line(repos: TestClient,
         assert f"⋮ lines 1-{hit.shown_start_line - 1} not shown: read app.py lines 1-{hit.shown_start_line - 1}" \
             in shown and "122│    raise TypeError('the view returned None')" in shown.replace(" │", "│"), shown
         assert result.usage.output_tokens <= 300
+    older = repos.post("/v1/repos/placed/search", json={"query": "app.py:122", "max_tokens": 300}).json()
+    assert older["results"][0]["shown_start_line"] == 1, "a client that numbers text from start_line gets it so"
     whole = CodeSearchResult.from_json(repos.post("/v1/repos/placed/search", json={
-        "query": "app.py:122", "max_tokens": 6000}).json()).results[0]
+        "query": "app.py:122", "max_tokens": 6000, "windows": True}).json()).results[0]
     assert (whole.shown_start_line, whole.shown_end_line) == (1, 122) and whole.whole, whole
 
 
@@ -1061,11 +1072,19 @@ def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClie
     (tree / "src").mkdir(parents=True)
     (tree / "src" / "hooks.py").write_text("HOOKS = ['response']\n\n\n"
                                            "def dispatch_hook(key, hooks):\n    return hooks\n")
+    (tree / ".github").mkdir()
+    (tree / ".github" / "release.py").write_text("def release():\n    pass\n")
+    committed(tree)  # (a git repository's tracked dot-folder is indexed)
     assert repos.put("/v1/repos/hooked", json={"path": str(tree)}).status_code == 202
     indexed(repos, "hooked")
     for query, missing in (("src/nosuchfile.py", ["src/nosuchfile.py"]), ("src/hooks.py:4000", ["src/hooks.py:4000"]),
-                           ("src/hooks.py:5", []), ("hooks.py", [])):
+                           ("src/hooks.py:5", []), ("src/hooks.py:3", []), ("hooks.py", []),  # a blank line: there
+                           (".github/release.py", [])):  # (its leading dot was stripped: `github/release.py`)
         result = CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={"query": query}).json())
         assert result.missing == missing, (query, result)
         if missing:
             assert f"the repository has nothing at {missing[0]}" in render_hits(result), render_hits(result)
+    many = " ".join(f"src/gone{i}.py" for i in range(40))  # every one listed: a 758-token answer of a 50 one
+    body = repos.post("/v1/repos/hooked/search", json={"query": many, "max_tokens": 200}).json()
+    assert len(body["missing"]) == 40 and body["usage"]["output_tokens"] <= 200, body["usage"]
+    assert "src/gone0.py, src/gone1.py, src/gone2.py and 37 more" in render_hits(CodeSearchResult.from_json(body))

@@ -255,7 +255,10 @@ class Requests:
 
     @staticmethod
     def search_code(name: str, query: str, **options: Unpack[CodeSearchOptions]) -> Call[CodeSearchResult]:
-        return Call("POST", f"/v1/repos/{quote(name)}/search", CodeSearchResult, body=_present(query=query, **options))
+        # `windows`: this client numbers a hit's text from its shown_start_line, so the service may show a hit
+        # around the line a query points at
+        return Call("POST", f"/v1/repos/{quote(name)}/search", CodeSearchResult,
+                    body=_present(query=query, windows=True, **options))
 
     @staticmethod
     def rank_files(query: str, paths: Sequence[str], base: str | None = None) -> Call[FileOrder]:

@@ -108,7 +108,7 @@ def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, c
         return (f"{NOTE}{found} definition{'' if found == 1 else 's'} of repository {repo} found, none of which fits "
                 "in the token budget: search with a larger max_tokens]")
     if not hits:
-        nothing = f"; the repository has nothing at {', '.join(caveats.missing)}" if caveats.missing else ""
+        nothing = f"; the repository has nothing at {_listed(caveats.missing)}" if caveats.missing else ""
         return (f"{NOTE}no definition of repository {repo} matches{nothing}; try other words, a name "
                 "as it is written in the code, or a wider path]")
     closing = closing_line(repo, len(hits), found - len(hits), state, caveats)
@@ -122,14 +122,22 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
         note += ("; none has a word or name of the request: these are the nearest by meaning alone, less sure (a "
                  "name or words as the code writes them find more)")
     if caveats.undefined:
-        note += f"; no definition is named {', '.join(caveats.undefined)}: these are the nearest the search found"
+        note += f"; no definition is named {_listed(caveats.undefined)}: these are the nearest the search found"
     if caveats.missing:
-        note += f"; the repository has nothing at {', '.join(caveats.missing)}: these are the nearest the search found"
+        note += f"; the repository has nothing at {_listed(caveats.missing)}: these are the nearest the search found"
     if left > 0:
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
     if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
     return note + "]"
+
+
+LISTED = 3  # names or places a closing line lists: a query of forty paths gets three and the count of the rest
+
+
+def _listed(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:LISTED])
+    return shown if len(items) <= LISTED else f"{shown} and {len(items) - LISTED} more"
 
 
 def hit_head(path: str, start_line: int, end_line: int, kind: str, name: str) -> str:
