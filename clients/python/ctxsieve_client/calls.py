@@ -142,6 +142,7 @@ class CodeSearchOptions(TypedDict, total=False):
     max_tokens: int | None
     path: str | None  # a glob over the repository's relative paths, or a folder
     folder: str | None  # the repository's folder: registered and indexed on first use when the name is new
+    windows: bool  # a hit may be shown around the line the query points at (this client's default: it reads them)
 
 
 class HookOptions(TypedDict, total=False):
@@ -255,10 +256,10 @@ class Requests:
 
     @staticmethod
     def search_code(name: str, query: str, **options: Unpack[CodeSearchOptions]) -> Call[CodeSearchResult]:
-        # `windows`: this client numbers a hit's text from its shown_start_line, so the service may show a hit
-        # around the line a query points at
+        # `windows` unless said otherwise: this client numbers a hit's text from its shown_start_line, so the
+        # service may show a hit around the line a query points at
         return Call("POST", f"/v1/repos/{quote(name)}/search", CodeSearchResult,
-                    body=_present(query=query, windows=True, **options))
+                    body=_present(query=query, **{"windows": True, **options}))
 
     @staticmethod
     def rank_files(query: str, paths: Sequence[str], base: str | None = None) -> Call[FileOrder]:
