@@ -336,9 +336,12 @@ def place_in(query: CodeQuery, unit: CodeUnit) -> int:
 
 
 def paths_meet(written: str, path: str) -> bool:
-    """A path as written names a repository's file: the same, or one ends with the other's parts."""
+    """A path as written names a repository's file: the same, one ends with the other's parts, or both end with the
+    same folder and file (an installed copy's `site-packages/flask/app.py` is a checkout's `src/flask/app.py`)."""
     written = written.replace("\\", "/").removeprefix("./")
-    return written == path or written.endswith("/" + path) or path.endswith("/" + written)
+    if written == path or written.endswith("/" + path) or path.endswith("/" + written):
+        return True
+    return written.rsplit("/", 2)[-2:] == path.rsplit("/", 2)[-2:] and path.count("/") >= 1 and written.count("/") >= 1
 
 
 def frame_in(query: CodeQuery, unit: CodeUnit) -> float:

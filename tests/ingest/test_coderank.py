@@ -707,3 +707,21 @@ def test_stems_are_the_same_whichever_threads_ask_at_once() -> None:
     for thread in threads:
         thread.join()
     assert not wrong, wrong[:5]
+
+
+def test_an_installed_copys_frame_points_into_a_checkouts_src_layout() -> None:
+    """A traceback from an installed flask (`.../site-packages/flask/app.py`) points into a checkout's
+    `src/flask/app.py`: the ranking found the file, but the place did not meet it, so the hit was shown from its first
+    lines, never around the frame's line."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    body = "".join(f"        step_{i} = {i}\n" for i in range(60))
+    source = f"class Flask:\n    def make_response(self, rv):\n{body}        raise TypeError('no response')\n"
+    memory = RepoMemory()
+    memory.put_file("src/flask/app.py", "a", units_of("src/flask/app.py", source))
+    frame = ('Traceback (most recent call last):\n  File "/srv/.venv/lib/python3.12/site-packages/flask/app.py", '
+             "line 63, in make_response\n    raise TypeError('no response')\nTypeError: no response")
+    hits = memory.search(read_code_query(frame), 1)
+    assert hits[0].unit.name == "Flask.make_response" and hits[0].focus == 63, hits
+    elsewhere = memory.search(read_code_query(frame.replace("site-packages/flask", "site-packages/quart")), 1)
+    assert elsewhere[0].focus == 0, "another package's app.py is not this one"
