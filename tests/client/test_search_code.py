@@ -109,6 +109,25 @@ def check_small(whole: str, small: str, count: Callable[[str], int]) -> None:
     assert "more found did not fit in the token budget: search with a larger max_tokens" in small, small
 
 
+def place_query(root: Path) -> tuple[dict[str, str], int]:
+    """A place near route_event's end (`app/events.py:LINE`, as a compiler or a traceback writes it), and the line."""
+    route = definition(root, "app/events.py", "route_event")
+    return {"query": f"app/events.py:{route.end - 1}"}, route.end - 1
+
+
+def check_place(root: Path, text: str, line: int) -> None:
+    """A place the query points at is shown around its line, the true text at the true number, with the lines above
+    it said not shown: a cut from the definition's first lines never reached the line asked for."""
+    found = hits_of(text)
+    assert found and found[0].name == "route_event", text
+    file_lines = (root / "app/events.py").read_text(encoding="utf-8").split("\n")
+    assert (line, file_lines[line - 1]) in found[0].rows, text
+    first = found[0].rows[0][0]
+    assert first > found[0].start and all(file_lines[n - 1] == t for n, t in found[0].rows), text
+    assert f"⋮ lines {found[0].start}-{first - 1} not shown: read app/events.py lines {found[0].start}-{first - 1}" \
+        in text, text
+
+
 def check_missing(text: str) -> None:
     assert "404 not_found" in text and "'no-such-repo' is not indexed" in text, text
     assert "ctxsieve index PATH --name no-such-repo" in text, "the model is told how to index it"
@@ -198,7 +217,8 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path, t
     tools = [f"mcp__{server}__search_code" for server in ("ctxsieve", "gw")]
     # Claude Code defers MCP tools behind its ToolSearch: the model loads both schemas first
     calls = [("ToolSearch", {"query": "select:" + ",".join(tools)})]
-    calls += [(tool, args) for tool in tools for args in ({"query": WHOLE}, {"query": CUT}, MISSING, SMALL)]
+    place, line = place_query(code_service.root)
+    calls += [(tool, args) for tool in tools for args in ({"query": WHOLE}, {"query": CUT}, MISSING, SMALL, place)]
     # ctxsieve's PostToolUse hook on every tool, as `ctxsieve hook install` writes it
     settings = tmp_path / "settings.json"
     hook = {"type": "command", "command": f"{BIN / 'ctxsieve-hook'} claude-code --url {code_service.url}"}
@@ -218,12 +238,13 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path, t
     assert done.returncode == 0, done.stderr[-2000:]
     assert set(tools) <= {t.get("name") for t in model.requests[-1].get("tools", [])}, "Claude Code's own names"
     results = claude_results(model.requests[-1])[1:]  # after ToolSearch's
-    assert len(results) == 8, results
-    for whole, cut, missing, small in (results[:4], results[4:]):
+    assert len(results) == 10, results
+    for whole, cut, missing, small, placed in (results[:5], results[5:]):
         assert not whole[0] and not cut[0] and missing[0], "only the unknown repository is a tool error"
         check_answers(code_service.root, whole[1], cut[1])
         check_missing(missing[1])
         check_small(whole[1], small[1], tokenizer.count)
+        check_place(code_service.root, placed[1], line)
 
 
 # --- the real Codex ----------------------------------------------------------------------------------------------
