@@ -46,8 +46,7 @@ class CodeRequest:
         """The frames that point into this file (matched by its name, then by as much of its path as given)."""
         if not path:
             return []
-        own = PurePosixPath(path.replace("\\", "/")).parts
-        return [f for f in self.frames if _same_file(PurePosixPath(f.path.replace("\\", "/")).parts, own)]
+        return [f for f in self.frames if paths_meet(f.path, path)]
 
 
 def read_request(text: str) -> CodeRequest:
@@ -79,9 +78,11 @@ def _module_path(path: str) -> str:
     return _MODULE_AT_VERSION.sub("", path.replace("\\", "/")) if "@v" in path else path
 
 
-def _same_file(frame: tuple[str, ...], own: tuple[str, ...]) -> bool:
-    """The file's name and its folder agree (or just the name, when one side gives no folder): a traceback
-    from an installed copy names the same module under another root."""
+def paths_meet(written: str, path: str) -> bool:
+    """A path as written names a file: the file's name and its folder agree (or just the name, when one side gives no
+    folder). A traceback from an installed copy names the same module under another root (`site-packages/flask/app.py`
+    is a checkout's `src/flask/app.py`), a Go panic's frame one in the module cache."""
+    frame, own = (PurePosixPath(p.replace("\\", "/")).parts for p in (written, path))
     matching = 0
     for a, b in zip(reversed(frame), reversed(own), strict=False):
         if a != b:

@@ -206,7 +206,7 @@ class RepoIndex:
             self.vectors.forget((tenant, name))
 
     def search(self, tenant: str, name: str, query: str, k: int = 10, max_tokens: int | None = None,
-               path: str | None = None, windows: bool = True) -> CodeSearch:
+               path: str | None = None, windows: bool = False) -> CodeSearch:
         """The best k definitions within the budget; with `windows`, one the query points into (a place, a frame)
         shown around that line when cut (else from its first line, for a client that numbers text from there)."""
         with self._lock:

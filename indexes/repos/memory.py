@@ -226,9 +226,7 @@ class RepoMemory:
 
     def _placed_paths(self, query: CodeQuery) -> list[str]:
         """The files the request's places (`path:line`) name, by their file names."""
-        return sorted({p for frame in query.frames
-                       for p in self._by_file_key.get(frame.path.replace("\\", "/").rsplit("/", 1)[-1], ())
-                       if paths_meet(frame.path, p)})
+        return sorted({p for frame in query.frames for p in self._paths_at(frame.path)})
 
     def _named_paths(self, query: CodeQuery) -> list[str]:
         """The files the request names (`names_file`), looked up by their names instead of asking every file."""

@@ -62,11 +62,7 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int)
         rest = rest_line(unit.path, _end_of(unit), _end_of(unit))
         around = count(hit_head(unit.path, unit.start_line, _end_of(unit), unit.kind, unit.name) + "\n") \
             + count(rest + "\n\n") + (count(rest + "\n") if focus else 0)
-        budget = min(HEAD_TOKENS, max_tokens - used - around)
-        if focus:
-            first, end, spent = _grow(unit_costs, focus, focus, budget)
-        else:
-            first, (end, spent) = 0, _fit(unit_costs, 0, budget)
+        first, end, spent = _grow(unit_costs, focus, focus, min(HEAD_TOKENS, max_tokens - used - around))
         if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
                 return [_result(hit, unit_costs.lines, 0, 0, 0)]  # where it is, and how to read it
@@ -97,8 +93,9 @@ def _focus_of(hit: Hit, costs: _LineCosts) -> int:
 
 
 def _grow(costs: _LineCosts, first: int, end: int, budget: int) -> tuple[int, int, int]:
-    """Lines [first, end) grown within `budget` (from the line `first` alone when none is shown yet), one above and
-    one below in turn (a prefix grows down only), and the cost of the lines added."""
+    """Lines [first, end) grown within `budget` (from the line `first` alone when none is shown yet: a hit's first
+    line, or the line its request points at), one above and one below in turn (a prefix grows down only), and the
+    cost of the lines added."""
     spent = 0
     if first == end:
         if first >= len(costs) or costs.at(first) > budget:
@@ -147,17 +144,6 @@ class _LineCosts:
 
     def total(self, n: int) -> int:
         return sum(self.at(i) for i in range(n))
-
-
-def _fit(costs: _LineCosts, start: int, budget: int) -> tuple[int, int]:
-    """How many lines from `start` fit in `budget`, and their cost."""
-    n = spent = 0
-    for i in range(start, len(costs)):
-        cost = costs.at(i)
-        if spent + cost > budget:
-            break
-        n, spent = n + 1, spent + cost
-    return n, spent
 
 
 def _result(hit: Hit, lines: list[str], first: int, end: int, tokens: int) -> CodeResult:

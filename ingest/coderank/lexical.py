@@ -82,6 +82,7 @@ class UnitIndex:
         self._lock = threading.Lock()
         self._postings: dict[str, dict[int, int]] = {}
         self._by_stem: dict[str, set[str]] = {}  # a stem -> the indexed terms that have it
+        self._stem_of: dict[str, str] = {}  # an indexed term -> its stem (a removal stems nothing, under the lock)
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._bags: dict[int, Counter[str]] = {}
         self._lengths = np.zeros(0, dtype=np.float64)
@@ -180,18 +181,18 @@ class UnitIndex:
             posting = self._postings.get(term)
             if posting is None:
                 posting = self._postings[term] = {}
+                self._stem_of[term] = stems[term]
                 self._by_stem.setdefault(stems[term], set()).add(term)
             posting[unit] = tf
             self._arrays.pop(term, None)
         return unit
 
     def _forget_stem(self, term: str) -> None:
-        key = stem(term)
-        terms = self._by_stem.get(key)
-        if terms is not None:
-            terms.discard(term)
-            if not terms:
-                del self._by_stem[key]
+        key = self._stem_of.pop(term)
+        terms = self._by_stem[key]
+        terms.discard(term)
+        if not terms:
+            del self._by_stem[key]
 
     def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         arrays = self._arrays.get(term)

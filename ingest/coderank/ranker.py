@@ -30,7 +30,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..request import Frame
+from ..request import Frame, paths_meet
 from .lexical import stem
 from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit, module_name
@@ -333,15 +333,6 @@ def lies_at(query: CodeQuery, unit: CodeUnit) -> bool:
 def place_in(query: CodeQuery, unit: CodeUnit) -> int:
     """The line of this unit one of the request's places points at (the first such), else 0."""
     return next((frame.line or 0 for frame in _frames_inside(query, unit) if paths_meet(frame.path, unit.path)), 0)
-
-
-def paths_meet(written: str, path: str) -> bool:
-    """A path as written names a repository's file: the same, one ends with the other's parts, or both end with the
-    same folder and file (an installed copy's `site-packages/flask/app.py` is a checkout's `src/flask/app.py`)."""
-    written = written.replace("\\", "/").removeprefix("./")
-    if written == path or written.endswith("/" + path) or path.endswith("/" + written):
-        return True
-    return written.rsplit("/", 2)[-2:] == path.rsplit("/", 2)[-2:] and path.count("/") >= 1 and written.count("/") >= 1
 
 
 def frame_in(query: CodeQuery, unit: CodeUnit) -> float:
