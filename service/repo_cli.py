@@ -27,11 +27,12 @@ if TYPE_CHECKING:
 
 PROGRESS_EVERY_S = 5.0
 NAME_RULE = "a repository's name is 1 to 64 letters, digits, '.', '_' or '-', not dots alone"
-SAMPLE_S = 2.0  # a dry run parses files for this long at most (all of a small repository's), then scales by bytes
-# what an index costs beyond the parse, measured on ansible (python -m bench.repos, 2 cores: searchable by words in
-# 4.5 s where its parse alone takes 1.4 s; its vectors 60 s more for its 13,971 definitions)
-INDEX_PER_PARSE = 3.3
-VECTOR_S_PER_DEFINITION = 0.0043
+SAMPLE_S = 5.0  # a dry run parses files for this long at most (all of ansible's), then scales by bytes
+# what an index costs beyond the parse, on ansible (2 cores, Intel Xeon, at 393ad74): `ctxsieve index --dry-run`
+# parses its 1,795 files in 2.2-2.3 s, `python -m bench.repos --peers "" --searches 100` makes it searchable by
+# words in 5.2 s and its vectors 52 s later for its 13,970 definitions (bench/results/repos-stop59.txt)
+INDEX_PER_PARSE = 2.3
+VECTOR_S_PER_DEFINITION = 0.0037
 
 
 def add_index_arguments(cmd: argparse.ArgumentParser) -> None:
@@ -156,7 +157,8 @@ def _dry_run(name: str, root: Path) -> int:
     spent = time.perf_counter() - started
     scale = sum(sizes.values()) / (sampled or 1)
     found = definitions * scale
-    how = "all parsed now" if parsed == len(files) else f"estimated from {parsed} files parsed now"
+    how = (f"all parsed now in {spent:.1f} s" if parsed == len(files)
+           else f"estimated from {parsed} files parsed now in {spent:.1f} s")
     _say(f"dry run: {root} as repository {name}: {_count(len(files), 'source file')}, "
          f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if parsed == len(files) else 'about '}{found:,.0f} definitions "
          f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, by meaning (its "
