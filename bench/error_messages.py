@@ -19,10 +19,11 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.localize import RANKERS, WORK, checkout, workdir
+from bench.localize import WORK, Hit, checkout, ranker, workdir
 
 REPOS = {  # owner/name: (commit, split, the package folder)
     "psf/requests": ("ef439eb779c1eba7cbdeeeb302b11e1e061b4b7d", "dev", "src/requests"),
@@ -88,17 +89,17 @@ def _message(arg: ast.AST) -> str | None:
     if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
         return _PLACEHOLDER.sub("'x'", arg.value)
     if isinstance(arg, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) else "'x'" for v in arg.values)
+        return "".join(str(v.value) if isinstance(v, ast.Constant) else "'x'" for v in arg.values)
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mod):
         return _message(arg.left)
     return None
 
 
-def rank(hits: list[object], wanted: frozenset[tuple[str, int, int]], prefix: str) -> int | None:
+def rank(hits: Sequence[Hit], wanted: frozenset[tuple[str, int, int]], prefix: str) -> int | None:
     """The place of the first hit that is a raising definition or a part of one (a function's code after a nested
     definition is a unit of its own), None beyond 10."""
     for i, hit in enumerate(hits[:10]):
-        path, start, end = prefix + hit.path, hit.start_line, hit.end_line  # type: ignore[attr-defined]
+        path, start, end = prefix + hit.path, hit.start_line, hit.end_line
         if any(path == p and first <= start and end <= last for p, first, last in wanted):
             return i + 1
     return None
@@ -120,8 +121,7 @@ def main() -> None:
             checkout(folder, commit)
             cases = cases_of(folder, package, args.per_repo)
             for name in rankers:
-                module, attr = RANKERS[name].split(":")
-                localizer = getattr(__import__(module, fromlist=[attr]), attr)()
+                localizer = ranker(name)()
                 localizer.sync(folder)
                 found = [rank(localizer.search(case.query, 10), case.wanted, "") for case in cases]
                 totals.setdefault((split, name), []).extend(found)

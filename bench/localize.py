@@ -36,7 +36,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -87,11 +87,25 @@ class Outcome:
 
 
 def ranker(name: str) -> Callable[[], Localizer]:
-    if name not in RANKERS:
-        raise SystemExit(f"unknown ranker {name!r}: one of {', '.join(sorted(RANKERS))}")
-    module, factory = RANKERS[name].split(":")
+    """A ranker by name; `ctxsieve-lexical@file_name=0.25` is that ranker with one of the rule's weights set (a
+    weight's grid, run as the rankers of one command)."""
+    base, _, weight = name.partition("@")
+    if base not in RANKERS:
+        raise SystemExit(f"unknown ranker {base!r}: one of {', '.join(sorted(RANKERS))}")
+    module, factory = RANKERS[base].split(":")
     made: Callable[[], Localizer] = getattr(importlib.import_module(module), factory)
-    return made
+    if not weight:
+        return made
+    field, _, value = weight.partition("=")
+
+    def weighted() -> Localizer:
+        from ctxsieve.ingest.coderank.ranker import WEIGHTS
+
+        localizer = made()
+        localizer.weights = replace(WEIGHTS, **{field: float(value)})  # type: ignore[attr-defined]
+        return localizer
+
+    return weighted
 
 
 def judged(case: LocCase, hits: list[Hit]) -> tuple[bool | None, bool | None, float | None, bool | None]:

@@ -2,7 +2,7 @@
 gathered once (a sync per base commit), then every rule of a small grid is scored on them in memory.
 
 Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15] [--dense] [--k3 0,1,4]
-                                      [--per-file 1,2,3]
+                                      [--per-file 1,2,3] [--phrases 0,0.5,1,2]
 
 Prints each rule's file Acc@1 / Acc@5 / MRR and function Acc@10 (bench.localize's metrics), best first by the sum
 of file Acc@5 and function Acc@10; the rule shipped (ingest/coderank/ranker.py WEIGHTS) is printed first. The
@@ -13,6 +13,9 @@ dense model's vectors as a ready repository's are (`ranker.rerank`); the vectors
 with each value, the shipped weights' lexical rule (dense 0) scored on them.
 --per-file A,B,...: at most A (B, ...) units of a file first, the file's others after them, against no cap (the
 shipped weights' lexical rule).
+--phrases A,B,...: the phrase signal's weight (`ranker.phrases_held`) with the issue's error messages and quoted
+strings read as a short search's are (an issue is read without them): the signals gathered so, the shipped weights'
+lexical rule scored with each weight.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from bench.localize import SPLITS
 from bench.localize_ctxsieve import CtxsieveLocalizer, rates, synced
 from bench.localize_data import CACHE, LocCase, load
 from ctxsieve.ingest.coderank.lexical import K3
-from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import WEIGHTS, Cosines, Weights, order_of, passage_of, rerank, score
+from ctxsieve.ingest.coderank.query import CodeQuery, message_phrases, read_code_query
+from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, Cosines, Weights, order_of, passage_of, rerank, score
 from ctxsieve.ingest.coderank.units import CodeUnit
 
 
@@ -44,9 +47,15 @@ class Gathered:
     query: np.ndarray | None = None  # the problem statement's vector (--dense)
 
 
-def gather(cases: list[LocCase], k3: float = K3) -> list[Gathered]:
-    return [Gathered(case, *localizer.memory.candidates(read_code_query(case.problem_statement)))
+def gather(cases: list[LocCase], k3: float = K3, phrases: bool = False) -> list[Gathered]:
+    return [Gathered(case, *localizer.memory.candidates(_read(case.problem_statement, phrases)))
             for case, localizer in synced(cases, lambda: CtxsieveLocalizer(k3=k3))]
+
+
+def _read(text: str, phrases: bool) -> CodeQuery:
+    """The issue as a search reads it; with `phrases`, its messages' phrases too, as a short search's are."""
+    read = read_code_query(text)
+    return replace(read, phrases=message_phrases(text)) if phrases else read
 
 
 def evaluate(gathered: list[Gathered], weights: Weights, k: int = 100, vectors: dict[str, np.ndarray] | None = None,
@@ -121,12 +130,13 @@ def main() -> None:
     parser.add_argument("--dense", action="store_true", help="tune the dense weight alone (see above)")
     parser.add_argument("--k3", default="", help="comma-separated values of BM25's k3 to compare (see above)")
     parser.add_argument("--per-file", default="", help="comma-separated caps of a file's units first (see above)")
+    parser.add_argument("--phrases", default="", help="comma-separated weights of the phrase signal (see above)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s in SPLITS]
     if args.k3:
         compare_k3(splits, [float(v) for v in args.k3.split(",")], args.limit)
         return
-    store = CACHE / f"signals-{'-'.join(splits)}.pkl"
+    store = CACHE / f"signals-{'-'.join(splits)}{'-phrases' if args.phrases else ''}.pkl"
     if args.cached and store.exists():
         gathered = pickle.loads(store.read_bytes())
     else:
@@ -134,11 +144,18 @@ def main() -> None:
         cases = [c for c in load(skip_missing=True, repos=repos or None)[0] if c.split in splits]
         if args.limit:
             cases = [c for i, c in enumerate(sorted(cases, key=lambda c: c.instance_id)) if i < args.limit]
-        gathered = gather(cases)
+        gathered = gather(cases, phrases=bool(args.phrases))
         store.write_bytes(pickle.dumps(gathered))
     print(f"{len(gathered)} cases of {', '.join(splits)}", flush=True)
     if args.dense:
         dense_only(gathered, CACHE / f"vectors-{'-'.join(splits)}.pkl")
+        return
+    if args.phrases:
+        print(f"{sum(1 for g in gathered if g.rows[:, SIGNALS.index('phrase')].any())} cases with a phrase some "
+              "definition holds", flush=True)
+        for weight in (float(v) for v in args.phrases.split(",")):
+            a1, a5, m, f10 = evaluate(gathered, replace(WEIGHTS, dense=0.0, phrase=weight))
+            print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  phrase={weight}", flush=True)
         return
     if args.per_file:
         for cap in [None, *(int(v) for v in args.per_file.split(","))]:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.localize import RANKERS, WORK, Hit, checkout, workdir
+from bench.localize import WORK, Hit, checkout, ranker, workdir
 from bench.localize_data import CACHE
 
 ANNOTATIONS = CACHE.parent / "semble" / "annotations"
@@ -125,11 +125,6 @@ def ndcg(hits: Sequence[Hit], targets: Sequence[Target], held: int, prefix: str)
     return sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / ideal
 
 
-def _factory(name: str) -> object:
-    module, attr = RANKERS[name].split(":")
-    return getattr(__import__(module, fromlist=[attr]), attr)()
-
-
 def run(repo: Repo, asked: list[Query], rankers: list[str], verbose: bool) -> dict[str, float]:
     out: dict[str, float] = {}
     with workdir(repo.github, WORK / "short_queries") as folder:
@@ -138,12 +133,12 @@ def run(repo: Repo, asked: list[Query], rankers: list[str], verbose: bool) -> di
         prefix = f"{repo.root}/" if repo.root else ""
         files = {p.relative_to(folder).as_posix() for p in root.rglob("*") if p.is_file()}
         for name in rankers:
-            localizer = _factory(name)
-            localizer.sync(root)  # type: ignore[attr-defined]
+            localizer = ranker(name)()
+            localizer.sync(root)
             scores = []
             for query in asked:
                 held = sum(1 for t in query.targets if any(f == t.path or f.endswith("/" + t.path) for f in files))
-                hits = localizer.search(query.text, K)  # type: ignore[attr-defined]
+                hits = localizer.search(query.text, K)
                 scores.append(ndcg(hits, query.targets, held, prefix))
                 if verbose:
                     print(f"  {repo.name:12} {name:17} {scores[-1]:.3f} {query.text!r} -> "
@@ -163,19 +158,20 @@ def main() -> None:
     rankers = args.rankers.split(",")
     splits = args.splits.split(",")
     chosen = [r for r in REPOS if r.split in splits and (not args.repos or r.name in args.repos.split(","))]
-    print(f"{'repository':14}{'split':6}{'queries':>8}" + "".join(f"{n:>18}" for n in rankers)
+    width = max(18, *(len(n) + 2 for n in rankers))
+    print(f"{'repository':14}{'split':6}{'queries':>8}" + "".join(f"{n:>{width}}" for n in rankers)
           + f"{'semble (pub.)':>15}")
     table: dict[str, list[tuple[Repo, dict[str, float]]]] = {}
     for repo in chosen:
         asked = queries(args.annotations, repo)
         found = run(repo, asked, rankers, args.verbose)
         table.setdefault(repo.split, []).append((repo, found))
-        print(f"{repo.name:14}{repo.split:6}{len(asked):>8}" + "".join(f"{found[n]:>18.3f}" for n in rankers)
+        print(f"{repo.name:14}{repo.split:6}{len(asked):>8}" + "".join(f"{found[n]:>{width}.3f}" for n in rankers)
               + f"{repo.semble:>15.3f}", flush=True)
     for split, rows in table.items():
         means = {n: sum(found[n] for _, found in rows) / len(rows) for n in rankers}
         semble = sum(repo.semble for repo, _ in rows) / len(rows)
-        print(f"{'mean ' + split:14}{'':6}{'':>8}" + "".join(f"{means[n]:>18.3f}" for n in rankers)
+        print(f"{'mean ' + split:14}{'':6}{'':>8}" + "".join(f"{means[n]:>{width}.3f}" for n in rankers)
               + f"{semble:>15.3f}")
 
 
