@@ -20,6 +20,12 @@ _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
 _AT_FRAME = re.compile(r"\bat (?:([\w.$<>]+) )?\(?([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
+# a JVM stack trace's frame: `at com.google.gson.Gson.fromJson(Gson.java:932)`, the class's package its folders
+_JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|kts|scala|groovy)):(\d+)\)")
+# .NET's: `at Newtonsoft.Json.JsonReader.Read() in C:\src\Json\JsonReader.cs:line 42`
+_DOTNET_FRAME = re.compile(r"\bat (?:[\w`<>+]+\.)*([\w`<>]+)\([^)\n]*\) in ([^\n]+?\.(?:cs|fs|vb)):line (\d+)")
+# Ruby's: `lib/sinatra/base.rb:1050:in 'Sinatra::Base#route!'` (`route!'` with a backtick before Ruby 3.4)
+_RUBY_FRAME = re.compile(r"([\w./\\@+-]+\.rb):(\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?([^'\s]+)'")
 _PATH_LINE = re.compile(r"([\w./\\@+-]+\.[A-Za-z]{1,5}):(\d+)\b")
 # a Go module cache's folder of a module at a version (`.../pkg/mod/github.com/gin-gonic/gin@v1.9.1/`): the paths
 # under it are the module's own
@@ -39,7 +45,7 @@ class Frame:
 @dataclass(frozen=True)
 class CodeRequest:
     names: frozenset[str]  # identifiers the request writes as code
-    frames: tuple[Frame, ...]
+    frames: tuple[Frame, ...]  # a traceback's innermost first, then the other places as written
     pairs: frozenset[tuple[str, str]] = frozenset()  # `Outer.inner` as written (dotted paths, qualified calls)
 
     def frames_in(self, path: str | None) -> list[Frame]:
@@ -62,14 +68,42 @@ def read_request(text: str) -> CodeRequest:
             names.update(parts)
             pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
-    frames = [Frame(p, int(n), f) for p, n, f in _PY_FRAME.findall(text)]
+    # innermost first, as every other language's trace writes them (Python's: "most recent call last")
+    frames = [Frame(p, int(n), f) for p, n, f in reversed(_PY_FRAME.findall(text))]
     frames += [Frame(_module_path(p), int(n), f or None) for f, p, n in _AT_FRAME.findall(text)]
-    known = {(f.path, f.line) for f in frames}
+    frames += [Frame(_jvm_path(c, f), int(n), m) for c, m, f, n in _JVM_FRAME.findall(text)]
+    frames += [Frame(p.replace("\\", "/"), int(n), m) for m, p, n in _DOTNET_FRAME.findall(text)]
+    frames += [Frame(p, int(n), re.split(r"[#.]|::", m)[-1]) for p, n, m in _RUBY_FRAME.findall(text)]
+    known = {(_file_name(f.path), f.line) for f in frames}
     frames += [Frame(path, int(n), None) for p, n in _PATH_LINE.findall(text)
-               if ((path := _module_path(p)), int(n)) not in known]
+               if (_file_name(path := _module_path(p)), int(n)) not in known]
     names.update(f.function for f in frames if f.function)
     return CodeRequest(frozenset(n for n in names if len(n.strip("_")) >= 3 and n.lower() not in _COMMON),
                        tuple(frames), frozenset(pairs))
+
+
+def outside_frames(text: str) -> str:
+    """The request's lines that are not its trace: not a frame's line, not the source line Python prints under a
+    frame, not the function line Go prints above one (`main.run(...)` over `\t/src/main.go:12 +0x1d`)."""
+    lines = text.split("\n")
+    framed = [bool(_PY_FRAME.search(line) or _AT_FRAME.search(line) or _JVM_FRAME.search(line)
+                   or _DOTNET_FRAME.search(line) or _RUBY_FRAME.search(line) or _PATH_LINE.search(line))
+              for line in lines]
+    kept = [line for i, line in enumerate(lines) if not framed[i]
+            and not (i > 0 and framed[i - 1] and _PY_FRAME.search(lines[i - 1]))
+            and not (i + 1 < len(lines) and framed[i + 1] and lines[i + 1].startswith("\t"))]
+    return "\n".join(kept)
+
+
+def _jvm_path(qualified: str, file: str) -> str:
+    """A JVM frame's file under its package's folders: `com.google.gson.Gson.` and `Gson.java` are
+    `com/google/gson/Gson.java` (a nested class's `Outer$Inner.` is in its outer class's file)."""
+    package = qualified.rstrip(".").split(".")[:-1]
+    return "/".join([*package, file])
+
+
+def _file_name(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _module_path(path: str) -> str:

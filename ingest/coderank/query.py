@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from ctxsieve_client.languages import LANGUAGES
 
 from ..analyzers import code_terms
-from ..request import Frame, read_request
+from ..request import Frame, outside_frames, read_request
 
 __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
            "message_phrases", "read_code_query"]
@@ -39,10 +39,11 @@ class CodeQuery:
     # a short search's error messages and quoted strings, runs of words (`message_phrases`); an issue's are not read
     # so: on the localization dev split they lowered file Acc@1 by 2 cases (the fix is seldom where the error is raised)
     phrases: tuple[str, ...] = ()
+    trace: bool = False  # a stack trace pasted, with at most TRACE_WORDS words besides its frames (not an issue's)
 
     def names_file(self, path: str) -> int:
-        """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more),
-        1 its file name alone (`manager.py`), else 0."""
+        """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more; or a
+        longer path ending in the whole of it), 1 its file name alone (`manager.py`), else 0."""
         if not self.files and not self.modules:
             return 0
         own, dotted = _forms(path)
@@ -53,6 +54,8 @@ class CodeQuery:
             parts = tuple(written.split("/"))
             if len(parts) <= len(own) and own[-len(parts):] == parts:
                 best = max(best, 2 if len(parts) > 1 else 1)
+            elif 2 <= len(own) < len(parts) and parts[-len(own):] == own:  # a longer path ending in the whole of
+                best = 2  # this one: a frame's `dist-packages/astroid/inference_tip.py` is `astroid/inference_tip.py`
         for module in self.modules:
             if dotted == module or dotted.endswith("." + module):
                 best = 2
@@ -93,9 +96,9 @@ def read_code_query(text: str) -> CodeQuery:
     names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
     return CodeQuery(text, tuple(code_terms(text)), names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
-                     asks_for_tests(text), bool(request.frames) and len(text.split()) == len(request.frames),
+                     asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),
                      bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()),
-                     short, message_phrases(text) if short else ())
+                     short, message_phrases(text) if short else (), _is_trace(text, request.frames))
 
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
@@ -103,6 +106,9 @@ def read_code_query(text: str) -> CodeQuery:
 _ERROR_LINE = re.compile(r"^[ \t>]*(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+[A-Z]\w*|\w*(?:Error|Exception|Warning|Exit|"
                          r"Failure))|ERROR!?|FATAL|[Ee]rror|panic)[ \t]*[:!][ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'`\n]{12,300})\1(?![\w`])")
+# a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
+# before the place (`panicked at 'message', src/main.rs:20:10`) before
+_RUST_PANIC = re.compile(r"panicked at (?:'(.+?)', \S+:\d+|\S+:\d+(?::\d+)?:[ \t]*\n[ \t]*(.+))")
 # what a printed message fills in (a value in quotes, a number, a path, a placeholder) parts it into runs of words
 _FILLED = re.compile(r"[\"'`{}\[\]()<>]|\S*\d\S*|\S*[/\\]\S*|%\w")
 _PHRASE_WORD = re.compile(r"[A-Za-z][\w-]*[.,;:!?]?")
@@ -115,6 +121,7 @@ def message_phrases(text: str) -> tuple[str, ...]:
     the one that says it, where a bag of words cannot tell "an async iterator on a sync stream" from "a sync iterator
     on an async stream"."""
     found = [m.group(1) for m in _ERROR_LINE.finditer(text)] + [m.group(2) for m in _QUOTED.finditer(text)]
+    found += [m.group(1) or m.group(2) for m in _RUST_PANIC.finditer(text)]
     out: dict[str, None] = {}
     for message in found:
         for part in _FILLED.split(message):
@@ -126,6 +133,7 @@ def message_phrases(text: str) -> tuple[str, ...]:
 
 _CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::)[A-Za-z_$][\w$]*[!?]?)*")  # Ruby's `route!`, `valid?`
 LOOKUP_WORDS = 3
+_HASH_METHOD = re.compile(r"(?<=\w)#(?=[A-Za-z_])")  # `Sinatra::Helpers#redirect`, `JsonReader#peek`
 
 
 def lookup_names(text: str) -> frozenset[str]:
@@ -133,7 +141,8 @@ def lookup_names(text: str) -> frozenset[str]:
     `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them, or one word alone (`serve`): a look-up, whose
     definitions come first wherever they are (a test's too); empty for any other request (plain words, a sentence,
     an issue)."""
-    words = [w.strip("`").removesuffix("()") for w in text.split(None, LOOKUP_WORDS)]  # an issue: split no further
+    words = [_HASH_METHOD.sub(".", w.strip("`").removesuffix("()"))  # Ruby's and Javadoc's `Class#method`
+             for w in text.split(None, LOOKUP_WORDS)]  # an issue: split no further
     if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
                                                      for w in words):  # `utils.py` names a file
         return frozenset()
@@ -144,6 +153,22 @@ def lookup_names(text: str) -> frozenset[str]:
 
 _TEST_WORD = re.compile(r"\b(?:unit ?)?(?:tests?|tested|testing|unittests?)\b|测试|单测", re.IGNORECASE)
 SEARCH_WORDS = 20  # a request of more words is an issue or a task, which may speak of tests and be about the code
+# a trace's words besides its frames (its message, `Traceback (most recent call last):`, a chained exception's
+# lines); the localization dev split's issues that hold a traceback have 55 to 192
+TRACE_WORDS = 40
+
+
+_GO_OFFSET = re.compile(r"\+0x[0-9a-f]+")  # a Go panic's frame line ends in its offset: `tree.go:243 +0x6a5`
+
+
+def _placed_words(text: str) -> list[str]:
+    """A request's words less a Go frame's offsets: `tree.go:243 +0x6a5` is a place alone."""
+    return [w for w in text.split() if not _GO_OFFSET.fullmatch(w)]
+
+
+def _is_trace(text: str, frames: tuple[Frame, ...]) -> bool:
+    """A pasted stack trace: frames, and few words besides them."""
+    return bool(frames) and len(outside_frames(text).split(None, TRACE_WORDS)) <= TRACE_WORDS
 
 
 def asks_for_tests(text: str) -> bool:

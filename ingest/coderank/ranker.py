@@ -36,8 +36,8 @@ from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit, module_name
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "factor_of", "frame_in", "has_vector", "lies_at", "looked_up", "meaning_units", "nearest",
-           "order_of", "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals",
+           "combine", "factor_of", "frame_targets", "frames_at", "has_vector", "lies_at", "looked_up", "meaning_units",
+           "nearest", "order_of", "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals",
            "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
@@ -160,7 +160,7 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
         if unit.path not in file_named:
             file_named[unit.path] = query.names_file(unit.path) / 2
         out[i, 3] = file_named[unit.path]
-        out[i, 4] = frame_in(query, unit)
+    out[:, 4] = frames_at(query, units)
     if dense is not None:
         out[:, 5] = np.nan_to_num(dense, nan=0.0)
     if query.phrases:
@@ -335,12 +335,45 @@ def place_in(query: CodeQuery, unit: CodeUnit) -> int:
     return next((frame.line or 0 for frame in _frames_inside(query, unit) if paths_meet(frame.path, unit.path)), 0)
 
 
-def frame_in(query: CodeQuery, unit: CodeUnit) -> float:
-    """1 where one of the request's frames (`path:line`) points inside the unit, else 0. (Its path rule, the file the
-    request names, is narrower than `paths_meet`'s: the rule was measured with it.)"""
-    inside = _frames_inside(query, unit)
-    return 1.0 if inside and query.names_file(unit.path) and any(
-        unit.path.endswith(frame.path.replace("\\", "/").rsplit("/", 1)[-1]) for frame in inside) else 0.0
+def frames_at(query: CodeQuery, units: Sequence[CodeUnit]) -> np.ndarray:
+    """Per unit, 1 where one of the request's frames points into it (`frame_targets`), else 0."""
+    out = np.zeros(len(units))
+    for held in frame_targets(query, units):
+        out[held] = 1.0
+    return out
+
+
+def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]]:
+    """Per frame of the request, innermost first, the units it points at: those of its file holding its line; when
+    it names its function and none of those is a definition of that name, the traceback came from another version
+    of the file (an installed release against a checkout), and it points at the definition of that name in its file
+    nearest its line instead. (Its path rule, the file the request names, is narrower than `paths_meet`'s: the rule
+    was measured with it.)"""
+    if not query.frames:
+        return []
+    named_files = {path: bool(query.names_file(path)) for path in {u.path for u in units}}
+    targets: list[list[int]] = []
+    for frame in query.frames:
+        line = frame.line
+        if line is None:
+            continue
+        name = frame.path.replace("\\", "/").rsplit("/", 1)[-1]
+        own = [i for i, u in enumerate(units) if u.path.endswith(name) and named_files[u.path]]
+        holding = [i for i in own if units[i].start_line <= line <= units[i].end_line]
+        function = _frame_function(frame.function)
+        named = [i for i in own if function and units[i].leaf == function and units[i].defines_name]
+        if named and not any(i in named for i in holding):
+            holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
+        targets.append(holding)
+    return targets
+
+
+def _frame_function(written: str | None) -> str | None:
+    """The name of the function a frame names (`Router.handle`, `new Foo`: `handle`, `Foo`); None for code outside
+    a definition or a nameless one (`<module>`, `<lambda>`)."""
+    if not written or "<" in written:
+        return None
+    return written.split()[-1].rsplit(".", 1)[-1] or None
 
 
 def _frames_inside(query: CodeQuery, unit: CodeUnit) -> list[Frame]:

@@ -522,7 +522,7 @@ def test_a_go_panics_frames_in_the_module_cache_point_into_the_modules_own_files
     """A Go panic names each frame's file in the module cache (`.../gin@v1.9.1/tree.go`): read as `v1.9.1/tree.go`,
     no frame pointed into the repository's `tree.go` (on gin, the innermost frame's `node.getValue` was below ten of
     gin.go's methods, whose file every frame's package path names; now it is first)."""
-    from ctxsieve.ingest.coderank.ranker import frame_in
+    from ctxsieve.ingest.coderank.ranker import frames_at
     from ctxsieve.ingest.request import read_request
 
     tree = "package gin\n\nfunc (n *node) getValue(path string) (value nodeValue) {\n\tn = nil\n\treturn n.value\n}\n"
@@ -538,7 +538,8 @@ def test_a_go_panics_frames_in_the_module_cache_point_into_the_modules_own_files
         "tree.go", "binding/form.go", "/usr/local/go/src/net/http/server.go"]
     query = read_code_query(panic)
     unit = next(u for u in units_of("tree.go", tree) if u.name == "node.getValue")
-    assert frame_in(query, unit) == 1.0 and query.names_file("tree.go") == 1 and query.names_file("binding/form.go")
+    assert frames_at(query, [unit])[0] == 1.0
+    assert query.names_file("tree.go") == 1 and query.names_file("binding/form.go")
 
 
 def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
@@ -554,7 +555,8 @@ def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
     memory.put_file("tree.go", "a", units_of("tree.go", tree))
     at = tree.split("\n").index("\ty := 2") + 1
     for asked in (f"tree.go:{at}", f"gin/tree.go:{at}:5",
-                  f"/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:{at}"):  # an installed copy's
+                  f"/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:{at}",  # an installed copy's
+                  f"\t/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:{at} +0x6a5"):  # a panic's line
         query = read_code_query(asked)
         assert query.at_lines, asked
         assert memory.search(query, 3)[0].unit.name == "node.getValue", (asked, memory.search(query, 3))
@@ -725,3 +727,155 @@ def test_an_installed_copys_frame_points_into_a_checkouts_src_layout() -> None:
     assert hits[0].unit.name == "Flask.make_response" and hits[0].focus == 63, hits
     elsewhere = memory.search(read_code_query(frame.replace("site-packages/flask", "site-packages/quart")), 1)
     assert elsewhere[0].focus == 0, "another package's app.py is not this one"
+
+
+def test_a_tracebacks_frames_come_first_innermost_first_even_from_another_release() -> None:
+    """A pylint traceback through an installed astroid (astroid's issue 1866): the frame of the top-level module
+    `dist-packages/astroid/inference_tip.py` did not name the checkout's `astroid/inference_tip.py` (a longer path
+    ending in the whole of a file's path now does); the frame `scoped_nodes.py:1749, in infer_call_result` came from
+    another release, where line 1749 is another method (it now points at the `infer_call_result` nearest it); and
+    ten definitions of the raising file that only share the traceback's words came before the frames' own."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.ranker import frames_at
+    from ctxsieve.ingest.request import read_request
+
+    memory = RepoMemory()
+    brain = "".join(f"def infer_{w}(node, context=None):\n    return node.infer(context) or format_template\n\n"
+                    for w in ("len", "str", "int", "dict", "issubclass", "isinstance", "tuple", "set"))
+    brain += ("def _infer_str_format_call(node, context=None):\n    format_template = node.value\n"
+              "    return format_template.format(*node.args)\n")
+    memory.put_file("astroid/brain/brain_builtin_inference.py", "a",
+                    units_of("astroid/brain/brain_builtin_inference.py", brain))
+    tip = "import functools\n\n\ndef _inference_tip_cached(func, instance, args, kwargs):\n" + "    x = 1\n" * 8
+    memory.put_file("astroid/inference_tip.py", "b", units_of("astroid/inference_tip.py", tip))
+    nodes = "class FunctionDef:\n    def infer_call_result(self, caller, context=None):\n" + "        pass\n" * 20
+    nodes += "    def bool_value(self, context=None):\n" + "        return True\n" * 10
+    memory.put_file("astroid/nodes/scoped_nodes/scoped_nodes.py", "c",
+                    units_of("astroid/nodes/scoped_nodes/scoped_nodes.py", nodes))
+    site = "/usr/lib/python3/dist-packages"
+    traceback = ("Traceback (most recent call last):\n"
+                 f'  File "{site}/pylint/checkers/classes/special_methods_checker.py", line 42, in _safe_infer\n'
+                 "    value = next(inferit)\n"
+                 f'  File "{site}/astroid/nodes/scoped_nodes/scoped_nodes.py", line 28, in infer_call_result\n'
+                 "    yield from returnnode.value.infer(context)\n"
+                 f'  File "{site}/astroid/inference_tip.py", line 9, in _inference_tip_cached\n'
+                 "    result = _cache[func, node] = list(func(*args, **kwargs))\n"
+                 f'  File "{site}/astroid/brain/brain_builtin_inference.py", line 27, in _infer_str_format_call\n'
+                 "    formatted_string = format_template.format(*pos_values, **keyword_values)\n"
+                 "TypeError: unsupported format string passed to NoneType.__format__")
+    assert [f.function for f in read_request(traceback).frames][:2] == ["_infer_str_format_call",
+                                                                        "_inference_tip_cached"]
+    hits = [h.unit.name for h in memory.search(read_code_query(traceback), 4)]
+    assert hits[:3] == ["_infer_str_format_call", "_inference_tip_cached", "FunctionDef.infer_call_result"], hits
+    methods = memory.units_of("astroid/nodes/scoped_nodes/scoped_nodes.py")
+    pointed = {u.name for u, at in zip(methods, frames_at(read_code_query(traceback), methods), strict=True) if at}
+    stale = next(u for u in methods if u.leaf == "bool_value")
+    assert stale.start_line <= 28 <= stale.end_line and pointed == {"FunctionDef.infer_call_result"}, pointed
+
+
+def test_jvm_dotnet_and_ruby_frames_name_their_function_and_package() -> None:
+    """A Java stack trace's frame (`at com.google.gson.Gson.fromJson(Gson.java:932)`) was read as `Gson.java:932`
+    alone: any `Gson.java` met it, and its method was not known, so a line of another release pointed nowhere useful.
+    Its package is now its folders and its method its function, as are .NET's (`at X.Read() in C:\\src\\X.cs:line 42`)
+    and Ruby's (`base.rb:1050:in 'Sinatra::Base#route!'`)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.request import Frame, read_request
+
+    trace = ("com.google.gson.JsonSyntaxException: Expected BEGIN_OBJECT but was STRING\n"
+             "\tat com.google.gson.internal.bind.ReflectiveTypeAdapterFactory$Adapter.read("
+             "ReflectiveTypeAdapterFactory.java:226)\n"
+             "\tat com.google.gson.Gson.fromJson(Gson.java:40)\n"
+             "\tat Newtonsoft.Json.JsonTextReader.ReadInternal() in C:\\src\\Json\\JsonTextReader.cs:line 42\n"
+             "lib/sinatra/base.rb:1050:in `block in dispatch!'\n"
+             "lib/sinatra/base.rb:1200:in 'Sinatra::Base#call!'\n")
+    assert read_request(trace).frames == (
+        Frame("com/google/gson/internal/bind/ReflectiveTypeAdapterFactory.java", 226, "read"),
+        Frame("com/google/gson/Gson.java", 40, "fromJson"), Frame("C:/src/Json/JsonTextReader.cs", 42, "ReadInternal"),
+        Frame("lib/sinatra/base.rb", 1050, "dispatch!"), Frame("lib/sinatra/base.rb", 1200, "call!"))
+    memory = RepoMemory()
+    methods = "".join(f"    public Object m{i}(String json) {{\n        return null;\n    }}\n" for i in range(12))
+    gson = ("package com.google.gson;\n\npublic final class Gson {\n" + methods
+            + "    public <T> T fromJson(String json, Class<T> type) {\n        return null;\n    }\n}\n")
+    for path in ("gson/src/main/java/com/google/gson/Gson.java", "extras/src/main/java/com/other/Gson.java"):
+        memory.put_file(path, path, units_of(path, gson))
+    hits = memory.search(read_code_query("\tat com.google.gson.Gson.fromJson(Gson.java:40)\n" * 2 + "failed"), 2)
+    assert (hits[0].unit.path, hits[0].unit.name) == ("gson/src/main/java/com/google/gson/Gson.java",
+                                                      "Gson.fromJson"), hits
+
+
+def test_a_rust_panic_finds_the_code_that_says_its_message_not_the_users_main() -> None:
+    """`thread 'main' panicked at src/main.rs:20:10:` and the message on the next line (Rust 1.73 on): the message
+    was not read as one, and the place, the user's own `src/main.rs`, put every example's `src/main.rs` first."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    routing = ("fn merge_inner(path: Option<&str>, name: &str) -> Result<(), String> {\n"
+               "    Err(format!(\"Overlapping method route. Handler for `{name} {path}` already exists\"))\n}\n"
+               "fn merge(a: u8) -> u8 {\n    a\n}\n")
+    memory.put_file("axum/src/routing/method_routing.rs", "r", units_of("axum/src/routing/method_routing.rs", routing))
+    tests = "".join(f"#[test]\n#[should_panic(expected = \"Overlapping method route. Handler for `GET /{i}` already "
+                    f"exists\")]\nfn overlapping_{i}() {{\n    let x = {i};\n}}\n" for i in range(8))
+    memory.put_file("axum/src/routing/tests/mod.rs", "t", units_of("axum/src/routing/tests/mod.rs", tests))
+    for example in ("readme", "hello-world"):
+        main = "".join(f"fn step_{i}() {{}}\n" for i in range(18)) + "fn main() {\n    let app = route();\n}\n"
+        memory.put_file(f"examples/{example}/src/main.rs", example, units_of(f"examples/{example}/src/main.rs", main))
+    panic = ("thread 'main' panicked at src/main.rs:20:10:\n"
+             "Overlapping method route. Handler for `GET /users` already exists\n")
+    query = read_code_query(panic)
+    assert query.phrases == ("overlapping method route. handler for",) and query.trace, query
+    assert memory.search(query, 1)[0].unit.name == "merge_inner", memory.search(query, 3)
+
+
+def test_a_ruby_class_hash_method_look_up_finds_the_method_and_a_mixins() -> None:
+    """`Sinatra::Helpers#redirect` (Ruby's and Javadoc's way to name a method) was read as words: `redirect?` came
+    first; `Sinatra::Base#render`, a method Base gets from the module Templates it includes, put `render_ruby` first."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("module Sinatra\n  module Helpers\n    def redirect?(uri)\n      uri\n    end\n\n"
+              "    def redirect(uri, *args)\n      halt uri\n    end\n  end\n\n"
+              "  module Templates\n    def render_ruby(engine, template)\n      render engine, template\n    end\n\n"
+              "    def render(engine, data)\n      compile engine, data\n    end\n  end\n\n"
+              "  class Base\n    include Templates\n    def call(env)\n      render :erb, env\n    end\n  end\nend\n")
+    memory = RepoMemory()
+    memory.put_file("lib/sinatra/base.rb", "a", units_of("lib/sinatra/base.rb", source))
+    for asked, name in (("Sinatra::Helpers#redirect", "Sinatra.Helpers.redirect"),
+                        ("Sinatra::Base#render", "Sinatra.Templates.render"),
+                        ("Helpers#redirect?", "Sinatra.Helpers.redirect?")):
+        query = read_code_query(asked)
+        assert query.lookup, asked
+        assert memory.search(query, 3)[0].unit.name == name, (asked, memory.search(query, 3))
+    assert not memory.defines("Sinatra.Base.render"), "the answer still says no definition has that name"
+
+
+def test_a_short_searchs_words_meet_the_short_forms_code_writes_them_in() -> None:
+    """"where are route parameters parsed" left gin's `node.getValue`, whose code says `params`, out of the first 40:
+    `parameters` and `params` share no stem. A short search's word meets its short form's indexed words (and the
+    other way), as one term; an issue's words are read as written."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("tree.go", "a", units_of("tree.go", (
+        "package gin\n\nfunc (n *node) getValue(path string, params *Params) (value nodeValue) {\n"
+        "\tvalue.params = params\n\treturn\n}\n")))
+    memory.put_file("gin.go", "b", units_of("gin.go", (
+        "package gin\n\nfunc (engine *Engine) addRoute(method, path string) {\n\tengine.route(path)\n}\n")))
+    hits = memory.search(read_code_query("where are route parameters parsed"), 2)
+    assert [h.unit.name for h in hits] == ["Engine.addRoute", "node.getValue"], hits
+    alone = memory.search(read_code_query("parameters"), 1)
+    assert alone and alone[0].unit.name == "node.getValue", alone
+
+
+def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -> None:
+    """Express's API is written `res.sendStatus = function (code) {...}` under a doc comment and a blank line, and
+    `View.prototype.lookup = function (name) {...}`: its response.js was one module unit of 900 lines, `res.redirect`
+    never shown by a search of its words. zod v4's classes are `export const $ZodString = core.$constructor(...)`."""
+    express = ("'use strict';\n\nvar res = Object.create(http.ServerResponse.prototype);\n\n"
+               "/**\n * Send given HTTP status code.\n *\n * @public\n */\n\n"
+               "res.sendStatus = function sendStatus(statusCode) {\n  this.statusCode = statusCode;\n  return this;\n};\n"
+               "\nView.prototype.lookup = function lookup(name) {\n  return name;\n};\n")
+    units = {(u.name, u.kind, u.start_line, u.end_line) for u in units_of("lib/response.js", express)}
+    assert {("res.sendStatus", "function", 5, 14), ("View.lookup", "function", 16, 18)} <= units, units
+    zod = ("export const $ZodString = core.$constructor(\"$ZodString\", (inst, def) => {\n"
+           "  inst._zod.parse = (payload) => payload;\n});\n\nexport const version = { major: 4 };\n")
+    names = {(u.name, u.kind) for u in units_of("core/schemas.ts", zod)}
+    assert ("$ZodString", "function") in names and not any(n == "version" for n, _ in names), names
