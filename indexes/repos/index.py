@@ -223,7 +223,7 @@ class RepoIndex:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read))
-        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats)
+        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, tokens, len(hits), caveats)
 
@@ -275,12 +275,12 @@ class RepoIndex:
         return replace(unit, end_line=unit.definition_end,
                        text="\n".join(lines[unit.start_line - 1 : unit.definition_end]))
 
-    def _packed(self, hits: list[Hit], budget: int, name: str, state: str, caveats: Caveats
+    def _packed(self, hits: list[Hit], budget: int, name: str, state: str, caveats: Caveats, windows: bool
                 ) -> tuple[list[CodeResult], int]:
         """The hits within `budget` as the agent is shown them (`render_answer`), and that answer's tokens."""
         closing = max(self.tokenizer.count("\n\n" + closing_line(name, shown, left, state, caveats))
                       for shown in {1, len(hits)} for left in {0, len(hits)})  # (its longest form: it says what the
-        results = pack_hits(hits, self._line_tokens, budget - closing)  # packing leaves out)
+        results = pack_hits(hits, self._line_tokens, budget - closing, windows)  # packing leaves out)
 
         def answer(shown: list[CodeResult]) -> str:
             return render_answer(name, shown, len(hits), state, caveats)

@@ -58,7 +58,8 @@ def file_point(tenant: str, repo: str, path: str, digest: str, text: str, units:
     """The file's bytes as indexed and its units' places: one point, so a file is stored whole or not at all."""
     return PointData(key=file_key(tenant, repo, path), payload={
         "type": "file", "tenant": tenant, "repo": repo, "path": path, "hash": digest, "text": text,
-        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature, u.rest, u.definition_end] for u in units],
+        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature, u.rest, u.definition_end, u.definition_start]
+                  for u in units],
         "units_version": UNITS_VERSION})
 
 
@@ -74,5 +75,5 @@ def current_units(payload: dict[str, Any]) -> bool:
 def units_of_point(payload: dict[str, Any]) -> list[CodeUnit]:
     """A file point's units, their text cut from the file's text as it was indexed."""
     lines = payload["text"].split("\n")
-    return [CodeUnit(payload["path"], name, kind, first, last, "\n".join(lines[first - 1 : last]), signature, rest, end)
-            for name, kind, first, last, signature, rest, end in payload["units"]]
+    return [CodeUnit(payload["path"], name, kind, first, last, "\n".join(lines[first - 1 : last]), signature, rest, end,
+                     *more) for name, kind, first, last, signature, rest, end, *more in payload["units"]]

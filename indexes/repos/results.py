@@ -27,6 +27,7 @@ __all__ = ["DEFAULT_TOKENS", "HEAD_TOKENS", "CodeResult", "pack_hits", "trimmed"
 
 DEFAULT_TOKENS = 2000  # a search's budget when the request sets none
 HEAD_TOKENS = 80
+HEAD_SHARE = 4  # a head's one long line may cost up to this share of the budget (1 / HEAD_SHARE)
 HEAD_MAX_TOKENS = 240  # a head reaches its header line below a doc comment up to this many tokens
 HEADER_LINES = 60  # looked through for a unit's header line
 
@@ -49,23 +50,27 @@ class CodeResult:
         return self.shown_start_line <= self.start_line and self.shown_end_line >= self.end_line
 
 
-def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int) -> list[CodeResult]:
+def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int, windows: bool = False
+              ) -> list[CodeResult]:
     """The hits within `max_tokens` as shown (`count` a tokenizer's count): each with its head line and the lines
     saying how to read the rest, counted whether or not it is cut, its lines after their numbers; a hit none of
     whose lines fit is left out, and so are the ones after it. A hit the request points into (`Hit.focus`: a
-    traceback's frame, `app.py:1200`) is shown around that line, growing a line above and one below in turn."""
+    traceback's frame, `app.py:1200`) is shown around that line, growing a line above and one below in turn. With
+    `windows` (a client that numbers a hit's text from `shown_start_line`), a definition's later part (after a
+    nested definition) is shown under the definition's whole span too, its lines above said not shown."""
     costs = [_LineCosts(count, hit.unit.text.split("\n"), hit.unit.start_line) for hit in hits]
     shown = [(0, 0)] * len(hits)  # each hit's lines shown, [first, end) of its text's lines
     used = 0
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads (or the focused line) first
         unit, focus = hit.unit, _focus_of(hit, unit_costs)
-        rest = rest_line(unit.path, _end_of(unit), _end_of(unit))
-        around = count(hit_head(unit.path, unit.start_line, _end_of(unit), unit.kind, unit.name) + "\n") \
-            + count(rest + "\n\n") + (count(rest + "\n") if focus else 0)
-        first, end, spent = _grow(unit_costs, focus, focus, min(HEAD_TOKENS, max_tokens - used - around))
+        rest, start = rest_line(unit.path, _end_of(unit), _end_of(unit)), _start_of(unit, windows)
+        around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name) + "\n") \
+            + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
+        first, end, spent = _grow(unit_costs, focus, focus, min(_head_tokens(unit_costs, focus, max_tokens),
+                                                               max_tokens - used - around))
         if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
-                return [_result(hit, unit_costs.lines, 0, 0, 0)]  # where it is, and how to read it
+                return [_result(hit, unit_costs.lines, 0, 0, 0, windows)]  # where it is, and how to read it
             break
         shown[i], used = (first, end), used + spent + around
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then each through its header line
@@ -82,8 +87,16 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int)
             break
         first, end, spent = _grow(unit_costs, first, end, max_tokens - used)
         shown[i], used = (first, end), used + spent
-    return [_result(hit, unit_costs.lines, first, end, unit_costs.total(end) - unit_costs.total(first))
+    return [_result(hit, unit_costs.lines, first, end, unit_costs.total(end) - unit_costs.total(first), windows)
             for hit, unit_costs, (first, end) in zip(hits, costs, shown, strict=True) if end > first]
+
+
+def _head_tokens(costs: _LineCosts, first: int, max_tokens: int) -> int:
+    """What a hit's head may cost: HEAD_TOKENS, or its first line whole when that line alone costs more (a long
+    comment line, 96 tokens, had left a definition shown with no line at all, and every hit after it out) and at most
+    a quarter of the budget (a minified line stays out)."""
+    line = costs.at(first) if first < len(costs) else 0
+    return line if HEAD_TOKENS < line <= max_tokens // HEAD_SHARE else HEAD_TOKENS
 
 
 def _focus_of(hit: Hit, costs: _LineCosts) -> int:
@@ -146,10 +159,17 @@ class _LineCosts:
         return sum(self.at(i) for i in range(n))
 
 
-def _result(hit: Hit, lines: list[str], first: int, end: int, tokens: int) -> CodeResult:
+def _result(hit: Hit, lines: list[str], first: int, end: int, tokens: int, windows: bool) -> CodeResult:
     unit = hit.unit
-    return CodeResult(unit.path, unit.name, unit.kind, unit.start_line, _end_of(unit), round(hit.score, 6),
+    return CodeResult(unit.path, unit.name, unit.kind, _start_of(unit, windows), _end_of(unit), round(hit.score, 6),
                       "\n".join(lines[first:end]), unit.start_line + end - 1, tokens, unit.start_line + first)
+
+
+def _start_of(unit: CodeUnit, windows: bool) -> int:
+    """The first line of the definition a hit is of: a definition's later part (`return fn; };` after an inner
+    function) is shown under the definition's whole span, when the client numbers text from `shown_start_line`;
+    labelled with its own lines alone it read as the whole definition (`_parse` as lines 36-37, not 22-37)."""
+    return unit.definition_start if windows and unit.rest and unit.definition_start else unit.start_line
 
 
 def _end_of(unit: CodeUnit) -> int:

@@ -27,7 +27,7 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 27
+UNITS_VERSION = 28
 
 # the word a definition's label starts with -> the unit's kind
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
@@ -60,6 +60,8 @@ class CodeUnit:
     signature: str = ""  # its header line (`def filter(self, *args, **kwargs):`), stripped
     rest: bool = False  # a definition's own code after a nested one: part of it, not a definition of its name
     definition_end: int = 0  # the first part of a definition holding nested ones: the definition's last line
+    # (a later part's too); a later part (`rest`): the definition's first line
+    definition_start: int = 0
 
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
@@ -120,7 +122,8 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
             yield from _walk(path, d.children, lines, inside, kind)  # methods are the class's own (`Base.route`)
             for first, end in _runs(lines, d.children[0].first, last, d.children):
                 if not all(_NO_CODE.fullmatch(line) for line in lines[first : end + 1]):
-                    yield replace(_unit(path, qualified, kind, first, end, lines, d.header), rest=True)
+                    yield replace(_unit(path, qualified, kind, first, end, lines, d.header), rest=True,
+                                  definition_start=d.first + 1, definition_end=last + 1)
         else:
             yield _unit(path, qualified, kind, d.first, last, lines, d.header)
 

@@ -401,8 +401,9 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
-    if (bound := _bound_function(target) or _lua_bound(target)) is not None:  # JS/TS: `const f = () => {...}`, a
-        return ("function", False), *bound, None  # field `f = function...`; Lua: `M.run = function(...)`
+    if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target)) is not None:  # JS/TS:
+        return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
+    # `res.send = function(...)`; Lua: `M.run = function(...)`
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
@@ -543,7 +544,25 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
             return None
         holder = declarators[0]
     name, value = holder.child_by_field_name("name"), holder.child_by_field_name("value")
+    if value is not None and value.type == "call_expression":  # zod's `const $ZodString = $constructor("...", (inst,
+        value = next((a for a in _arguments(value) if a.type in _FUNCTION_VALUES), None)  # def) => {...})`
     if name is None or value is None or value.type not in _FUNCTION_VALUES or name.type not in _NAME_NODES:
+        return None
+    return name, value
+
+
+def _js_assigned(node: Any) -> tuple[Any, Any] | None:
+    """(name node, function node) where a JS statement assigns a function to a name or a property: CommonJS's
+    `res.sendStatus = function(code) {...}`, `View.prototype.lookup = function(name) {...}`, `exports.f = ...` (an
+    Express module was one unit of 900 lines, its API no definition)."""
+    if node.type != "expression_statement" or node.named_child_count != 1:
+        return None
+    assigned = node.named_children[0]
+    if assigned.type != "assignment_expression":
+        return None
+    name, value = assigned.child_by_field_name("left"), assigned.child_by_field_name("right")
+    if name is None or value is None or value.type not in _FUNCTION_VALUES \
+            or name.type not in ("identifier", "member_expression"):
         return None
     return name, value
 
@@ -626,6 +645,7 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
     return name
 
 
+_PROTOTYPE = re.compile(r"\s*\.\s*prototype\s*\.\s*|\s*\.\s*")
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>$")  # `formatter<custom_type>` -> `formatter`
 # a declarator's own name, where a C/C++ declarator chain (pointers, functions) ends
 _DECLARED = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
@@ -635,6 +655,8 @@ _NAME_CHILDREN = ("simple_identifier", "type_identifier", "identifier", "constan
 
 
 def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
+    if name_node is not None and name_node.type == "member_expression":  # JS: `View.prototype.lookup` is View's
+        return _PROTOTYPE.sub(".", name_node.text.decode("utf-8", "replace"))  # method `View.lookup`
     if name_node is not None:
         return str(name_node.text.decode("utf-8", "replace"))
     if node.type == "operator_declaration" and (op := node.child_by_field_name("operator")) is not None:
@@ -746,6 +768,8 @@ def _with_comments_above(line: int, lines: list[str], comments: Comments = Comme
     where the language has block comments and the block starts a line of its own. Where `#` opens a directive
     (`#if`, `#define`) a `#` line is not the definition's."""
     starts = ("#", "//", "/*", "*", "--") if comments.hash else ("//", "/*", "*", "--")
+    if comments.block and line > 1 and not lines[line - 1].strip() and _doc_block_ends(lines, line - 2):
+        line -= 1  # a doc comment, a blank line, the definition: Express's style (`/** ... */`, ``, `res.send = `)
     while line > 0:
         above = lines[line - 1].strip()
         if comments.block and above.endswith("*/") and "/*" not in above:
@@ -758,6 +782,15 @@ def _with_comments_above(line: int, lines: list[str], comments: Comments = Comme
         else:
             break
     return line
+
+
+def _doc_block_ends(lines: list[str], at: int) -> bool:
+    """A doc comment (`/** ...`) that opens a line of its own ends on line `at`."""
+    above = lines[at].strip()
+    if not above.endswith("*/") or "/*" in above and not above.startswith("/**"):
+        return False
+    opening = _block_opening(lines, at - 1) if "/*" not in above else at
+    return opening is not None and lines[opening].lstrip().startswith("/**")
 
 
 def _block_opening(lines: list[str], last: int) -> int | None:

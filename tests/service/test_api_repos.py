@@ -147,6 +147,46 @@ def test_a_definition_whose_first_line_fits_no_budget_is_shown_by_where_it_is(to
     assert "│" not in answer and tokenizer.count(answer) <= 2000, "no line shown as if it were empty"
 
 
+def test_a_definition_whose_first_line_is_long_is_shown_and_so_are_the_hits_after_it(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """zod's `_ensureDefaultLocale` opens with a comment line of 385 characters (96 tokens, over a head's 80): it was
+    shown with no line whatever the budget, and a listing of its file stopped there, saying the rest "did not fit in
+    the token budget" at 181 tokens of 3,000."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import HEAD_TOKENS, pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+
+    comment = "// " + " ".join(f"the locale is set once, on first use, step {i}," for i in range(12))
+    source = (f"{comment}\nexport function _ensureDefaultLocale(): void {{\n  config(en());\n}}\n\n"
+              "export function after(): number {\n  return 1;\n}\n")
+    units = [u for u in units_of("classic/schemas.ts", source) if u.kind == "function"]
+    assert tokenizer.count(comment) > HEAD_TOKENS and units[0].text.startswith(comment), units
+    shown = pack_hits([Hit(u, 1.0) for u in units], tokenizer.count, 2000)
+    assert [r.name for r in shown] == ["_ensureDefaultLocale", "after"], shown
+    assert shown[0].text.split("\n")[0] == comment and shown[0].whole, shown[0]
+
+
+def test_a_definitions_later_part_is_shown_under_the_definitions_span(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """zod's `_parse` holds an inner function; its code after it (`return fn;`) was shown as `parse.ts:36-37 function
+    _parse`, as if that were the whole function. A client that numbers text from `shown_start_line` now gets the
+    definition's span with the lines above said not shown; an older one, the part's own lines as before."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import render_answer
+
+    source = ("export const _parse = (schema) => {\n  const fn = (value) => {\n    return schema.run(value);\n  };\n"
+              "  return fn;\n};\n")
+    later = next(u for u in units_of("core/parse.ts", source) if u.rest)
+    assert (later.name, later.start_line, later.end_line, later.definition_start) == ("_parse", 5, 6, 1), later
+    shown = pack_hits([Hit(later, 1.0)], tokenizer.count, 2000, windows=True)
+    assert (shown[0].start_line, shown[0].end_line, shown[0].shown_start_line) == (1, 6, 5), shown
+    answer = render_answer("zod", shown, 1, "lexical")
+    assert answer.startswith("core/parse.ts:1-6 function _parse\n⋮ lines 1-4 not shown: read core/parse.ts lines 1-4\n"
+                             "5│  return fn;\n6│};"), answer
+    old = pack_hits([Hit(later, 1.0)], tokenizer.count, 2000)
+    assert (old[0].start_line, old[0].shown_start_line, old[0].text) == (5, 5, "  return fn;\n};"), old
+
+
 def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
     root = roots / "small"
     (root / "pkg").mkdir(parents=True)
