@@ -54,6 +54,33 @@ def stem(term: str) -> str:
     return str(stemmer.stemWord(term))
 
 
+# a word and the short form code writes it in (`parameters`: `params`, `configuration`: `config`); a short search's
+# word matches the other's indexed forms too, as one term
+ABBREVIATIONS = (("parameter", "param"), ("argument", "arg"), ("configuration", "config"), ("context", "ctx"),
+                 ("request", "req"), ("response", "resp"), ("error", "err"), ("message", "msg"),
+                 ("authentication", "auth"), ("authorization", "auth"), ("initialize", "init"),
+                 ("environment", "env"), ("repository", "repo"), ("directory", "dir"), ("database", "db"),
+                 ("string", "str"), ("number", "num"), ("length", "len"), ("value", "val"), ("variable", "var"),
+                 ("function", "func"), ("function", "fn"), ("callback", "cb"), ("index", "idx"),
+                 ("temporary", "tmp"), ("destination", "dst"), ("package", "pkg"), ("utility", "util"),
+                 ("attribute", "attr"), ("property", "prop"), ("element", "elem"), ("object", "obj"),
+                 ("address", "addr"), ("connection", "conn"), ("information", "info"), ("command", "cmd"),
+                 ("execute", "exec"), ("certificate", "cert"), ("password", "passwd"), ("reference", "ref"),
+                 ("middleware", "mw"), ("sequence", "seq"), ("previous", "prev"), ("statistics", "stats"),
+                 ("synchronize", "sync"), ("asynchronous", "async"), ("allocate", "alloc"), ("buffer", "buf"))
+
+
+def _aliases() -> dict[str, frozenset[str]]:
+    by: dict[str, set[str]] = {}
+    for long, short in ABBREVIATIONS:
+        by.setdefault(stem(long), set()).add(stem(short))
+        by.setdefault(stem(short), set()).add(stem(long))
+    return {key: frozenset(found) for key, found in by.items()}
+
+
+_ALIASES = lru_cache(maxsize=1)(_aliases)
+
+
 def stems_of(bags: Sequence[Counter[str]]) -> dict[str, str]:
     """Each term of the bags -> its stem."""
     return {term: stem(term) for bag in bags for term in bag}
@@ -141,9 +168,12 @@ class UnitIndex:
     def _stem_groups(self, asked: Counter[str]) -> dict[str, tuple[str, ...]]:
         """The asked terms by stem, each with the indexed terms of its stem (sorted: the same sums every time)."""
         groups: dict[str, set[str]] = {}
+        aliases = _ALIASES()
         for term in asked:
             key = stem(term)
             groups.setdefault(key, set()).update({term, *self._by_stem.get(key, ())})
+            for alias in aliases.get(key, ()):
+                groups[key].update(self._by_stem.get(alias, ()))
         return {key: tuple(sorted(terms)) for key, terms in groups.items()}
 
     def _group_arrays(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
