@@ -135,7 +135,8 @@ def _wait(client: Client, name: str, info: RepoInfo, timeout: float, started: fl
         time.sleep(0.25)
         info = client.repo(name)
         if time.monotonic() - said >= PROGRESS_EVERY_S and info.progress is not None and info.progress.total:
-            _say(f"{name}: {info.progress.done} of {info.progress.total} files read")
+            _say(f"{name}: {info.progress.done} of {info.progress.total} files read "
+                 f"({time.monotonic() - started:.0f} s)")  # the time tells a slow file from a repeated line
             said = time.monotonic()
     return info
 
