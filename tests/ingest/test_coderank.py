@@ -871,11 +871,27 @@ def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -
     never shown by a search of its words. zod v4's classes are `export const $ZodString = core.$constructor(...)`."""
     express = ("'use strict';\n\nvar res = Object.create(http.ServerResponse.prototype);\n\n"
                "/**\n * Send given HTTP status code.\n *\n * @public\n */\n\n"
-               "res.sendStatus = function sendStatus(statusCode) {\n  this.statusCode = statusCode;\n  return this;\n};\n"
-               "\nView.prototype.lookup = function lookup(name) {\n  return name;\n};\n")
+               "res.sendStatus = function sendStatus(statusCode) {\n  this.statusCode = statusCode;\n"
+               "  return this;\n};\n\nView.prototype.lookup = function lookup(name) {\n  return name;\n};\n")
     units = {(u.name, u.kind, u.start_line, u.end_line) for u in units_of("lib/response.js", express)}
     assert {("res.sendStatus", "function", 5, 14), ("View.lookup", "function", 16, 18)} <= units, units
     zod = ("export const $ZodString = core.$constructor(\"$ZodString\", (inst, def) => {\n"
            "  inst._zod.parse = (payload) => payload;\n});\n\nexport const version = { major: 4 };\n")
     names = {(u.name, u.kind) for u in units_of("core/schemas.ts", zod)}
     assert ("$ZodString", "function") in names and not any(n == "version" for n, _ in names), names
+
+
+def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches() -> None:
+    """A module's code outside every definition is one unit: Express's response.js was 900 lines of it, shown from
+    its imports, so `res.redirect` (line 815) never reached the agent. Such a run is now focused on its line that
+    holds the most of the request's words (shown around it by clients that ask for windows)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = "".join(f"var dep{i} = require('dep{i}');\n" for i in range(40))
+    source += "var redirectStatus = statusFor('Location header', 302);\n" + "var tail = 1;\n" * 5
+    memory = RepoMemory()
+    memory.put_file("lib/response.js", "a", units_of("lib/response.js", source))
+    hits = memory.search(read_code_query("redirect Location header"), 1)
+    assert hits[0].unit.kind == "module" and hits[0].focus == 41, hits
+    short = memory.search(read_code_query("dep3 require"), 1)
+    assert short[0].focus == 0, "a match among its first lines: shown from its start, as before"
