@@ -83,7 +83,8 @@ def index(args: argparse.Namespace) -> int:
     if info.error:
         _say(f"{name}: the sync failed: {info.error}")
         return 1
-    skipped = ", ".join(f"{n} {why}" for why, n in sorted(info.skipped.items())) or "none"
+    skipped = ", ".join(f"{n} {why}{_named(info.skipped_paths.get(why, []), n)}"
+                        for why, n in sorted(info.skipped.items())) or "none"
     _say(f"{name}: {_count(info.files, 'file')}, {_count(info.definitions, 'definition')}, state {info.state} "
          f"({time.monotonic() - started:.1f} s; skipped: {skipped}); search it with `ctxsieve search QUERY "
          f"--repo {name}` or the agents' search_code")
@@ -127,6 +128,14 @@ def search(args: argparse.Namespace) -> int:
                        if around else "")
     sys.stdout.write(text + "\n")
     return 0
+
+
+def _named(paths: list[str], count: int) -> str:
+    """The files a count stands for, as far as the service names them: ` (a.bin, b.json and 3 more)`."""
+    if not paths:
+        return ""
+    more = f" and {count - len(paths)} more" if count > len(paths) else ""
+    return f" ({', '.join(paths)}{more})"
 
 
 def _wait(client: Client, name: str, info: RepoInfo, timeout: float, started: float) -> RepoInfo:

@@ -18,7 +18,6 @@ import posixpath
 import queue
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,7 +37,7 @@ from .memory import Hit, RepoMemory
 from .records import SPEC, RepoHead, current_units, file_key, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits, trimmed
 from .vectors import UnitVectors
-from .walk import FileState, nested, read_source, walk
+from .walk import FileState, Skipped, nested, read_source, walk
 from .walk import head_of as git_head
 
 __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
@@ -67,6 +66,7 @@ class RepoStatus:
     total: int = 0
     error: str | None = None
     vectors_left: int | None = None  # units still without a vector (None: not counted yet, or no vector stage)
+    skipped_paths: dict[str, list[str]] = field(default_factory=dict)  # the first SKIPPED_NAMED of each why
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class _Repo:
     total: int = 0
     error: str | None = None
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size) when hashed
-    skipped: Counter[str] = field(default_factory=Counter)
+    skipped: Skipped = field(default_factory=Skipped)
     unreadable: set[str] = field(default_factory=set)  # files the last sync could not read: read again each sync
     failed: set[str] = field(default_factory=set)  # files whose definitions could not be read (a bug): the same
     caught_up_at: float = -CATCH_UP_S  # when a read that differed from the index last queued a sync (monotonic)
@@ -522,19 +522,20 @@ class RepoIndex:
             repo.memory.drop_file(path)
             repo.stats.pop(path, None)
         repo.head = replace(repo.head, head=git_head(root), indexed_at=utc_stamp(), files=repo.memory.file_count,
-                            definitions=repo.memory.unit_count, skipped=dict(skipped))
+                            definitions=repo.memory.unit_count, skipped=dict(skipped.counts),
+                            skipped_paths=skipped.paths)
         with self._lock:  # as `delete` holds it: a repository deleted while this sync ran stays deleted
             if self._repos.get((tenant, repo.head.name)) is repo:
                 self.store.upsert(SPEC.name, [head_point(tenant, repo.head)])
             else:  # what this sync wrote after the delete goes too
                 self.store.delete_where(SPEC.name, scope(tenant, repo.head.name))
 
-    def _changed_files(self, repo: _Repo, root: Path, files: list[str]) -> tuple[list[FileState], Counter[str]]:
+    def _changed_files(self, repo: _Repo, root: Path, files: list[str]) -> tuple[list[FileState], Skipped]:
         """The files whose bytes differ from what is indexed (a file whose size and mtime are unchanged is not
         read again); binary, huge and unreadable files counted apart."""
         indexed = repo.memory.hashes()
         changed: list[FileState] = []
-        skipped: Counter[str] = Counter()
+        skipped = Skipped()
         for path in files:
             try:
                 info = os.stat(root / path)
@@ -551,12 +552,12 @@ class RepoIndex:
             try:
                 state = read_source(root, path)
             except OSError:
-                skipped["unreadable"] += 1
+                skipped.add("unreadable", path)
                 repo.unreadable.add(path)
                 continue
             repo.unreadable.discard(path)
             if state.text is None:
-                skipped[state.why] += 1
+                skipped.add(state.why, path)
             elif indexed.get(path) != state.hash:
                 changed.append(state)
             else:  # back to what is indexed
@@ -573,7 +574,7 @@ class RepoIndex:
             except Exception:  # noqa: BLE001 - a reading bug in one file: said loudly, the others indexed, and
                 # this one keeps its last complete state, tried again (and counted) at each sync as unreadable ones
                 log.exception("repository %s: %s not indexed", name, state.path)
-                repo.skipped["failed"] += 1
+                repo.skipped.add("failed", state.path)
                 repo.failed.add(state.path)
                 continue
             repo.failed.discard(state.path)
@@ -665,5 +666,5 @@ def _status(repo: _Repo, state: str, vectors_left: int | None) -> RepoStatus:
     head = repo.head
     files, units = (repo.memory.file_count, repo.memory.unit_count) if repo.loaded else (head.files, head.definitions)
     return RepoStatus(head.name, head.path, files, units, state, head.head,  # while loading: as last stored
-                      head.indexed_at, dict(repo.skipped or head.skipped or {}), repo.done, repo.total, repo.error,
-                      vectors_left)
+                      head.indexed_at, dict(repo.skipped.counts or head.skipped or {}), repo.done, repo.total,
+                      repo.error, vectors_left, repo.skipped.paths if repo.skipped.counts else head.skipped_paths or {})

@@ -31,6 +31,7 @@ class RepoHead:
     files: int = 0
     definitions: int = 0
     skipped: dict[str, int] | None = None
+    skipped_paths: dict[str, list[str]] | None = None  # the first few of each why
 
 
 def scope(tenant: str, repo: str, kind: str | None = None, path: str | None = None) -> Where:
@@ -46,12 +47,13 @@ def head_point(tenant: str, head: RepoHead) -> PointData:
     return PointData(key=_SEP.join(("repo", tenant, head.name)), payload={
         "type": "repo", "tenant": tenant, "repo": head.name, "path": head.path, "head": head.head,
         "indexed_at": head.indexed_at, "files": head.files, "definitions": head.definitions,
-        "skipped": dict(head.skipped or {})})
+        "skipped": dict(head.skipped or {}), "skipped_paths": dict(head.skipped_paths or {})})
 
 
 def head_of(payload: dict[str, Any]) -> RepoHead:
     return RepoHead(payload["repo"], payload["path"], payload.get("head"), payload.get("indexed_at"),
-                    int(payload.get("files", 0)), int(payload.get("definitions", 0)), payload.get("skipped") or {})
+                    int(payload.get("files", 0)), int(payload.get("definitions", 0)), payload.get("skipped") or {},
+                    payload.get("skipped_paths") or {})
 
 
 def file_point(tenant: str, repo: str, path: str, digest: str, text: str, units: list[CodeUnit]) -> PointData:

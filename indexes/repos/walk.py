@@ -23,10 +23,33 @@ SKIPPED_FOLDERS = frozenset({
 })
 
 
+SKIPPED_NAMED = 5  # the files left out that a repository's status names, per why (the rest are counted)
+
+
+@dataclass
+class Skipped:
+    """The files a sync left out: how many per why (binary, huge, unreadable, outside, failed), the first few named."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    paths: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, why: str, path: str) -> None:
+        self.counts[why] += 1
+        named = self.paths.setdefault(why, [])
+        if len(named) < SKIPPED_NAMED:  # a name in another encoding than UTF-8 as its bytes escaped: storable
+            named.append(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+
+    def update(self, other: Skipped) -> None:
+        for why, paths in other.paths.items():
+            self.counts[why] += other.counts[why] - len(paths)
+            for path in paths:
+                self.add(why, path)
+
+
 @dataclass
 class Walk:
     files: list[str] = field(default_factory=list)  # relative posix paths, sorted
-    skipped: Counter[str] = field(default_factory=Counter)  # why -> how many (binary, huge)
+    skipped: Skipped = field(default_factory=Skipped)
 
 
 @dataclass(frozen=True)
@@ -49,9 +72,9 @@ def walk(root: Path) -> Walk:
             continue
         if PurePosixPath(name).suffix.lower() in LANGUAGES and (root / name).is_file():
             if not _storable(name):
-                out.skipped["unreadable"] += 1
+                out.skipped.add("unreadable", name)
             elif _links_out(root / name, real_root):
-                out.skipped["outside"] += 1
+                out.skipped.add("outside", name)
             else:
                 out.files.append(name)
     return out

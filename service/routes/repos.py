@@ -84,4 +84,4 @@ def _info(status: RepoStatus) -> RepoInfo:
                     state=status.state, head=status.head, indexed_at=status.indexed_at,
                     skipped=status.skipped, progress=RepoProgress(done=status.done, total=status.total,
                                           vectors_left=status.vectors_left),
-                    error=status.error)
+                    error=status.error, skipped_paths=status.skipped_paths)

@@ -44,6 +44,7 @@ class RepoInfo(BaseModel):
     skipped: dict[str, int]  # files left out, by why (binary, huge)
     progress: RepoProgress
     error: str | None = None  # the last sync's failure, verbatim
+    skipped_paths: dict[str, list[str]] = {}  # the first five files left out of each why, by path
 
 
 class RepoList(BaseModel):

@@ -202,6 +202,7 @@ def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
     assert repos.put("/v1/repos/small", json={"path": str(root)}).status_code == 202
     info = indexed(repos, "small")
     assert info["files"] == 2 and info["skipped"] == {"binary": 1, "huge": 1}, info
+    assert info["skipped_paths"] == {"binary": ["pkg/blob.py"], "huge": ["pkg/huge.py"]}, "which, not how many"
     assert found(repos, "small", "compute_invoice_total")[0] == ("pkg/billing.py", "compute_invoice_total")
     assert found(repos, "small", "weigh_parcel")[0] == ("pkg/shipping.py", "Parcel.weigh_parcel")
     assert not found(repos, "small", "ignored_function generated_helper")
@@ -797,6 +798,7 @@ def test_a_file_named_in_another_encoding_is_skipped_and_the_index_goes_on(repos
     assert repos.put(f"/v1/repos/latin-{tracked}", json={"path": str(root)}).status_code == 202
     info = indexed(repos, f"latin-{tracked}")
     assert info["error"] is None and info["files"] == 1 and info["skipped"] == {"unreadable": 1}, info
+    assert info["skipped_paths"] == {"unreadable": ["caf\\xe9.py"]}, "named by its bytes, escaped"
     assert found(repos, f"latin-{tracked}", "readable_function")[0] == ("ok.py", "readable_function")
     the_worker_goes_on(repos, roots, f"latin-{tracked}")
 

@@ -47,6 +47,19 @@ def test_index_then_search_from_the_command_line(served: tuple[str, Path]) -> No
     check_hit(root, hits["TaxTable.rate_for"], definition(root, "billing/tax.py", "TaxTable.rate_for"))
 
 
+def test_index_names_the_files_it_left_out(served: tuple[str, Path]) -> None:
+    """`skipped: 1 binary, 1 huge` left a user to find which files those were."""
+    url, root = served
+    folder = root.parent / "with-blobs"
+    folder.mkdir()
+    (folder / "app.py").write_text("def serve():\n    return 1\n")
+    (folder / "blob.py").write_bytes(b"\x00\x01def binary_thing(): pass\n")
+    (folder / "huge.py").write_text("x = 1\n" * 200_000)
+    done = ctxsieve(root.parent, "index", str(folder), "--url", url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "skipped: 1 binary (blob.py), 1 huge (huge.py))" in done.stdout, done.stdout
+
+
 def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     url, root = served
     done = ctxsieve(root.parent, "index", str(root / "billing"), "--url", url)

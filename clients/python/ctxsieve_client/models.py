@@ -375,6 +375,7 @@ class RepoInfo(Model):
     skipped: dict[str, int] = field(default_factory=dict)
     progress: RepoProgress | None = None
     error: str | None = None
+    skipped_paths: dict[str, list[str]] = field(default_factory=dict)  # the first five of each why
 
 
 @dataclass(kw_only=True)
