@@ -71,7 +71,7 @@ def read_request(text: str) -> CodeRequest:
     # innermost first, as every other language's trace writes them (Python's: "most recent call last")
     frames = [Frame(p, int(n), f) for p, n, f in reversed(_PY_FRAME.findall(text))]
     frames += [Frame(_module_path(p), int(n), f or None) for f, p, n in _AT_FRAME.findall(text)]
-    frames += [Frame(_jvm_path(c, f), int(n), m) for c, m, f, n in _JVM_FRAME.findall(text)]
+    frames += _jvm_frames(text)
     frames += [Frame(p.replace("\\", "/"), int(n), m) for m, p, n in _DOTNET_FRAME.findall(text)]
     frames += [Frame(p, int(n), re.split(r"[#.]|::", m)[-1]) for p, n, m in _RUBY_FRAME.findall(text)]
     known = {(_file_name(f.path), f.line) for f in frames}
@@ -93,6 +93,15 @@ def outside_frames(text: str) -> str:
             and not (i > 0 and framed[i - 1] and _PY_FRAME.search(lines[i - 1]))
             and not (i + 1 < len(lines) and framed[i + 1] and lines[i + 1].startswith("\t"))]
     return "\n".join(kept)
+
+
+def _jvm_frames(text: str) -> list[Frame]:
+    """A JVM trace's frames, innermost first: the last `Caused by:`'s (the root cause, where it was thrown) before
+    the frames of the exceptions that wrapped it."""
+    cause = text.rfind("Caused by:")
+    found = [(m.start() < cause, m.start(), Frame(_jvm_path(m[1], m[3]), int(m[4]), m[2]))
+             for m in _JVM_FRAME.finditer(text)]
+    return [frame for _, _, frame in sorted(found, key=lambda f: (f[0], f[1]))]
 
 
 def _jvm_path(qualified: str, file: str) -> str:

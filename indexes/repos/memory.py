@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -173,9 +173,9 @@ class RepoMemory:
             asked = replace(query, lookup=self._widened(query.lookup, path_glob))
             order = sorted(order, key=lambda j: _asked_first(asked, units[j]))
         elif query.short:
-            order = _files_first(order, units)
+            order = _files_first(order, units, scores, weights.later)
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
-            order = _frames_first(order, frame_targets(query, units), units)
+            order = _frames_first(order, frame_targets(query, units))
         placed = bool(query.frames)
         return [Hit(units[j], float(scores[j]), (place_in(query, units[j]) if placed else 0)
                     or self._matched_line(query, units[j])) for j in order[:k]]
@@ -262,7 +262,7 @@ class RepoMemory:
 MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best line, when that is below its first lines
 
 
-def _frames_first(order: list[int], targets: list[list[int]], units: Sequence[CodeUnit]) -> list[int]:
+def _frames_first(order: list[int], targets: list[list[int]]) -> list[int]:
     """A pasted trace's definitions first, its innermost frame's first (where the error was raised, then who called
     it), each frame's in the rule's order; then the rest. Scored, a frame's definition could fall below its file's
     others that only share the request's words and read like it (a Go panic's `node.addRoute` came 13th, below
@@ -270,24 +270,23 @@ def _frames_first(order: list[int], targets: list[list[int]], units: Sequence[Co
     on the localization dev split, frames first lost two cases whose fix is in an outer frame or no frame at all."""
     depth: dict[int, int] = {}
     for d, held in enumerate(targets):
-        if len({units[j].path for j in held}) == 1:  # a frame several files meet (the user's own `src/main.rs`
-            for j in held:  # against every example's) says too little to come first
-                depth.setdefault(j, d)
+        for j in held:
+            depth.setdefault(j, d)
     return sorted(order, key=lambda j: depth.get(j, len(targets)))
 
 
-def _files_first(order: list[int], units: list[CodeUnit]) -> list[int]:
-    """A short search's hits, each file's best first, then the rest in their order: an agent's few words ask where
-    something is, and ten definitions of one file hide the other files that answer them (python -m
-    bench.short_queries, dev split: NDCG@10 over the files 0.709 -> 0.811 with each file's best first, 0.775 with
-    its best two)."""
+def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, later: float) -> list[int]:
+    """A short search's hits, each file's best first: an agent's few words ask where something is, and ten
+    definitions of one file hide the other files that answer them (python -m bench.short_queries, dev split: NDCG@10
+    over the files 0.709 -> 0.811 with each file's best first, 0.775 with its best two). A file's later hits count
+    `later` of their score against the other files' best (0: after every file's best, so a second definition that
+    outscores all but one never showed, even at k 50)."""
     seen: set[str] = set()
-    first: list[int] = []
-    rest: list[int] = []
-    for j in order:
-        (rest if units[j].path in seen else first).append(j)
+    ranked: list[tuple[float, int, int]] = []
+    for at, j in enumerate(order):
+        ranked.append((-float(scores[j]) * (later if units[j].path in seen else 1.0), at, j))
         seen.add(units[j].path)
-    return first + rest
+    return [j for _, _, j in sorted(ranked)]
 
 
 # a Python overload's signature (`@overload`, `@typing.overload`, `@t.overload` above it): after the definition it types

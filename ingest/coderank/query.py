@@ -93,12 +93,13 @@ def read_code_query(text: str) -> CodeQuery:
     frame_files = tuple(f.path.replace("\\", "/") for f in request.frames)
     lookup = lookup_names(text)
     short = len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS
+    trace = _is_trace(text, request.frames)
     names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
     return CodeQuery(text, tuple(code_terms(text)), names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
                      asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),
                      bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()),
-                     short, message_phrases(text) if short else (), _is_trace(text, request.frames))
+                     short, message_phrases(text) if short or trace else (), trace)
 
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
@@ -141,8 +142,8 @@ def lookup_names(text: str) -> frozenset[str]:
     `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them, or one word alone (`serve`): a look-up, whose
     definitions come first wherever they are (a test's too); empty for any other request (plain words, a sentence,
     an issue)."""
-    words = [_HASH_METHOD.sub(".", w.strip("`").removesuffix("()"))  # Ruby's and Javadoc's `Class#method`
-             for w in text.split(None, LOOKUP_WORDS)]  # an issue: split no further
+    words = [_HASH_METHOD.sub(".", w.strip("`").removesuffix("()")).replace(".prototype.", ".")  # Ruby's and
+             for w in text.split(None, LOOKUP_WORDS)]  # Javadoc's `Class#method`, JS's `View.prototype.lookup`
     if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
                                                      for w in words):  # `utils.py` names a file
         return frozenset()

@@ -60,6 +60,7 @@ class Weights:
     dense: float = 0.5
     phrase: float = 2.0  # the request's error message or quoted string held verbatim (`phrases_held`)
     file_name: float = 0.5  # a short search holds the words of the unit's file's name (`_file_name_share`)
+    later: float = 0.4  # a short search's order: a file's hits after its best, this share of their score
     tests: float = 0.3
     aside: float = 0.5
     vendored: float = 0.3
@@ -344,23 +345,28 @@ def frames_at(query: CodeQuery, units: Sequence[CodeUnit]) -> np.ndarray:
 
 
 def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]]:
-    """Per frame of the request, innermost first, the units it points at: those of its file holding its line; when
-    it names its function and none of those is a definition of that name, the traceback came from another version
-    of the file (an installed release against a checkout), and it points at the definition of that name in its file
-    nearest its line instead. (Its path rule, the file the request names, is narrower than `paths_meet`'s: the rule
-    was measured with it.)"""
+    """Per frame of the request, innermost first, the units it points at: those of its file (`paths_meet`: an
+    installed copy's `site-packages/flask/app.py` is a checkout's `src/flask/app.py`) holding its line; when it names
+    its function and none of those is a definition of that name, the traceback came from another version of the file
+    (an installed release against a checkout), and it points at the definition of that name in its file nearest its
+    line instead (not Ruby's: a built-in's frame, `in 'each'`, is labelled with its caller's line). In a pasted
+    trace, a frame several files meet (the user's own `src/main.rs` against every example's) points at none."""
     if not query.frames:
         return []
-    named_files = {path: bool(query.names_file(path)) for path in {u.path for u in units}}
+    paths = sorted({u.path for u in units})
     targets: list[list[int]] = []
     for frame in query.frames:
         line = frame.line
         if line is None:
             continue
         name = frame.path.replace("\\", "/").rsplit("/", 1)[-1]
-        own = [i for i, u in enumerate(units) if u.path.endswith(name) and named_files[u.path]]
+        meeting = {path for path in paths if path.rsplit("/", 1)[-1] == name and paths_meet(frame.path, path)}
+        if query.trace and len(meeting) > 1:
+            targets.append([])
+            continue
+        own = [i for i, u in enumerate(units) if u.path in meeting]
         holding = [i for i in own if units[i].start_line <= line <= units[i].end_line]
-        function = _frame_function(frame.function)
+        function = None if frame.path.endswith(".rb") else _frame_function(frame.function)
         named = [i for i in own if function and units[i].leaf == function and units[i].defines_name]
         if named and not any(i in named for i in holding):
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]

@@ -800,7 +800,10 @@ def _block_opening(lines: list[str], last: int) -> int | None:
         if "*/" in lines[i]:
             return None
         if "/*" in lines[i]:
-            return i if lines[i].lstrip().startswith("/*") else None
+            opening = lines[i].lstrip()
+            if opening.startswith("*"):  # a doc line that writes `/*` (Express's ` *      req.is('text/*');`)
+                continue
+            return i if opening.startswith("/*") else None
     return None
 
 

@@ -895,3 +895,81 @@ def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches()
     assert hits[0].unit.kind == "module" and hits[0].focus == 41, hits
     short = memory.search(read_code_query("dep3 require"), 1)
     assert short[0].focus == 0, "a match among its first lines: shown from its start, as before"
+
+
+def test_a_traces_frames_from_an_installed_copy_a_root_cause_and_rubys_builtins() -> None:
+    """Found by a second user trial: a traceback through an installed flask (`site-packages/flask/app.py`, a
+    checkout's `src/flask/app.py`) pointed at nothing, so its innermost frame came 4th; a JVM trace's root cause
+    (`Caused by:`) came after the frames that wrapped it; a Ruby frame labelled with a built-in (`in 'call'`, a
+    line of `compile!`) pointed at an unrelated `call`; `View.prototype.lookup` was said to be defined nowhere."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.ranker import frame_targets
+    from ctxsieve.ingest.request import read_request
+
+    memory = RepoMemory()
+    app = "class Flask:\n" + "".join(f"    def {name}(self):\n" + "        step = 1\n" * 8
+                                     for name in ("wsgi_app", "full_dispatch_request", "dispatch_request"))
+    memory.put_file("src/flask/app.py", "a", units_of("src/flask/app.py", app))
+    site = "/usr/lib/python3.12/site-packages/flask/app.py"
+    trace = ("Traceback (most recent call last):\n"
+             + "".join(f'  File "{site}", line {line}, in {name}\n    step = 1\n'
+                       for line, name in ((3, "wsgi_app"), (12, "full_dispatch_request"), (21, "dispatch_request")))
+             + "KeyError: 'user'\n")
+    hits = [h.unit.name for h in memory.search(read_code_query(trace), 3)]
+    assert hits == ["Flask.dispatch_request", "Flask.full_dispatch_request", "Flask.wsgi_app"], hits
+
+    jvm = ("com.google.gson.JsonSyntaxException: boom\n\tat com.google.gson.Gson.fromJson(Gson.java:932)\n"
+           "Caused by: java.lang.IllegalStateException: Expected BEGIN_OBJECT\n"
+           "\tat com.google.gson.stream.JsonReader.beginObject(JsonReader.java:507)\n\t... 3 more\n")
+    assert [f.function for f in read_request(jvm).frames] == ["beginObject", "fromJson"]
+
+    base = ("class Base\n  def call(env)\n    dup\n  end\n\n  def compile!(verb, path)\n"
+            "    block.call\n    wrapper\n  end\nend\n")
+    units = units_of("lib/sinatra/base.rb", base)
+    ruby = read_code_query("lib/sinatra/base.rb:7:in 'call'\nlib/sinatra/base.rb:3:in 'call'\nboom")
+    pointed = [[units[i].name for i in held] for held in frame_targets(ruby, units)]
+    assert pointed == [["Base.compile!"], ["Base.call"]], pointed
+
+    view = "function View(name) {\n  this.name = name;\n}\n\nView.prototype.lookup = function lookup(name) {\n" \
+           "  return name;\n};\n"
+    memory.put_file("lib/view.js", "v", units_of("lib/view.js", view))
+    asked = read_code_query("View.prototype.lookup")
+    assert asked.lookup == frozenset({"View.lookup"}) and memory.defines("View.lookup")
+    assert memory.search(asked, 1)[0].unit.name == "View.lookup"
+
+
+def test_a_pasted_traces_message_is_read_and_a_frame_many_files_meet_points_at_none() -> None:
+    """zod's error printed with Node frames: its message (`"message": "Invalid input: expected string, received
+    number"`) was not read, the trace having more than 20 words; the Rust panic's `src/main.rs:20`, which every
+    example's `src/main.rs` meets, pointed at each example's line 20 in a trace."""
+    from ctxsieve.ingest.coderank.ranker import frame_targets
+
+    zod = ('ZodError: [\n  {\n    "expected": "string",\n    "code": "invalid_type",\n    "path": ["name"],\n'
+           '    "message": "Invalid input: expected string, received number"\n  }\n]\n'
+           "    at new ZodError (file:///app/node_modules/zod/v4/core/errors.js:12:5)\n"
+           "    at parse (file:///app/node_modules/zod/v4/core/parse.js:31:11)\n"
+           "    at main (file:///app/src/index.ts:9:3)\n")
+    query = read_code_query(zod)
+    assert query.trace and "invalid input: expected string, received number" in query.phrases, query.phrases
+    units = [u for example in ("readme", "hello") for u in units_of(
+        f"examples/{example}/src/main.rs", "".join(f"fn s{i}() {{}}\n" for i in range(19)) + "fn main() {\n}\n")]
+    panic = read_code_query("thread 'main' panicked at src/main.rs:20:1:\nboom went the route\n")
+    assert panic.trace and frame_targets(panic, units) == [[]], frame_targets(panic, units)
+
+
+def test_a_short_searchs_second_definition_of_a_file_outranks_weak_files() -> None:
+    """"how does c.Negotiate pick which format to render": gin's `Context.NegotiateFormat`, second in the whole
+    repository by score, never showed even at k 50, behind every other file's best (each file's best first)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("context.go", "c", units_of("context.go", (
+        "package gin\n\nfunc (c *Context) Negotiate(code int, config Negotiate) {\n\tformat := c.NegotiateFormat()\n"
+        "\trender(format)\n}\n\nfunc (c *Context) NegotiateFormat(offered ...string) string {\n"
+        "\treturn negotiate format accept header render\n}\n")))
+    for i in range(12):
+        memory.put_file(f"other{i}.go", str(i), units_of(f"other{i}.go", (
+            f"package gin\n\nfunc helper{i}(w Writer) {{\n\trender(w)\n\tstep{i}()\n\tmore{i}()\n}}\n")))
+    names = [h.unit.name for h in memory.search(read_code_query("negotiate which format to render"), 5)]
+    assert names[:2] == ["Context.NegotiateFormat", "Context.Negotiate"] or names[:2] == [
+        "Context.Negotiate", "Context.NegotiateFormat"], names
