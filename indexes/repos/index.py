@@ -217,8 +217,9 @@ class RepoIndex:
             raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} (a glob over the paths "
                                  "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         read = read_code_query(query)
-        hits, state, by_meaning = self._hits(tenant, repo, read, k, path, state)
-        hits = self._whole_looked_up(tenant, name, read, hits)
+        asked = 2 * k if read.lookup else k  # a definition looked up is shown whole, and the hits inside it (its
+        hits, state, by_meaning = self._hits(tenant, repo, read, asked, path, state)  # nested ones) are left out:
+        hits = self._whole_looked_up(tenant, name, read, hits)[:k]  # k are asked for, not k less those
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))

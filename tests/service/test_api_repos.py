@@ -731,6 +731,8 @@ def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestC
         assert hit["text"] == "\n".join(lines[span[0] - 1 : span[1]]) and hit["shown_end_line"] == span[1], hit
     body = repos.post("/v1/repos/wrapped/search", json={"query": "Retry.wrap"}).json()
     assert [r["name"] for r in body["results"]].count("Retry.wrap.wrapper") == 0, "its lines are the look-up's"
+    few = repos.post("/v1/repos/wrapped/search", json={"query": "Retry.wrap", "k": 2}).json()["results"]
+    assert len(few) == 2, ("k asked for: the hits inside the whole one left out leave the answer none short", few)
     both = repos.post("/v1/repos/wrapped/search", json={"query": "Retry.wrap Retry"}).json()["results"]
     spans = [range(r["shown_start_line"], r["shown_end_line"] + 1) for r in both]
     shown = [line for span in spans for line in span]
