@@ -68,38 +68,62 @@ def read_request(text: str) -> CodeRequest:
             names.update(parts)
             pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
-    # innermost first, as every other language's trace writes them (Python's: "most recent call last")
-    frames = [Frame(p, int(n), f) for p, n, f in reversed(_PY_FRAME.findall(text))]
+    frames = _python_frames(text)
     frames += [Frame(_module_path(p), int(n), f or None) for f, p, n in _AT_FRAME.findall(text)]
     frames += _jvm_frames(text)
     frames += [Frame(p.replace("\\", "/"), int(n), m) for m, p, n in _DOTNET_FRAME.findall(text)]
     frames += [Frame(p, int(n), re.split(r"[#.]|::", m)[-1]) for p, n, m in _RUBY_FRAME.findall(text)]
     known = {(_file_name(f.path), f.line) for f in frames}
     frames += [Frame(path, int(n), None) for p, n in _PATH_LINE.findall(text)
-               if (_file_name(path := _module_path(p)), int(n)) not in known]
+               if (_file_name(path := _module_path(p)), int(n)) not in known and not _GO_STDLIB.search(path)]
     names.update(f.function for f in frames if f.function)
     return CodeRequest(frozenset(n for n in names if len(n.strip("_")) >= 3 and n.lower() not in _COMMON),
                        tuple(frames), frozenset(pairs))
 
 
+_FRAME_FORMS = (_PY_FRAME, _AT_FRAME, _JVM_FRAME, _DOTNET_FRAME, _RUBY_FRAME, _PATH_LINE)
+_CARETS = re.compile(r"[\s^~]*")  # Python 3.11's markers under a frame's source line
+
+
 def outside_frames(text: str) -> str:
-    """The request's lines that are not its trace: not a frame's line, not the source line Python prints under a
-    frame, not the function line Go prints above one (`main.run(...)` over `\t/src/main.go:12 +0x1d`)."""
+    """The request less its trace: each frame as written taken out of its line (a sentence naming
+    `requests/adapters.py:412` keeps its words), the source line Python prints under a frame and its `^^^^` markers,
+    and the function line Go prints above one (`main.run(...)` over `\t/src/main.go:12 +0x1d`)."""
     lines = text.split("\n")
-    framed = [bool(_PY_FRAME.search(line) or _AT_FRAME.search(line) or _JVM_FRAME.search(line)
-                   or _DOTNET_FRAME.search(line) or _RUBY_FRAME.search(line) or _PATH_LINE.search(line))
-              for line in lines]
-    kept = [line for i, line in enumerate(lines) if not framed[i]
+    left = [_strip_frames(line) for line in lines]
+    framed = [a != b for a, b in zip(lines, left, strict=True)]
+    kept = [rest for i, rest in enumerate(left) if not _CARETS.fullmatch(rest)
             and not (i > 0 and framed[i - 1] and _PY_FRAME.search(lines[i - 1]))
             and not (i + 1 < len(lines) and framed[i + 1] and lines[i + 1].startswith("\t"))]
     return "\n".join(kept)
 
 
+def _strip_frames(line: str) -> str:
+    for form in _FRAME_FORMS:
+        line = form.sub(" ", line)
+    return line
+
+
+# Python's line between the tracebacks of an exception and the one raised while handling it (or from it): the
+# first traceback is the root cause's
+_PY_CHAINED = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)",
+                         re.MULTILINE)
+
+
+def _python_frames(text: str) -> list[Frame]:
+    """A Python traceback's frames innermost first (it prints them "most recent call last"), a chain's root cause
+    (its first traceback) before the exceptions raised while handling it."""
+    breaks = [m.start() for m in _PY_CHAINED.finditer(text)]
+    found = [(sum(b < m.start() for b in breaks), -m.start(), Frame(m[1], int(m[2]), m[3]))
+             for m in _PY_FRAME.finditer(text)]
+    return [frame for _, _, frame in sorted(found, key=lambda f: (f[0], f[1]))]
+
+
 def _jvm_frames(text: str) -> list[Frame]:
-    """A JVM trace's frames, innermost first: the last `Caused by:`'s (the root cause, where it was thrown) before
-    the frames of the exceptions that wrapped it."""
-    cause = text.rfind("Caused by:")
-    found = [(m.start() < cause, m.start(), Frame(_jvm_path(m[1], m[3]), int(m[4]), m[2]))
+    """A JVM trace's frames, innermost first: the deepest `Caused by:`'s (the root cause, where it was thrown), then
+    those of each exception that wrapped it, outward."""
+    causes = [m.start() for m in re.finditer(r"Caused by:", text)]
+    found = [(-sum(c < m.start() for c in causes), m.start(), Frame(_jvm_path(m[1], m[3]), int(m[4]), m[2]))
              for m in _JVM_FRAME.finditer(text)]
     return [frame for _, _, frame in sorted(found, key=lambda f: (f[0], f[1]))]
 
@@ -113,6 +137,11 @@ def _jvm_path(qualified: str, file: str) -> str:
 
 def _file_name(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+# Go's standard library under GOROOT (`/usr/local/go/src/net/http/server.go`): not a module's file (a GOPATH
+# checkout's are under a host: `go/src/github.com/...`)
+_GO_STDLIB = re.compile(r"(^|/)go/src/[a-z0-9_]+/[^@]*\.go$")
 
 
 def _module_path(path: str) -> str:

@@ -218,8 +218,8 @@ class RepoIndex:
                                  "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         read = read_code_query(query)
         asked = 2 * k if read.lookup else k  # a definition looked up is shown whole, and the hits inside it (its
-        hits, state, by_meaning = self._hits(tenant, repo, read, asked, path, state)  # nested ones) are left out:
-        hits = self._whole_looked_up(tenant, name, read, hits)[:k]  # k are asked for, not k less those
+        hits, state, by_meaning = self._hits(tenant, repo, read, asked, path, state, windows)  # nested ones) are
+        hits = self._whole_looked_up(tenant, name, read, hits)[:k]  # left out: k are asked for, not k less those
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
@@ -228,19 +228,19 @@ class RepoIndex:
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, tokens, len(hits), caveats)
 
-    def _hits(self, tenant: str, repo: _Repo, read: CodeQuery, k: int, path: str | None, state: str
+    def _hits(self, tenant: str, repo: _Repo, read: CodeQuery, k: int, path: str | None, state: str, windows: bool
               ) -> tuple[list[Hit], str, bool]:
         """The best k definitions, the repository's state they were found in, and whether by meaning alone."""
         name = repo.head.name
         cosines = self.vectors.cosines(read.text) if self.vectors is not None and state == "ready" else None
-        hits = repo.memory.search(read, k, path, cosines=cosines)
+        hits = repo.memory.search(read, k, path, cosines=cosines, focused=windows)
         if self._edited_since(repo, {h.unit.path for h in hits}, unknown=False):  # its lines would not be the
             self.sync(tenant, name)  # file's: brought up to date first (a stat per file found; a restart's files
             # are checked by the sync its load queues, not by every search meanwhile)
             self._wait_synced(tenant, name, FRESH_WAIT_S)
             with self._lock:
                 state = self._state(tenant, repo)
-            hits = repo.memory.search(read, k, path, cosines=cosines)
+            hits = repo.memory.search(read, k, path, cosines=cosines, focused=windows)
         if hits or cosines is None or self.vectors is None or not read.terms or read.tests:
             return hits, state, False
         # no definition has a word or name of the request (written in another language than the code); not for
@@ -668,4 +668,5 @@ def _status(repo: _Repo, state: str, vectors_left: int | None) -> RepoStatus:
     files, units = (repo.memory.file_count, repo.memory.unit_count) if repo.loaded else (head.files, head.definitions)
     return RepoStatus(head.name, head.path, files, units, state, head.head,  # while loading: as last stored
                       head.indexed_at, dict(repo.skipped.counts or head.skipped or {}), repo.done, repo.total,
-                      repo.error, vectors_left, repo.skipped.paths if repo.skipped.counts else head.skipped_paths or {})
+                      repo.error, vectors_left, {why: list(paths) for why, paths in (
+                          repo.skipped.paths if repo.skipped.counts else head.skipped_paths or {}).items()})

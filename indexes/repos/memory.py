@@ -158,10 +158,11 @@ class RepoMemory:
     # --- search -------------------------------------------------------------------------------------------
 
     def search(self, query: CodeQuery, k: int, path_glob: str | None = None, weights: Weights = WEIGHTS,
-               cosines: Cosines | None = None, within: Collection[str] | None = None) -> list[Hit]:
+               cosines: Cosines | None = None, within: Collection[str] | None = None, focused: bool = False
+               ) -> list[Hit]:
         """The best k units (of the files `within` names, if given), ties broken by path and line so the same request
         gives the same order; with `cosines` (the units' vectors against the request's), the best re-ranked by them
-        too."""
+        too. With `focused` (a client shown windows), a long module run's hit says its best-matching line."""
         units, rows = self.candidates(query, path_glob, within)
         if not units:
             return []
@@ -177,8 +178,9 @@ class RepoMemory:
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
             order = _frames_first(order, frame_targets(query, units))
         placed = bool(query.frames)
+        matched = focused and not (query.paths_only or query.at_lines or query.lookup)
         return [Hit(units[j], float(scores[j]), (place_in(query, units[j]) if placed else 0)
-                    or self._matched_line(query, units[j])) for j in order[:k]]
+                    or (self._matched_line(query, units[j]) if matched else 0)) for j in order[:k]]
 
     def _matched_line(self, query: CodeQuery, unit: CodeUnit) -> int:
         """A long run of a module's code (no definition of its own: its first lines are imports) is shown around its

@@ -367,11 +367,17 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
         own = [i for i, u in enumerate(units) if u.path in meeting]
         holding = [i for i in own if units[i].start_line <= line <= units[i].end_line]
         function = None if frame.path.endswith(".rb") else _frame_function(frame.function)
-        named = [i for i in own if function and units[i].leaf == function and units[i].defines_name]
+        named = [i for i in own if function and units[i].leaf == function and units[i].kind != "module"]  # (a
+        # later part of the function counts: it is of that name)
         if named and not any(i in named for i in holding):
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
+        elif function and not named and _INSTALLED.search(frame.path):  # another installed package's file of the
+            holding = []  # same path (`node_modules/other-lib/lib/index.js`), its function none of the repository's
         targets.append(holding)
     return targets
+
+
+_INSTALLED = re.compile(r"(^|/)(node_modules|site-packages|dist-packages)/")
 
 
 def _frame_function(written: str | None) -> str | None:

@@ -544,11 +544,20 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
             return None
         holder = declarators[0]
     name, value = holder.child_by_field_name("name"), holder.child_by_field_name("value")
-    if value is not None and value.type == "call_expression":  # zod's `const $ZodString = $constructor("...", (inst,
-        value = next((a for a in _arguments(value) if a.type in _FUNCTION_VALUES), None)  # def) => {...})`
+    if value is not None and value.type == "call_expression" and _top_level(node):  # zod's `const $ZodString =
+        value = next((a for a in _arguments(value) if a.type in _FUNCTION_VALUES), None)  # $constructor("...", (inst,
+        # def) => {...})`; inside a function, `const names = items.map((item) => ...)` is a value, not a definition
     if name is None or value is None or value.type not in _FUNCTION_VALUES or name.type not in _NAME_NODES:
         return None
     return name, value
+
+
+def _top_level(node: Any) -> bool:
+    """A declaration of the module itself (its own statement, or exported)."""
+    parent = node.parent
+    if parent is not None and parent.type == "export_statement":
+        parent = parent.parent
+    return parent is not None and parent.type == "program"
 
 
 def _js_assigned(node: Any) -> tuple[Any, Any] | None:
@@ -564,6 +573,9 @@ def _js_assigned(node: Any) -> tuple[Any, Any] | None:
     if name is None or value is None or value.type not in _FUNCTION_VALUES \
             or name.type not in ("identifier", "member_expression"):
         return None
+    own = value.child_by_field_name("name")
+    if own is not None and name.text in (b"module.exports", b"exports"):  # `module.exports = function
+        return own, value  # createApplication() {...}` is `createApplication`
     return name, value
 
 
@@ -769,7 +781,8 @@ def _with_comments_above(line: int, lines: list[str], comments: Comments = Comme
     (`#if`, `#define`) a `#` line is not the definition's."""
     starts = ("#", "//", "/*", "*", "--") if comments.hash else ("//", "/*", "*", "--")
     if comments.block and line > 1 and not lines[line - 1].strip() and _doc_block_ends(lines, line - 2):
-        line -= 1  # a doc comment, a blank line, the definition: Express's style (`/** ... */`, ``, `res.send = `)
+        line -= 1  # a doc comment, a blank line, the definition: Express's style (`/** ... */`, ``, `res.send = `),
+        # not a file's header (`@license`, `@fileoverview`, a block that opens the file)
     while line > 0:
         above = lines[line - 1].strip()
         if comments.block and above.endswith("*/") and "/*" not in above:
@@ -785,12 +798,20 @@ def _with_comments_above(line: int, lines: list[str], comments: Comments = Comme
 
 
 def _doc_block_ends(lines: list[str], at: int) -> bool:
-    """A doc comment (`/** ...`) that opens a line of its own ends on line `at`."""
+    """A doc comment (`/** ...`) that opens a line of its own ends on line `at`, and is no file header (it does not
+    open the file, and says no `@license`, `@fileoverview` or `@module`)."""
     above = lines[at].strip()
     if not above.endswith("*/") or "/*" in above and not above.startswith("/**"):
         return False
     opening = _block_opening(lines, at - 1) if "/*" not in above else at
-    return opening is not None and lines[opening].lstrip().startswith("/**")
+    if opening is None or not lines[opening].lstrip().startswith("/**"):
+        return False
+    header = not any(line.strip() for line in lines[:opening]) or any(
+        tag in line for line in lines[opening : at + 1] for tag in _HEADER_TAGS)
+    return not header
+
+
+_HEADER_TAGS = ("@license", "@fileoverview", "@module", "@copyright")
 
 
 def _block_opening(lines: list[str], last: int) -> int | None:

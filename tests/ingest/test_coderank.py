@@ -534,8 +534,7 @@ def test_a_go_panics_frames_in_the_module_cache_point_into_the_modules_own_files
              f"\t{cache}/binding/form.go:620 +0x65e\n"
              "net/http.serverHandler.ServeHTTP({0xc000184000}, {0x8a3f20, 0xc0001c2000}, 0xc0001a6000)\n"
              "\t/usr/local/go/src/net/http/server.go:2936 +0x316\n")
-    assert [f.path for f in read_request(panic).frames] == [
-        "tree.go", "binding/form.go", "/usr/local/go/src/net/http/server.go"]
+    assert [f.path for f in read_request(panic).frames] == ["tree.go", "binding/form.go"], "Go's own library left out"
     query = read_code_query(panic)
     unit = next(u for u in units_of("tree.go", tree) if u.name == "node.getValue")
     assert frames_at(query, [unit])[0] == 1.0
@@ -891,10 +890,12 @@ def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches()
     source += "var redirectStatus = statusFor('Location header', 302);\n" + "var tail = 1;\n" * 5
     memory = RepoMemory()
     memory.put_file("lib/response.js", "a", units_of("lib/response.js", source))
-    hits = memory.search(read_code_query("redirect Location header"), 1)
+    hits = memory.search(read_code_query("redirect Location header"), 1, focused=True)
     assert hits[0].unit.kind == "module" and hits[0].focus == 41, hits
-    short = memory.search(read_code_query("dep3 require"), 1)
+    short = memory.search(read_code_query("dep3 require"), 1, focused=True)
     assert short[0].focus == 0, "a match among its first lines: shown from its start, as before"
+    assert memory.search(read_code_query("redirect Location header"), 1)[0].focus == 0, "no windows: not counted"
+    assert memory.search(read_code_query("lib/response.js"), 1, focused=True)[0].focus == 0, "a path: its start"
 
 
 def test_a_traces_frames_from_an_installed_copy_a_root_cause_and_rubys_builtins() -> None:
@@ -973,3 +974,42 @@ def test_a_short_searchs_second_definition_of_a_file_outranks_weak_files() -> No
     names = [h.unit.name for h in memory.search(read_code_query("negotiate which format to render"), 5)]
     assert names[:2] == ["Context.NegotiateFormat", "Context.Negotiate"] or names[:2] == [
         "Context.Negotiate", "Context.NegotiateFormat"], names
+
+
+def test_the_reviews_cases_of_traces_and_javascript_read_as_they_are() -> None:
+    """A review of this stop's change found: a callback's value inside a function read as a definition (`const names
+    = items.map(...)` split `render`), `module.exports = function createApplication` named `module.exports`, a
+    license header taken for the first function's doc comment, a one-line issue naming `adapters.py:412` taken for a
+    pasted trace, a chained trace's root cause not first, a frame in a function's later part moved to its first part,
+    another installed package's `lib/index.js` and Go's own `net/http/server.go` met as the repository's files."""
+    from ctxsieve.ingest.coderank.ranker import frame_targets
+    from ctxsieve.ingest.request import read_request
+
+    js = ("/**\n * @fileoverview the app\n * @license MIT\n */\n\nfunction render(items) {\n"
+          "  const names = items.map((item) => item.name);\n  return names;\n}\n\n"
+          "module.exports = function createApplication() {\n  return 1;\n};\n")
+    units = {(u.name, u.start_line, u.end_line) for u in units_of("lib/app.js", js) if u.kind == "function"}
+    assert units == {("render", 6, 9), ("createApplication", 11, 13)}, units
+    issue = ("When I send a request through my proxy I see an error raised in requests/adapters.py:412 and the "
+             "connection is retried again and again until the pool is exhausted, which makes every later request "
+             "hang for minutes; this started after upgrading and did not happen with the previous version at all.")
+    assert not read_code_query(issue).trace
+    chained = ('Traceback (most recent call last):\n  File "db.py", line 5, in fetch\n    raise KeyError\nKeyError\n\n'
+               "The above exception was the direct cause of the following exception:\n\n"
+               'Traceback (most recent call last):\n  File "api.py", line 9, in handle\n    load()\n'
+               '  File "api.py", line 3, in load\n    raise RuntimeError\n    ^^^^^^^^^^^^^^^^^^\nRuntimeError: boom\n')
+    assert [f.function for f in read_request(chained).frames] == ["fetch", "load", "handle"]
+    assert read_code_query(chained).trace, "the carets are no words"
+    jvm = ("A: outer\n\tat a.b.Outer.run(Outer.java:1)\nCaused by: B: middle\n\tat a.b.Middle.go(Middle.java:2)\n"
+           "Caused by: C: root\n\tat a.b.Root.start(Root.java:3)\n")
+    assert [f.function for f in read_request(jvm).frames] == ["start", "go", "run"]
+    nested = ("def outer(x):\n    def inner(y):\n        return y\n\n    total = inner(x)\n    return total\n")
+    parts = units_of("sorting.py", nested)
+    frame = read_code_query('Traceback (most recent call last):\n  File "sorting.py", line 6, in outer\nboom')
+    assert [[(parts[i].start_line, parts[i].rest) for i in held] for held in frame_targets(frame, parts)] == [
+        [(5, True)]]
+    index = units_of("lib/index.js", "function other() {\n  return 1;\n}\n" * 5)
+    elsewhere = read_code_query("TypeError: x is undefined\n"
+                                "    at parse (/app/node_modules/other-lib/lib/index.js:4:3)")
+    assert frame_targets(elsewhere, index) == [[]]
+    assert not read_request("\t/usr/local/go/src/net/http/server.go:2136 +0x1\n").frames
