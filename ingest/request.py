@@ -25,8 +25,11 @@ _JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|k
 # .NET's: `at Newtonsoft.Json.JsonReader.Read() in C:\src\Json\JsonReader.cs:line 42`
 _DOTNET_FRAME = re.compile(r"\bat (?:[\w`<>+]+\.)*([\w`<>]+)\([^)\n]*\) in ([^\n]+?\.(?:cs|fs|vb)):line (\d+)")
 # Ruby's: `lib/sinatra/base.rb:1050:in 'Sinatra::Base#route!'` (`route!'` with a backtick before Ruby 3.4)
-_RUBY_FRAME = re.compile(r"([\w./\\@+-]+\.rb):(\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?([^'\s]+)'")
-_PATH_LINE = re.compile(r"([\w./\\@+-]+\.[A-Za-z]{1,5}):(\d+)\b")
+_RUBY_FRAME = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.rb):(\d+):in [`']"
+                         r"(?:block (?:\(\d+ levels\) )?in )?([^'\s]+)'")
+# a path's run is matched from its start only (`(?<!...)`): from every position inside it, a long run of path
+# characters with no place in it cost time quadratic in its length (100,000 characters: 23 s)
+_PATH_LINE = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.[A-Za-z]{1,5}):(\d+)\b")
 # a Go module cache's folder of a module at a version (`.../pkg/mod/github.com/gin-gonic/gin@v1.9.1/`): the paths
 # under it are the module's own
 _MODULE_AT_VERSION = re.compile(r"^.*@v\d[\w.+-]*/")
