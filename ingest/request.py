@@ -76,9 +76,9 @@ def read_request(text: str) -> CodeRequest:
     frames += _jvm_frames(text)
     frames += [Frame(p.replace("\\", "/"), int(n), m) for m, p, n in _DOTNET_FRAME.findall(text)]
     frames += [Frame(p, int(n), re.split(r"[#.]|::", m)[-1]) for p, n, m in _RUBY_FRAME.findall(text)]
-    known = {(_file_name(f.path), f.line) for f in frames}
+    known = {(file_name(f.path), f.line) for f in frames}
     frames += [Frame(path, int(n), None) for p, n in _PATH_LINE.findall(text)
-               if (_file_name(path := _module_path(p)), int(n)) not in known and not _GO_STDLIB.search(path)]
+               if (file_name(path := _module_path(p)), int(n)) not in known and not _GO_STDLIB.search(path)]
     names.update(f.function for f in frames if f.function)
     return CodeRequest(frozenset(n for n in names if len(n.strip("_")) >= 3 and n.lower() not in _COMMON),
                        tuple(frames), frozenset(pairs))
@@ -138,7 +138,8 @@ def _jvm_path(qualified: str, file: str) -> str:
     return "/".join([*package, file])
 
 
-def _file_name(path: str) -> str:
+def file_name(path: str) -> str:
+    """A path's last part, either slash (`pkg\\a.py`, `pkg/a.py`: `a.py`)."""
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 

@@ -32,6 +32,7 @@ from ctxsieve.ingest.coderank.ranker import (
     signals,
 )
 from ctxsieve.ingest.coderank.units import CodeUnit
+from ctxsieve.ingest.request import file_name
 
 __all__ = ["Hit", "RepoMemory", "matches"]
 
@@ -241,8 +242,7 @@ class RepoMemory:
 
     def _paths_at(self, written: str) -> list[str]:
         """The files a path as written names (`paths_meet`), looked up by their file names."""
-        name = written.replace("\\", "/").rsplit("/", 1)[-1]
-        return sorted(p for p in self._by_file_key.get(name, ()) if paths_meet(written, p))
+        return sorted(p for p in self._by_file_key.get(file_name(written), ()) if paths_meet(written, p))
 
     def _live_ids(self) -> np.ndarray:
         if self._live is None:

@@ -40,10 +40,10 @@ class Skipped:
             named.append(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
     def update(self, other: Skipped) -> None:
+        self.counts.update(other.counts)
         for why, paths in other.paths.items():
-            self.counts[why] += other.counts[why] - len(paths)
-            for path in paths:
-                self.add(why, path)
+            named = self.paths.setdefault(why, [])
+            named.extend(paths[: SKIPPED_NAMED - len(named)])
 
 
 @dataclass

@@ -70,15 +70,14 @@ ABBREVIATIONS = (("parameter", "param"), ("argument", "arg"), ("configuration", 
                  ("synchronize", "sync"), ("asynchronous", "async"), ("allocate", "alloc"), ("buffer", "buf"))
 
 
+@lru_cache(maxsize=1)
 def _aliases() -> dict[str, frozenset[str]]:
+    """Each stem -> the stems of its other forms (found on first use: no stemming at import)."""
     by: dict[str, set[str]] = {}
     for long, short in ABBREVIATIONS:
         by.setdefault(stem(long), set()).add(stem(short))
         by.setdefault(stem(short), set()).add(stem(long))
     return {key: frozenset(found) for key, found in by.items()}
-
-
-_ALIASES = lru_cache(maxsize=1)(_aliases)
 
 
 def stems_of(bags: Sequence[Counter[str]]) -> dict[str, str]:
@@ -168,7 +167,7 @@ class UnitIndex:
     def _stem_groups(self, asked: Counter[str]) -> dict[str, tuple[str, ...]]:
         """The asked terms by stem, each with the indexed terms of its stem (sorted: the same sums every time)."""
         groups: dict[str, set[str]] = {}
-        aliases = _ALIASES()
+        aliases = _aliases()
         for term in asked:
             key = stem(term)
             groups.setdefault(key, set()).update({term, *self._by_stem.get(key, ())})

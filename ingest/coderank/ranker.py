@@ -30,7 +30,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..request import Frame, paths_meet
+from ..request import Frame, file_name, paths_meet
 from .lexical import stem
 from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit, module_name
@@ -359,8 +359,8 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
         line = frame.line
         if line is None:
             continue
-        name = frame.path.replace("\\", "/").rsplit("/", 1)[-1]
-        meeting = {path for path in paths if path.rsplit("/", 1)[-1] == name and paths_meet(frame.path, path)}
+        name = file_name(frame.path)
+        meeting = {path for path in paths if file_name(path) == name and paths_meet(frame.path, path)}
         if query.trace and len(meeting) > 1:
             targets.append([])
             continue
