@@ -155,7 +155,7 @@ def lookup_names(text: str) -> frozenset[str]:
 _TEST_WORD = re.compile(r"\b(?:unit ?)?(?:tests?|tested|testing|unittests?)\b|测试|单测", re.IGNORECASE)
 SEARCH_WORDS = 20  # a request of more words is an issue or a task, which may speak of tests and be about the code
 # a trace's words besides its frames (its message, `Traceback (most recent call last):`, a chained exception's
-# lines); the localization dev split's issues that hold a traceback have 55 to 192
+# lines); an issue that quotes a traceback says more around it (tests/ingest/test_coderank.py holds one of each)
 TRACE_WORDS = 40
 
 
