@@ -27,14 +27,15 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 28
+UNITS_VERSION = 29
 
-# the word a definition's label starts with -> the unit's kind
+# the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
+# `struct` is no class), a function by what it is
+_TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol")
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
-                 "constructor": "method", "class": "class", "struct": "class", "interface": "class",
-                 "enum": "class", "trait": "class", "impl": "impl", "object": "class", "protocol": "class",
-                 "module": "module", "mod": "module", "namespace": "module", "type": "type", "test": "test"}
-_CONTAINERS = frozenset({"class", "impl"})  # a function inside one is a method (a Rust `impl`'s too)
+                 "constructor": "method", "impl": "impl", "module": "module", "mod": "module", "namespace": "module",
+                 "type": "type", "test": "test"} | {word: word for word in _TYPE_WORDS}
+_CONTAINERS = frozenset({*_TYPE_WORDS, "impl"})  # a function inside one is a method (a Rust `impl`'s too)
 # A parent's own line after its nested definitions that holds no code of its own: one that only closes it (`}`,
 # `});`, `end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment (after one of those too:
 # `}  // namespace detail`), a directive's end (`#endif`). A run of such lines is no unit.
@@ -53,7 +54,8 @@ def kind_of(word: str, parent_kind: str | None) -> str:
 class CodeUnit:
     path: str  # the file, relative to its repository, with `/`
     name: str  # qualified with `.`: `QuerySet.filter`; a module run: the module's dotted path
-    kind: str  # function, method, class, module, type, impl (a Rust `impl` block), test (`it('adds', ...)`)
+    kind: str  # function, method, class (struct, interface, enum, trait, ...: its language's word), module, type,
+    # impl (a Rust `impl` block), test (`it('adds', ...)`)
     start_line: int  # 1-based, inclusive
     end_line: int  # 1-based, inclusive
     text: str  # the unit's lines, verbatim

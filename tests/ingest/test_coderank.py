@@ -252,7 +252,7 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
 MORE_LANGUAGES = {
     "sds.c": ("#define SDS_LLSTR_SIZE 21\nstatic int sdsll2str(char *s, long long value) {\n    return 0;\n}\n"
               "typedef struct {\n    int a;\n} parse_buffer;\n",
-              {("sdsll2str", "function", 2, 4), ("parse_buffer", "class", 5, 7)}),
+              {("sdsll2str", "function", 2, 4), ("parse_buffer", "struct", 5, 7)}),
     "format.h": ("namespace fmt {\ntemplate <typename T> class buffer {\n public:\n  void push_back(const T& v) {\n"
                  "    size_++;\n  }\n};\n}\n", {("fmt.buffer.push_back", "method", 4, 6)}),
     "os.cc": ("void file::close() {\n  fd_ = -1;\n}\nclass message {\n  explicit message(int code) {\n  }\n"
@@ -427,7 +427,7 @@ def test_a_look_up_puts_every_definition_it_names_first_and_an_impl_block_names_
               "string) {\n\tcleanPath(path)\n}\n\nfunc cleanPath(p string) string {\n\treturn p\n}\n")
     memory.put_file("gin.go", "c", units_of("gin.go", engine))
     assert memory.search(read_code_query("serve"), 3)[0].unit.name == "serve"
-    assert memory.search(read_code_query("Serve"), 3)[0].unit.kind == "class", "the struct, not an impl block"
+    assert memory.search(read_code_query("Serve"), 3)[0].unit.kind == "struct", "the struct, not an impl block"
     first = [h.unit.name for h in memory.search(read_code_query("Context.Param Engine.addRoute cleanPath"), 5)[:3]]
     assert sorted(first) == ["Context.Param", "Engine.addRoute", "cleanPath"], first
     memory.put_file("retry.ts", "d", units_of("retry.ts", "export function calculateRetryDelay() {\n  return 0;\n}\n"))
