@@ -64,6 +64,7 @@ class Weights:
     tests: float = 0.3
     aside: float = 0.5
     vendored: float = 0.3
+    commented: float = 0.5  # a module run of comments alone: commented-out code counts less than the code that runs
     file: float = 1.0  # the file's own evidence: its best FILE_TOP units, each worth FILE_DECAY of the one before
     repo: float = 1.0  # a cut's line of a file an indexed repository ranks for the request (`RepoRanking.files`),
     # times its share of the best file's score: a grep's cut shows the files the repository search puts first
@@ -238,13 +239,22 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
 def factor_of(unit: CodeUnit, weights: Weights = WEIGHTS, query: CodeQuery | None = None) -> float:
     """What a unit's place makes of its score: tests, examples, docs and vendored code count for less, but for a
     definition a look-up names (`CodeQuery.lookup`: asked for by name, a test is what is wanted); and where a search
-    asks for tests (`CodeQuery.tests`), the tests count whole and the code they exercise as tests count otherwise."""
+    asks for tests (`CodeQuery.tests`), the tests count whole and the code they exercise as tests count otherwise.
+    A module run of comments alone (`CodeUnit.commented_out`) counts for less wherever it is, but where it holds a
+    name a look-up asks for (a test commented out is found by its name)."""
     if query is not None and query.lookup and looked_up(unit, query.lookup):
         return 1.0
     place = _unit_place(unit)
     if query is not None and query.tests and place in (None, "tests"):
         place = None if place == "tests" else "tests"
-    return _factor(place, weights)
+    return _factor(place, weights) * (weights.commented if _aside_comments(unit, query) else 1.0)
+
+
+def _aside_comments(unit: CodeUnit, query: CodeQuery | None) -> bool:
+    if not unit.commented_out:
+        return False
+    return query is None or not any(re.search(rf"(?<![\w$]){re.escape(name.rsplit('.', 1)[-1])}(?![\w$])", unit.text)
+                                    for name in query.lookup)
 
 
 def _factor(place: str | None, weights: Weights) -> float:

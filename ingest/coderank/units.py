@@ -70,6 +70,13 @@ class CodeUnit:
         """The name's last part, as a request writes it: a JS/TS private method `#delay` is called `delay` too."""
         return self.name.rsplit(".", 1)[-1].lstrip("#")
 
+    @cached_property  # asked for every unit of every search's pool
+    def commented_out(self) -> bool:
+        """A module run that is nothing but comments: code commented out (`/*func TestX(...) {...}*/`) or a header."""
+        from ..kinds.code import language_of, only_comments
+
+        return self.kind == "module" and only_comments(self.text, language_of(self.path))
+
     @property
     def answers_to_name(self) -> bool:
         """A request naming its name's end may mean it: not a test framework's test or group (`describe('parse',

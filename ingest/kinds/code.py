@@ -774,6 +774,29 @@ def _attributes_above(node: Any, lines: list[str]) -> int:
     return line
 
 
+def only_comments(text: str, language: str | None) -> bool:
+    """Every line of `text` holding anything is a comment's (`//`, `--`, `#` where it opens one, inside `/* */`): a
+    file's commented-out code or its header, no code of its own."""
+    comments, inside, any_line = Comments.of(language), False, False
+    starts = ("//", "--", "#") if comments.hash else ("//", "--")
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        any_line = True
+        if inside:
+            inside = "*/" not in stripped
+            if not inside and stripped.split("*/", 1)[1].strip():
+                return False  # code after the block's end
+        elif comments.block and stripped.startswith("/*"):
+            inside = "*/" not in stripped[2:]
+            if not inside and stripped[2:].split("*/", 1)[1].strip():
+                return False
+        elif not stripped.startswith(starts):
+            return False
+    return any_line
+
+
 def _with_comments_above(line: int, lines: list[str], comments: Comments = Comments()) -> int:
     """The comment lines directly above a definition (no blank line between) are part of it; so is a block comment
     that ends right above it, whatever its own lines hold (a JSDoc without a `*` on each line, a blank line in it),

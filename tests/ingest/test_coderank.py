@@ -1013,3 +1013,27 @@ def test_the_reviews_cases_of_traces_and_javascript_read_as_they_are() -> None:
                                 "    at parse (/app/node_modules/other-lib/lib/index.js:4:3)")
     assert frame_targets(elsewhere, index) == [[]]
     assert not read_request("\t/usr/local/go/src/net/http/server.go:2136 +0x1\n").frames
+
+
+def test_code_commented_out_counts_less_than_code_that_runs_but_is_found_by_its_name() -> None:
+    """gin's tree_test.go keeps a test commented out (`/*func TestTreeDuplicateWildcard(...) {...}*/`): it came first
+    for "tests for duplicate wildcard in the tree", above the live tests. A run of comments counts for less, but a
+    look-up of a name it holds still finds it; a C directive (`#define`) is code, Python's `#` a comment."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.kinds.code import only_comments
+
+    live = ("package gin\n\nimport \"testing\"\n\nfunc TestTreeDoubleWildcard(t *testing.T) {\n"
+            "\ttree := &node{}\n\ttree.addRoute(\"/:id/:name\", nil) // a wildcard test\n}\n\n")
+    dead = ("/*func TestTreeDuplicateWildcard(t *testing.T) {\n\ttree := &node{}\n"
+            "\troutes := [...]string{\"/:id/:name/:id\"} // duplicate wildcard in the tree\n}*/\n\n")
+    memory = RepoMemory()
+    memory.put_file("tree_test.go", "a", units_of("tree_test.go", live + dead + live.replace("Double", "Single")
+                                                  .replace("package gin\n\nimport \"testing\"\n\n", "")))
+    found = memory.search(read_code_query("tests for duplicate wildcard in the tree"), 3)
+    assert found[0].unit.name == "TestTreeDoubleWildcard", [(h.unit.name, h.unit.kind) for h in found]
+    assert any(h.unit.commented_out for h in found), "still found, lower"
+    named = memory.search(read_code_query("TestTreeDuplicateWildcard"), 3)
+    assert any(h.unit.commented_out for h in named), [(h.unit.name, h.unit.kind) for h in named]
+    assert only_comments("# a note\n\n#   more\n", "python") and not only_comments("#define X 1\n", "c")
+    assert only_comments("/* a\n * b\n */\n// c\n", "c") and not only_comments("/* a */ int x;\n", "c")
+    assert not only_comments("/* a\n*/ int x;\n", "go") and not only_comments("\n\n", "go")
