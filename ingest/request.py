@@ -33,6 +33,14 @@ _PATH_LINE = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.[A-Za-z]{1,5}):(\d+)\b"
 # a Go module cache's folder of a module at a version (`.../pkg/mod/github.com/gin-gonic/gin@v1.9.1/`): the paths
 # under it are the module's own
 _MODULE_AT_VERSION = re.compile(r"^.*@v\d[\w.+-]*/")
+# Cargo's copy of a crate at a version (`~/.cargo/registry/src/index.crates.io-6f17d22bba15001f/axum-0.8.1/`): the
+# paths under it are the crate's own, in its folder of a workspace (`axum/src/routing/mod.rs`); a git dependency's
+# checkout (`~/.cargo/git/checkouts/axum-3f1b2c/8d4e1f0/`) is its repository's root
+_CRATE_AT_VERSION = re.compile(r"^.*/registry/src/[^/]+/([\w-]+?)-\d+\.\d+\.\d+[\w.+-]*/"
+                               r"|^.*/git/checkouts/[^/]+/[0-9a-f]+/")
+# a Rust backtrace's frame: its function on a numbered line (`  12: axum::routing::Router<S>::route`), its place on
+# the next (`             at /home/u/.cargo/.../src/routing/mod.rs:193:9`)
+_RUST_SYMBOL = re.compile(r"[ \t]*\d+: +(\S+(?: as \S+)?)[ \t]*")
 _COMMON_TEXT = ("self cls this none true false null def class return import from if else for while in is not and or "
                 "with as try except raise pass the a an of to etc")
 _COMMON = frozenset(_COMMON_TEXT.split())
@@ -72,13 +80,14 @@ def read_request(text: str) -> CodeRequest:
             pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
     frames = _python_frames(text)
-    frames += [Frame(_module_path(p), int(n), f or None) for f, p, n in _AT_FRAME.findall(text)]
+    frames += _at_frames(text)
     frames += _jvm_frames(text)
     frames += [Frame(p.replace("\\", "/"), int(n), m) for m, p, n in _DOTNET_FRAME.findall(text)]
     frames += [Frame(p, int(n), re.split(r"[#.]|::", m)[-1]) for p, n, m in _RUBY_FRAME.findall(text)]
     known = {(file_name(f.path), f.line) for f in frames}
     frames += [Frame(path, int(n), None) for p, n in _PATH_LINE.findall(text)
-               if (file_name(path := _module_path(p)), int(n)) not in known and not _GO_STDLIB.search(path)]
+               if (file_name(path := _module_path(p)), int(n)) not in known
+               and not _GO_STDLIB.search(path) and not _RUST_STDLIB.search(path)]
     names.update(f.function for f in frames if f.function)
     return CodeRequest(frozenset(n for n in names if len(n.strip("_")) >= 3 and n.lower() not in _COMMON),
                        tuple(frames), frozenset(pairs))
@@ -91,13 +100,15 @@ _CARETS = re.compile(r"[\s^~]*")  # Python 3.11's markers under a frame's source
 def outside_frames(text: str) -> str:
     """The request less its trace: each frame as written taken out of its line (a sentence naming
     `requests/adapters.py:412` keeps its words), the source line Python prints under a frame and its `^^^^` markers,
-    and the function line Go prints above one (`main.run(...)` over `\t/src/main.go:12 +0x1d`)."""
+    and the function line Go or a Rust backtrace prints above one (`main.run(...)` over `\t/src/main.go:12 +0x1d`,
+    `  4: axum::routing::Router<S>::route` over `at .../src/routing/mod.rs:193:9`)."""
     lines = text.split("\n")
     left = [_strip_frames(line) for line in lines]
     framed = [a != b for a, b in zip(lines, left, strict=True)]
     kept = [rest for i, rest in enumerate(left) if not _CARETS.fullmatch(rest)
             and not (i > 0 and framed[i - 1] and _PY_FRAME.search(lines[i - 1]))
-            and not (i + 1 < len(lines) and framed[i + 1] and lines[i + 1].startswith("\t"))]
+            and not (i + 1 < len(lines) and framed[i + 1]
+                     and (lines[i + 1].startswith("\t") or _RUST_SYMBOL.fullmatch(lines[i])))]
     return "\n".join(kept)
 
 
@@ -120,6 +131,37 @@ def _python_frames(text: str) -> list[Frame]:
     found = [(sum(b < m.start() for b in breaks), -m.start(), Frame(m[1], int(m[2]), m[3]))
              for m in _PY_FRAME.finditer(text)]
     return [frame for _, _, frame in sorted(found, key=lambda f: (f[0], f[1]))]
+
+
+def _at_frames(text: str) -> list[Frame]:
+    """Node's and Go's `at fn (path:line)`, and a Rust backtrace's `at path:line:col` under the line naming its
+    function (`axum::routing::Router<S>::route::{{closure}}`: `route`); the Rust toolchain's own files are none."""
+    frames = []
+    for match in _AT_FRAME.finditer(text):
+        path = _module_path(match[2])
+        if _RUST_STDLIB.search(path):
+            continue
+        function = match[1] or _rust_function(_line_above(text, match.start()))
+        frames.append(Frame(path, int(match[3]), function))
+    return frames
+
+
+def _line_above(text: str, at: int) -> str:
+    end = text.rfind("\n", 0, at)
+    return "" if end < 0 else text[text.rfind("\n", 0, end) + 1 : end]
+
+
+def _rust_function(line: str) -> str | None:
+    """The function a Rust backtrace's numbered line names: its path's last part, less generics, closures and the
+    symbol's hash (`<axum::Router as tower::Service<R>>::call::h5d2e...`: `call`)."""
+    symbol = _RUST_SYMBOL.fullmatch(line)
+    if symbol is None:
+        return None
+    name = re.sub(r"::h[0-9a-f]{16}$|\{\{[^}]*\}\}", "", symbol[1])
+    while (plain := re.sub(r"<[^<>]*>", "", name)) != name:
+        name = plain
+    parts = [p for p in name.split("::") if p and not p.startswith("{{")]
+    return parts[-1] if parts and _IDENTIFIER.fullmatch(parts[-1]) else None
 
 
 def _jvm_frames(text: str) -> list[Frame]:
@@ -146,12 +188,20 @@ def file_name(path: str) -> str:
 # Go's standard library under GOROOT (`/usr/local/go/src/net/http/server.go`): not a module's file (a GOPATH
 # checkout's are under a host: `go/src/github.com/...`)
 _GO_STDLIB = re.compile(r"(^|/)go/src/[a-z0-9_]+/[^@]*\.go$")
+# the Rust toolchain's sources a backtrace names (`/rustc/90b35a62.../library/std/src/panicking.rs`)
+_RUST_STDLIB = re.compile(r"(^|/)rustc/[0-9a-f]{7,40}/library/")
 
 
 def _module_path(path: str) -> str:
-    """A frame's path inside a Go module at a version, as the module's own repository has it: a panic's frames name
-    files in the module cache (`/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go` is `tree.go`)."""
-    return _MODULE_AT_VERSION.sub("", path.replace("\\", "/")) if "@v" in path else path
+    """A frame's path inside a Go module or a Rust crate at a version, as its own repository has it: a panic's frames
+    name files in the module cache (`/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go` is `tree.go`), a
+    backtrace's in Cargo's (`.../index.crates.io-6f17d22bba15001f/axum-0.8.1/src/lib.rs` is `axum/src/lib.rs`)."""
+    path = path.replace("\\", "/")
+    if "@v" in path:
+        return _MODULE_AT_VERSION.sub("", path)
+    if "/.cargo/" in path or path.startswith(".cargo/"):
+        return _CRATE_AT_VERSION.sub(lambda m: f"{m[1]}/" if m[1] else "", path)
+    return path
 
 
 def paths_meet(written: str, path: str) -> bool:
@@ -159,9 +209,16 @@ def paths_meet(written: str, path: str) -> bool:
     folder). A traceback from an installed copy names the same module under another root (`site-packages/flask/app.py`
     is a checkout's `src/flask/app.py`), a Go panic's frame one in the module cache."""
     frame, own = (PurePosixPath(p.replace("\\", "/")).parts for p in (written, path))
+    matching = shared_tail(written, path)
+    return matching >= min(2, len(frame), len(own)) and matching > 0
+
+
+def shared_tail(written: str, path: str) -> int:
+    """How many of their last parts two paths share (`axum/src/lib.rs` and `axum-extra/src/lib.rs`: 2)."""
+    frame, own = (PurePosixPath(p.replace("\\", "/")).parts for p in (written, path))
     matching = 0
     for a, b in zip(reversed(frame), reversed(own), strict=False):
         if a != b:
             break
         matching += 1
-    return matching >= min(2, len(frame), len(own)) and matching > 0
+    return matching

@@ -30,7 +30,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..request import Frame, file_name, paths_meet
+from ..request import Frame, file_name, paths_meet, shared_tail
 from .lexical import stem
 from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit, module_name
@@ -370,7 +370,8 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
         if line is None:
             continue
         name = file_name(frame.path)
-        meeting = {path for path in paths if file_name(path) == name and paths_meet(frame.path, path)}
+        meeting = _closest(frame.path, [path for path in paths if file_name(path) == name and paths_meet(frame.path,
+                                                                                                         path)])
         if query.trace and len(meeting) > 1:
             targets.append([])
             continue
@@ -385,6 +386,13 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
             holding = []  # same path (`node_modules/other-lib/lib/index.js`), its function none of the repository's
         targets.append(holding)
     return targets
+
+
+def _closest(written: str, paths: list[str]) -> set[str]:
+    """Of the files a frame's path meets, those sharing the most of its last parts: a crate's `axum/src/lib.rs` is
+    not `axum-extra/src/lib.rs`, whose folder differs."""
+    tails = {path: shared_tail(written, path) for path in paths}
+    return {path for path, tail in tails.items() if tail == max(tails.values())}
 
 
 _INSTALLED = re.compile(r"(^|/)(node_modules|site-packages|dist-packages)/")

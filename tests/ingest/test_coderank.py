@@ -1037,3 +1037,39 @@ def test_code_commented_out_counts_less_than_code_that_runs_but_is_found_by_its_
     assert only_comments("# a note\n\n#   more\n", "python") and not only_comments("#define X 1\n", "c")
     assert only_comments("/* a\n * b\n */\n// c\n", "c") and not only_comments("/* a */ int x;\n", "c")
     assert not only_comments("/* a\n*/ int x;\n", "go") and not only_comments("\n\n", "go")
+
+
+def test_a_rust_backtrace_is_a_trace_its_functions_read_and_its_crate_folder_kept() -> None:
+    """RUST_BACKTRACE=1's frames: a numbered line naming the function (`Router<S>::route::{{closure}}`), the place on
+    the next in Cargo's copy of the crate (`.../index.crates.io-.../axum-0.8.1/src/routing/mod.rs`). Its function
+    lines were read as words (a backtrace was no trace), its functions were not read, the toolchain's own files were
+    places, and `axum-extra/src/routing/mod.rs` made the crate's `src/routing/mod.rs` ambiguous (so no frame pointed
+    anywhere)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.request import read_request
+
+    memory = RepoMemory()
+    routing = ("pub struct Router<S> {\n    inner: S,\n}\n\nimpl<S> Router<S> {\n"
+               + "".join(f"    pub fn helper_{i}(self) -> Self {{\n        self\n    }}\n" for i in range(4))
+               + "    pub fn route(self, path: &str) -> Self {\n        self.inner.route(path);\n        self\n"
+               "    }\n}\n")
+    extra = "".join(f"pub fn extra_{i}(path: &str) {{\n    route(path);\n}}\n" for i in range(8))
+    memory.put_file("axum/src/routing/mod.rs", "a", units_of("axum/src/routing/mod.rs", routing))
+    memory.put_file("axum-extra/src/routing/mod.rs", "b", units_of("axum-extra/src/routing/mod.rs", extra))
+    cache = "/home/u/.cargo/registry/src/index.crates.io-6f17d22bba15001f/axum-0.8.1/src/routing/mod.rs"
+    trace = ("thread 'main' panicked at src/main.rs:12:15:\nOverlapping method route. Handler for `GET /users` "
+             "already exists\nstack backtrace:\n   0: rust_begin_unwind\n             at /rustc/90b35a6239c3d8bdab"
+             "c530a6a0816f7ff89a0aaf/library/std/src/panicking.rs:665:5\n"
+             + "".join(f"   {i}: core::panicking::panic_fmt_{i}\n             at /rustc/90b35a6239c3d8bdabc530a6a08"
+                       f"16f7ff89a0aaf/library/core/src/panicking.rs:{70 + i}:14\n" for i in range(1, 5))
+             + f"   5: axum::routing::Router<S>::route::{{{{closure}}}}\n             at {cache}:19:9\n"
+             f"   6: <axum::routing::Router<S> as tower::Service<R>>::call::h5d2e0a1b2c3d4e5f\n"
+             f"             at {cache}:3:1\n   7: myapp::main\n             at ./src/main.rs:12:15\n"
+             "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n")
+    frames = read_request(trace).frames
+    assert [(f.path, f.line, f.function) for f in frames][:3] == [
+        ("src/main.rs", 12, None), ("axum/src/routing/mod.rs", 19, "route"), ("axum/src/routing/mod.rs", 3, "call")]
+    assert not any("rustc" in f.path for f in frames), frames
+    query = read_code_query(trace)
+    assert query.trace, "the function lines are the trace's, not words besides it"
+    assert memory.search(query, 1)[0].unit.name == "Router.route", memory.search(query, 3)
