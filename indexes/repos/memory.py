@@ -173,7 +173,8 @@ class RepoMemory:
         order = [j for j in order_of(scores, units) if scores[j] > 0]
         if query.lookup or query.at_lines or query.paths_only:  # (a stable sort: the rule's order otherwise)
             asked = replace(query, lookup=self._widened(query.lookup, path_glob))
-            order = sorted(order, key=lambda j: _asked_first(asked, units[j]))
+            written = _written(asked.lookup)
+            order = sorted(order, key=lambda j: _asked_first(asked, units[j], written))
         elif query.short:
             order = _files_first(order, units, scores, weights.later)
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
@@ -295,15 +296,24 @@ def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, la
 _OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)
 
 
-def _asked_first(query: CodeQuery, unit: CodeUnit) -> tuple[bool, bool, bool, int, str, int]:
+def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None
+                 ) -> tuple[bool, bool, bool, bool, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
-    (`looked_up`; a Python `@overload` signature after the definition with its body), what lies at the places
-    (`lies_at`), each named file's units in its order, the path as written before a file name alone
+    (`looked_up`; a Python `@overload` signature after the definition with its body), then the code that writes a
+    name (`written`: its uses, before a line that only shares a word with the name, such as its folder's), what lies
+    at the places (`lies_at`), each named file's units in its order, the path as written before a file name alone
     (`names_file`)."""
     named = query.names_file(unit.path) if query.paths_only else 0
-    return (bool(query.lookup) and not looked_up(unit, query.lookup), bool(query.lookup) and _OVERLOAD.search(unit.text)
-            is not None, query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",
+    return (bool(query.lookup) and not looked_up(unit, query.lookup), written is not None and not written.search(
+            unit.text), bool(query.lookup) and _OVERLOAD.search(unit.text) is not None,
+            query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",
             unit.start_line if named else 0)
+
+
+def _written(lookup: frozenset[str]) -> re.Pattern[str] | None:
+    """A look-up's names as code writes them, a whole word each (`Flask`, not `flask` nor `FlaskGroup`)."""
+    leaves = sorted({name.rsplit(".", 1)[-1].rstrip("!?") for name in lookup} - {""})
+    return re.compile(rf"(?<![\w$])(?:{'|'.join(map(re.escape, leaves))})(?![\w$])") if leaves else None
 
 
 def _best(values: np.ndarray, n: int) -> np.ndarray:

@@ -237,13 +237,11 @@ def combine(rows: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIG
 
 
 def factor_of(unit: CodeUnit, weights: Weights = WEIGHTS, query: CodeQuery | None = None) -> float:
-    """What a unit's place makes of its score: tests, examples, docs and vendored code count for less, but for a
-    definition a look-up names (`CodeQuery.lookup`: asked for by name, a test is what is wanted); and where a search
-    asks for tests (`CodeQuery.tests`), the tests count whole and the code they exercise as tests count otherwise.
-    A module run of comments alone (`CodeUnit.commented_out`) counts for less wherever it is, but where it holds a
-    name a look-up asks for (a test commented out is found by its name)."""
-    if query is not None and query.lookup and looked_up(unit, query.lookup):
-        return 1.0
+    """What a unit's place makes of its score: tests, examples, docs and vendored code count for less (a definition a
+    look-up names too: it comes first all the same, `_asked_first`, but after the shipped code's of that name); and
+    where a search asks for tests (`CodeQuery.tests`), the tests count whole and the code they exercise as tests count
+    otherwise. A module run of comments alone (`CodeUnit.commented_out`) counts for less wherever it is, but where it
+    holds a name a look-up asks for (a test commented out is found by its name)."""
     place = _unit_place(unit)
     if query is not None and query.tests and place in (None, "tests"):
         place = None if place == "tests" else "tests"

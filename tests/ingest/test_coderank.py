@@ -215,10 +215,10 @@ def test_a_block_comment_right_above_a_definition_is_part_of_it_whatever_its_lin
 
 def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
     """`TestRouteParamsByName` asked for alone is a look-up: the test of that name comes first, where the tests'
-    discount put it below source that shares its words; a sentence or plain words are no look-up."""
+    discount put it below source that shares its words; a sentence or plain words are no look-up. A name the shipped
+    code and a test both define: the shipped code's first."""
     from ctxsieve.indexes.repos.memory import RepoMemory
     from ctxsieve.ingest.coderank.query import lookup_names
-    from ctxsieve.ingest.coderank.ranker import WEIGHTS, combine
 
     assert lookup_names("TestRouteParamsByName") == {"TestRouteParamsByName"}
     assert lookup_names("`Context.Param` route_event()") == {"Context.Param", "route_event"}
@@ -242,11 +242,13 @@ def test_a_request_of_names_alone_finds_them_first_even_in_tests() -> None:
             assert found[0].unit.name == "TestRouteParamsByName", (query, found)
     for cosines in (None, near):  # no word of the request is the code's: nothing, with vectors or without
         assert memory.search(read_code_query("路由参数在哪里解析"), 3, cosines=cosines) == []
-    sentence = memory.search(read_code_query("how does TestRouteParamsByName check route params by name"), 5)
-    named = read_code_query("TestRouteParamsByName")
-    test = next(h for h in sentence if h.unit.path == "params_test.go").unit
-    looked_up, discounted = (combine(np.ones((1, len(SIGNALS))), [test], query=query) for query in (named, None))
-    assert discounted[0] == looked_up[0] * WEIGHTS.tests, "in a sentence a test's name keeps the tests' discount"
+    # flask's `Flask` came after a test's two-line `class Flask(flask.Flask)`: both are looked up, the shipped one first
+    engine = "package gin\n\n// Engine is the framework's instance.\ntype Engine struct {\n" + "".join(
+        f"\tfield{i} int // the engine's setting {i}\n" for i in range(12)) + "}\n"
+    memory.put_file("gin.go", "c", units_of("gin.go", engine))
+    memory.put_file("gin_test.go", "d", units_of("gin_test.go", "package gin\n\ntype Engine struct{}\n"))
+    found = memory.search(read_code_query("Engine"), 3)
+    assert [h.unit.path for h in found[:2]] == ["gin.go", "gin_test.go"], found
 
 
 MORE_LANGUAGES = {
@@ -1073,3 +1075,22 @@ def test_a_rust_backtrace_is_a_trace_its_functions_read_and_its_crate_folder_kep
     query = read_code_query(trace)
     assert query.trace, "the function lines are the trace's, not words besides it"
     assert memory.search(query, 1)[0].unit.name == "Router.route", memory.search(query, 3)
+
+
+def test_a_look_up_shows_the_code_writing_the_name_after_its_definitions() -> None:
+    """flask's `Flask` looked up: after its definition came one-line runs of `src/flask/cli.py` that share only their
+    folder's word with it (`run_command.params.insert(0, _debug_option)`), before any code that uses `Flask`."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("src/flask/app.py", "a", units_of("src/flask/app.py", "class Flask:\n    \"\"\"The app.\"\"\"\n"
+                                                      + "".join(f"    def m{i}(self):\n        return {i}\n"
+                                                                for i in range(6))))
+    cli = ("import click\n\nrun_command.params.insert(0, _debug_option)\n\n\ndef make_app(info):\n"
+           "    \"\"\"The application the command line runs.\"\"\"\n    app = Flask(info.name)\n"
+           "    app.config.update(\n"
+           "        debug=info.debug, testing=info.testing, secret=info.secret, root=info.root, static=info.static,\n"
+           "    )\n    return app\n\n\nversion = click.Option(['--version'])\n")
+    memory.put_file("src/flask/cli.py", "b", units_of("src/flask/cli.py", cli))
+    names = [h.unit.name for h in memory.search(read_code_query("Flask"), 3)]
+    assert names[:2] == ["Flask", "make_app"], names
