@@ -401,9 +401,10 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
-    if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target)) is not None:  # JS/TS:
-        return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
-    # `res.send = function(...)`; Lua: `M.run = function(...)`
+    if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target)
+            or _js_named_argument(target)) is not None:  # JS/TS: `const f = () => {...}`, a field `f = function...`,
+        return ("function", False), *bound, None  # `res.send = function(...)`, `defineGetter(req, 'ip', function
+    # ip() {...})`; Lua: `M.run = function(...)`
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
@@ -577,6 +578,20 @@ def _js_assigned(node: Any) -> tuple[Any, Any] | None:
     if own is not None and name.text in (b"module.exports", b"exports"):  # `module.exports = function
         return own, value  # createApplication() {...}` is `createApplication`
     return name, value
+
+
+def _js_named_argument(node: Any) -> tuple[Any, Any] | None:
+    """(name node, function node) where a module's own statement is a call given a function with a name of its own:
+    Express's `defineGetter(req, 'protocol', function protocol() {...})` defines the getter `protocol` (its request's
+    API was code of no definition). A function with no name, or a call inside a function, defines nothing."""
+    if node.type != "expression_statement" or node.named_child_count != 1 or not _top_level(node):
+        return None
+    call = node.named_children[0]
+    if call.type != "call_expression":
+        return None
+    named = [(a.child_by_field_name("name"), a) for a in _arguments(call)
+             if a.type in ("function_expression", "function") and a.child_by_field_name("name") is not None]
+    return named[0] if len(named) == 1 else None
 
 
 _NAME_NODES = frozenset({"identifier", "property_identifier", "private_property_identifier"})

@@ -869,7 +869,8 @@ def test_a_short_searchs_words_meet_the_short_forms_code_writes_them_in() -> Non
 def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -> None:
     """Express's API is written `res.sendStatus = function (code) {...}` under a doc comment and a blank line, and
     `View.prototype.lookup = function (name) {...}`: its response.js was one module unit of 900 lines, `res.redirect`
-    never shown by a search of its words. zod v4's classes are `export const $ZodString = core.$constructor(...)`."""
+    never shown by a search of its words. zod v4's classes are `export const $ZodString = core.$constructor(...)`.
+    Express's request getters are `defineGetter(req, 'protocol', function protocol(){...})`."""
     express = ("'use strict';\n\nvar res = Object.create(http.ServerResponse.prototype);\n\n"
                "/**\n * Send given HTTP status code.\n *\n * @public\n */\n\n"
                "res.sendStatus = function sendStatus(statusCode) {\n  this.statusCode = statusCode;\n"
@@ -880,6 +881,13 @@ def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -
            "  inst._zod.parse = (payload) => payload;\n});\n\nexport const version = { major: 4 };\n")
     names = {(u.name, u.kind) for u in units_of("core/schemas.ts", zod)}
     assert ("$ZodString", "function") in names and not any(n == "version" for n, _ in names), names
+    getters = ("defineGetter(req, 'protocol', function protocol(){\n  return 'http';\n});\n\n"
+               "defineGetter(req, 'fresh', function(){\n  return true;\n});\n\n"
+               "function defineGetter(obj, name, getter) {\n  items.forEach(function each(item) {\n    use(item);\n"
+               "  });\n}\n")
+    names = {(u.name, u.kind) for u in units_of("lib/request.js", getters)}
+    assert ("protocol", "function") in names and ("defineGetter", "function") in names, names
+    assert not any(n in ("fresh", "each", "defineGetter.each") for n, _ in names), "no name, or inside a function"
 
 
 def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches() -> None:
