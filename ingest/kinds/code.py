@@ -753,9 +753,15 @@ def _header_row(node: Any, name_node: Any) -> int:
 
 def _type_name(written: str) -> str:
     """A type as written (`*Set[T]`, `Router<S>`, `&'a mut fmt::Formatter`) -> its own name (`Set`, `Router`,
-    `Formatter`)."""
-    words = [w for w in _NAMED.findall(written.split("<", 1)[0].split("[", 1)[0]) if w not in ("mut", "dyn")]
+    `Formatter`); a Rust slice's or array's its element's (`impl<T> Trait for [T]` -> `T`, was `?`)."""
+    core = _REFERENCE.sub(" ", written).strip()
+    if core.startswith("["):
+        return next(iter(_NAMED.findall(core.split("]", 1)[0])), "?")
+    words = _NAMED.findall(core.split("<", 1)[0].split("[", 1)[0])
     return words[-1] if words else "?"
+
+
+_REFERENCE = re.compile(r"'\w+|&|\b(?:mut|dyn)\b")  # a Rust type's lifetimes, borrows and `dyn`
 
 
 def _first_name(node: Any, lines: list[str]) -> str:

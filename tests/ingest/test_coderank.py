@@ -1102,3 +1102,11 @@ def test_a_look_up_shows_the_code_writing_the_name_after_its_definitions() -> No
     memory.put_file("src/flask/cli.py", "b", units_of("src/flask/cli.py", cli))
     names = [h.unit.name for h in memory.search(read_code_query("Flask"), 3)]
     assert names[:2] == ["Flask", "make_app"], names
+
+
+def test_a_rust_impl_for_a_slice_is_named_by_its_element() -> None:
+    """`impl<T: Serialize> Serialize for [T]` was named `?` (the head line said `impl ?`)."""
+    text = ("impl<T: Serialize> Serialize for [T] {\n    fn serialize(&self) {}\n}\n\n"
+            "impl<'a> Deserialize<'a> for &'a [u8] {\n    fn deserialize() {}\n}\n")
+    assert {(u.name, u.kind) for u in units_of("src/ser/impls.rs", text)} >= {
+        ("T", "impl"), ("T.serialize", "method"), ("u8", "impl"), ("u8.deserialize", "method")}
