@@ -173,7 +173,7 @@ class RepoMemory:
         order = [j for j in order_of(scores, units) if scores[j] > 0]
         if query.lookup or query.at_lines or query.paths_only:  # (a stable sort: the rule's order otherwise)
             asked = replace(query, lookup=self._widened(query.lookup, path_glob))
-            written = _written(asked.lookup)
+            written = _written(asked.lookup) if any(looked_up(units[j], asked.lookup) for j in order) else None
             order = sorted(order, key=lambda j: _asked_first(asked, units[j], written))
         elif query.short:
             order = _files_first(order, units, scores, weights.later)
@@ -300,7 +300,8 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
                  ) -> tuple[bool, bool, bool, bool, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
     (`looked_up`; a Python `@overload` signature after the definition with its body), then the code that writes a
-    name (`written`: its uses, before a line that only shares a word with the name, such as its folder's), what lies
+    name (`written`, where a definition has one: its uses, before a line that only shares a word with the name, such
+    as its folder's; with none, a file of that name is nearer than code importing another project's), what lies
     at the places (`lies_at`), each named file's units in its order, the path as written before a file name alone
     (`names_file`)."""
     named = query.names_file(unit.path) if query.paths_only else 0
