@@ -13,7 +13,8 @@ from pathlib import Path, PurePosixPath
 
 from ctxsieve_client.languages import LANGUAGES
 
-__all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "nested", "read_source", "walk"]
+__all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "minified", "nested", "read_source",
+           "walk"]
 
 MAX_FILE_BYTES = 1 << 20  # a larger source file is generated or data: skipped and counted
 SKIPPED_FOLDERS = frozenset({
@@ -28,7 +29,8 @@ SKIPPED_NAMED = 5  # the files left out that a repository's status names, per wh
 
 @dataclass
 class Skipped:
-    """The files a sync left out: how many per why (binary, huge, unreadable, outside, failed), the first few named."""
+    """The files a sync left out: how many per why (binary, huge, minified, unreadable, outside, failed), the first few
+    named."""
 
     counts: Counter[str] = field(default_factory=Counter)
     paths: dict[str, list[str]] = field(default_factory=dict)
@@ -56,7 +58,7 @@ class Walk:
 class FileState:
     path: str
     hash: str  # sha256 of the bytes
-    text: str | None  # None: binary or huge (counted, not indexed)
+    text: str | None  # None: binary, huge or minified (counted, not indexed)
     why: str = ""
 
 
@@ -109,7 +111,21 @@ def read_source(root: Path, name: str) -> FileState:
         return FileState(name, digest, None, "huge")
     if b"\x00" in data[:8192]:
         return FileState(name, digest, None, "binary")
+    if minified(name, data):
+        return FileState(name, digest, None, "minified")
     return FileState(name, digest, decoded(data))
+
+
+MINIFIED_LINE = 1000  # bytes per line on average: a bundle or a minifier's output, not code written to be read
+
+
+def minified(name: str, data: bytes) -> bool:
+    """A minifier's or bundler's output (`app.min.js`, Dokka's 692 KB `main.js` of 340,000-character lines): no
+    definition a person wrote, and its parse took 30 s of a first index. A source file with one long line of data
+    among its code is not one."""
+    stem = PurePosixPath(name).stem
+    return stem.endswith((".min", "-min", ".bundle")) or len(data) > 20 * MINIFIED_LINE and \
+        len(data) / (data.count(b"\n") + 1) > MINIFIED_LINE
 
 
 # a source file's own declaration of its encoding in its first two lines (PEP 263, Ruby's magic comment, Emacs and

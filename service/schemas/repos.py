@@ -41,7 +41,7 @@ class RepoInfo(BaseModel):
     state: RepoState
     head: str | None
     indexed_at: str | None
-    skipped: dict[str, int]  # files left out, by why (binary, huge)
+    skipped: dict[str, int]  # files left out, by why (binary, huge, minified, ...)
     progress: RepoProgress
     error: str | None = None  # the last sync's failure, verbatim
     skipped_paths: dict[str, list[str]] = {}  # the first five files left out of each why, by path

@@ -196,13 +196,22 @@ def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
     (root / "build" / "generated.py").write_text("def generated_helper():\n    pass\n")
     (root / "pkg" / "blob.py").write_bytes(b"\x00\x01def binary_thing(): pass\n")
     (root / "pkg" / "huge.py").write_text("x = 1\n" * 200_000)
+    (root / "docs" / "scripts").mkdir(parents=True)  # Dokka's bundle: 340,000-character lines
+    bundle = "".join(f"function f{i}(a){{return a+{i}}};" for i in range(3000))
+    (root / "docs" / "scripts" / "main.js").write_text(bundle)
+    (root / "docs" / "scripts" / "theme.min.js").write_text("function minifiedTheme(a) {\n  return a;\n}\n")
+    columns = "".join(f"\n\ndef column_{i}():\n    return DATA[{i}]\n" for i in range(40))
+    (root / "pkg" / "table.py").write_text("DATA = '" + "0" * 30_000 + "'\n\n\ndef read_table():\n    return DATA\n"
+                                          + columns)
     (root / ".gitignore").write_text("ignored.py\n")
     (root / "ignored.py").write_text("def ignored_function():\n    pass\n")
     committed(root)
     assert repos.put("/v1/repos/small", json={"path": str(root)}).status_code == 202
     info = indexed(repos, "small")
-    assert info["files"] == 2 and info["skipped"] == {"binary": 1, "huge": 1}, info
-    assert info["skipped_paths"] == {"binary": ["pkg/blob.py"], "huge": ["pkg/huge.py"]}, "which, not how many"
+    assert info["files"] == 3 and info["skipped"] == {"binary": 1, "huge": 1, "minified": 2}, info
+    assert info["skipped_paths"] == {"binary": ["pkg/blob.py"], "huge": ["pkg/huge.py"], "minified": [
+        "docs/scripts/main.js", "docs/scripts/theme.min.js"]}, "which, not how many"
+    assert found(repos, "small", "read_table")[0] == ("pkg/table.py", "read_table"), "a long line of data is no bundle"
     assert found(repos, "small", "compute_invoice_total")[0] == ("pkg/billing.py", "compute_invoice_total")
     assert found(repos, "small", "weigh_parcel")[0] == ("pkg/shipping.py", "Parcel.weigh_parcel")
     assert not found(repos, "small", "ignored_function generated_helper")
@@ -220,7 +229,7 @@ def test_edit_delete_rename_and_head(repos: TestClient, roots: Path) -> None:
     (root / "pkg" / "billing.py").unlink()
     repos.post("/v1/repos/small/sync")
     info = indexed(repos, "small")
-    assert info["files"] == 1 and not found(repos, "small", "refund_invoice compute_invoice_total")
+    assert info["files"] == 2 and not found(repos, "small", "refund_invoice compute_invoice_total")
     assert len(info["head"]) == 40
     assert any(r["name"] == "small" for r in repos.get("/v1/repos").json()["repos"])
     assert repos.delete("/v1/repos/small").status_code == 200
