@@ -268,8 +268,21 @@ def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
         return False
     name = unit.name.replace(".#", ".")
     return any(unit.leaf == form or name == form
-               or ("." in form and (name.endswith("." + form) or ("." in name and form.endswith("." + name))))
+               or ("." in form and (name.endswith("." + form) or ("." in name and form.endswith("." + name))
+                                    or _module_qualified(unit, name, form)))
                for asked in lookup for form in dict.fromkeys((asked, asked.rstrip("!?"))))
+
+
+def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
+    """`form` names the unit by its module too, as an import or a Java class's full name writes it: `click.core.Option`
+    is src/click/core.py's `Option`, `org.apache.commons.lang3.StringUtils.isBlank` a file named after its class."""
+    if not form.endswith("." + name):
+        return False
+    module = module_name(unit.path).split(".")
+    if module[-1] == name.split(".", 1)[0]:
+        module.pop()  # a file named after its class: its class's name is the module's last part already
+    qualified = ".".join([*module, name])
+    return qualified == form or qualified.endswith("." + form)
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -91,6 +91,7 @@ class CodeUnit:
         return self.answers_to_name and self.kind not in ("module", "impl")
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every unit a look-up weighs; a repository's paths are few
 def module_name(path: str) -> str:
     """`lib/ansible/vars/manager.py` -> `lib.ansible.vars.manager`; `pkg/__init__.py` -> `pkg`."""
     parts = list(PurePosixPath(path).with_suffix("").parts)

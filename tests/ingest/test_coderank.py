@@ -1110,3 +1110,23 @@ def test_a_rust_impl_for_a_slice_is_named_by_its_element() -> None:
             "impl<'a> Deserialize<'a> for &'a [u8] {\n    fn deserialize() {}\n}\n")
     assert {(u.name, u.kind) for u in units_of("src/ser/impls.rs", text)} >= {
         ("T", "impl"), ("T.serialize", "method"), ("u8", "impl"), ("u8.deserialize", "method")}
+
+
+def test_a_look_up_by_a_module_qualified_name_finds_the_definition_it_names() -> None:
+    """`click.core.Option` (as an import writes it) put the class first but said no definition had the name; a Java
+    class's full name (`org.apache.commons.lang3.StringUtils.isBlank`) too."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("src/click/core.py", "a", units_of("src/click/core.py", "class Option:\n    def full(self):\n"
+                                                       "        return 1\n"))
+    memory.put_file("src/click/types.py", "b", units_of("src/click/types.py", "class Option:\n    pass\n"))
+    java = "package org.apache.commons.lang3;\n\npublic class StringUtils {\n    public static boolean isBlank() {\n" \
+           "        return true;\n    }\n}\n"
+    path = "src/main/java/org/apache/commons/lang3/StringUtils.java"
+    memory.put_file(path, "c", units_of(path, java))
+    for asked, where in (("click.core.Option", "src/click/core.py"), ("core.Option.full", "src/click/core.py"),
+                         ("org.apache.commons.lang3.StringUtils.isBlank", path), ("lang3.StringUtils", path)):
+        assert memory.defines(asked, None), asked
+        assert memory.search(read_code_query(asked), 1)[0].unit.path == where, asked
+    assert not memory.defines("click.parser.Option", None), "another module's"
