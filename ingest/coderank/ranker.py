@@ -370,19 +370,28 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
     installed copy's `site-packages/flask/app.py` is a checkout's `src/flask/app.py`) holding its line; when it names
     its function and none of those is a definition of that name, the traceback came from another version of the file
     (an installed release against a checkout), and it points at the definition of that name in its file nearest its
-    line instead (not Ruby's: a built-in's frame, `in 'each'`, is labelled with its caller's line). In a pasted
-    trace, a frame several files meet (the user's own `src/main.rs` against every example's) points at none."""
+    line instead (not Ruby's: a built-in's frame, `in 'each'`, is labelled with its caller's line). Of the files its
+    path meets, those as long as the path's frames go (gdb's `/usr/include/nlohmann/json.hpp:20913` is the generated
+    `single_include/nlohmann/json.hpp`, not the 5,000-line `include/nlohmann/json.hpp`), then those sharing the most
+    of its folders. In a pasted trace, a frame several files meet (the user's own `src/main.rs` against every
+    example's) points at none."""
     if not query.frames:
         return []
     paths = sorted({u.path for u in units})
+    ends: dict[str, int] = {}
+    for u in units:
+        ends[u.path] = max(ends.get(u.path, 0), u.end_line, u.definition_end)
+    deepest: dict[str, int] = {}  # per path as written, its frames' last line: a file shorter is another file
+    for frame in query.frames:
+        deepest[frame.path] = max(deepest.get(frame.path, 0), frame.line or 0)
     targets: list[list[int]] = []
     for frame in query.frames:
         line = frame.line
         if line is None:
             continue
         name = file_name(frame.path)
-        meeting = _closest(frame.path, [path for path in paths if file_name(path) == name and paths_meet(frame.path,
-                                                                                                         path)])
+        met = [p for p in paths if file_name(p) == name and paths_meet(frame.path, p)]
+        meeting = _closest(frame.path, [p for p in met if ends[p] >= deepest[frame.path]] or met)
         if query.trace and len(meeting) > 1:
             targets.append([])
             continue

@@ -1130,3 +1130,26 @@ def test_a_look_up_by_a_module_qualified_name_finds_the_definition_it_names() ->
         assert memory.defines(asked, None), asked
         assert memory.search(read_code_query(asked), 1)[0].unit.path == where, asked
     assert not memory.defines("click.parser.Option", None), "another module's"
+
+
+def test_a_frames_file_is_one_as_long_as_its_frames_go() -> None:
+    """gdb's frames in `/usr/include/nlohmann/json.hpp` (the installed single header) at lines past the end of the
+    checkout's `include/nlohmann/json.hpp` were pointed into the latter, at unrelated functions: the generated
+    `single_include/nlohmann/json.hpp` is the file as long as they go."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    def header(count: int, name: str) -> str:
+        return "".join(f"int {name}_{i}(int a) {{\n    int b = a;\n    return b + {i};\n}}\n\n" for i in range(count))
+
+    memory = RepoMemory()
+    memory.put_file("include/nlohmann/json.hpp", "a", units_of("include/nlohmann/json.hpp", header(10, "split")))
+    memory.put_file("single_include/nlohmann/json.hpp", "b", units_of("single_include/nlohmann/json.hpp",
+                                                                      header(60, "amalgamated")))
+    trace = ("Program received signal SIGABRT, Aborted.\n"
+             "#0  0x00007ffff7a42e2c in __pthread_kill_implementation () from /lib/x86_64-linux-gnu/libc.so.6\n"
+             "#1  0x0000555555556f1a in nlohmann::basic_json::at (this=0x7fffffffd8f0) at /usr/include/nlohmann/"
+             "json.hpp:12\n#2  0x0000555555557a3b in nlohmann::detail::from_json (j=...) at /usr/include/nlohmann/"
+             "json.hpp:232\n#3  0x0000555555555c10 in main () at main.cpp:9\n")
+    found = memory.search(read_code_query(trace), 2)
+    assert [(h.unit.path, h.unit.name) for h in found] == [
+        ("single_include/nlohmann/json.hpp", "amalgamated_2"), ("single_include/nlohmann/json.hpp", "amalgamated_46")]
