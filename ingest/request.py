@@ -23,7 +23,14 @@ _AT_FRAME = re.compile(r"\bat (?:([\w.$<>]+) )?\(?([\w./\\@+-]+\.\w+):(\d+)(?::\
 # a JVM stack trace's frame: `at com.google.gson.Gson.fromJson(Gson.java:932)`, the class's package its folders
 _JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|kts|scala|groovy)):(\d+)\)")
 # .NET's: `at Newtonsoft.Json.JsonReader.Read() in C:\src\Json\JsonReader.cs:line 42`
-_DOTNET_FRAME = re.compile(r"\bat (?:[\w`<>+]+\.)*([\w`<>]+)\([^)\n]*\) in ([^\n]+?\.(?:cs|fs|vb)):line (\d+)")
+_DOTNET_FRAME = re.compile(r"\bat ((?:[\w`<>+]+\.)*)([\w`<>]+)(?:\[[^\]\n]*\])?\([^)\n]*\) in "
+                           r"([^\n]+?\.(?:cs|fs|vb)):line (\d+)")  # (a generic method's `Deserialize[T](...)`)
+# PHP's: `#2 /app/vendor/guzzlehttp/guzzle/src/Client.php(124): GuzzleHttp\Promise\Promise->wait()`: the place, and
+# the function called there (not the one holding it: that is the next frame's call); where it was thrown is the
+# message's `in /app/.../CurlFactory.php:275` (or `thrown in ... on line 275`)
+_PHP_FRAME = re.compile(r"^#(\d+) (\S+?\.php)\((\d+)\): ([^\s(]+)\(", re.MULTILINE)
+_PHP_FRAME_LINE = re.compile(r"#\d+ \S+?\.php\(\d+\): .*")
+_PHP_THROWN = re.compile(r"\bin (\S+?\.php)(?::| on line )(\d+)\b")
 # Ruby's: `lib/sinatra/base.rb:1050:in 'Sinatra::Base#route!'` (`route!'` with a backtick before Ruby 3.4)
 _RUBY_FRAME = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.rb):(\d+):in [`']"
                          r"(?:block (?:\(\d+ levels\) )?in )?([^'\s]+)'")
@@ -82,7 +89,9 @@ def read_request(text: str) -> CodeRequest:
     frames = _python_frames(text)
     frames += _at_frames(text)
     frames += _jvm_frames(text)
-    frames += [Frame(p.replace("\\", "/"), int(n), m) for m, p, n in _DOTNET_FRAME.findall(text)]
+    frames += [Frame(p.replace("\\", "/"), int(n), _dotnet_function(q, m))
+               for q, m, p, n in _DOTNET_FRAME.findall(text)]
+    frames += _php_frames(text)
     frames += [Frame(p, int(n), re.split(r"[#.]|::", m)[-1]) for p, n, m in _RUBY_FRAME.findall(text)]
     known = {(file_name(f.path), f.line) for f in frames}
     frames += [Frame(path, int(n), None) for p, n in _PATH_LINE.findall(text)
@@ -93,7 +102,7 @@ def read_request(text: str) -> CodeRequest:
                        tuple(frames), frozenset(pairs))
 
 
-_FRAME_FORMS = (_PY_FRAME, _AT_FRAME, _JVM_FRAME, _DOTNET_FRAME, _RUBY_FRAME, _PATH_LINE)
+_FRAME_FORMS = (_PY_FRAME, _AT_FRAME, _JVM_FRAME, _DOTNET_FRAME, _RUBY_FRAME, _PHP_FRAME_LINE, _PATH_LINE)
 _CARETS = re.compile(r"[\s^~]*")  # Python 3.11's markers under a frame's source line
 
 
@@ -162,6 +171,32 @@ def _rust_function(line: str) -> str | None:
         name = plain
     parts = [p for p in name.split("::") if p and not p.startswith("{{")]
     return parts[-1] if parts and _IDENTIFIER.fullmatch(parts[-1]) else None
+
+
+def _dotnet_function(qualified: str, name: str) -> str:
+    """A .NET frame's function: an async method's state machine (`Client.<SendAsync>d__12.MoveNext`) is `SendAsync`."""
+    machine = re.search(r"<(\w+)>d__\d+\.$", qualified)
+    return machine.group(1) if machine and name == "MoveNext" else name
+
+
+def _php_frames(text: str) -> list[Frame]:
+    """A PHP trace's frames, innermost first: where it was thrown (in the function the first frame calls), then each
+    frame's place in the function the next frame calls (the last one's, `{main}`'s, in none)."""
+    found = sorted(((int(m[1]), m[2], int(m[3]), _php_function(m[4])) for m in _PHP_FRAME.finditer(text)),
+                   key=lambda f: f[0])
+    if not found:
+        return []
+    frames = [Frame(path, line, found[i + 1][3] if i + 1 < len(found) else None)
+              for i, (_, path, line, _) in enumerate(found)]
+    thrown = _PHP_THROWN.search(text)
+    return ([Frame(thrown[1], int(thrown[2]), found[0][3])] if thrown else []) + frames
+
+
+def _php_function(called: str) -> str | None:
+    """`GuzzleHttp\\Client->send` and `GuzzleHttp\\Handler\\CurlFactory::finish` are `send` and `finish`; a closure
+    (`GuzzleHttp\\Middleware::GuzzleHttp\\{closure}`) has no name."""
+    name = re.split(r"::|->", called)[-1].rsplit("\\", 1)[-1]
+    return name if _IDENTIFIER.fullmatch(name) else None
 
 
 def _jvm_frames(text: str) -> list[Frame]:

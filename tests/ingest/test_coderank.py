@@ -1153,3 +1153,36 @@ def test_a_frames_file_is_one_as_long_as_its_frames_go() -> None:
     found = memory.search(read_code_query(trace), 2)
     assert [(h.unit.path, h.unit.name) for h in found] == [
         ("single_include/nlohmann/json.hpp", "amalgamated_2"), ("single_include/nlohmann/json.hpp", "amalgamated_46")]
+
+
+def test_php_and_dotnet_traces_name_their_functions() -> None:
+    """PHP's `#0 /app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php(158): ...CurlFactory::createRejection(...)`
+    was no frame (every answer was CurlFactory.php's by its words), and a .NET frame of a generic method
+    (`Deserialize[T](...)`) was dropped. A PHP frame's line is in the function the next frame calls."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.request import read_request
+
+    php = ("PHP Fatal error:  Uncaught GuzzleHttp\\Exception\\ConnectException: cURL error 28: timed out in "
+           "/app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php:9\nStack trace:\n"
+           "#0 /app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php(4): GuzzleHttp\\Handler\\CurlFactory::"
+           "createRejection(Object(GuzzleHttp\\Handler\\EasyHandle), Array)\n"
+           "#1 /app/vendor/guzzlehttp/guzzle/src/Middleware.php(3): GuzzleHttp\\Handler\\CurlFactory::finish(Array)\n"
+           "#2 /app/vendor/guzzlehttp/guzzle/src/Client.php(3): GuzzleHttp\\Middleware::GuzzleHttp\\{closure}(Array)\n"
+           "#3 /app/src/Fetcher.php(42): GuzzleHttp\\Client->send(Object(GuzzleHttp\\Psr7\\Request), Array)\n"
+           "#4 {main}\n  thrown in /app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php on line 9\n")
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.function) for f in read_request(php).frames] == [
+        ("CurlFactory.php", 9, "createRejection"), ("CurlFactory.php", 4, "finish"), ("Middleware.php", 3, None),
+        ("Client.php", 3, "send"), ("Fetcher.php", 42, None)]
+    memory = RepoMemory()
+    factory = ("<?php\nclass CurlFactory\n{\n    public static function finish($easy) {\n        return 1;\n    }\n\n"
+               "    private static function createRejection($easy) {\n        throw new ConnectException('x');\n"
+               "    }\n}\n")
+    memory.put_file("src/Handler/CurlFactory.php", "a", units_of("src/Handler/CurlFactory.php", factory))
+    client = "<?php\nclass Client\n{\n    public function send($request) {\n        return 1;\n    }\n}\n"
+    memory.put_file("src/Client.php", "b", units_of("src/Client.php", client))
+    names = [h.unit.name for h in memory.search(read_code_query(php), 3)]
+    assert names == ["CurlFactory.createRejection", "CurlFactory.finish", "Client.send"], names
+    dotnet = ("System.IO.EndOfStreamException: Attempted to read past the end of the stream.\n   at MessagePack."
+              "MessagePackSerializer.Deserialize[T](MessagePackReader& reader) in /_/src/MessagePackSerializer.cs:"
+              "line 235\n   at MyApp.Client.<SendAsync>d__12.MoveNext() in C:\\src\\MyApp\\Client.cs:line 31\n")
+    assert [(f.line, f.function) for f in read_request(dotnet).frames] == [(235, "Deserialize"), (31, "SendAsync")]
