@@ -47,7 +47,8 @@ _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fix
 # tests named as Java, C#, Kotlin, Scala, Swift and PHP name them: `JsonReaderTest.java`, `JTokenTests.cs`
 _TESTS_BY_CASE = re.compile(r"[a-z0-9]Tests?\.(java|cs|kt|scala|swift|php)$")
 _TEST_MODULE = re.compile(r"(^|\.)tests?\.")  # a definition inside a module or class named `tests` / `test`
-_ASIDE = re.compile(r"(^|/)(examples?|docs?|doc_src|benchmarks?|bench|scripts|hacking|contrib)(/|$)")
+_ASIDE = re.compile(r"(^|/)(examples?|samples?|demos?|sandbox|playground|docs?|doc_src|benchmarks?|bench|scripts|"
+                    r"hacking|contrib)(/|$)")
 _VENDORED = re.compile(r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|external|node_modules)(/|$)")
 
 
