@@ -27,15 +27,18 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 30
+UNITS_VERSION = 31
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
-_TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol")
+_TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol", "actor")
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
-                 "constructor": "method", "impl": "impl", "module": "module", "mod": "module", "namespace": "module",
-                 "type": "type", "test": "test"} | {word: word for word in _TYPE_WORDS}
-_CONTAINERS = frozenset({*_TYPE_WORDS, "impl"})  # a function inside one is a method (a Rust `impl`'s too)
+                 "constructor": "method", "impl": "impl", "extension": "extension", "module": "module",
+                 "mod": "module", "namespace": "module", "type": "type", "test": "test"} | {w: w for w in _TYPE_WORDS}
+# a function inside one is a method (a Rust `impl`'s and a Swift `extension`'s too: members of the type they name)
+_CONTAINERS = frozenset({*_TYPE_WORDS, "impl", "extension"})
+# kinds named after a type they do not define: a Rust `impl` block, a Swift `extension`
+_TYPE_ADDITIONS = frozenset({"impl", "extension"})
 # A parent's own line after its nested definitions that holds no code of its own: one that only closes it (`}`,
 # `});`, `end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment (after one of those too:
 # `}  // namespace detail`), a directive's end (`#endif`). A run of such lines is no unit.
@@ -55,7 +58,7 @@ class CodeUnit:
     path: str  # the file, relative to its repository, with `/`
     name: str  # qualified with `.`: `QuerySet.filter`; a module run: the module's dotted path
     kind: str  # function, method, class (struct, interface, enum, trait, ...: its language's word), module, type,
-    # impl (a Rust `impl` block), test (`it('adds', ...)`)
+    # impl (a Rust `impl` block), extension (Swift's), test (`it('adds', ...)`)
     start_line: int  # 1-based, inclusive
     end_line: int  # 1-based, inclusive
     text: str  # the unit's lines, verbatim
@@ -86,9 +89,9 @@ class CodeUnit:
 
     @property
     def defines_name(self) -> bool:
-        """Its name is what it defines: one it answers to, not a module's run or a Rust `impl` block (it names the
-        type)."""
-        return self.answers_to_name and self.kind not in ("module", "impl")
+        """Its name is what it defines: one it answers to, not a module's run, a Rust `impl` block or a Swift
+        `extension` (they name the type)."""
+        return self.answers_to_name and self.kind != "module" and self.kind not in _TYPE_ADDITIONS
 
 
 @lru_cache(maxsize=1 << 16)  # asked for every unit a look-up weighs; a repository's paths are few

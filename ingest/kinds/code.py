@@ -47,7 +47,8 @@ _KINDS = {
     "enum_declaration": ("enum", True), "impl_item": ("impl", True), "trait_item": ("trait", True),
     "mod_item": ("mod", True), "type_declaration": ("type", False), "namespace_definition": ("namespace", True),
     "object_declaration": ("object", True), "protocol_declaration": ("protocol", True),
-    "type_alias_declaration": ("type", False),
+    "type_alias_declaration": ("type", False), "trait_definition": ("trait", True),
+    "object_definition": ("object", True), "enum_definition": ("enum", True),
     "record_declaration": ("class", True), "annotation_type_declaration": ("interface", True),
     "struct_declaration": ("struct", True), "trait_declaration": ("trait", True), "companion_object": ("object", True),
     "operator_declaration": ("method", False), "conversion_operator_declaration": ("method", False),
@@ -222,6 +223,9 @@ def _constructor_joined(match: re.Match[bytes]) -> bytes:
 _BRANCH_LANGUAGES = frozenset({"csharp", "swift"})
 # Swift 5.10's `nonisolated(unsafe)` (and 6.2's `nonisolated(nonsending)`), newer than the grammar: read as
 # `nonisolated`, which it knows (a stored property of Alamofire's Protected was a method named `(unsafe)`)
+# C#'s `ref partial struct MessagePackReader`, which the grammar does not read (a property named `struct`, the type's
+# members lost): `ref` blanked for it
+_CSHARP_REF_PARTIAL = re.compile(rb"\b(ref)[ \t]+(?=partial[ \t]+struct\b)")
 _SWIFT_ISOLATION = re.compile(rb"\bnonisolated[ \t]*(\((?:unsafe|nonsending)\))")
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|elseif|else|endif|error|warning)\b", re.M)  # `#error(...)`: a
 # build's stop, which Swift's grammar cannot read
@@ -236,6 +240,8 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
         return parser.parse(_kotlin_for_grammar(source))
     if language == "swift":
         source = _SWIFT_ISOLATION.sub(_blank(1), source)
+    if language == "csharp":
+        source = _CSHARP_REF_PARTIAL.sub(_blank(1), source)
     if language in _BRANCH_LANGUAGES and _DIRECTIVE.search(source) is not None:
         every = parser.parse(_branches_blanked(source, first_only=False))
         if not every.root_node.has_error:
@@ -394,9 +400,18 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
     if _anonymous_function(target):  # Lua: `function(err) ... end` given to a call is no definition of its own
         return None, None, target, None
     name_node = target.child_by_field_name("name")
-    if name_node is None and target.type in _NAMED_ONLY:
+    if name_node is None and target.type in _NAMED_ONLY or _local(target):
         return None, None, target, None
+    declared = target.child_by_field_name("declaration_kind")  # Swift's class_declaration: class, struct, enum,
+    if declared is not None and target.type == "class_declaration":  # extension or actor, as written
+        return (declared.text.decode("utf-8", "replace"), True), name_node, target, None
     return _KINDS.get(target.type), name_node, target, None
+
+
+def _local(target: Any) -> bool:
+    """A Swift or Kotlin `let`/`val` among a function's statements is its local, not a definition (Alamofire's
+    `let retryPolicy = ...` inside each test was one, and filled every answer)."""
+    return target.type == "property_declaration" and target.parent is not None and target.parent.type == "statements"
 
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:

@@ -345,7 +345,7 @@ MORE_LANGUAGES = {
         "    #error(\"This platform needs a Lock-conforming type.\")", "    #endif", "",
         "    private nonisolated(unsafe) var value: Value", "", "    func read() -> Value {", "        value", "    }",
         "}", ""]),
-        {("UnfairLock.lock", "method", 3, 3), ("NSLock", "class", 6, 6), ("Protected.lock", "method", 13, 13),
+        {("UnfairLock.lock", "method", 3, 3), ("NSLock", "extension", 6, 6), ("Protected.lock", "method", 13, 13),
          ("Protected.lock", "method", 15, 15), ("Protected.value", "method", 20, 20),
          ("Protected.read", "method", 22, 24)}),
     "Injected.kt": ("\n".join([
@@ -1188,3 +1188,32 @@ def test_php_and_dotnet_traces_name_their_functions() -> None:
               "MessagePackSerializer.Deserialize[T](MessagePackReader& reader) in /_/src/MessagePackSerializer.cs:"
               "line 235\n   at MyApp.Client.<SendAsync>d__12.MoveNext() in C:\\src\\MyApp\\Client.cs:line 31\n")
     assert [(f.line, f.function) for f in read_request(dotnet).frames] == [(235, "Deserialize"), (31, "SendAsync")]
+
+
+def test_scala_swift_and_csharp_types_as_each_language_declares_them() -> None:
+    """circe's `trait Decoder` and `object Decoder` were no definitions (their members unqualified); Swift's struct,
+    enum and extension were all `class`, an extension answered a look-up of its type before the type, and every `let`
+    among a function's statements was a definition; C#'s `ref partial struct MessagePackReader` was misread (a
+    property named `struct`), its members lost."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    scala = ("trait Decoder[A] extends Serializable { self =>\n  def apply(c: HCursor): Result[A]\n}\n\n"
+             "object Decoder {\n  def instance[A](f: HCursor => Result[A]): Decoder[A] = ???\n}\n")
+    assert {(u.name, u.kind) for u in units_of("io/circe/Decoder.scala", scala)} >= {
+        ("Decoder", "trait"), ("Decoder.apply", "method"), ("Decoder", "object"), ("Decoder.instance", "method")}
+    swift = ("public struct HTTPHeaders {\n    var headers: [String] = []\n}\n\npublic enum RetryResult {\n"
+             "    case retry\n}\n\nextension Session: RequestDelegate {\n    func retryResult() {\n"
+             "        let retryError = 1\n        run { let inner = retryError }\n    }\n}\n\n"
+             "open class Session {\n    let rootQueue: DispatchQueue\n}\n")
+    units = {(u.name, u.kind) for u in units_of("Source/Session.swift", swift)}
+    assert {("HTTPHeaders", "struct"), ("RetryResult", "enum"), ("Session", "extension"),
+            ("Session.retryResult", "method"), ("Session", "class")} <= units, units
+    assert not any(name.endswith(("retryError", "inner")) for name, _ in units), "locals are no definitions"
+    memory = RepoMemory()
+    memory.put_file("Source/Session.swift", "s", units_of("Source/Session.swift", swift))
+    assert memory.search(read_code_query("Session"), 1)[0].unit.kind == "class", "the type before its extension"
+    csharp = ("namespace MessagePack\n{\n#pragma warning disable SA1205\n"
+              "    public ref partial struct MessagePackReader\n#pragma warning restore SA1205\n    {\n"
+              "        public int ReadInt32() { return 1; }\n    }\n}\n")
+    assert {(u.name, u.kind) for u in units_of("MessagePackReader.cs", csharp)} >= {
+        ("MessagePack.MessagePackReader", "struct"), ("MessagePack.MessagePackReader.ReadInt32", "method")}
