@@ -48,6 +48,7 @@ CATCH_UP_S = 10.0  # at most one sync in this time queued by reads and file list
 MIN_SPREAD = 0.1  # of the best score: a file's definitions closer than this are told apart in proportion only
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
+WHOLE_KINDS = frozenset({"function", "method", "test"})  # shown whole in any search (`_whole_hits`): a class is not
 FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
 Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
 
@@ -217,9 +218,10 @@ class RepoIndex:
             raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} (a glob over the paths "
                                  "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         read = read_code_query(query)
-        asked = 2 * k if read.lookup else k  # a definition looked up is shown whole, and the hits inside it (its
-        hits, state, by_meaning = self._hits(tenant, repo, read, asked, path, state, windows)  # nested ones) are
-        hits = self._whole_looked_up(tenant, name, read, hits)[:k]  # left out: k are asked for, not k less those
+        # a function and a definition looked up are shown whole, and the hits inside them (nested definitions, later
+        # parts) are left out: k are asked for, not k less those
+        hits, state, by_meaning = self._hits(tenant, repo, read, 2 * k, path, state, windows)
+        hits = self._whole_hits(tenant, name, read, hits)[:k]
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
@@ -248,19 +250,27 @@ class RepoIndex:
         hits = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
         return hits, state, bool(hits)
 
-    def _whole_looked_up(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit]) -> list[Hit]:
-        """The definitions a request of names looks up, whole: a unit stops at its definition's first nested one (a
-        function's inner function, a class's first method), so the first part is widened to the definition's last
-        line from the file's text as indexed, and the hits that lie inside it (its inner definitions, its later
-        parts) are left out: its lines are theirs. A file indexed again since the search read it keeps the part."""
-        if not read.lookup:
-            return hits
+    def _whole_hits(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit]) -> list[Hit]:
+        """Functions (methods, tests) and the definitions a request of names looks up, whole: a unit stops at its
+        definition's first nested one (a function's inner function, a class's first method), so the first part is
+        widened to the definition's last line from the file's text as indexed (a function was shown to its inner
+        one's line, its later part a hit of its own further down). The hits that lie inside it (its inner
+        definitions, its later parts) are left out, their lines being its own, and it takes the place of the first of
+        them. A class not looked up stays its own lines (its methods are hits of their own); a file indexed again
+        since the search read it keeps the part."""
         widened = [self._whole_hit(tenant, name, read, hit) for hit in hits]
-        return [hit for hit in widened if not any(_holds(other.unit, hit.unit) for other in widened)]
+        out: list[Hit] = []
+        for hit in widened:
+            outer = [o for o in widened if _holds(o.unit, hit.unit)]
+            shown = max(outer, key=lambda o: o.unit.end_line - o.unit.start_line) if outer else hit
+            if all(s.unit != shown.unit for s in out):
+                out.append(replace(shown, score=max(shown.score, hit.score), focus=shown.focus or hit.focus))
+        return out
 
     def _whole_hit(self, tenant: str, name: str, read: CodeQuery, hit: Hit) -> Hit:
         unit = hit.unit
-        if unit.definition_end > unit.end_line and unit.kind != "impl" and looked_up(unit, read.lookup):
+        if unit.definition_end > unit.end_line and not unit.rest and (
+                unit.kind in WHOLE_KINDS or looked_up(unit, read.lookup)):
             whole = self._whole_definition(tenant, name, unit)
             return hit if whole is None else Hit(whole, hit.score, hit.focus)
         return hit

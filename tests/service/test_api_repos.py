@@ -677,7 +677,7 @@ def test_a_parents_code_after_a_nested_definition_is_found_and_an_older_index_fi
         return [(r.name, r.start_line, r.end_line) for r in found]
 
     first = opened()
-    assert spans(first)[0] == ("make_handler", 5, 6)
+    assert spans(first)[0] == ("make_handler", 1, 6), "found by its later part, shown whole"
     first.close()
     older = []  # the point as the version before stored it: no version, the body after `handler` in no unit
     for point in scroll_all(store, SPEC.name, None):
@@ -688,7 +688,7 @@ def test_a_parents_code_after_a_nested_definition_is_found_and_an_older_index_fi
     store.upsert(SPEC.name, older)
     again = opened()
     try:
-        assert spans(again)[0] == ("make_handler", 5, 6)
+        assert spans(again)[0] == ("make_handler", 1, 6)
         stored = [p.payload for p in scroll_all(store, SPEC.name, None) if p.payload.get("type") == "file"]
         assert [p["units_version"] for p in stored] == [UNITS_VERSION]
     finally:
@@ -717,6 +717,56 @@ def make_wrapper(call):
         return call(*args)
     return inner
 """
+
+
+AUTH = """class DigestAuth:
+    \"\"\"HTTP digest authentication.\"\"\"
+
+    def _build_auth_header(self, request, challenge):
+        \"\"\"The digest authorization header for a request answering the server's challenge.\"\"\"
+        hash_func = self._ALGORITHM_TO_HASH_FUNCTION[challenge.algorithm.upper()]
+
+        def digest(data):
+            return hash_func(data).hexdigest().encode()
+
+        a1 = b":".join((self._username, challenge.realm, self._password))
+        path = request.url.raw_path
+        a2 = b":".join((request.method.encode(), path))
+        ha2 = digest(a2)
+        nonce_count = 1
+        cnonce = self._get_client_nonce(nonce_count, challenge.nonce)
+        digest_data = [challenge.nonce, nonce_count, cnonce, challenge.qop, ha2]
+        key_digest = b":".join(digest_data)
+        format_args = {"username": self._username, "realm": challenge.realm, "nonce": challenge.nonce}
+        format_args["response"] = digest(b":".join((digest(a1), key_digest)))
+        return "Digest " + self._get_header_value(format_args)
+
+    def _get_client_nonce(self, nonce_count, nonce):
+        return nonce + str(nonce_count).encode()
+"""
+
+
+def test_a_function_holding_a_nested_one_is_shown_whole_in_any_search(repos: TestClient, roots: Path) -> None:
+    """httpx's `DigestAuth._build_auth_header` holds `def digest` at its fifth line: a search of its words showed it
+    to that line, "lines 9-22 not shown" with most of the budget unused, and its code after `digest` came as a hit
+    of its own further down. A function is shown whole (as far as the budget goes) at the first place one of its
+    parts ranks, and its parts are no hits of their own; a class stays its own lines."""
+    tree = roots / "auth"
+    tree.mkdir()
+    (tree / "_auth.py").write_text(AUTH)
+    assert repos.put("/v1/repos/auth", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "auth")
+    body = repos.post("/v1/repos/auth/search", json={"query": "how does digest auth build the authorization header",
+                                                     "max_tokens": 4000}).json()
+    first = body["results"][0]
+    assert (first["name"], first["start_line"], first["end_line"], first["shown_end_line"]) == (
+        "DigestAuth._build_auth_header", 4, 21, 21), first
+    assert first["text"] == "\n".join(AUTH.split("\n")[3:21]), first
+    names = [(r["name"], r["start_line"]) for r in body["results"]]
+    assert all(name != "DigestAuth._build_auth_header.digest" for name, _ in names), names
+    assert [n for n in names if n[0] == "DigestAuth._build_auth_header"] == [("DigestAuth._build_auth_header", 4)]
+    assert ("DigestAuth", 1) in names and all(r["shown_end_line"] < 4 for r in body["results"]
+                                              if r["name"] == "DigestAuth"), "a class is its own lines"
 
 
 def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestClient, roots: Path) -> None:
