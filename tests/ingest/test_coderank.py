@@ -1217,3 +1217,9 @@ def test_scala_swift_and_csharp_types_as_each_language_declares_them() -> None:
               "        public int ReadInt32() { return 1; }\n    }\n}\n")
     assert {(u.name, u.kind) for u in units_of("MessagePackReader.cs", csharp)} >= {
         ("MessagePack.MessagePackReader", "struct"), ("MessagePack.MessagePackReader.ReadInt32", "method")}
+
+
+def test_a_possessive_is_no_term() -> None:
+    """"how is a request's timeout applied" searched for the term `s` too (every `$s` of a PHP repository)."""
+    assert read_code_query("how is a request's timeout applied").terms == ("request", "timeout", "applied")
+    assert "s" in read_code_query("the 's' flag").terms, "a quoted letter is still a word"
