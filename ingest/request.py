@@ -19,7 +19,10 @@ _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
-_AT_FRAME = re.compile(r"\bat (?:([\w.$<>]+) )?\(?([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
+# Node's `at fn (path:line:col)`, as V8 writes it: `at async fn (...)`, `at new Foo (...)`, a method called by another
+# name `at Object.saveCart [as onSave] (...)`, a bundler's `webpack://app/src/x.ts:3:1`
+_AT_FRAME = re.compile(r"\bat (?:(?:async |new )?([\w.$<>]+)( \[as [\w$]+\])? )?\(?(?:webpack://[\w.@-]*/)?"
+                       r"([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
 # a JVM stack trace's frame: `at com.google.gson.Gson.fromJson(Gson.java:932)`, the class's package its folders
 _JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|kts|scala|groovy)):(\d+)\)")
 # .NET's: `at Newtonsoft.Json.JsonReader.Read() in C:\src\Json\JsonReader.cs:line 42`
@@ -147,11 +150,13 @@ def _at_frames(text: str) -> list[Frame]:
     function (`axum::routing::Router<S>::route::{{closure}}`: `route`); the Rust toolchain's own files are none."""
     frames = []
     for match in _AT_FRAME.finditer(text):
-        path = _module_path(match[2])
+        path = _module_path(match[3])
         if _RUST_STDLIB.search(path):
             continue
-        function = match[1] or _rust_function(_line_above(text, match.start()))
-        frames.append(Frame(path, int(match[3]), function))
+        # `Object.saveCart [as onSave]`: a function named by the caller's object (redux's bound action creator is an
+        # anonymous function in bindActionCreators.ts): its line says which
+        function = None if match[2] else match[1] or _rust_function(_line_above(text, match.start()))
+        frames.append(Frame(path, int(match[4]), function))
     return frames
 
 

@@ -109,8 +109,10 @@ def read_code_query(text: str) -> CodeQuery:
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
 # `error: ...`), and a quoted string of a few words
-_ERROR_LINE = re.compile(r"^[ \t>]*(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+[A-Z]\w*|\w*(?:Error|Exception|Warning|Exit|"
-                         r"Failure))|ERROR!?|FATAL|[Ee]rror|panic)[ \t]*[:!][ \t]*(.+?)[ \t]*$", re.MULTILINE)
+_ERROR_LINE = re.compile(r"^[ \t>]*(?:Uncaught |Unhandled )?(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+[A-Z]\w*|"
+                         r"\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|panic|what\(\))"
+                         r"[ \t]*[:!][ \t]*(.+?)[ \t]*$", re.MULTILINE)
+# (Node's `Uncaught Error: ...` too, and C++'s `what():  ...`)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'`\n]{12,300})\1(?![\w`])")
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
 # before the place (`panicked at 'message', src/main.rs:20:10`) before
@@ -173,8 +175,8 @@ def _placed_words(text: str) -> list[str]:
 
 
 def _is_trace(text: str, frames: tuple[Frame, ...]) -> bool:
-    """A pasted stack trace: frames, and few words besides them."""
-    return bool(frames) and len(outside_frames(text).split(None, TRACE_WORDS)) <= TRACE_WORDS
+    """A pasted stack trace: frames, and few words besides them and its error's message (redux's runs to 57 words)."""
+    return bool(frames) and len(_ERROR_LINE.sub(" ", outside_frames(text)).split(None, TRACE_WORDS)) <= TRACE_WORDS
 
 
 def asks_for_tests(text: str) -> bool:

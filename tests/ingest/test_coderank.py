@@ -1223,3 +1223,27 @@ def test_a_possessive_is_no_term() -> None:
     """"how is a request's timeout applied" searched for the term `s` too (every `$s` of a PHP repository)."""
     assert read_code_query("how is a request's timeout applied").terms == ("request", "timeout", "applied")
     assert "s" in read_code_query("the 's' flag").terms, "a quoted letter is still a word"
+
+
+def test_a_node_trace_with_a_long_message_is_a_trace_and_cpp_what_is_a_message() -> None:
+    """redux's "Actions must be plain objects..." runs to 57 words: with its frames it was no pasted trace, and
+    `at Object.saveCart [as onSave] (webpack://shop-ui/node_modules/redux/src/bindActionCreators.ts:14:12)` was no
+    frame of its own (a bound action creator is an anonymous function: its line says which). C++'s `what():  ...`
+    is an error's message."""
+    from ctxsieve.ingest.request import read_request
+
+    message = ("Uncaught Error: Actions must be plain objects. Instead, the actual type was: 'Promise'. You may need "
+               "to add middleware to your store setup to handle dispatching other values, such as 'redux-thunk' to "
+               "handle dispatching functions. See https://redux.js.org/tutorials/fundamentals/part-4-store#middleware "
+               "and https://redux.js.org/tutorials/fundamentals/part-6-async-logic for examples.\n")
+    trace = message + ("    at dispatch (webpack://shop-ui/node_modules/redux/src/createStore.ts:272:13)\n"
+                       "    at Object.saveCart [as onSave] (webpack://shop-ui/node_modules/redux/src/"
+                       "bindActionCreators.ts:14:12)\n    at async handleClick (/home/u/shop/src/Cart.tsx:41:11)\n")
+    assert [(f.path, f.line, f.function) for f in read_request(trace).frames] == [
+        ("node_modules/redux/src/createStore.ts", 272, "dispatch"),
+        ("node_modules/redux/src/bindActionCreators.ts", 14, None), ("/home/u/shop/src/Cart.tsx", 41, "handleClick")]
+    query = read_code_query(trace)
+    assert query.trace and query.phrases[0].startswith("actions must be plain objects"), query
+    what = ("terminate called after throwing an instance of 'nlohmann::json_abi_v3_11_3::detail::type_error'\n"
+            "  what():  [json.exception.type_error.302] type must be string, but is number\n")
+    assert read_code_query(what).phrases == ("type must be string, but is number",)
