@@ -48,7 +48,7 @@ CATCH_UP_S = 10.0  # at most one sync in this time queued by reads and file list
 MIN_SPREAD = 0.1  # of the best score: a file's definitions closer than this are told apart in proportion only
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
-WHOLE_KINDS = frozenset({"function", "method", "test"})  # shown whole in any search (`_whole_hits`): a class is not
+WHOLE_KINDS = frozenset({"function", "method"})  # shown whole in any search (`_whole_hits`): a class is not
 FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
 Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
 
@@ -251,29 +251,23 @@ class RepoIndex:
         return hits, state, bool(hits)
 
     def _whole_hits(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit]) -> list[Hit]:
-        """Functions (methods, tests) and the definitions a request of names looks up, whole: a unit stops at its
-        definition's first nested one (a function's inner function, a class's first method), so the first part is
-        widened to the definition's last line from the file's text as indexed (a function was shown to its inner
-        one's line, its later part a hit of its own further down). The hits that lie inside it (its inner
-        definitions, its later parts) are left out, their lines being its own, and it takes the place of the first of
-        them. A class not looked up stays its own lines (its methods are hits of their own); a file indexed again
+        """Functions (methods) that rank above their parts, and the definitions a request of names looks up, whole: a
+        unit stops at its definition's first nested one (a function's inner function, a class's first method), so the
+        first part is widened to the definition's last line from the file's text as indexed (a function was shown to
+        its inner one's line, its later part a hit of its own further down), and the hits that lie inside it (its
+        inner definitions, its later parts) are left out, their lines being its own. An inner function that ranks
+        above its parent is shown as itself, and so is its parent's part after it; a class not looked up stays its
+        own lines (its methods are hits of their own), and so does a test group (its tests are); a file indexed again
         since the search read it keeps the part."""
-        widened = [self._whole_hit(tenant, name, read, hit) for hit in hits]
-        out: list[Hit] = []
-        for hit in widened:
-            outer = [o for o in widened if _holds(o.unit, hit.unit)]
-            shown = max(outer, key=lambda o: o.unit.end_line - o.unit.start_line) if outer else hit
-            if all(s.unit != shown.unit for s in out):
-                out.append(replace(shown, score=max(shown.score, hit.score), focus=shown.focus or hit.focus))
-        return out
-
-    def _whole_hit(self, tenant: str, name: str, read: CodeQuery, hit: Hit) -> Hit:
-        unit = hit.unit
-        if unit.definition_end > unit.end_line and not unit.rest and (
-                unit.kind in WHOLE_KINDS or looked_up(unit, read.lookup)):
-            whole = self._whole_definition(tenant, name, unit)
-            return hit if whole is None else Hit(whole, hit.score, hit.focus)
-        return hit
+        widened: list[Hit] = []
+        for i, hit in enumerate(hits):
+            unit = hit.unit
+            wanted = looked_up(unit, read.lookup) or unit.kind in WHOLE_KINDS and not any(  # (a part of it that
+                _within(h.unit, unit) for h in hits[:i])  # ranks higher is shown as itself: its lines matched)
+            whole = self._whole_definition(tenant, name, unit) if wanted and unit.definition_end > unit.end_line \
+                and not unit.rest else None
+            widened.append(hit if whole is None else Hit(whole, hit.score, hit.focus))
+        return [hit for hit in widened if not any(_holds(other.unit, hit.unit) for other in widened)]
 
     def _whole_definition(self, tenant: str, name: str, unit: CodeUnit) -> CodeUnit | None:
         key = file_key(tenant, name, unit.path)
@@ -615,6 +609,12 @@ class RepoIndex:
 def line_count(text: str) -> int:
     """A file's lines: its last newline ends its last line, it opens none."""
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def _within(inner: CodeUnit, first_part: CodeUnit) -> bool:
+    """`inner` lies within the definition `first_part` begins (its nested definitions and later parts)."""
+    return (inner.path == first_part.path and first_part.start_line <= inner.start_line
+            and inner.end_line <= first_part.definition_end and inner != first_part)
 
 
 def _holds(outer: CodeUnit, inner: CodeUnit) -> bool:

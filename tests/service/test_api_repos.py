@@ -677,7 +677,7 @@ def test_a_parents_code_after_a_nested_definition_is_found_and_an_older_index_fi
         return [(r.name, r.start_line, r.end_line) for r in found]
 
     first = opened()
-    assert spans(first)[0] == ("make_handler", 1, 6), "found by its later part, shown whole"
+    assert spans(first)[0] == ("make_handler", 5, 6)
     first.close()
     older = []  # the point as the version before stored it: no version, the body after `handler` in no unit
     for point in scroll_all(store, SPEC.name, None):
@@ -688,7 +688,7 @@ def test_a_parents_code_after_a_nested_definition_is_found_and_an_older_index_fi
     store.upsert(SPEC.name, older)
     again = opened()
     try:
-        assert spans(again)[0] == ("make_handler", 1, 6)
+        assert spans(again)[0] == ("make_handler", 5, 6)
         stored = [p.payload for p in scroll_all(store, SPEC.name, None) if p.payload.get("type") == "file"]
         assert [p["units_version"] for p in stored] == [UNITS_VERSION]
     finally:
@@ -767,6 +767,29 @@ def test_a_function_holding_a_nested_one_is_shown_whole_in_any_search(repos: Tes
     assert [n for n in names if n[0] == "DigestAuth._build_auth_header"] == [("DigestAuth._build_auth_header", 4)]
     assert ("DigestAuth", 1) in names and all(r["shown_end_line"] < 4 for r in body["results"]
                                               if r["name"] == "DigestAuth"), "a class is its own lines"
+
+
+def test_an_inner_function_that_ranks_first_is_shown_as_itself(repos: TestClient, roots: Path) -> None:
+    """A review's case: a 60-line `build_form` holding `submit_signup` at its end took the inner function's place
+    when widened, shown from its first line so the matching lines fell outside the budget; a Jest `describe` widened
+    took every `it` it holds. A part that ranks above its parent is shown as itself, and a test group stays its own
+    lines."""
+    tree = roots / "forms"
+    tree.mkdir()
+    body = "".join(f"    field_{i} = app.field('f{i}', width={i}, label='Field number {i}')\n" for i in range(50))
+    (tree / "forms.py").write_text("def build_form(app):\n" + body + "\n    def submit_signup(form):\n"
+                                   "        send_confirmation_mail(form.email, 'signup confirmed')\n"
+                                   "        return form.submit()\n\n    return submit_signup\n")
+    its = "".join(f"  it('reads case {i}', () => {{\n    expect(parse('{i}')).toBe({i});\n  }});\n" for i in range(20))
+    (tree / "parse.test.js").write_text("describe('parse', () => {\n" + its + "  it('rejects a trailing comma', () => "
+                                        "{\n    expect(() => parse('1,')).toThrow();\n  });\n});\n")
+    assert repos.put("/v1/repos/forms", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "forms")
+    first = repos.post("/v1/repos/forms/search", json={"query": "where is the signup confirmation mail sent"}).json()
+    assert first["results"][0]["name"] == "build_form.submit_signup", first["results"][0]
+    tests = repos.post("/v1/repos/forms/search", json={"query": "tests for parse rejecting a trailing comma"}).json()
+    assert tests["results"][0]["name"] == "parse.rejects_a_trailing_comma", [r["name"] for r in tests["results"]]
+    assert len(tests["results"]) == 10, "the group's tests are hits of their own"
 
 
 def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestClient, roots: Path) -> None:
