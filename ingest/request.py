@@ -21,7 +21,7 @@ _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
 # Node's `at fn (path:line:col)`, as V8 writes it: `at async fn (...)`, `at new Foo (...)`, a method called by another
 # name `at Object.saveCart [as onSave] (...)`, a bundler's `webpack://app/src/x.ts:3:1`
-_AT_FRAME = re.compile(r"\bat (?:(?:async |new )?([\w.$<>]+)( \[as [\w$]+\])? )?\(?(?:webpack://[\w.@-]*/)?"
+_AT_FRAME = re.compile(r"\bat (?:(?:async |(new ))?([\w.$<>]+)( \[as [\w$]+\])? )?\(?(?:webpack://[\w.@-]*/)?"
                        r"([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
 # a JVM stack trace's frame: `at com.google.gson.Gson.fromJson(Gson.java:932)`, the class's package its folders
 _JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|kts|scala|groovy)):(\d+)\)")
@@ -31,8 +31,8 @@ _DOTNET_FRAME = re.compile(r"\bat ((?:[\w`<>+]+\.)*)([\w`<>]+)(?:\[[^\]\n]*\])?\
 # PHP's: `#2 /app/vendor/guzzlehttp/guzzle/src/Client.php(124): GuzzleHttp\Promise\Promise->wait()`: the place, and
 # the function called there (not the one holding it: that is the next frame's call); where it was thrown is the
 # message's `in /app/.../CurlFactory.php:275` (or `thrown in ... on line 275`)
-_PHP_FRAME = re.compile(r"^#(\d+) (\S+?\.php)\((\d+)\): ([^\s(]+)\(", re.MULTILINE)
-_PHP_FRAME_LINE = re.compile(r"#\d+ \S+?\.php\(\d+\): .*")
+_PHP_FRAME = re.compile(r"^[ \t]*#(\d+) (?:(\S+?\.php)\((\d+)\)|\[internal function\]): ([^\s(]+)\(", re.MULTILINE)
+_PHP_FRAME_LINE = re.compile(r"#\d+ (?:\S+?\.php\(\d+\)|\[internal function\]): .*")
 _PHP_THROWN = re.compile(r"\bin (\S+?\.php)(?::| on line )(\d+)\b")
 # Ruby's: `lib/sinatra/base.rb:1050:in 'Sinatra::Base#route!'` (`route!'` with a backtick before Ruby 3.4)
 _RUBY_FRAME = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.rb):(\d+):in [`']"
@@ -50,7 +50,8 @@ _CRATE_AT_VERSION = re.compile(r"^.*/registry/src/[^/]+/([\w-]+?)-\d+\.\d+\.\d+[
                                r"|^.*/git/checkouts/[^/]+/[0-9a-f]+/")
 # a Rust backtrace's frame: its function on a numbered line (`  12: axum::routing::Router<S>::route`), its place on
 # the next (`             at /home/u/.cargo/.../src/routing/mod.rs:193:9`)
-_RUST_SYMBOL = re.compile(r"[ \t]*\d+: +(\S+(?: as \S+)?)[ \t]*")
+_RUST_SYMBOL = re.compile(r"[ \t]*\d+: +(\S.*?)[ \t]*|[ \t]{4,}(?!at )([^\s(].*::.*?)[ \t]*")  # (an inlined frame's
+# symbol is on an indented line of its own, no number: `      <tower::util::Oneshot<S,R> as Future>::poll`)
 _COMMON_TEXT = ("self cls this none true false null def class return import from if else for while in is not and or "
                 "with as try except raise pass the a an of to etc")
 _COMMON = frozenset(_COMMON_TEXT.split())
@@ -150,13 +151,13 @@ def _at_frames(text: str) -> list[Frame]:
     function (`axum::routing::Router<S>::route::{{closure}}`: `route`); the Rust toolchain's own files are none."""
     frames = []
     for match in _AT_FRAME.finditer(text):
-        path = _module_path(match[3])
+        path = _module_path(match[4])
         if _RUST_STDLIB.search(path):
             continue
         # `Object.saveCart [as onSave]`: a function named by the caller's object (redux's bound action creator is an
-        # anonymous function in bindActionCreators.ts): its line says which
-        function = None if match[2] else match[1] or _rust_function(_line_above(text, match.start()))
-        frames.append(Frame(path, int(match[4]), function))
+        # anonymous function in bindActionCreators.ts), and `new Client`, a class's constructor: its line says which
+        function = None if match[1] or match[3] else match[2] or _rust_function(_line_above(text, match.start()))
+        frames.append(Frame(path, int(match[5]), function))
     return frames
 
 
@@ -171,7 +172,7 @@ def _rust_function(line: str) -> str | None:
     symbol = _RUST_SYMBOL.fullmatch(line)
     if symbol is None:
         return None
-    name = re.sub(r"::h[0-9a-f]{16}$|\{\{[^}]*\}\}", "", symbol[1])
+    name = re.sub(r"::h[0-9a-f]{16}$|\{\{[^}]*\}\}", "", symbol[1] or symbol[2])
     while (plain := re.sub(r"<[^<>]*>", "", name)) != name:
         name = plain
     parts = [p for p in name.split("::") if p and not p.startswith("{{")]
@@ -185,16 +186,27 @@ def _dotnet_function(qualified: str, name: str) -> str:
 
 
 def _php_frames(text: str) -> list[Frame]:
-    """A PHP trace's frames, innermost first: where it was thrown (in the function the first frame calls), then each
-    frame's place in the function the next frame calls (the last one's, `{main}`'s, in none)."""
-    found = sorted(((int(m[1]), m[2], int(m[3]), _php_function(m[4])) for m in _PHP_FRAME.finditer(text)),
-                   key=lambda f: f[0])
-    if not found:
-        return []
-    frames = [Frame(path, line, found[i + 1][3] if i + 1 < len(found) else None)
-              for i, (_, path, line, _) in enumerate(found)]
-    thrown = _PHP_THROWN.search(text)
-    return ([Frame(thrown[1], int(thrown[2]), found[0][3])] if thrown else []) + frames
+    """A PHP trace's frames, innermost first: where it was thrown (its message's `in path:line`, in the function its
+    first frame calls), then each frame's place in the function the next frame calls (`{main}`'s in none); a chain's
+    traces (`Next ...`, each numbered from #0) in their order, the first the root cause. `[internal function]`
+    frames have no place but name what they call."""
+    traces: list[list[re.Match[str]]] = []
+    for match in _PHP_FRAME.finditer(text):
+        if not traces or int(match[1]) != int(traces[-1][-1][1]) + 1:
+            traces.append([])
+        traces[-1].append(match)
+    frames: list[Frame] = []
+    previous_end = 0
+    for trace in traces:
+        called = [_php_function(m[4]) for m in trace]
+        thrown = list(_PHP_THROWN.finditer(text, previous_end, trace[0].start()))  # its message, above its frames
+        if thrown:  # (thrown by a built-in, `PDO->__construct`: at its call, the first frame's place, in its caller)
+            at_call = (thrown[-1][1], thrown[-1][2]) == (trace[0][2], trace[0][3])
+            frames.append(Frame(thrown[-1][1], int(thrown[-1][2]), called[1 if at_call and len(trace) > 1 else 0]))
+        frames += [Frame(m[2], int(m[3]), called[i + 1] if i + 1 < len(trace) else None)
+                   for i, m in enumerate(trace) if m[2]]
+        previous_end = trace[-1].end()
+    return frames
 
 
 def _php_function(called: str) -> str | None:
@@ -239,7 +251,7 @@ def _module_path(path: str) -> str:
     path = path.replace("\\", "/")
     if "@v" in path:
         return _MODULE_AT_VERSION.sub("", path)
-    if "/.cargo/" in path or path.startswith(".cargo/"):
+    if "/registry/src/" in path or "/git/checkouts/" in path:  # (wherever CARGO_HOME is: /usr/local/cargo too)
         return _CRATE_AT_VERSION.sub(lambda m: f"{m[1]}/" if m[1] else "", path)
     return path
 

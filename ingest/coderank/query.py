@@ -176,7 +176,8 @@ def _placed_words(text: str) -> list[str]:
 
 def _is_trace(text: str, frames: tuple[Frame, ...]) -> bool:
     """A pasted stack trace: frames, and few words besides them and its error's message (redux's runs to 57 words)."""
-    return bool(frames) and len(_ERROR_LINE.sub(" ", outside_frames(text)).split(None, TRACE_WORDS)) <= TRACE_WORDS
+    rest = _ERROR_LINE.sub(" ", outside_frames(text), count=1)  # (only the first: an issue's `NodeJS: v18` lines
+    return bool(frames) and len(rest.split(None, TRACE_WORDS)) <= TRACE_WORDS  # are words about it)
 
 
 def asks_for_tests(text: str) -> bool:

@@ -416,14 +416,15 @@ def _local(target: Any) -> bool:
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
-    if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target)
-            or _js_named_argument(target)) is not None:  # JS/TS: `const f = () => {...}`, a field `f = function...`,
-        return ("function", False), *bound, None  # `res.send = function(...)`, `defineGetter(req, 'ip', function
-    # ip() {...})`; Lua: `M.run = function(...)`
+    if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target)) is not None:  # JS/TS:
+        return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
+    # `res.send = function(...)`; Lua: `M.run = function(...)`
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
         return ("test", False), *test
+    if (named := _js_named_argument(target)) is not None:  # `defineGetter(req, 'ip', function ip() {...})` (a test
+        return ("function", False), *named, None  # framework's call given a named function is its test)
     if (typed := _class_as_type(target)) is not None:  # C++: a class the grammar took for a function's type
         return _KINDS[typed[0]], typed[1], typed[2], None
     return None
@@ -814,7 +815,7 @@ def only_comments(text: str, language: str | None) -> bool:
     """Every line of `text` holding anything is a comment's (`//`, `--`, `#` where it opens one, inside `/* */`): a
     file's commented-out code or its header, no code of its own."""
     comments, inside, any_line = Comments.of(language), False, False
-    starts = ("//", "--", "#") if comments.hash else ("//", "--")
+    starts = ("//", "-- ", "#") if comments.hash else ("//", "-- ")  # (`--i;` is code)
     for line in text.split("\n"):
         stripped = line.strip()
         if not stripped:
@@ -828,7 +829,7 @@ def only_comments(text: str, language: str | None) -> bool:
             inside = "*/" not in stripped[2:]
             if not inside and stripped[2:].split("*/", 1)[1].strip():
                 return False
-        elif not stripped.startswith(starts):
+        elif not stripped.startswith(starts) and stripped != "--":
             return False
     return any_line
 

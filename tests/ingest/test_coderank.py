@@ -1247,3 +1247,45 @@ def test_a_node_trace_with_a_long_message_is_a_trace_and_cpp_what_is_a_message()
     what = ("terminate called after throwing an instance of 'nlohmann::json_abi_v3_11_3::detail::type_error'\n"
             "  what():  [json.exception.type_error.302] type must be string, but is number\n")
     assert read_code_query(what).phrases == ("type must be string, but is number",)
+
+
+def test_the_reviews_cases_of_frames_tests_and_bundles() -> None:
+    """A review of the frames read this stop: `at new Client (...)` named the class (its one-line head, not the
+    constructor holding the line); Cargo's cache outside `~/.cargo` (the Rust image's `/usr/local/cargo`) kept its
+    path; a PHP trace's `[internal function]` frames, a chain's `Next` trace and an indented trace shifted or lost
+    the frames' functions; a Rust backtrace's inlined frames (an indented symbol, no number) were words. And a test
+    framework's call given a named function became a function, `--i;` was a comment, and `-min` in a hand-written
+    file's name or `\\r` line ends made it a bundle."""
+    from ctxsieve.indexes.repos.walk import minified
+    from ctxsieve.ingest.kinds.code import only_comments
+    from ctxsieve.ingest.request import read_request
+
+    def frames(text: str) -> list[tuple[str, int, str | None]]:
+        return [(f.path.rsplit("/", 1)[-1], f.line or 0, f.function) for f in read_request(text).frames]
+
+    assert frames("TypeError: url is required\n    at new Client (/app/src/client.js:5:30)\n") == [
+        ("client.js", 5, None)]
+    cargo = "/usr/local/cargo/registry/src/index.crates.io-6f17d22bba15001f/axum-0.8.1/src/routing/mod.rs"
+    assert read_request(f"   3: axum::routing::Router<S>::route\n             at {cargo}:19:9\n").frames[0].path \
+        == "axum/src/routing/mod.rs"
+    php = ("PHP Fatal error:  Uncaught PDOException: could not connect in /app/src/Db.php:10\nStack trace:\n"
+           "#0 /app/src/Db.php(10): PDO->__construct('mysql:host=db')\n#1 [internal function]: App\\Db->connect()\n"
+           "#2 /app/src/Repo.php(20): call_user_func(Array)\n#3 {main}\n\nNext RuntimeException: unavailable in "
+           "/app/src/Repo.php:25\nStack trace:\n    #0 /app/src/Service.php(30): App\\Repo->load()\n"
+           "    #1 /app/src/Controller.php(40): App\\Service->run()\n    #2 {main}\n")
+    assert frames(php) == [("Db.php", 10, "connect"), ("Db.php", 10, "connect"), ("Repo.php", 20, None),
+                           ("Repo.php", 25, "load"), ("Service.php", 30, "run"), ("Controller.php", 40, None)]
+    inlined = ("   7: <axum::routing::route::RouteFuture<E> as core::future::future::Future>::poll\n"
+               "             at /home/u/.cargo/registry/src/index.crates.io-6f17d22bba15001f/axum-0.8.1/src/routing/"
+               "route.rs:157:34\n      <tower::util::oneshot::Oneshot<S,Req> as core::future::future::Future>::poll\n"
+               "             at /home/u/.cargo/registry/src/index.crates.io-6f17d22bba15001f/tower-0.5.2/src/util/"
+               "oneshot.rs:97:42\n")
+    assert frames(inlined) == [("route.rs", 157, "poll"), ("oneshot.rs", 97, "poll")]
+    assert read_code_query(inlined).trace, "an inlined frame's symbol line is the trace's, no words besides it"
+    suite = "describe('parse', function parseSuite() {\n  it('reads numbers', function () {\n    run();\n  });\n});\n"
+    assert {(u.name, u.kind) for u in units_of("parse.test.js", suite)} >= {
+        ("parse", "test"), ("parse.reads_numbers", "test")}
+    assert not only_comments("--i;\n", "javascript") and only_comments("-- a note\n--\n", "lua")
+    assert not minified("lib/array-min.js", b"function arrayMin(a) {\n  return Math.min(...a);\n}\n")
+    assert not minified("mac/app.js", b"function f(){return 1}\r" * 2000), "old Mac line ends are line ends"
+    assert not minified("data.js", b"var d = '" + b"0" * 15_000 + b"';\n"), "a 15 KB line is no bundle"
