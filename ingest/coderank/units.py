@@ -75,10 +75,13 @@ class CodeUnit:
 
     @cached_property  # asked for every unit of every search's pool
     def commented_out(self) -> bool:
-        """A module run that is nothing but comments: code commented out (`/*func TestX(...) {...}*/`) or a header."""
+        """A module run of lines that are nothing but comments: code commented out (`/*func TestX(...) {...}*/`) or a
+        header. Not one comment line (a grep's line, which says what the code around it does: counted for less, it
+        cost bench.grep's test split four outputs' lines near an edit)."""
         from ..kinds.code import language_of, only_comments
 
-        return self.kind == "module" and only_comments(self.text, language_of(self.path))
+        return self.kind == "module" and self.end_line > self.start_line and \
+            only_comments(self.text, language_of(self.path))
 
     @property
     def answers_to_name(self) -> bool:

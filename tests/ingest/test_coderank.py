@@ -1049,6 +1049,7 @@ def test_code_commented_out_counts_less_than_code_that_runs_but_is_found_by_its_
     assert only_comments("# a note\n\n#   more\n", "python") and not only_comments("#define X 1\n", "c")
     assert only_comments("/* a\n * b\n */\n// c\n", "c") and not only_comments("/* a */ int x;\n", "c")
     assert not only_comments("/* a\n*/ int x;\n", "go") and not only_comments("\n\n", "go")
+    assert not line_unit("pkg/a.py", "# frobnicate the widget first", 3).commented_out, "a grep's comment line"
 
 
 def test_a_rust_backtrace_is_a_trace_its_functions_read_and_its_crate_folder_kept() -> None:
