@@ -739,9 +739,9 @@ def _declarator_in(declarator: Any) -> Any | None:
     """The declarator inside one: its `declarator` field, or a C++ reference's (`const T& name()`: the grammar
     gives `&` and `&&` declarators no field)."""
     inner = declarator.child_by_field_name("declarator")
-    if inner is None and declarator.type == "reference_declarator":
-        inner = next(iter(declarator.named_children), None)
-    return inner
+    if inner is None and declarator.type in ("reference_declarator", "parenthesized_declarator"):
+        inner = next(iter(declarator.named_children), None)  # (C: libuv's `TEST_IMPL(timer_order) {...}` is read
+    return inner  # as a function of type TEST_IMPL named `(timer_order)`: the test's name, not the macro's)
 
 
 _MACRO = re.compile(r"[A-Z][A-Z0-9_]*")

@@ -1290,3 +1290,11 @@ def test_the_reviews_cases_of_frames_tests_and_bundles() -> None:
     assert not minified("lib/array-min.js", b"function arrayMin(a) {\n  return Math.min(...a);\n}\n")
     assert not minified("mac/app.js", b"function f(){return 1}\r" * 2000), "old Mac line ends are line ends"
     assert not minified("data.js", b"var d = '" + b"0" * 15_000 + b"';\n"), "a 15 KB line is no bundle"
+
+
+def test_a_c_test_macro_names_its_test() -> None:
+    """libuv's every test was `function TEST_IMPL` (C's grammar reads `TEST_IMPL(timer_order) {...}` as a function of
+    type TEST_IMPL named `(timer_order)`): each is named by its test now, and a name in parentheses is a name."""
+    text = "TEST_IMPL(timer_order) {\n  return 0;\n}\n\nint (plain)(int x) {\n  return x;\n}\n"
+    assert {(u.name, u.kind) for u in units_of("test/test-timer.c", text)} == {
+        ("timer_order", "function"), ("plain", "function")}
