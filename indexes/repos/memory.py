@@ -30,6 +30,7 @@ from ctxsieve.ingest.coderank.ranker import (
     rerank,
     score,
     signals,
+    written_names,
 )
 from ctxsieve.ingest.coderank.units import CodeUnit
 from ctxsieve.ingest.request import file_name
@@ -173,7 +174,7 @@ class RepoMemory:
         order = [j for j in order_of(scores, units) if scores[j] > 0]
         if query.lookup or query.at_lines or query.paths_only:  # (a stable sort: the rule's order otherwise)
             asked = replace(query, lookup=self._widened(query.lookup, path_glob))
-            written = _written(asked.lookup) if any(looked_up(units[j], asked.lookup) for j in order) else None
+            written = written_names(asked.lookup) if any(looked_up(units[j], asked.lookup) for j in order) else None
             order = sorted(order, key=lambda j: _asked_first(asked, units[j], written))
         elif query.short:
             order = _files_first(order, units, scores, weights.later)
@@ -309,12 +310,6 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
             unit.text), bool(query.lookup) and _OVERLOAD.search(unit.text) is not None,
             query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",
             unit.start_line if named else 0)
-
-
-def _written(lookup: frozenset[str]) -> re.Pattern[str] | None:
-    """A look-up's names as code writes them, a whole word each (`Flask`, not `flask` nor `FlaskGroup`)."""
-    leaves = sorted({name.rsplit(".", 1)[-1].rstrip("!?") for name in lookup} - {""})
-    return re.compile(rf"(?<![\w$])(?:{'|'.join(map(re.escape, leaves))})(?![\w$])") if leaves else None
 
 
 def _best(values: np.ndarray, n: int) -> np.ndarray:

@@ -252,8 +252,16 @@ def factor_of(unit: CodeUnit, weights: Weights = WEIGHTS, query: CodeQuery | Non
 def _aside_comments(unit: CodeUnit, query: CodeQuery | None) -> bool:
     if not unit.commented_out:
         return False
-    return query is None or not any(re.search(rf"(?<![\w$]){re.escape(name.rsplit('.', 1)[-1])}(?![\w$])", unit.text)
-                                    for name in query.lookup)
+    written = written_names(query.lookup) if query is not None else None
+    return written is None or written.search(unit.text) is None
+
+
+@lru_cache(maxsize=256)
+def written_names(lookup: frozenset[str]) -> re.Pattern[str] | None:
+    """A look-up's names as code writes them, a whole word each (`Flask`, not `flask` nor `FlaskGroup`; `route!` as
+    `route`); None for no names."""
+    leaves = sorted({name.rsplit(".", 1)[-1].rstrip("!?") for name in lookup} - {""})
+    return re.compile(rf"(?<![\w$])(?:{'|'.join(map(re.escape, leaves))})(?![\w$])") if leaves else None
 
 
 def _factor(place: str | None, weights: Weights) -> float:
