@@ -33,6 +33,13 @@ _DOTNET_FRAME = re.compile(r"\bat ((?:[\w`<>+]+\.)*)([\w`<>]+)(?:\[[^\]\n]*\])?\
 # message's `in /app/.../CurlFactory.php:275` (or `thrown in ... on line 275`)
 _PHP_FRAME = re.compile(r"^[ \t]*#(\d+) (?:(\S+?\.php)\((\d+)\)|\[internal function\]): ([^\s(]+)\(", re.MULTILINE)
 _PHP_FRAME_LINE = re.compile(r"#\d+ (?:\S+?\.php\(\d+\)|\[internal function\]): .*")
+# gdb's `#5  0x0000555555583e5c in uv__io_poll (loop=0x55555..., timeout=0) at src/unix/linux.c:1552`, and an Apple
+# crash report's `1   Alamofire   0x0000000104a1c2d4 RetryPolicy.retry(_:for:dueTo:completion:) + 412
+# (RetryPolicy.swift:312)`: each line a frame, its function named on it (its arguments no words of the request)
+_GDB_FRAME = re.compile(r"^#\d+[ \t]+(?:0x[0-9a-f]+ in )?([\w:~<>.]+) \(.*\) at (\S+?):(\d+)[ \t]*$", re.MULTILINE)
+_GDB_FRAME_LINE = re.compile(r"#\d+[ \t]+(?:0x[0-9a-f]+ in )?[\w:~<>.]+ \(.*\)(?: at \S+?:\d+| from \S+)")
+_APPLE_FRAME = re.compile(r"^\d+[ \t]+\S+[ \t]+0x[0-9a-f]+ (.+?) \+ \d+ \((\S+?\.\w+):(\d+)\)[ \t]*$", re.MULTILINE)
+_APPLE_FRAME_LINE = re.compile(r"\d+[ \t]+\S+[ \t]+0x[0-9a-f]+ .+? \+ \d+(?: \(\S+?:\d+\))?")
 _PHP_THROWN = re.compile(r"\bin (\S+?\.php)(?::| on line )(\d+)\b")
 # Ruby's: `lib/sinatra/base.rb:1050:in 'Sinatra::Base#route!'` (`route!'` with a backtick before Ruby 3.4)
 _RUBY_FRAME = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.rb):(\d+):in [`']"
@@ -91,7 +98,9 @@ def read_request(text: str) -> CodeRequest:
             pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
     frames = _python_frames(text)
-    frames += _at_frames(text)
+    frames += _native_frames(text)
+    native = {(f.path, f.line) for f in frames}
+    frames += [f for f in _at_frames(text) if (f.path, f.line) not in native]
     frames += _jvm_frames(text)
     frames += [Frame(p.replace("\\", "/"), int(n), _dotnet_function(q, m))
                for q, m, p, n in _DOTNET_FRAME.findall(text)]
@@ -106,7 +115,8 @@ def read_request(text: str) -> CodeRequest:
                        tuple(frames), frozenset(pairs))
 
 
-_FRAME_FORMS = (_PY_FRAME, _AT_FRAME, _JVM_FRAME, _DOTNET_FRAME, _RUBY_FRAME, _PHP_FRAME_LINE, _PATH_LINE)
+_FRAME_FORMS = (_PY_FRAME, _GDB_FRAME_LINE, _APPLE_FRAME_LINE, _AT_FRAME, _JVM_FRAME, _DOTNET_FRAME, _RUBY_FRAME,
+                _PHP_FRAME_LINE, _PATH_LINE)
 _CARETS = re.compile(r"[\s^~]*")  # Python 3.11's markers under a frame's source line
 
 
@@ -144,6 +154,20 @@ def _python_frames(text: str) -> list[Frame]:
     found = [(sum(b < m.start() for b in breaks), -m.start(), Frame(m[1], int(m[2]), m[3]))
              for m in _PY_FRAME.finditer(text)]
     return [frame for _, _, frame in sorted(found, key=lambda f: (f[0], f[1]))]
+
+
+def _native_frames(text: str) -> list[Frame]:
+    """gdb's frames and an Apple crash report's, innermost first as they print them, each with its function: the
+    last part of its qualified name (`nlohmann::basic_json<>::at`: `at`; `closure #1 in
+    Request.didCompleteTask(_:with:)`: `didCompleteTask`, the closure's function)."""
+    found = [(m.start(), m[2], int(m[3]), m[1]) for m in _GDB_FRAME.finditer(text)]
+    found += [(m.start(), m[2], int(m[3]), m[1].split(" in ")[-1].split("(", 1)[0])
+              for m in _APPLE_FRAME.finditer(text)]
+    frames = []
+    for _, path, line, symbol in sorted(found):
+        name = re.split(r"::|\.", re.sub(r"<[^<>]*>", "", symbol))[-1]
+        frames.append(Frame(path, line, name if _IDENTIFIER.fullmatch(name) else None))
+    return frames
 
 
 def _at_frames(text: str) -> list[Frame]:

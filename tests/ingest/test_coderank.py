@@ -1298,3 +1298,28 @@ def test_a_c_test_macro_names_its_test() -> None:
     text = "TEST_IMPL(timer_order) {\n  return 0;\n}\n\nint (plain)(int x) {\n  return x;\n}\n"
     assert {(u.name, u.kind) for u in units_of("test/test-timer.c", text)} == {
         ("timer_order", "function"), ("plain", "function")}
+
+
+def test_gdb_and_apple_crash_frames_name_their_functions_and_are_a_trace() -> None:
+    """gdb's `#5 0x... in uv__io_poll (loop=..., timeout=0) at src/unix/linux.c:1552` gave its place but no function,
+    its arguments words of the request; an Apple crash report's `1 Alamofire 0x... RetryPolicy.retry(...) + 412
+    (RetryPolicy.swift:312)` likewise, so neither was read as a pasted trace (the innermost frame came 5th)."""
+    from ctxsieve.ingest.request import read_request
+
+    gdb = ("Program received signal SIGABRT, Aborted.\n"
+           "#0  __pthread_kill_implementation (no_tid=0, signo=6, threadid=14073735) at ./nptl/pthread_kill.c:44\n"
+           "#1  0x000055555557d3a1 in uv__stream_io (loop=0x5555555a4140 <default_loop_struct>, w=0x7fffffffd9a8, "
+           "events=1) at src/unix/stream.c:1199\n#2  0x0000555555583e5c in uv__io_poll (loop=0x5555555a4140 "
+           "<default_loop_struct>, timeout=0) at src/unix/linux.c:1552\n"
+           "#3  0x00007ffff7a42e2c in nlohmann::basic_json<std::map>::at (this=0x7f) at /usr/include/json.hpp:20913\n")
+    assert [(f.line, f.function) for f in read_request(gdb).frames] == [
+        (44, "__pthread_kill_implementation"), (1199, "uv__stream_io"), (1552, "uv__io_poll"), (20913, "at")]
+    assert read_code_query(gdb).trace
+    apple = ("Exception Type:  EXC_BREAKPOINT (SIGTRAP)\nThread 3 Crashed:: Dispatch queue: org.alamofire.session\n"
+             "0   libswiftCore.dylib            \t0x00000001a3f2c8e4 _assertionFailure(_:_:file:line:flags:) + 264\n"
+             "1   Alamofire                     \t0x0000000104a1c2d4 RetryPolicy.retry(_:for:dueTo:completion:) + 412 "
+             "(RetryPolicy.swift:312)\n2   Alamofire                     \t0x00000001049f8c44 closure #1 in "
+             "Request.didCompleteTask(_:with:) + 96 (Request.swift:520)\n")
+    assert [(f.path, f.line, f.function) for f in read_request(apple).frames] == [
+        ("RetryPolicy.swift", 312, "retry"), ("Request.swift", 520, "didCompleteTask")]
+    assert read_code_query(apple).trace
