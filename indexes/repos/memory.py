@@ -165,7 +165,7 @@ class RepoMemory:
         """The best k units (of the files `within` names, if given), ties broken by path and line so the same request
         gives the same order; with `cosines` (the units' vectors against the request's), the best re-ranked by them
         too. With `focused` (a client shown windows), a long module run's hit says its best-matching line."""
-        units, rows = self.candidates(query, path_glob, within)
+        units, rows, targets = self._scored_pool(query, path_glob, within)
         if not units:
             return []
         scores = score(rows, units, weights, query)
@@ -179,7 +179,7 @@ class RepoMemory:
         elif query.short:
             order = _files_first(order, units, scores, weights.later)
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
-            order = _frames_first(order, frame_targets(query, units))
+            order = _frames_first(order, targets)
         placed = bool(query.frames)
         matched = focused and not (query.paths_only or query.at_lines or query.lookup)
         return [Hit(units[j], float(scores[j]), (place_in(query, units[j]) if placed else 0)
@@ -199,12 +199,20 @@ class RepoMemory:
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:
         """The units worth scoring (the lexical best, and every unit the request names) and their signals."""
+        units, rows, _ = self._scored_pool(query, path_glob, within)
+        return units, rows
+
+    def _scored_pool(self, query: CodeQuery, path_glob: str | None, within: Collection[str] | None
+                     ) -> tuple[list[CodeUnit], np.ndarray, list[list[int]]]:
+        """`candidates`, and the units each of the request's frames points at (`frame_targets`: its signal, and a
+        pasted trace's order; found once, they were a third of a trace's search twice over)."""
         with self._lock:
             lexical = self._lexical.scores(query.terms, stems=query.short)
             pool = self._pool(query, lexical, path_glob, within)
             units = [self._units[i] for i in pool]
             counts = {u.leaf: len(self._by_leaf.get(u.leaf, ())) for u in units}
-            return units, signals(query, units, lexical[pool], name_counts=counts)
+            targets = frame_targets(query, units)
+            return units, signals(query, units, lexical[pool], name_counts=counts, targets=targets), targets
 
     def _pool(self, query: CodeQuery, lexical: np.ndarray, path_glob: str | None,
               within: Collection[str] | None) -> list[int]:

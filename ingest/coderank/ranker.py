@@ -146,10 +146,12 @@ SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense", "phrase", "file
 
 
 def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
-            name_counts: dict[str, int] | None = None, dense: np.ndarray | None = None) -> np.ndarray:
+            name_counts: dict[str, int] | None = None, dense: np.ndarray | None = None,
+            targets: list[list[int]] | None = None) -> np.ndarray:
     """One row per unit, one column per signal (SIGNALS), each in [0, 1] but lexical's raw scale kept apart:
     lexical scaled to the best unit's; named, the name's rarity; pair, 1 where `Class.method` is written; path, how
-    closely the request names the file (1: its path, 0.5: its file name); frame, 1 where a frame points inside."""
+    closely the request names the file (1: its path, 0.5: its file name); frame, 1 where a frame points inside
+    (`targets`: `frame_targets` of these units, if the caller found them already)."""
     out = np.zeros((len(units), len(SIGNALS)))
     if not units:
         return out
@@ -163,7 +165,7 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
         if unit.path not in file_named:
             file_named[unit.path] = query.names_file(unit.path) / 2
         out[i, 3] = file_named[unit.path]
-    out[:, 4] = frames_at(query, units)
+    out[:, 4] = frames_at(query, units, targets)
     if dense is not None:
         out[:, 5] = np.nan_to_num(dense, nan=0.0)
     if query.phrases:
@@ -366,10 +368,10 @@ def place_in(query: CodeQuery, unit: CodeUnit) -> int:
     return next((frame.line or 0 for frame in _frames_inside(query, unit) if paths_meet(frame.path, unit.path)), 0)
 
 
-def frames_at(query: CodeQuery, units: Sequence[CodeUnit]) -> np.ndarray:
-    """Per unit, 1 where one of the request's frames points into it (`frame_targets`), else 0."""
+def frames_at(query: CodeQuery, units: Sequence[CodeUnit], targets: list[list[int]] | None = None) -> np.ndarray:
+    """Per unit, 1 where one of the request's frames points into it (`frame_targets`, unless given), else 0."""
     out = np.zeros(len(units))
-    for held in frame_targets(query, units):
+    for held in frame_targets(query, units) if targets is None else targets:
         out[held] = 1.0
     return out
 
