@@ -18,7 +18,7 @@ import posixpath
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -259,26 +259,22 @@ class RepoIndex:
         above its parent is shown as itself, and so is its parent's part after it; a class not looked up stays its
         own lines (its methods are hits of their own), and so does a test group (its tests are); a file indexed again
         since the search read it keeps the part."""
-        widened: list[Hit] = []
-        for i, hit in enumerate(hits):
-            unit = hit.unit
-            wanted = looked_up(unit, read.lookup) or unit.kind in WHOLE_KINDS and not any(  # (a part of it that
-                _within(h.unit, unit) for h in hits[:i])  # ranks higher is shown as itself: its lines matched)
-            whole = self._whole_definition(tenant, name, unit) if wanted and unit.definition_end > unit.end_line \
-                and not unit.rest else None
-            widened.append(hit if whole is None else Hit(whole, hit.score, hit.focus))
-        return [hit for hit in widened if not any(_holds(other.unit, hit.unit) for other in widened)]
+        wanted = [i for i, hit in enumerate(hits) if hit.unit.definition_end > hit.unit.end_line and not hit.unit.rest
+                  and (looked_up(hit.unit, read.lookup) or hit.unit.kind in WHOLE_KINDS and not any(
+                      _spanned(h.unit, hit.unit, hit.unit.definition_end) for h in hits[:i]))]  # (a part of it
+        # that ranks higher is shown as itself: its lines matched)
+        texts = self._file_texts(tenant, name, {hits[i].unit.path for i in wanted})
+        widened = list(hits)
+        for i in wanted:
+            whole = _whole_definition(hits[i].unit, texts.get(hits[i].unit.path))
+            widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, hits[i].focus)
+        return [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
 
-    def _whole_definition(self, tenant: str, name: str, unit: CodeUnit) -> CodeUnit | None:
-        key = file_key(tenant, name, unit.path)
-        found = self.store.get(SPEC.name, [key], payload=("text",)).get(key)
-        if found is None:
-            return None
-        lines = str(found.payload.get("text", "")).split("\n")
-        if "\n".join(lines[unit.start_line - 1 : unit.end_line]) != unit.text:
-            return None
-        return replace(unit, end_line=unit.definition_end,
-                       text="\n".join(lines[unit.start_line - 1 : unit.definition_end]))
+    def _file_texts(self, tenant: str, name: str, paths: Collection[str]) -> dict[str, str]:
+        """The stored text of each file, as indexed, in one read of the store."""
+        keys = {file_key(tenant, name, path): path for path in paths}
+        found = self.store.get(SPEC.name, list(keys), payload=("text",)) if keys else {}
+        return {keys[key]: str(point.payload.get("text", "")) for key, point in found.items()}
 
     def _packed(self, hits: list[Hit], budget: int, name: str, state: str, caveats: Caveats, windows: bool
                 ) -> tuple[list[CodeResult], int]:
@@ -611,16 +607,22 @@ def line_count(text: str) -> int:
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
-def _within(inner: CodeUnit, first_part: CodeUnit) -> bool:
-    """`inner` lies within the definition `first_part` begins (its nested definitions and later parts)."""
-    return (inner.path == first_part.path and first_part.start_line <= inner.start_line
-            and inner.end_line <= first_part.definition_end and inner != first_part)
-
-
-def _holds(outer: CodeUnit, inner: CodeUnit) -> bool:
-    """`inner` lies within `outer`'s lines, and is not `outer`."""
-    return (outer.path == inner.path and outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
+def _spanned(inner: CodeUnit, outer: CodeUnit, last: int) -> bool:
+    """`inner` lies within `outer`'s lines from its first through `last` (its own last line, or the last of the
+    definition it begins: its nested definitions and later parts), and is not `outer`."""
+    return (outer.path == inner.path and outer.start_line <= inner.start_line and inner.end_line <= last
             and outer != inner)
+
+
+def _whole_definition(unit: CodeUnit, text: str | None) -> CodeUnit | None:
+    """The definition `unit` begins, through its last line, from its file's text as indexed; None when that text is
+    not the one the unit was read from (indexed again since)."""
+    if text is None:
+        return None
+    lines = text.split("\n")
+    if "\n".join(lines[unit.start_line - 1 : unit.end_line]) != unit.text:
+        return None
+    return replace(unit, end_line=unit.definition_end, text="\n".join(lines[unit.start_line - 1 : unit.definition_end]))
 
 
 def _inside(root: str, path: str, base: str | None = None,
