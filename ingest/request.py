@@ -165,7 +165,7 @@ def _native_frames(text: str) -> list[Frame]:
               for m in _APPLE_FRAME.finditer(text)]
     frames = []
     for _, path, line, symbol in sorted(found):
-        name = re.split(r"::|\.", re.sub(r"<[^<>]*>", "", symbol))[-1]
+        name = re.split(r"::|\.", _without_generics(symbol))[-1]
         frames.append(Frame(path, line, name if _IDENTIFIER.fullmatch(name) else None))
     return frames
 
@@ -185,6 +185,13 @@ def _at_frames(text: str) -> list[Frame]:
     return frames
 
 
+def _without_generics(symbol: str) -> str:
+    """A symbol less its generic or template arguments, nested ones too (`basic_json<std::map<K, V>>::at`)."""
+    while (plain := re.sub(r"<[^<>]*>", "", symbol)) != symbol:
+        symbol = plain
+    return symbol
+
+
 def _line_above(text: str, at: int) -> str:
     end = text.rfind("\n", 0, at)
     return "" if end < 0 else text[text.rfind("\n", 0, end) + 1 : end]
@@ -196,9 +203,7 @@ def _rust_function(line: str) -> str | None:
     symbol = _RUST_SYMBOL.fullmatch(line)
     if symbol is None:
         return None
-    name = re.sub(r"::h[0-9a-f]{16}$|\{\{[^}]*\}\}", "", symbol[1] or symbol[2])
-    while (plain := re.sub(r"<[^<>]*>", "", name)) != name:
-        name = plain
+    name = _without_generics(re.sub(r"::h[0-9a-f]{16}$|\{\{[^}]*\}\}", "", symbol[1] or symbol[2]))
     parts = [p for p in name.split("::") if p and not p.startswith("{{")]
     return parts[-1] if parts and _IDENTIFIER.fullmatch(parts[-1]) else None
 
@@ -284,14 +289,21 @@ def paths_meet(written: str, path: str) -> bool:
     """A path as written names a file: the file's name and its folder agree (or just the name, when one side gives no
     folder). A traceback from an installed copy names the same module under another root (`site-packages/flask/app.py`
     is a checkout's `src/flask/app.py`), a Go panic's frame one in the module cache."""
-    frame, own = (PurePosixPath(p.replace("\\", "/")).parts for p in (written, path))
-    matching = shared_tail(written, path)
+    frame, own = _parts(written), _parts(path)
+    matching = _shared(frame, own)
     return matching >= min(2, len(frame), len(own)) and matching > 0
 
 
 def shared_tail(written: str, path: str) -> int:
     """How many of their last parts two paths share (`axum/src/lib.rs` and `axum-extra/src/lib.rs`: 2)."""
-    frame, own = (PurePosixPath(p.replace("\\", "/")).parts for p in (written, path))
+    return _shared(_parts(written), _parts(path))
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    return PurePosixPath(path.replace("\\", "/")).parts
+
+
+def _shared(frame: tuple[str, ...], own: tuple[str, ...]) -> int:
     matching = 0
     for a, b in zip(reversed(frame), reversed(own), strict=False):
         if a != b:
