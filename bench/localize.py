@@ -1,7 +1,7 @@
 """Code localization from the issue text alone: does a repository search find the files and functions a fix edits?
 
 Usage: python -m bench.localize [--ranker bm25[,other]] [--splits dev,test,held-out] [--limit N] [--repos a,b]
-                                [--k 100] [--skip-missing]
+                                [--k 100] [--skip-missing] [--cases]
 
 Cases: bench.localize_data (each swe_dev instance's gold files and functions, from the gold patches in the mirrors);
 --limit N keeps the first N by instance id of each split and repository. A repository is materialised once at
@@ -84,6 +84,7 @@ class Outcome:
     search_ms: float
     cold: bool  # the repository's first sync
     gold_files: int  # how many files the fix edits: a case of two or more can never count at file@1
+    instance: str = ""  # the case's instance id (`--cases` prints each)
 
 
 def ranker(name: str) -> Callable[[], Localizer]:
@@ -192,7 +193,7 @@ def _repository(folder: Path, cases: list[LocCase], names: list[str], k: int) ->
             hits = localizer.search(case.problem_statement, k)
             done = time.perf_counter()
             yield name, Outcome(case.repo, case.split, *judged(case, hits), (synced - started) * 1000,
-                                (done - synced) * 1000, n == 0, len(case.gold_files))
+                                (done - synced) * 1000, n == 0, len(case.gold_files), case.instance_id)
 
 
 # --- the report ----------------------------------------------------------------------------------------
@@ -256,6 +257,8 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=K, help="hits asked of each search")
     parser.add_argument("--skip-missing", action="store_true", help="leave out the cases of absent snapshots")
     parser.add_argument("--workdir", type=Path, default=WORK, help="where the working folders are")
+    parser.add_argument("--cases", action="store_true",
+                        help="also each case's file@1, file@5, MRR and function@10, a line per ranker and case")
     args = parser.parse_args()
     names = [n for n in args.ranker.split(",") if n]
     for name in names:
@@ -277,6 +280,12 @@ def main() -> None:
         results[name].append(outcome)
     for text in report(results, splits):
         print(text)
+    if args.cases:
+        for name, outcomes in results.items():
+            for o in sorted(outcomes, key=lambda o: (o.split, o.repo, o.instance)):
+                mrr = "-" if o.mrr is None else f"{o.mrr:.3f}"
+                print(f"case {name} {o.split} {o.instance} file@1 {o.file1} file@5 {o.file5} MRR {mrr} fn@10 "
+                      f"{o.function10}")
 
 
 if __name__ == "__main__":
