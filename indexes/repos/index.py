@@ -48,7 +48,8 @@ CATCH_UP_S = 10.0  # at most one sync in this time queued by reads and file list
 MIN_SPREAD = 0.1  # of the best score: a file's definitions closer than this are told apart in proportion only
 BATCH_FILES = 64  # files whose units go to the store in one write
 FIRST_INDEX_WAIT_S = 20.0  # a search naming a new repository's folder waits this long for its first index
-WHOLE_KINDS = frozenset({"function", "method"})  # shown whole in any search (`_whole_hits`): a class is not
+# shown whole in any search (`_whole_hits`): a class is not, being its methods' container
+WHOLE_KINDS = frozenset({"function", "method", "constructor"})
 FRESH_WAIT_S = 5.0  # a search naming a known repository's folder waits this long for the files changed since
 Progress = Callable[[str, int, int], None]  # (repository, files done, files to read)
 

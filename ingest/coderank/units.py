@@ -8,7 +8,8 @@ a unit of its name per run (`rest`), so no line of code is in no unit (runs of c
 `else:` excepted); such a part is found by its words, never taken for a definition of its name. The first part keeps
 the definition's last line (`definition_end`): a look-up of its name shows the whole of it.
 The lines outside every top-level definition (imports, constants, module code) are units of kind `module`, one per
-run between definitions, named by the file's module path (`ansible/vars/manager.py` -> `ansible.vars.manager`).
+run between definitions, named by the file's module path (`lib/ansible/vars/manager.py` -> `ansible.vars.manager`: a
+source root is no part of it).
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ __all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 32
+UNITS_VERSION = 33
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
-_TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol", "actor")
+_TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol", "actor", "union")
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
-                 "constructor": "method", "impl": "impl", "extension": "extension", "module": "module",
+                 "constructor": "constructor", "impl": "impl", "extension": "extension", "module": "module",
                  "mod": "module", "namespace": "module", "type": "type", "test": "test"} | {w: w for w in _TYPE_WORDS}
 # a function inside one is a method (a Rust `impl`'s and a Swift `extension`'s too: members of the type they name)
 _CONTAINERS = frozenset({*_TYPE_WORDS, "impl", "extension"})
@@ -97,12 +98,22 @@ class CodeUnit:
         return self.answers_to_name and self.kind != "module" and self.kind not in _TYPE_ADDITIONS
 
 
+# the folders a language's modules are named from, not by: `src/click/core.py` is `click.core`, Maven's
+# `src/main/java/org/apache/...` is `org.apache...`, Ruby's `lib/rack/lint.rb` is `rack.lint`
+_SOURCE_ROOTS = frozenset({"src", "lib", "source", "sources"})
+_JVM_ROOTS = (frozenset({"main", "test"}), frozenset({"java", "kotlin", "scala", "groovy"}))
+
+
 @lru_cache(maxsize=1 << 16)  # asked for every unit a look-up weighs; a repository's paths are few
 def module_name(path: str) -> str:
-    """`lib/ansible/vars/manager.py` -> `lib.ansible.vars.manager`; `pkg/__init__.py` -> `pkg`."""
+    """`lib/ansible/vars/manager.py` -> `ansible.vars.manager`; `pkg/__init__.py` -> `pkg`."""
     parts = list(PurePosixPath(path).with_suffix("").parts)
     if parts and parts[-1] in ("__init__", "index", "mod"):
         parts.pop()
+    if len(parts) > 1 and parts[0] in _SOURCE_ROOTS:
+        parts.pop(0)
+        if len(parts) > 2 and parts[0] in _JVM_ROOTS[0] and parts[1] in _JVM_ROOTS[1]:
+            del parts[:2]
     return ".".join(parts) or PurePosixPath(path).stem
 
 

@@ -57,6 +57,7 @@ _KINDS = {
     "secondary_constructor": ("constructor", False), "init_declaration": ("constructor", False),
     "deinit_declaration": ("method", False), "subscript_declaration": ("method", False),
     "namespace_declaration": ("namespace", True), "singleton_class": ("class", True), "enum_constant": ("class", True),
+    "enum_specifier": ("enum", True), "union_specifier": ("union", True),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -155,17 +156,36 @@ _CPP_LANGUAGES = frozenset({"cpp", "cuda"})
 _CAPS_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]"  # all capitals with an underscore inside: FMT_API, Q_INVOKABLE
 _SPECIFIER_MACRO = re.compile(rb"^[ \t]*((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
+# C and C++: the comments in a `#define`'s continued lines, at which the grammar ends the macro (libuv's `#define
+# UV_HANDLE_FIELDS \ /* public */ \ ...`: the fields after it were read as code, the struct after them as a
+# function), blanked with each line break kept. A macro's body defines nothing.
+_CONTINUED_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b[^\n]*?(\\[ \t]*\r?\n(?:[^\n]*\\[ \t]*\r?\n)*[^\n]*)", re.M)
+_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 
 
 def _macros_blanked(source: bytes, language: str | None) -> bytes:
     """The source with those macros as spaces, for the grammar alone: every offset and line is kept, and what is
     shown is the file's own text."""
-    source = _MACRO_LINE.sub(_blank(0), source)
+    source = _MACRO_LINE.sub(_blank(0), _CONTINUED_DEFINE.sub(_comments_blanked, source))
     if language in _CPP_LANGUAGES:
         source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
     if b"class " not in source and b"struct " not in source:
         return source
     return _EXPORT_MACRO.sub(_blank(1), source)
+
+
+def _comments_blanked(define: re.Match[bytes]) -> bytes:
+    """A continued `#define` with the block comments in its continued lines as spaces (their line breaks kept)."""
+    start = define.start(1) - define.start()
+    whole = define.group(0)
+    return whole[:start] + _BLOCK_COMMENT.sub(_spaces, whole[start:])
+
+
+def _spaces(match: re.Match[bytes]) -> bytes:
+    return _NOT_A_LINE_BREAK.sub(b" ", match.group(0))
+
+
+_NOT_A_LINE_BREAK = re.compile(rb"[^\r\n]")
 
 
 def _blank(group: int) -> Callable[[re.Match[bytes]], bytes]:
@@ -400,12 +420,21 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
     if _anonymous_function(target):  # Lua: `function(err) ... end` given to a call is no definition of its own
         return None, None, target, None
     name_node = target.child_by_field_name("name")
-    if name_node is None and target.type in _NAMED_ONLY or _local(target):
+    if name_node is None and (target.type in _NAMED_ONLY or _unnamed_c_type(target)) or _local(target):
         return None, None, target, None
     declared = target.child_by_field_name("declaration_kind")  # Swift's class_declaration: class, struct, enum,
     if declared is not None and target.type == "class_declaration":  # extension or actor, as written
         return (declared.text.decode("utf-8", "replace"), True), name_node, target, None
     return _KINDS.get(target.type), name_node, target, None
+
+
+# C/C++ types a `typedef` may name: with no name of their own and no typedef's, they are part of what holds them (a
+# struct's `union { int fd; void* reserved[4]; } u;`, a header's `enum { UV_PIPE_NO_TRUNCATE = 1 };` of constants)
+_C_TYPES = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+
+
+def _unnamed_c_type(target: Any) -> bool:
+    return target.type in _C_TYPES and (target.parent is None or target.parent.type != "type_definition")
 
 
 def _local(target: Any) -> bool:
@@ -427,7 +456,24 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return ("function", False), *named, None  # framework's call given a named function is its test)
     if (typed := _class_as_type(target)) is not None:  # C++: a class the grammar took for a function's type
         return _KINDS[typed[0]], typed[1], typed[2], None
+    if (alias := _type_alias(target)) is not None:  # C: `typedef struct uv_loop_s uv_loop_t;`
+        return ("type", False), alias, target, None
     return None
+
+
+def _type_alias(node: Any) -> Any | None:
+    """The name a C/C++ `typedef` gives a type defined elsewhere (`typedef struct uv_loop_s uv_loop_t;`, `typedef void
+    (*uv_close_cb)(uv_handle_t*);`): a look-up of `uv_loop_t` finds the line that says what it is. A typedef of a
+    struct, union or enum with its body is that type's definition, named by the alias (`_own_name`)."""
+    if node.type != "type_definition":
+        return None
+    typed = node.child_by_field_name("type")
+    if typed is not None and typed.child_by_field_name("body") is not None:
+        return None
+    declared = node.child_by_field_name("declarator")
+    while declared is not None and declared.type not in _DECLARED:
+        declared = _declarator_in(declared)
+    return declared
 
 
 _CLASS_EXPRESSIONS = frozenset({"object_creation_expression", "object_literal"})  # their body is a `class_body` child
@@ -643,7 +689,7 @@ def _anonymous_function(node: Any) -> bool:
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
-                                "function_call"}
+                                "function_call", "type_definition"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

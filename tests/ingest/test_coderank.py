@@ -46,7 +46,10 @@ def test_a_file_as_units_with_qualified_names_and_true_spans() -> None:
     lines = SOURCE.split("\n")
     for unit in units_of("pkg/ledger.py", SOURCE):
         assert unit.text == "\n".join(lines[unit.start_line - 1 : unit.end_line]), unit.name
-    assert module_name("lib/ansible/vars/__init__.py") == "lib.ansible.vars"
+    assert module_name("lib/ansible/vars/__init__.py") == "ansible.vars"
+    java = "src/main/java/org/apache/commons/lang3/StringUtils.java"
+    assert module_name(java) == "org.apache.commons.lang3.StringUtils"
+    assert module_name("src/index.ts") == "src" and module_name("tests/test_core.py") == "tests.test_core"
 
 
 def test_a_request_names_files_modules_and_names() -> None:
@@ -321,7 +324,7 @@ MORE_LANGUAGES = {
     "Parser.kt": ("\n".join([
         "class Parser {", "    private var pos = 0", "    internal constructor(", "        s: String", "    ) {}",
         "    fun next() = 1", "}", ""]),
-        {("Parser.constructor", "method", 3, 5), ("Parser.next", "method", 6, 6)}),
+        {("Parser.constructor", "constructor", 3, 5), ("Parser.next", "method", 6, 6)}),
     "Branches.cs": ("\n".join([
         "class R", "{", "#if NETSTANDARD", "    void OnlyNetStandard() {}", "#else", "    void OnlyFramework() {}",
         "#endif", "    void Broken() { int x = ; }", "}", ""]),
@@ -336,7 +339,7 @@ MORE_LANGUAGES = {
     "Mode.cs": ("\n".join([
         "class Mode", "{", "#if NETFX", "    public Mode(int k)", "#else", "    public Mode(long k)", "#endif", "    {",
         "    }", "", "    void Next()", "    {", "    }", "}", ""]),
-        {("Mode.Mode", "method", 4, 9), ("Mode.Next", "method", 11, 13)}),
+        {("Mode.Mode", "constructor", 4, 9), ("Mode.Next", "method", 11, 13)}),
     "Lock.swift": ("\n".join([
         "#if canImport(Darwin)", "final class UnfairLock {", "    func lock() {}", "}", "#elseif canImport(Foundation)",
         "extension NSLock: Lock {}", "#else", "#error(\"This platform needs a Lock-conforming type.\")", "#endif", "",
@@ -1298,6 +1301,76 @@ def test_a_c_test_macro_names_its_test() -> None:
     text = "TEST_IMPL(timer_order) {\n  return 0;\n}\n\nint (plain)(int x) {\n  return x;\n}\n"
     assert {(u.name, u.kind) for u in units_of("test/test-timer.c", text)} == {
         ("timer_order", "function"), ("plain", "function")}
+
+
+C_HEADER = """\
+#ifndef UV_H
+#define UV_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct uv_loop_s uv_loop_t;
+typedef void (*uv_close_cb)(uv_handle_t* handle);
+typedef enum {
+  UV_RUN_DEFAULT = 0,
+  UV_RUN_ONCE
+} uv_run_mode;
+
+enum {
+  UV_PIPE_NO_TRUNCATE = 1u << 0
+};
+
+#define UV_HANDLE_FIELDS                                                      \\
+  /* public */                                                                \\
+  void* data;                                                                 \\
+  /* read-only */                                                             \\
+  uv_handle_type type;                                                        \\
+  /* private */                                                               \\
+  UV_HANDLE_PRIVATE_FIELDS                                                    \\
+
+/* The abstract base class of all handles. */
+struct uv_handle_s {
+  UV_HANDLE_FIELDS
+};
+
+struct uv_loop_s {
+  void* data;
+  union {
+    void* unused;
+    unsigned int count;
+  } active_reqs;
+};
+
+#ifdef __cplusplus
+extern "C++" {
+inline int uv_tty_set_mode(uv_tty_t* handle, int mode) {
+  return mode;
+}
+}
+#endif
+
+UV_EXTERN int uv_run(uv_loop_t*, uv_run_mode mode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UV_H */
+"""
+
+
+def test_a_c_header_reads_past_its_commented_macros_and_names_its_typedefs() -> None:
+    """libuv's uv.h: a `#define` continued over lines with a comment in them made the grammar read the struct after it
+    as a function, and lose the definitions after; a typedef's name
+    (`uv_loop_t`, the name its users write) defined nothing, an enum named by its typedef was module code, and a
+    struct's anonymous union was a definition of its own."""
+    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("include/uv.h", C_HEADER)}
+    assert units[("uv_handle_s", "struct")] == (26, 29) and units[("uv_loop_s", "struct")] == (31, 37)
+    assert units[("uv_loop_t", "type")] == (7, 7) and units[("uv_close_cb", "type")] == (8, 8)
+    assert units[("uv_run_mode", "enum")] == (9, 12)
+    assert units[("uv_tty_set_mode", "function")] == (41, 43)
+    assert not any(kind in ("union", "enum") for name, kind in units if name not in ("uv_run_mode",))
+    assert not any("?" in name or name.endswith(".union") for name, _ in units)
 
 
 def test_gdb_and_apple_crash_frames_name_their_functions_and_are_a_trace() -> None:
