@@ -111,8 +111,9 @@ def read_code_query(text: str) -> CodeQuery:
 # `error: ...`), and a quoted string of a few words
 _ERROR_LINE = re.compile(r"^[ \t>]*(?:Uncaught |Unhandled )?(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+[A-Z]\w*|"
                          r"\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|panic|what\(\))"
-                         r"[ \t]*[:!][ \t]*(.+?)[ \t]*$", re.MULTILINE)
-# (Node's `Uncaught Error: ...` too, and C++'s `what():  ...`)
+                         r"[ \t]*[:!][ \t]*(.*\S)[ \t\r]*$", re.MULTILINE)
+# (Node's `Uncaught Error: ...` too, and C++'s `what():  ...`; the message up to its last character that is not a
+# space, found greedily: a lazy match tried the rest of the line at each character, 8 s for 64,000 spaces)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'`\n]{12,300})\1(?![\w`])")
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
 # before the place (`panicked at 'message', src/main.rs:20:10`) before

@@ -404,7 +404,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         body_line = body.start_point[0] if body is not None else target.start_point[0] + 1
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
-        first = _with_comments_above(_attributes_above(child, lines), lines, comments)
+        first = _with_comments_above(min(_attributes_above(child, lines), _overloads_above(target)), lines, comments)
         inner = tuple(_definitions(body if body is not None else target, lines, opaque, comments)) \
             if container or body else ()
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
@@ -855,6 +855,28 @@ def _attributes_above(node: Any, lines: list[str]) -> int:
             break
         line, above = row, above.prev_named_sibling
     return line
+
+
+# TypeScript's overload signatures: no body, each a line (or a few) above the one that has it
+_SIGNATURES = frozenset({"function_signature", "method_signature"})
+
+
+def _overloads_above(node: Any) -> int:
+    """The line a TypeScript function or method starts on with its overload signatures (and their comments) right
+    above it: redux's `createStore` had its two signatures in the module's code and its body alone as the function."""
+    outer = node.parent if node.parent is not None and node.parent.type == "export_statement" else node
+    first: int = outer.start_point[0]
+    named = node.child_by_field_name("name")
+    above = outer.prev_named_sibling
+    while named is not None and above is not None:
+        signature = above.child_by_field_name("declaration") if above.type == "export_statement" else above
+        if above.type != "comment":
+            own = signature.child_by_field_name("name") if signature is not None else None
+            if signature is None or signature.type not in _SIGNATURES or own is None or own.text != named.text:
+                break
+            first = above.start_point[0]
+        above = above.prev_named_sibling
+    return first
 
 
 def only_comments(text: str, language: str | None) -> bool:

@@ -667,6 +667,8 @@ def test_a_pasted_error_finds_the_definition_that_says_it_verbatim() -> None:
     assert message_phrases(schema) == ("no connection adapters were found for",)
     assert memory.search(read_code_query(schema), 1)[0].unit.name == "get_adapter", "adjacent literals are one"
     assert message_phrases("Note: a plain sentence of words") == (), "not an error's line"
+    spaced = f"ValueError: the first words {' ' * 64_000}and the last ones  \r\nnext line"
+    assert message_phrases(spaced) == ("the first words and the last ones",), "a long run of spaces, a CRLF"
 
 
 def test_a_short_search_holding_a_files_name_puts_that_file_first() -> None:
@@ -1396,3 +1398,17 @@ def test_gdb_and_apple_crash_frames_name_their_functions_and_are_a_trace() -> No
     assert [(f.path, f.line, f.function) for f in read_request(apple).frames] == [
         ("RetryPolicy.swift", 312, "retry"), ("Request.swift", 520, "didCompleteTask")]
     assert read_code_query(apple).trace
+
+
+def test_a_typescript_function_keeps_its_overload_signatures() -> None:
+    """redux's `createStore` had its overload signatures in the module's code, and its implementation alone as the
+    function; a class's overloaded method likewise had its signatures in the class's own lines."""
+    text = ("import { A } from './a'\n\n/** Creates a store. */\nexport function createStore<S>(r: R<S>): Store<S>\n"
+            "/** With an enhancer. */\nexport function createStore<S, E>(\n  r: R<S>,\n  e?: E\n): Store<S> & E\n"
+            "export function createStore(r: any, e?: any): any {\n  return e(r)\n}\n\n"
+            "function other(a: string): string;\nfunction plain(a: any) {\n  return a\n}\n\n"
+            "export class Emitter {\n  on(event: 'a'): this;\n  on(event: string): this {\n    return this\n  }\n}\n")
+    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/store.ts", text)}
+    assert units[("createStore", "function")] == (3, 12)
+    assert units[("plain", "function")] == (15, 17)  # a signature of another name is not its overload
+    assert units[("Emitter", "class")] == (19, 19) and units[("Emitter.on", "method")] == (20, 23)
