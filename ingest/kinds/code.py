@@ -156,6 +156,14 @@ _CPP_LANGUAGES = frozenset({"cpp", "cuda"})
 _CAPS_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]"  # all capitals with an underscore inside: FMT_API, Q_INVOKABLE
 _SPECIFIER_MACRO = re.compile(rb"^[ \t]*((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
+# and a macro for an access label (`JSON_PRIVATE_UNLESS_TESTED:`, `public Q_SLOTS:`), read as a bit field's width
+# (nlohmann's `class basic_json` ended at its line 661 of 5149): an access label to the grammar
+_ACCESS_MACRO = re.compile(rb"^[ \t]*(?:(public|private|protected)[ \t]+)?(" + _CAPS_MACRO + rb")[ \t]*:(?!:)", re.M)
+# and annotation macros after a function's parameters (Clang's thread-safety analysis: leveldb's `void Unlock()
+# UNLOCK_FUNCTION() {...}` was a method named UNLOCK_FUNCTION, `bool Insert(...) LOCKS_EXCLUDED(mu_) {` one named mu_)
+_QUALIFIERS = rb"(?:const|noexcept|override|final)"
+_TRAILING_MACRO = re.compile(rb"\)[ \t]*(?:" + _QUALIFIERS + rb"[ \t]*)*((?:" + _CAPS_MACRO +
+                             rb"[ \t]*(?:\([^()\n]*\))?[ \t]*)+)(?=" + _QUALIFIERS + rb"|[{;=:]|[ \t]*$)", re.M)
 # C and C++: the comments in a `#define`'s continued lines, at which the grammar ends the macro (libuv's `#define
 # UV_HANDLE_FIELDS \ /* public */ \ ...`: the fields after it were read as code, the struct after them as a
 # function), blanked with each line break kept. A macro's body defines nothing.
@@ -169,13 +177,25 @@ def _macros_blanked(source: bytes, language: str | None) -> bytes:
     source = _MACRO_LINE.sub(_blank(0), _CONTINUED_DEFINE.sub(_comments_blanked, source))
     if language in _CPP_LANGUAGES:
         source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
+        source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1), source))
     if b"class " not in source and b"struct " not in source:
         return source
     return _EXPORT_MACRO.sub(_blank(1), source)
 
 
+def _access_label(label: re.Match[bytes]) -> bytes:
+    """An access label's macro as spaces after an access word, else as `private` where it is as long (no definition
+    depends on which access it grants)."""
+    start, end = label.span(2)
+    offset = label.start()
+    whole = label.group(0)
+    word = b"" if label.group(1) is not None or end - start < len(b"private") else b"private"
+    return whole[: start - offset] + word.ljust(end - start) + whole[end - offset :]
+
+
 def _comments_blanked(define: re.Match[bytes]) -> bytes:
-    """A continued `#define` with the block comments in its continued lines as spaces (their line breaks kept)."""
+    """A continued `#define` with the block comments in its continued lines as spaces (their line breaks, and the `\\`
+    before each, kept)."""
     start = define.start(1) - define.start()
     whole = define.group(0)
     return whole[:start] + _BLOCK_COMMENT.sub(_spaces, whole[start:])
@@ -185,7 +205,7 @@ def _spaces(match: re.Match[bytes]) -> bytes:
     return _NOT_A_LINE_BREAK.sub(b" ", match.group(0))
 
 
-_NOT_A_LINE_BREAK = re.compile(rb"[^\r\n]")
+_NOT_A_LINE_BREAK = re.compile(rb"[^\r\n\\]|\\(?![ \t]*\r?\n)")  # a comment's line that a `\` continues still does
 
 
 def _blank(group: int) -> Callable[[re.Match[bytes]], bytes]:
@@ -247,15 +267,18 @@ _BRANCH_LANGUAGES = frozenset({"csharp", "swift"})
 # members lost): `ref` blanked for it
 _CSHARP_REF_PARTIAL = re.compile(rb"\b(ref)[ \t]+(?=partial[ \t]+struct\b)")
 _SWIFT_ISOLATION = re.compile(rb"\bnonisolated[ \t]*(\((?:unsafe|nonsending)\))")
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|elseif|else|endif|error|warning)\b", re.M)  # `#error(...)`: a
-# build's stop, which Swift's grammar cannot read
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|elseif|else|endif|error|warning)\b",
+                        re.M)  # `#error(...)`: a build's stop, which Swift's grammar cannot read
+_OPENS = frozenset({b"if", b"ifdef", b"ifndef"})
+_SPACE = b" \t\r\n"
+_NEXT_BRANCH = frozenset({b"elif", b"elifdef", b"elifndef", b"elseif", b"else"})
 
 
 def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     """The grammar's tree of a file: of its own bytes, less what the language's preprocessor takes away (every
     offset and line kept)."""
     if language in _MACRO_LANGUAGES:
-        return parser.parse(_macros_blanked(source, language))
+        return _fewest_errors(parser, _macros_blanked(source, language))
     if language == "kotlin":
         return parser.parse(_kotlin_for_grammar(source))
     if language == "swift":
@@ -271,6 +294,33 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     return parser.parse(source)
 
 
+def _fewest_errors(parser: Any, source: bytes) -> Any:
+    """C and C++: the tree of the source as it is, or, where that has errors and the source has conditional
+    compilation, of every branch or of each first branch (`_branches_blanked`) if that has fewer bytes in errors (the
+    later branches' code counted as such: it is not read). A
+    directive inside a statement (leveldb's `#if !defined(NDEBUG)` in a constructor's initializer list, nlohmann's in a
+    template's parameters, jq's in K&R functions) made the rest of the file one error: `class Limiter` held every
+    later class, jq's `jvp_strtod` was no definition."""
+    tree = parser.parse(source)
+    if not tree.root_node.has_error or _DIRECTIVE.search(source) is None:
+        return tree
+    every, first = (_branches_blanked(source, first_only) for first_only in (False, True))
+    dropped = len(every.translate(None, _SPACE)) - len(first.translate(None, _SPACE))  # code of the later branches
+    costs = ((_error_bytes(tree.root_node), tree), (_error_bytes((t := parser.parse(every)).root_node), t),
+             (_error_bytes((t := parser.parse(first)).root_node) + dropped, t))  # (libuv's fsevents.c is all `#else`)
+    return min(costs, key=lambda cost: cost[0])[1]  # the first of equals
+
+
+def _error_bytes(node: Any) -> int:
+    """The bytes under `node` in the grammar's error nodes (what parsed inside one is no less lost: the class around
+    it is), and for a token it had to assume (a `}` a branch's brace left open) all of what holds it."""
+    if node.is_missing:
+        return int(node.parent.end_byte - node.parent.start_byte) if node.parent is not None else 0
+    if node.type == "ERROR":
+        return int(node.end_byte - node.start_byte)
+    return sum(_error_bytes(child) for child in node.children if child.has_error or child.is_missing)
+
+
 def _errors(node: Any) -> int:
     """The grammar's error and missing nodes under `node` (only the branches holding one are walked)."""
     if node.type == "ERROR" or node.is_missing:
@@ -279,21 +329,23 @@ def _errors(node: Any) -> int:
 
 
 def _branches_blanked(source: bytes, first_only: bool) -> bytes:
-    """The source with its `#if`/`#elif`/`#else`/`#endif` (and `#error`, `#warning`) lines as spaces, and
-    (`first_only`) each branch after an `#if`'s first."""
+    """The source with its `#if`/`#ifdef`/`#elif`/`#else`/`#endif` (and `#error`, `#warning`) lines as spaces, a
+    line a directive's `\\` continues with it, and (`first_only`) each branch after an `#if`'s first."""
     lines = source.split(b"\n")
     taking: list[bool] = []  # per open `#if`: still in its first branch
+    continued = False  # the line before was a directive's, ending in `\`: this one is its too
     for i, line in enumerate(lines):
         directive = _DIRECTIVE.match(line)
         if directive is not None:
             word = directive.group(1)
-            if word == b"if":
+            if word in _OPENS:
                 taking.append(True)
             elif word == b"endif" and taking:
                 taking.pop()
-            elif word in (b"elif", b"elseif", b"else") and taking:
+            elif word in _NEXT_BRANCH and taking:
                 taking[-1] = False
-        if directive is not None or (first_only and not all(taking)):
+        if directive is not None or continued or (first_only and not all(taking)):
+            continued = (directive is not None or continued) and line.rstrip().endswith(b"\\")
             lines[i] = b" " * len(line)
     return b"\n".join(lines)
 

@@ -1412,3 +1412,98 @@ def test_a_typescript_function_keeps_its_overload_signatures() -> None:
     assert units[("createStore", "function")] == (3, 12)
     assert units[("plain", "function")] == (15, 17)  # a signature of another name is not its overload
     assert units[("Emitter", "class")] == (19, 19) and units[("Emitter.on", "method")] == (20, 23)
+
+
+CPP_CONDITIONAL = """\
+namespace leveldb {
+class Limiter {
+ public:
+  Limiter(int max_acquires)
+      :
+#if !defined(NDEBUG)
+        max_acquires_(max_acquires),
+#endif  // !defined(NDEBUG)
+        acquires_allowed_(max_acquires) {
+  }
+  bool Acquire() LOCKS_EXCLUDED(mu_) { return true; }
+  void Unlock() UNLOCK_FUNCTION() { mu_.unlock(); }
+
+ JSON_PRIVATE_UNLESS_TESTED:
+  int acquires_allowed_;
+};
+
+class PosixEnv {
+ public:
+  void Schedule();
+};
+
+void PosixEnv::Schedule() {
+}
+}  // namespace leveldb
+"""
+
+C_BRANCHES = """\
+static int gethex(const char *s) {
+  int decpt = 0;
+#ifdef USE_LOCALE
+  if (*s == *decimalpoint && !decpt) {
+    decpt = 1;
+#else
+  if (*s == '.' && !decpt) {
+    decpt = 2;
+#endif
+    s++;
+  }
+  return decpt;
+}
+
+double jvp_strtod(const char *s) {
+  return 0;
+}
+"""
+
+C_ELSE_BRANCH = """\
+#include "uv.h"
+
+static int broken = ;
+
+#if TARGET_OS_IPHONE
+int uv__fsevents_init(uv_fs_event_t* handle) {
+  return 0;
+}
+#else /* TARGET_OS_IPHONE */
+#define UV__FSEVENTS_PROCESS(handle, block)                                   \\
+    do {                                                                      \\
+      /* NOTE: Checking uv__is_active() is required here, because handle    \\
+       * callback may close handle */                                         \\
+      if (uv__is_active((handle)))                                            \\
+        block                                                                 \\
+    } while (0)
+
+static void uv__fsevents_cb(uv_async_t* cb) {
+  return;
+}
+
+int uv__fsevents_init(uv_fs_event_t* handle) {
+  return 0;
+}
+#endif /* TARGET_OS_IPHONE */
+"""
+
+
+def test_c_and_cpp_read_through_conditional_compilation_and_annotation_macros() -> None:
+    """leveldb's `#if` inside a constructor's initializer list made `class Limiter` hold every later class and the
+    out-of-class `PosixEnv::Schedule` a method of it; its thread-safety macros named methods (`UNLOCK_FUNCTION`,
+    `mu_`); nlohmann's access-label macro ended its class; jq's `if (...) {` opened in both branches of an `#ifdef`
+    lost the functions after it. A file whose code is all in an `#else` (libuv's fsevents.c) keeps it, and a comment
+    over a macro's continued lines does not end the macro."""
+    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("util/env_posix.cc", CPP_CONDITIONAL)}
+    assert units[("leveldb.Limiter.Limiter", "method")] == (4, 10)
+    assert units[("leveldb.Limiter.Acquire", "method")] == (11, 11)
+    assert units[("leveldb.Limiter.Unlock", "method")] == (12, 12)
+    assert units[("leveldb.PosixEnv", "class")] == (18, 21) and ("leveldb.PosixEnv.Schedule", "function") in units
+    assert max(end for (name, _), (_, end) in units.items() if name.startswith("leveldb.Limiter")) == 16
+    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/jv_dtoa.c", C_BRANCHES)}
+    assert units[("gethex", "function")] == (1, 13) and units[("jvp_strtod", "function")] == (15, 17)
+    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/unix/fsevents.c", C_ELSE_BRANCH)}
+    assert units[("uv__fsevents_cb", "function")] == (18, 20), "a comment over a macro's continued lines"
