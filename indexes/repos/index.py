@@ -269,7 +269,8 @@ class RepoIndex:
         for i in wanted:
             whole = _whole_definition(hits[i].unit, texts.get(hits[i].unit.path))
             widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, hits[i].focus)
-        return [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
+        kept = [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
+        return _one_per_definition(kept)
 
     def _file_texts(self, tenant: str, name: str, paths: Collection[str]) -> dict[str, str]:
         """The stored text of each file, as indexed, in one read of the store."""
@@ -606,6 +607,30 @@ class RepoIndex:
 def line_count(text: str) -> int:
     """A file's lines: its last newline ends its last line, it opens none."""
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def _one_per_definition(hits: list[Hit]) -> list[Hit]:
+    """The hits less a definition's part (its first, or one after a nested definition) below another of its parts: each
+    is shown under the definition's span, so black's `_handle_regular_fmt_block` was twice in one answer under one head
+    line (3rd and 10th, its inner function 1st). The rest of it is a read away, and the slot is another definition's."""
+    seen: set[tuple[str, int, int]] = set()
+    out = []
+    for hit in hits:
+        span = _definition_of(hit.unit)
+        if span is None or span not in seen or hit.focus:  # (a part a frame points into is shown: its line is)
+            out.append(hit)
+        if span is not None:
+            seen.add(span)
+    return out
+
+
+def _definition_of(unit: CodeUnit) -> tuple[str, int, int] | None:
+    """The definition a part belongs to (path, first and last line); None for a unit that is a whole definition."""
+    if unit.rest:
+        return unit.path, unit.definition_start, unit.definition_end
+    if unit.definition_end > unit.end_line:
+        return unit.path, unit.start_line, unit.definition_end
+    return None
 
 
 def _spanned(inner: CodeUnit, outer: CodeUnit, last: int) -> bool:

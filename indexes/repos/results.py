@@ -81,12 +81,17 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
         if first == 0 and through > end and \
                 (more := unit_costs.total(through) - unit_costs.total(end)) <= max_tokens - used:
             shown[i], used = (0, through), used + more
-    for i, unit_costs in enumerate(costs):  # then whole definitions, best first
+    for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then whole definitions, best first
         first, end = shown[i]
         if end == first:
             break
         first, end, spent = _grow(unit_costs, first, end, max_tokens - used)
         shown[i], used = (first, end), used + spent
+        if first == 0 and end < len(unit_costs) and _start_of(hit.unit, windows) == hit.unit.start_line and \
+                hit.unit.end_line == _end_of(hit.unit):  # the last lines fit in what saying how to read them costs:
+            freed = count(rest_line(hit.unit.path, _end_of(hit.unit), _end_of(hit.unit)) + "\n\n")  # shown whole
+            if (left := unit_costs.total(len(unit_costs)) - unit_costs.total(end)) <= max_tokens - used + freed:
+                shown[i], used = (0, len(unit_costs)), used + left - freed  # (a `}` alone had been "not shown")
     return [_result(hit, unit_costs.lines, first, end, unit_costs.total(end) - unit_costs.total(first), windows)
             for hit, unit_costs, (first, end) in zip(hits, costs, shown, strict=True) if end > first]
 

@@ -165,6 +165,32 @@ def test_a_definition_whose_first_line_is_long_is_shown_and_so_are_the_hits_afte
     assert shown[0].text.split("\n")[0] == comment and shown[0].whole, shown[0]
 
 
+def test_a_definitions_last_lines_are_shown_where_saying_how_to_read_them_would_cost_as_much(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """leveldb's answers said "⋮ lines 1478-1478 not shown: read db/version_set.cc lines 1478-1478" of a `}` alone,
+    with 46 tokens of the budget unused: at every budget, what is left out costs more than the line saying so."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import render_answer, rest_line
+
+    body = "".join(f"  total += weigh(item_{i}, {i});\n" for i in range(30))
+    text = f"int Total() {{\n  int total = 0;\n{body}  return total;\n}}\n"
+    unit = next(u for u in units_of("db/version_set.cc", text) if u.name == "Total")
+    whole_at = None
+    for budget in range(200, 700, 7):
+        shown = pack_hits([Hit(unit, 1.0)], tokenizer.count, budget)
+        assert tokenizer.count(render_answer("leveldb", shown, 1, "lexical")) <= budget + 60, budget  # (+ its closing)
+        result = shown[0]
+        if result.whole:
+            whole_at = whole_at or budget
+            continue
+        hidden = "".join(f"{result.shown_end_line + 1 + i}│{line}\n" for i, line in
+                         enumerate(unit.text.split("\n")[result.shown_end_line - unit.start_line + 1:]))
+        rest = rest_line(unit.path, result.shown_end_line + 1, unit.end_line)
+        assert tokenizer.count(hidden) > tokenizer.count(rest + "\n\n"), (budget, rest)
+    assert whole_at is not None
+
+
 def test_a_definitions_later_part_is_shown_under_the_definitions_span(tokenizer) -> None:  # type: ignore[no-untyped-def]
     """zod's `_parse` holds an inner function; its code after it (`return fn;`) was shown as `parse.ts:36-37 function
     _parse`, as if that were the whole function. A client that numbers text from `shown_start_line` now gets the
@@ -627,7 +653,8 @@ def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tok
     for name in ("getValue", "addRoute"):
         doc = "".join(f"// {name} walks the tree for the path, step {i}: wildcards, params and the catch-all.\n"
                       for i in range(8))
-        text = f"package gin\n\n{doc}func (n *node) {name}(path string) (value nodeValue) {{\n\treturn\n}}\n"
+        steps = "".join(f"\tvalue = n.walk(path, {i}, value)\n" for i in range(6))  # (more than saying so costs)
+        text = f"package gin\n\n{doc}func (n *node) {name}(path string) (value nodeValue) {{\n{steps}\treturn\n}}\n"
         unit = next(u for u in units_of("tree.go", text) if u.name == f"node.{name}")
         costs = [tokenizer.count(numbered_line(unit.start_line + i, line) + "\n")  # as pack_hits counts them: as shown
                  for i, line in enumerate(unit.text.split("\n"))]
@@ -773,7 +800,7 @@ def test_an_inner_function_that_ranks_first_is_shown_as_itself(repos: TestClient
     """A review's case: a 60-line `build_form` holding `submit_signup` at its end took the inner function's place
     when widened, shown from its first line so the matching lines fell outside the budget; a Jest `describe` widened
     took every `it` it holds. A part that ranks above its parent is shown as itself, and a test group stays its own
-    lines."""
+    lines. The parent's parts are one hit: black's `_handle_regular_fmt_block` came 3rd and 10th under one head line."""
     tree = roots / "forms"
     tree.mkdir()
     body = "".join(f"    field_{i} = app.field('f{i}', width={i}, label='Field number {i}')\n" for i in range(50))
@@ -787,6 +814,7 @@ def test_an_inner_function_that_ranks_first_is_shown_as_itself(repos: TestClient
     indexed(repos, "forms")
     first = repos.post("/v1/repos/forms/search", json={"query": "where is the signup confirmation mail sent"}).json()
     assert first["results"][0]["name"] == "build_form.submit_signup", first["results"][0]
+    assert [r["name"] for r in first["results"]].count("build_form") == 1, "its two parts: one hit, one head line"
     tests = repos.post("/v1/repos/forms/search", json={"query": "tests for parse rejecting a trailing comma"}).json()
     assert tests["results"][0]["name"] == "parse.rejects_a_trailing_comma", [r["name"] for r in tests["results"]]
     assert len(tests["results"]) == 10, "the group's tests are hits of their own"
@@ -820,7 +848,7 @@ def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestC
     shown = [line for span in spans for line in span]
     assert len(shown) == len(set(shown)), ("no line twice, whichever ranked first", both)
     cut = CodeSearchResult.from_json(repos.post("/v1/repos/wrapped/search", json={
-        "query": "Retry.wrap", "max_tokens": 110}).json())
+        "query": "Retry.wrap", "max_tokens": 100}).json())
     shown = render_hits(cut)
     assert cut.results[0].end_line == 15 and cut.results[0].shown_end_line < 15, shown
     assert f"read retry.py lines {cut.results[0].shown_end_line + 1}-15" in shown, shown
