@@ -109,10 +109,11 @@ def read_code_query(text: str) -> CodeQuery:
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
 # `error: ...`), and a quoted string of a few words
-_ERROR_LINE = re.compile(r"^[ \t>]*(?:Uncaught |Unhandled )?(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+[A-Z]\w*|"
-                         r"\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|panic|what\(\))"
-                         r"[ \t]*[:!][ \t]*(.*\S)[ \t\r]*$", re.MULTILINE)
-# (Node's `Uncaught Error: ...` too, and C++'s `what():  ...`; the message up to its last character that is not a
+_ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled )?(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+"
+                         r"[A-Z]\w*|\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|[Ff]atal|panic|"
+                         r"what\(\))(?:[ \t]+\([^()\n]{1,80}\))?[ \t]*[:!][ \t]*(.*\S)[ \t\r]*$", re.MULTILINE)
+# (Node's `Uncaught Error: ...` too, C++'s `what():  ...`, a program's own `jq: error (at <stdin>:1): ...`, `git:
+# fatal: ...`; the message up to its last character that is not a
 # space, found greedily: a lazy match tried the rest of the line at each character, 8 s for 64,000 spaces)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'`\n]{12,300})\1(?![\w`])")
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted

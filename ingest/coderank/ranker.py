@@ -214,10 +214,29 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit]) -> np.ndarra
 
 
 def _held_share(words: list[str], text: str) -> float:
+    if words[0] not in text:
+        return 0.0
     for n in range(len(words), PHRASE_WORDS - 1, -1):
-        if " ".join(words[:n]) in text:
+        if " ".join(words[:n]) in text or any(len(_FILLED_IN.findall(m.group(0))) <= n - PHRASE_WORDS
+                                               for m in _formatted(tuple(words[:n])).finditer(text)):
             return n / len(words)
     return 0.0
+
+
+# a value a printed message fills in, as the code writes it: printf's `%s`, `%-8d`, `%v`; Python's and Rust's `{}`,
+# `{0}`, `{name!r}`; JS's `${name}`
+_PLACEHOLDER = r"(?:%[-+ #0-9.*]*[a-zA-Z]|\$?\{[^{}\s]*\})"
+
+
+_FILLED_IN = re.compile(_PLACEHOLDER)
+
+
+@lru_cache(maxsize=1 << 10)
+def _formatted(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The phrase as code may print it: any word after its first a placeholder (jq's `"Cannot index %s with %s (%s)"`
+    prints `Cannot index number with string ("foo")`); a match counts with PHRASE_WORDS of its words written out."""
+    parts = [re.escape(words[0])] + [f"(?:{re.escape(w)}|{_PLACEHOLDER})" for w in words[1:]]
+    return re.compile(r"(?<![\w%])" + " ".join(parts))
 
 
 _JOINED_LITERALS = re.compile(r"[\"']\s*\n\s*[fFrRbBuU]{0,2}[\"']")  # "a long " \n "message": one message

@@ -671,6 +671,38 @@ def test_a_pasted_error_finds_the_definition_that_says_it_verbatim() -> None:
     assert message_phrases(spaced) == ("the first words and the last ones",), "a long run of spaces, a CRLF"
 
 
+def test_a_programs_own_error_line_finds_the_format_string_that_prints_it() -> None:
+    """jq's `jq: error (at <stdin>:1): Cannot index number with string ("foo")`: the program's prefix and the
+    parenthesis kept the line from being read as an error's, and the code says `"Cannot index %s with %s (%s)"`, not
+    the words printed: `jv_get` was not in the first 15."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.query import message_phrases
+    from ctxsieve.ingest.coderank.ranker import phrases_held
+
+    pasted = 'jq: error (at <stdin>:1): Cannot index number with string ("foo")'
+    assert message_phrases(pasted) == ("cannot index number with string",)
+    assert message_phrases("fatal: not a git repository (or any of the parent directories): .git")[0] == \
+        "not a git repository"
+    memory = RepoMemory()
+    memory.put_file("src/jv_aux.c", "a", units_of("src/jv_aux.c", (
+        "jv jv_get(jv t, jv k) {\n  jv v;\n  if (jv_get_kind(t) == JV_KIND_OBJECT) {\n    v = jv_object_get(t, k);\n"
+        "  } else {\n    v = jv_invalid_with_msg(jv_string_fmt(\"Cannot index %s with %s (%s)\",\n"
+        "                                          jv_kind_name(jv_get_kind(t)), jv_kind_name(jv_get_kind(k))));\n"
+        "  }\n  return v;\n}\n")))
+    memory.put_file("src/jv.c", "b", units_of("src/jv.c", "".join(
+        f"jv jv_{name}(jv j, jv k) {{\n  /* index the {name} with a number or a string */\n"
+        f"  return jv_number(jv_string_length_bytes(j) + {i});\n}}\n\n"
+        for i, name in enumerate(("string_indexes", "number_index", "string_index", "array_index")))))
+    memory.put_file("src/main.c", "c", units_of("src/main.c", (
+        "int main(int argc, char **argv) {\n  fprintf(stderr, \"jq: error (at %s): %s\\n\", where, msg);\n"
+        "  return 5;\n}\n")))
+    assert memory.search(read_code_query(pasted), 1)[0].unit.name == "jv_get"
+    held = phrases_held(["cannot index number with string"], [
+        CodeUnit("a.c", "a", "function", 1, 1, 'fail("Cannot %s %s %s %s", a, b, c, d);'),
+        CodeUnit("b.c", "b", "function", 1, 1, 'fail("Cannot index %d with %-8s", a, b);')])
+    assert list(held) == [0.0, 1.0], "three of its words written out, at least"
+
+
 def test_a_short_search_holding_a_files_name_puts_that_file_first() -> None:
     """"JSON element hierarchy and tree model" found gson's TreeTypeAdapter.java (its words many times over) before
     JsonElement.java, whose name is the search's own words. An issue, a look-up or a pasted error is not read so."""
