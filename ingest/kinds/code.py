@@ -57,7 +57,7 @@ _KINDS = {
     "secondary_constructor": ("constructor", False), "init_declaration": ("constructor", False),
     "deinit_declaration": ("method", False), "subscript_declaration": ("method", False),
     "namespace_declaration": ("namespace", True), "singleton_class": ("class", True), "enum_constant": ("class", True),
-    "enum_specifier": ("enum", True), "union_specifier": ("union", True),
+    "enum_specifier": ("enum", True), "union_specifier": ("union", True), "macro_definition": ("macro", False),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -504,6 +504,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return ("class", True), *anonymous, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
         return ("test", False), *test
+    if (macro := _rust_macro_item(target)) is not None:  # ripgrep's `rgtest!(r16, |dir, cmd| {...});`
+        return ("function", False), macro, target, None
     if (named := _js_named_argument(target)) is not None:  # `defineGetter(req, 'ip', function ip() {...})` (a test
         return ("function", False), *named, None  # framework's call given a named function is its test)
     if (typed := _class_as_type(target)) is not None:  # C++: a class the grammar took for a function's type
@@ -536,6 +538,24 @@ _TEST_CALLS = frozenset({"describe", "context", "suite", "it", "test", "specify"
 _TITLES = frozenset({"string", "template_string", "constant", "scope_resolution", "simple_symbol"})
 _TEST_MODIFIERS = frozenset({"each", "only", "skip", "todo", "concurrent", "sequential", "serial", "failing", "fails",
                              "fixme", "slow", "describe", "parallel", "skipIf", "runIf", "shuffle"})
+
+
+_ITEM_LEVEL = frozenset({"source_file", "declaration_list"})  # a Rust file's items, and a `mod`'s
+
+
+def _rust_macro_item(node: Any) -> Any | None:
+    """The name a Rust macro called at a file's (a module's) level over several lines with a name first defines:
+    ripgrep's `rgtest!(r16, |dir: Dir, mut cmd: TestCommand| {...});` is the test `fn r16`, and its 1,656-line
+    tests/regression.rs had been one module record with no test in it."""
+    call = node.named_children[0] if node.type == "expression_statement" and node.named_child_count else node
+    if call.type != "macro_invocation" or node.parent is None or node.parent.type not in _ITEM_LEVEL or \
+            call.end_point[0] == call.start_point[0]:
+        return None
+    tokens = next((c for c in call.named_children if c.type == "token_tree"), None)
+    if tokens is None or tokens.child_count < 3:
+        return None
+    name, comma = tokens.children[1], tokens.children[2]  # (after its opening bracket)
+    return name if name.type == "identifier" and comma.type == "," else None
 
 
 def _test_call(node: Any) -> tuple[Any, Any, str] | None:
@@ -741,7 +761,7 @@ def _anonymous_function(node: Any) -> bool:
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
-                                "function_call", "type_definition"}
+                                "function_call", "type_definition", "macro_invocation"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

@@ -1539,3 +1539,20 @@ def test_c_and_cpp_read_through_conditional_compilation_and_annotation_macros() 
     assert units[("gethex", "function")] == (1, 13) and units[("jvp_strtod", "function")] == (15, 17)
     units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/unix/fsevents.c", C_ELSE_BRANCH)}
     assert units[("uv__fsevents_cb", "function")] == (18, 20), "a comment over a macro's continued lines"
+
+
+def test_a_rust_macro_called_with_a_name_at_a_files_level_defines_that_name() -> None:
+    """ripgrep's tests/regression.rs is 109 `rgtest!(r16, |dir: Dir, mut cmd: TestCommand| {...});`, and was one
+    module record: the test a fix added could not be found. Each is a function named by its first argument; a
+    `macro_rules!` is a macro; a macro called inside a function, on one line, or with no name first is not."""
+    text = ("use crate::util::{Dir, TestCommand};\n\nmacro_rules! rgtest {\n    ($name:ident, $fun:expr) => {\n"
+            "        #[test]\n        fn $name() { $fun(Dir::new(), TestCommand::new()); }\n    };\n}\n\n"
+            "// See: https://github.com/BurntSushi/ripgrep/issues/16\nrgtest!(r16, |dir: Dir, mut cmd: TestCommand| {\n"
+            "    dir.create_dir(\".git\");\n    cmd.arg(\"xyz\").assert_err();\n});\n\n"
+            "rgtest!(r25, |dir: Dir, cmd: TestCommand| { cmd.arg(\"test\"); });\n\n"
+            "include!(\n    \"generated.rs\"\n);\n\nfn helper() {\n    eqnice!(\n        a,\n        b\n    );\n}\n")
+    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("tests/regression.rs", text)}
+    assert units[("rgtest", "macro")] == (3, 8)
+    assert units[("r16", "function")] == (10, 14)
+    assert not any(name in ("r25", "a", "eqnice") for name, _ in units), units
+    assert units[("helper", "function")] == (22, 27)
