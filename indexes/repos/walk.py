@@ -11,12 +11,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ctxsieve.ingest.kinds.code import shebang_language
 from ctxsieve_client.languages import LANGUAGES
 
 __all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "minified", "nested", "read_source",
            "walk"]
 
 MAX_FILE_BYTES = 1 << 20  # a larger source file is generated or data: skipped and counted
+SHEBANG_BYTES = 128  # read of a file with no suffix for its `#!` line
 SKIPPED_FOLDERS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "thirdparty", "build", "dist", "target", "out",
     ".venv", "venv", "env", "site-packages", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
@@ -72,7 +74,7 @@ def walk(root: Path) -> Walk:
         parts = PurePosixPath(name).parts
         if any(p in SKIPPED_FOLDERS or p.endswith(".egg-info") for p in parts[:-1]):
             continue
-        if PurePosixPath(name).suffix.lower() in LANGUAGES and (root / name).is_file():
+        if _source(root, name) and (root / name).is_file():
             if not _storable(name):
                 out.skipped.add("unreadable", name)
             elif _links_out(root / name, real_root):
@@ -80,6 +82,22 @@ def walk(root: Path) -> Walk:
             else:
                 out.files.append(name)
     return out
+
+
+def _source(root: Path, name: str) -> bool:
+    """A source file by its suffix, or a script with none by its `#!` line (jq's tests/shtest, a `bin/` command) that
+    is no link (ansible's `bin/ansible` is `lib/ansible/cli/adhoc.py` again)."""
+    suffix = PurePosixPath(name).suffix.lower()
+    if suffix:
+        return suffix in LANGUAGES
+    if (root / name).is_symlink():
+        return False
+    try:
+        with open(root / name, "rb") as script:
+            head = script.read(SHEBANG_BYTES)
+    except OSError:  # a folder git lists (a submodule), a file gone since it was listed
+        return False
+    return head.startswith(b"#!") and shebang_language(head.decode("utf-8", "replace")) is not None
 
 
 def _links_out(path: Path, real_root: str) -> bool:

@@ -78,11 +78,23 @@ _GUESSES = (("python", re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\w
 
 def language_in(path: str | None, text: str) -> str | None:
     """The grammar of a file's text: its path's (a `.h` header C++ when its text is: `namespace`, `template <`,
-    `class X {`, an access label), else the one its text shows (`guess_language`)."""
+    `class X {`, an access label), else its `#!` line's, else the one its text shows (`guess_language`)."""
     language = language_of(path)
     if language == "c" and _CPP.search(text, 0, 200_000):
         return "cpp"
-    return language or guess_language(text)
+    return language or shebang_language(text[:200]) or guess_language(text)
+
+
+# a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
+_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
+_INTERPRETERS = {"python": "python", "sh": "bash", "bash": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
+                 "node": "javascript", "nodejs": "javascript", "ruby": "ruby", "lua": "lua", "php": "php"}
+
+
+def shebang_language(head: str) -> str | None:
+    """The grammar a script's first line names (jq's tests/shtest, a `bin/` command with no suffix)."""
+    found = _SHEBANG.match(head)
+    return _INTERPRETERS.get(found.group(1)) if found is not None else None
 
 
 _CPP = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;(\n]*\{|"

@@ -4,6 +4,7 @@ a grep's lines and a repository's definitions."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -1556,3 +1557,22 @@ def test_a_rust_macro_called_with_a_name_at_a_files_level_defines_that_name() ->
     assert units[("r16", "function")] == (10, 14)
     assert not any(name in ("r25", "a", "eqnice") for name, _ in units), units
     assert units[("helper", "function")] == (22, 27)
+
+
+def test_a_script_with_no_suffix_is_read_by_its_interpreter_line(tmp_path: Path) -> None:
+    """jq's tests/shtest and tests/jqtest (`#!/bin/sh`, no suffix) were not indexed, and a search naming one answered
+    with unrelated C. A file with no suffix is a source file when its `#!` line names an interpreter whose grammar is
+    read; any other (a Makefile, a licence, a perl script) is not."""
+    from ctxsieve.indexes.repos.walk import walk
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "shtest").write_text("#!/bin/sh\n\nfaketty() {\n  script -qec \"$*\" /dev/null\n}\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "serve").write_text("#!/usr/bin/env -S python3 -u\ndef main():\n    pass\n")
+    (tmp_path / "bin" / "report").write_text("#!/usr/bin/perl\nprint 1;\n")
+    (tmp_path / "Makefile").write_text("all:\n\tcc -o jq main.c\n")
+    (tmp_path / "LICENSE").write_bytes(b"\x00\x01")
+    (tmp_path / "bin" / "serve-again").symlink_to("serve")  # (ansible's bin/ansible: the same file again)
+    assert walk(tmp_path).files == ["bin/serve", "tests/shtest"]
+    assert [(u.name, u.kind) for u in units_of("tests/shtest", (tmp_path / "tests" / "shtest").read_text())
+            if u.kind != "module"] == [("faketty", "function")]
