@@ -264,6 +264,9 @@ class RepoIndex:
                   and (looked_up(hit.unit, read.lookup) or hit.unit.kind in WHOLE_KINDS and not any(
                       _spanned(h.unit, hit.unit, hit.unit.definition_end) for h in hits[:i]))]  # (a part of it
         # that ranks higher is shown as itself: its lines matched)
+        wanted += [i for i, hit in enumerate(hits) if _short_rest(hit.unit) and not any(
+            _within_definition(h.unit, hit.unit) for h in hits[:i])]  # a function's code after an inner one, first
+        # of its parts: shown with its signature
         texts = self._file_texts(tenant, name, {hits[i].unit.path for i in wanted})
         widened = list(hits)
         for i in wanted:
@@ -640,15 +643,33 @@ def _spanned(inner: CodeUnit, outer: CodeUnit, last: int) -> bool:
             and outer != inner)
 
 
+REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the whole function up to this long
+
+
+def _short_rest(unit: CodeUnit) -> bool:
+    """A function's code after an inner function (ripgrep's `trim_ascii_prefix` after its `fn is_space`), in one of
+    at most REST_WHOLE_LINES lines: shown as its later part it had no signature, only "lines 446-462 not shown"."""
+    return unit.rest and unit.kind in WHOLE_KINDS and unit.definition_start > 0 and \
+        unit.definition_end - unit.definition_start < REST_WHOLE_LINES
+
+
+def _within_definition(inner: CodeUnit, part: CodeUnit) -> bool:
+    """`inner` lies within the definition `part` is a later part of, and is not `part`."""
+    return (inner.path == part.path and part.definition_start <= inner.start_line
+            and inner.end_line <= part.definition_end and inner != part)
+
+
 def _whole_definition(unit: CodeUnit, text: str | None) -> CodeUnit | None:
-    """The definition `unit` begins, through its last line, from its file's text as indexed; None when that text is
-    not the one the unit was read from (indexed again since)."""
+    """The definition `unit` begins (or, a later part, belongs to), through its last line, from its file's text as
+    indexed; None when that text is not the one the unit was read from (indexed again since)."""
     if text is None:
         return None
     lines = text.split("\n")
     if "\n".join(lines[unit.start_line - 1 : unit.end_line]) != unit.text:
         return None
-    return replace(unit, end_line=unit.definition_end, text="\n".join(lines[unit.start_line - 1 : unit.definition_end]))
+    first = unit.definition_start if unit.rest else unit.start_line
+    return replace(unit, start_line=first, end_line=unit.definition_end, rest=False, definition_start=0,
+                   text="\n".join(lines[first - 1 : unit.definition_end]))
 
 
 def _inside(root: str, path: str, base: str | None = None,
