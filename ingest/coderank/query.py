@@ -87,6 +87,9 @@ def _forms(path: str) -> tuple[tuple[str, ...], str]:
 
 # English's possessive `'s` ("a request's timeout"): no word, but the term `s` met every `$s` and `'s'` of a PHP
 # repository and sank guzzle's timeout code from first to seventeenth
+# a word prose hyphenates and code writes as one (`f-string` is black's `visit_fstring`, `e-mail` an `email`,
+# `built-in` a `builtin`): its parts joined, a term besides them
+_HYPHENATED = re.compile(r"(?<![\w-])([A-Za-z]{1,12})-([A-Za-z]{2,12})(?![\w-])")
 _POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s\b")
 
 
@@ -100,7 +103,8 @@ def read_code_query(text: str) -> CodeQuery:
     short = len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS
     trace = _is_trace(text, request.frames)
     names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
-    return CodeQuery(text, tuple(code_terms(_POSSESSIVE.sub("", text))), names, request.pairs, request.frames,
+    terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)))
+    return CodeQuery(text, terms, names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
                      asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),
                      bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()),

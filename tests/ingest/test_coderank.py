@@ -1576,3 +1576,11 @@ def test_a_script_with_no_suffix_is_read_by_its_interpreter_line(tmp_path: Path)
     assert walk(tmp_path).files == ["bin/serve", "tests/shtest"]
     assert [(u.name, u.kind) for u in units_of("tests/shtest", (tmp_path / "tests" / "shtest").read_text())
             if u.kind != "module"] == [("faketty", "function")]
+
+
+def test_a_hyphenated_word_is_also_the_word_code_writes() -> None:
+    """black's fix for "a crash when an f-string follows # fmt: off" edits `visit_fstring`: `f-string` was the terms
+    `f` and `string`, never `fstring`. Its parts joined are a term besides them (`e-mail`, `built-in`), and a longer
+    chain of hyphens (an id, `x-y-z`) is not."""
+    terms = read_code_query("a crash on an f-string after a built-in e-mail check, x-y-z").terms
+    assert {"fstring", "builtin", "email", "f", "string"} <= set(terms) and "xyz" not in terms and "xy" not in terms
