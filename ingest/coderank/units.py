@@ -128,17 +128,43 @@ def units_of(path: str, text: str) -> list[CodeUnit]:
         lines.pop()  # a file's last newline ends its last line; it opens none
     if not any(line.strip() for line in lines):
         return []
-    found = definitions(text, language_in(path, text)) or []
-    out = list(_walk(path, found, lines, "", None))
+    language = language_in(path, text)
+    found = definitions(text, language) or []
+    out = list(_walk(path, found, lines, "", None, _namespaces(found) if language in _SCOPED else None))
     out.extend(_module_runs(path, found, lines))
     return sorted(out, key=lambda u: (u.start_line, u.end_line, u.name))
 
 
+_SCOPED = frozenset({"cpp", "cuda"})  # where `Type::name(...) {...}` defines a member outside its class
+
+
+def _namespaces(found: Sequence[Definition]) -> frozenset[str]:
+    """The names of the namespaces a C++ file opens (`namespace leveldb {`), at any depth."""
+    names: set[str] = set()
+    for d in found:
+        word, _, name = d.label.partition(" ")
+        if word == "namespace":
+            names.update(name.split("."))  # (`namespace a::b {`)
+        names |= _namespaces(d.children)
+    return frozenset(names)
+
+
+def _member_outside(name: str, header: str, namespaces: frozenset[str]) -> bool:
+    """C++'s `void VersionSet::SetupOtherInputs(...) {...}`: a function written `Type::name`, its class's, where the
+    scope is no namespace the file opens (gtest's `TEST(format_test, big_print)` is named `format_test.big_print`,
+    written with no `::`)."""
+    *_, scope, leaf = ["", *name.split(".")]
+    return bool(scope) and scope not in namespaces and \
+        re.search(rf"\b{re.escape(scope)}\s*(?:<[^;{{]*>)?\s*::\s*{re.escape(leaf)}", header) is not None
+
+
 def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: list[str], prefix: str,
-          parent_kind: str | None) -> Iterator[CodeUnit]:
+          parent_kind: str | None, namespaces: frozenset[str] | None = None) -> Iterator[CodeUnit]:
     for d in found:
         word, _, name = d.label.partition(" ")
         kind = kind_of(word, parent_kind)
+        if kind == "function" and namespaces is not None and _member_outside(name, lines[d.header], namespaces):
+            kind = "method"
         qualified = f"{prefix}.{name}" if prefix else name
         last = min(d.last, len(lines) - 1)
         if d.children:
@@ -147,7 +173,8 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
                 own_last -= 1
             yield replace(_unit(path, qualified, kind, d.first, own_last, lines, d.header), definition_end=last + 1)
             inside = prefix if (word, name) == ("class", "self") else qualified  # Ruby's `class << self`: its
-            yield from _walk(path, d.children, lines, inside, kind)  # methods are the class's own (`Base.route`)
+            yield from _walk(path, d.children, lines, inside, kind, namespaces)  # methods are the class's own
+            # (`Base.route`)
             for first, end in _runs(lines, d.children[0].first, last, d.children):
                 if not all(_NO_CODE.fullmatch(line) for line in lines[first : end + 1]):
                     yield replace(_unit(path, qualified, kind, first, end, lines, d.header), rest=True,

@@ -265,7 +265,7 @@ MORE_LANGUAGES = {
                  "    size_++;\n  }\n};\n}\n", {("fmt.buffer.push_back", "method", 4, 6)}),
     "os.cc": ("void file::close() {\n  fd_ = -1;\n}\nclass message {\n  explicit message(int code) {\n  }\n"
               "  bool operator==(const message& o) const {\n    return true;\n  }\n};\n",
-              {("file.close", "function", 1, 3), ("message.message", "method", 5, 6),
+              {("file.close", "method", 1, 3), ("message.message", "method", 5, 6),
                ("message.operator==", "method", 7, 9)}),
     "format_test.cc": ("/** Formats args to out. */\ntemplate <typename OutputIt, typename... T>\n"
                        "auto format_to(OutputIt out, T&&... args) -> OutputIt {\n  return out;\n}\n\n"
@@ -1529,12 +1529,12 @@ def test_c_and_cpp_read_through_conditional_compilation_and_annotation_macros() 
     out-of-class `PosixEnv::Schedule` a method of it; its thread-safety macros named methods (`UNLOCK_FUNCTION`,
     `mu_`); nlohmann's access-label macro ended its class; jq's `if (...) {` opened in both branches of an `#ifdef`
     lost the functions after it. A file whose code is all in an `#else` (libuv's fsevents.c) keeps it, and a comment
-    over a macro's continued lines does not end the macro."""
+    over a macro's continued lines does not end the macro. A member defined outside its class is a method."""
     units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("util/env_posix.cc", CPP_CONDITIONAL)}
     assert units[("leveldb.Limiter.Limiter", "method")] == (4, 10)
     assert units[("leveldb.Limiter.Acquire", "method")] == (11, 11)
     assert units[("leveldb.Limiter.Unlock", "method")] == (12, 12)
-    assert units[("leveldb.PosixEnv", "class")] == (18, 21) and ("leveldb.PosixEnv.Schedule", "function") in units
+    assert units[("leveldb.PosixEnv", "class")] == (18, 21) and ("leveldb.PosixEnv.Schedule", "method") in units
     assert max(end for (name, _), (_, end) in units.items() if name.startswith("leveldb.Limiter")) == 16
     units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/jv_dtoa.c", C_BRANCHES)}
     assert units[("gethex", "function")] == (1, 13) and units[("jvp_strtod", "function")] == (15, 17)
