@@ -16,6 +16,8 @@ _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
+# a name qualified as Ruby, Rust, C++ and PHP write it (`Rack::Lint`, `Sinatra::Base#render`, `Router::merge`)
+_SCOPED = re.compile(r"\b[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+")
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
@@ -96,6 +98,10 @@ def read_request(text: str) -> CodeRequest:
             parts = dotted.split(".")
             names.update(parts)
             pairs.update(zip(parts, parts[1:], strict=False))
+    for scoped in _SCOPED.findall(text):
+        parts = [part.rstrip("!?") for part in re.split(r"::|#", scoped)]
+        names.update(parts)
+        pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
     frames = _python_frames(text)
     frames += _native_frames(text)

@@ -177,7 +177,7 @@ class RepoMemory:
             written = written_names(asked.lookup) if any(looked_up(units[j], asked.lookup) for j in order) else None
             order = sorted(order, key=lambda j: _asked_first(asked, units[j], written))
         elif query.short:
-            order = _files_first(order, units, scores, weights.later)
+            order = _files_first(order, units, scores, weights.later, _subject_files(query, units))
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
             order = _frames_first(order, targets)
         placed = bool(query.frames)
@@ -287,16 +287,33 @@ def _frames_first(order: list[int], targets: list[list[int]]) -> list[int]:
     return sorted(order, key=lambda j: depth.get(j, len(targets)))
 
 
-def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, later: float) -> list[int]:
+def _subject_files(query: CodeQuery, units: list[CodeUnit]) -> frozenset[str]:
+    """Where a search for tests names what they test as code, the test files whose group is titled by it (RSpec's
+    `describe Rack::Lint do`, `describe('Router')`): their tests are the answer, not one each among other files'."""
+    if not query.tests or not query.names:
+        return frozenset()
+    return frozenset(u.path for u in units if u.kind == "test" and _titled_by(u.name.split(".", 1)[0], query))
+
+
+def _titled_by(title: str, query: CodeQuery) -> bool:
+    parts = [p for p in re.split(r"::|#", title) if p]
+    if len(parts) == 1:
+        return parts[0] in query.names
+    return all(pair in query.pairs for pair in zip(parts, parts[1:], strict=False))
+
+
+def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, later: float,
+                 subjects: frozenset[str] = frozenset()) -> list[int]:
     """A short search's hits, each file's best first: an agent's few words ask where something is, and ten
     definitions of one file hide the other files that answer them (python -m bench.short_queries, dev split: NDCG@10
     over the files 0.709 -> 0.811 with each file's best first, 0.775 with its best two). A file's later hits count
     `later` of their score against the other files' best (0: after every file's best, so a second definition that
-    outscores all but one never showed, even at k 50)."""
+    outscores all but one never showed, even at k 50); a file of the tests asked for (`subjects`) all of it."""
     seen: set[str] = set()
     ranked: list[tuple[float, int, int]] = []
     for at, j in enumerate(order):
-        ranked.append((-float(scores[j]) * (later if units[j].path in seen else 1.0), at, j))
+        discounted = units[j].path in seen and units[j].path not in subjects
+        ranked.append((-float(scores[j]) * (later if discounted else 1.0), at, j))
         seen.add(units[j].path)
     return [j for _, _, j in sorted(ranked)]
 

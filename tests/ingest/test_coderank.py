@@ -1584,3 +1584,26 @@ def test_a_hyphenated_word_is_also_the_word_code_writes() -> None:
     chain of hyphens (an id, `x-y-z`) is not."""
     terms = read_code_query("a crash on an f-string after a built-in e-mail check, x-y-z").terms
     assert {"fstring", "builtin", "email", "f", "string"} <= set(terms) and "xyz" not in terms and "xy" not in terms
+
+
+def test_tests_asked_for_a_name_their_group_is_titled_by_come_from_that_group() -> None:
+    """rack's "tests for Rack::Lint" showed one test of `describe Rack::Lint do` and then one each from other spec
+    files (`Rack::ETag`, `Rack::CommonLogger`): a short search shows each file's best first. Where the tests asked for
+    are a group titled by a name the search writes as code (`Rack::Lint`, read as Ruby writes it), that file's tests
+    all come first."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    lint = "".join(f"  it 'notices lint error {i}' do\n    Rack::Lint.new(app).call(env({i}))\n  end\n\n"
+                   for i in range(6))
+    memory = RepoMemory()
+    memory.put_file("test/spec_lint.rb", "a", units_of("test/spec_lint.rb", f"describe Rack::Lint do\n{lint}end\n"))
+    for other in ("ETag", "CommonLogger", "Files", "Builder"):
+        memory.put_file(f"test/spec_{other.lower()}.rb", other, units_of(f"test/spec_{other.lower()}.rb", (
+            f"describe Rack::{other} do\n  it 'passes lint for a linted error app' do\n"
+            f"    Rack::Lint.new(Rack::{other}.new(app)).call(env)\n  end\nend\n")))
+    memory.put_file("lib/rack/lint.rb", "l", units_of("lib/rack/lint.rb", (
+        "module Rack\n  class Lint\n    def call(env)\n      check(env)\n    end\n  end\nend\n")))
+    query = read_code_query("tests for Rack::Lint")
+    assert {"Rack", "Lint"} <= query.names and ("Rack", "Lint") in query.pairs
+    paths = [hit.unit.path for hit in memory.search(query, 7)]
+    assert paths[:7] == ["test/spec_lint.rb"] * 7, paths
