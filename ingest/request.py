@@ -99,7 +99,7 @@ def read_request(text: str) -> CodeRequest:
             names.update(parts)
             pairs.update(zip(parts, parts[1:], strict=False))
     for scoped in _SCOPED.findall(text):
-        parts = [part.rstrip("!?") for part in re.split(r"::|#", scoped)]
+        parts = re.split(r"::|#", scoped)  # (Ruby's `redirect?` is another method than `redirect`)
         names.update(parts)
         pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))

@@ -131,7 +131,7 @@ def units_of(path: str, text: str) -> list[CodeUnit]:
     language = language_in(path, text)
     found = definitions(text, language) or []
     out = list(_walk(path, found, lines, "", None, _namespaces(found) if language in _SCOPED else None))
-    out.extend(_module_runs(path, found, lines))
+    out.extend(_module_runs(path, found, lines, language in _PREPROCESSED))
     return sorted(out, key=lambda u: (u.start_line, u.end_line, u.name))
 
 
@@ -188,10 +188,19 @@ def _unit(path: str, name: str, kind: str, first: int, last: int, lines: list[st
     return CodeUnit(path, name, kind, first + 1, last + 1, "\n".join(lines[first : last + 1]), signature)
 
 
-def _module_runs(path: str, found: list[Definition], lines: list[str]) -> Iterator[CodeUnit]:
-    """The runs of lines outside every top-level definition that hold code (blank edges trimmed)."""
+# languages whose `#if`/`#endif` are directives: a run of nothing else between definitions is no code of its own (jq's
+# `#ifndef No_Hex_NaN` alone ranked 3rd for a NaN bug)
+_PREPROCESSED = frozenset({"c", "cpp", "cuda", "objc", "csharp", "swift"})
+_CONDITIONAL = re.compile(r"[ \t]*(?:#[ \t]*(?:if|ifdef|ifndef|elif|else|endif|region|endregion)\b.*)?")
+
+
+def _module_runs(path: str, found: list[Definition], lines: list[str], directives: bool) -> Iterator[CodeUnit]:
+    """The runs of lines outside every top-level definition that hold code (blank edges trimmed; with `directives`,
+    not a run of conditional compilation's lines alone)."""
     name = module_name(path)
     for first, end in _runs(lines, 0, len(lines) - 1, found):
+        if directives and all(_CONDITIONAL.fullmatch(line) for line in lines[first : end + 1]):
+            continue
         yield CodeUnit(path, name, "module", first + 1, end + 1, "\n".join(lines[first : end + 1]))
 
 

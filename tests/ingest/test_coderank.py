@@ -1607,3 +1607,11 @@ def test_tests_asked_for_a_name_their_group_is_titled_by_come_from_that_group() 
     assert {"Rack", "Lint"} <= query.names and ("Rack", "Lint") in query.pairs
     paths = [hit.unit.path for hit in memory.search(query, 7)]
     assert paths[:7] == ["test/spec_lint.rb"] * 7, paths
+
+
+def test_a_run_of_conditional_compilation_alone_is_no_module_code() -> None:
+    """jq's `#ifndef No_Hex_NaN` between two functions was a one-line module record that ranked 3rd for a NaN bug:
+    a run of `#if`/`#endif` lines alone is no code of its own in C; a Python comment run is still a run."""
+    text = "int a(void) {\n  return 1;\n}\n#ifndef No_Hex_NaN\nint b(void) {\n  return 2;\n}\n#endif\n#define X 1\n"
+    assert [(u.kind, u.start_line) for u in units_of("src/jv_dtoa.c", text) if u.kind == "module"] == [("module", 8)]
+    assert [u.kind for u in units_of("a.py", "def a():\n    pass\n# if x\n")] == ["function", "module"]
