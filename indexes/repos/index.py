@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, looked_up
+from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, declares, looked_up
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.code_search import Caveats, closing_line, render_answer
@@ -225,7 +225,8 @@ class RepoIndex:
         hits = self._whole_hits(tenant, name, read, hits)[:k]
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
-        undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)))
+        undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
+                                 and not any(declares(h.unit, n) for h in hits)))  # (a constant, a field, an alias)
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read))
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)

@@ -21,6 +21,9 @@ from ctxsieve.ingest.coderank.ranker import (
     WEIGHTS,
     Cosines,
     Weights,
+    declaration_of,
+    declares,
+    defined_or_declared,
     frame_targets,
     lies_at,
     looked_up,
@@ -174,7 +177,8 @@ class RepoMemory:
         order = [j for j in order_of(scores, units) if scores[j] > 0]
         if query.lookup or query.at_lines or query.paths_only:  # (a stable sort: the rule's order otherwise)
             asked = replace(query, lookup=self._widened(query.lookup, path_glob))
-            written = written_names(asked.lookup) if any(looked_up(units[j], asked.lookup) for j in order) else None
+            written = written_names(asked.lookup) if any(defined_or_declared(units[j], asked.lookup)
+                                                         for j in order) else None
             order = sorted(order, key=lambda j: _asked_first(asked, units[j], written))
         elif query.short:
             order = _files_first(order, units, scores, weights.later, _subject_files(query, units))
@@ -182,8 +186,10 @@ class RepoMemory:
             order = _frames_first(order, targets)
         placed = bool(query.frames)
         matched = focused and not (query.paths_only or query.at_lines or query.lookup)
+        declared = focused and bool(query.lookup)
         return [Hit(units[j], float(scores[j]), (place_in(query, units[j]) if placed else 0)
-                    or (self._matched_line(query, units[j]) if matched else 0)) for j in order[:k]]
+                    or (self._matched_line(query, units[j]) if matched else 0)
+                    or (_declared_line(query.lookup, units[j]) if declared else 0)) for j in order[:k]]
 
     def _matched_line(self, query: CodeQuery, unit: CodeUnit) -> int:
         """A long run of a module's code (no definition of its own: its first lines are imports) is shown around its
@@ -322,17 +328,32 @@ def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, la
 _OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)
 
 
+def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
+    """The line of a module's code or a type's own lines that declares a name looked up (date-fns's
+    `millisecondsInDay` at line 84 of src/constants/index.ts, shown from line 1 to 11), when below its first lines."""
+    for name in sorted(lookup):
+        if declares(unit, name):
+            leaf = name.replace("::", ".").rsplit(".", 1)[-1]
+            found = declaration_of(leaf, unit.path.endswith(".go")).search(unit.text)
+            if found is not None:
+                line = unit.text.count("\n", 0, found.start())
+                return unit.start_line + line if line >= MODULE_FOCUS_LINES else 0
+    return 0
+
+
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None
                  ) -> tuple[bool, bool, bool, bool, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
-    (`looked_up`; a Python `@overload` signature after the definition with its body), then the code that writes a
+    (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
+    definition with its body), then the code that writes a
     name (`written`, where a definition has one: its uses, before a line that only shares a word with the name, such
     as its folder's; with none, a file of that name is nearer than code importing another project's), what lies
     at the places (`lies_at`), each named file's units in its order, the path as written before a file name alone
     (`names_file`)."""
     named = query.names_file(unit.path) if query.paths_only else 0
-    return (bool(query.lookup) and not looked_up(unit, query.lookup), written is not None and not written.search(
-            unit.text), bool(query.lookup) and _OVERLOAD.search(unit.text) is not None,
+    return (bool(query.lookup) and not defined_or_declared(unit, query.lookup),
+            written is not None and not written.search(unit.text),
+            bool(query.lookup) and _OVERLOAD.search(unit.text) is not None,
             query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",
             unit.start_line if named else 0)
 

@@ -36,9 +36,9 @@ from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit, module_name
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "factor_of", "frame_targets", "frames_at", "has_vector", "lies_at", "looked_up", "meaning_units",
-           "nearest", "order_of", "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals",
-           "with_files"]
+           "combine", "declaration_of", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
+           "has_vector", "lies_at", "looked_up", "meaning_units", "nearest", "order_of", "passage_of", "paths_meet",
+           "place_factor", "place_in", "rerank", "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
@@ -287,6 +287,49 @@ def written_names(lookup: frozenset[str]) -> re.Pattern[str] | None:
 
 def _factor(place: str | None, weights: Weights) -> float:
     return 1.0 if place is None else float(getattr(weights, place))
+
+
+# the units a name may be declared in without a definition of its own: a module's code (TypeScript's `export const
+# enUS = {...}`, Python's `LIMIT = 3`, a Go `const` block) and a type's own lines (Java's `static final` field, PHP's
+# `public const SUCCESS = 0;`, a Swift `let`)
+_DECLARING = frozenset({"module", "class", "struct", "interface", "enum", "trait", "object", "protocol", "actor"})
+_DECLARATION_WORDS = ("export|default|public|private|protected|internal|fileprivate|open|static|final|const|let|var|"
+                      "val|readonly|abstract|override|lateinit|typealias|type|declare|extern|inline|constexpr|pub|mut|"
+                      "lazy|weak|unowned|volatile|transient|@JvmField|@JvmStatic")
+
+
+# a type written before a name: one word, with its generics and array or pointer marks (not `class A extends`)
+_TYPE = r"(?!(?:class|interface|enum|struct|extends|implements|new|return|throws)\b)[A-Za-z_][\w.]*(?:<[^>\n]*>)?" \
+    r"(?:\[\])*[?*&]*"
+
+
+@lru_cache(maxsize=256)
+def declaration_of(name: str, go: bool = False) -> re.Pattern[str]:
+    """A line that declares `name` as its language writes it: after declaration words and a type (`public static final
+    String DEFAULT_BUILD_METHOD = "build";`, `export const enUS: Locale = {`, `val isHttps: Boolean`), or alone with
+    `=` (`LIMIT = 3`), or C's `#define NAME`; in Go (`go`), with its type after it (`StatusOK Code = 200` in a `const`
+    block, `var Timeout time.Duration`). Elsewhere a name before another is a type's (`private JsonReader in;`)."""
+    n = re.escape(name)
+    typed = r"(?:\s*:[^=\n]*|\s+[\w.\[\]*]+)?" if go else r"(?:\s*:[^=\n]*)?"
+    return re.compile(rf"^[ \t]*(?:(?:(?:{_DECLARATION_WORDS})\s+)+(?:{_TYPE}\s+)??{n}\b{typed}"
+                      rf"\s*(?:=(?!=)|;|\{{|$)|{n}{typed}\s*=(?!=)|#[ \t]*define[ \t]+{n}\b)", re.MULTILINE)
+
+
+def declares(unit: CodeUnit, name: str) -> bool:
+    """A module's code or a type's own lines declare `name` (`Command.SUCCESS`: the type or file named `Command`
+    does): a look-up of a constant, a field or a type alias finds where it is, not "no definition is named"."""
+    if unit.kind not in _DECLARING:
+        return False
+    *scope, leaf = name.replace("::", ".").split(".")
+    if scope and scope[-1] not in (unit.name.rsplit(".", 1)[-1], module_name(unit.path).rsplit(".", 1)[-1]):
+        return False
+    return bool(leaf) and leaf in unit.text and \
+        declaration_of(leaf, unit.path.endswith(".go")).search(unit.text) is not None
+
+
+def defined_or_declared(unit: CodeUnit, lookup: frozenset[str]) -> bool:
+    """The unit defines a name a look-up asks for (`looked_up`), or declares it (`declares`)."""
+    return looked_up(unit, lookup) or any(declares(unit, name) for name in lookup)
 
 
 def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:

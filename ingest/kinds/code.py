@@ -53,15 +53,19 @@ _KINDS = {
     "struct_declaration": ("struct", True), "trait_declaration": ("trait", True), "companion_object": ("object", True),
     "operator_declaration": ("method", False), "conversion_operator_declaration": ("method", False),
     "indexer_declaration": ("method", False), "destructor_declaration": ("method", False),
-    "local_function_statement": ("function", False), "property_declaration": ("method", False),
+    "local_function_statement": ("function", False), "property_declaration": ("property", False),
     "secondary_constructor": ("constructor", False), "init_declaration": ("constructor", False),
     "deinit_declaration": ("method", False), "subscript_declaration": ("method", False),
     "namespace_declaration": ("namespace", True), "singleton_class": ("class", True), "enum_constant": ("class", True),
     "enum_specifier": ("enum", True), "union_specifier": ("union", True), "macro_definition": ("macro", False),
+    "abstract_class_declaration": ("class", True), "abstract_method_signature": ("method", False),
+    "annotation_type_element_declaration": ("method", False), "type_alias": ("type", False),
+    "typealias_declaration": ("type", False),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
-# kinds that are definitions only with a `name` (C#'s property; Kotlin's `val x = 1` shares the node type)
+# kinds that are definitions only with a `name` (C#'s and Swift's property; Kotlin's `val x = 1` shares the node type:
+# a look-up finds it where it is declared, `ranker.declares`)
 _NAMED_ONLY = frozenset({"property_declaration"})
 _NAMED = re.compile(r"[A-Za-z_$][\w$]*")
 

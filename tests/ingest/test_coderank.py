@@ -349,8 +349,8 @@ MORE_LANGUAGES = {
         "    #error(\"This platform needs a Lock-conforming type.\")", "    #endif", "",
         "    private nonisolated(unsafe) var value: Value", "", "    func read() -> Value {", "        value", "    }",
         "}", ""]),
-        {("UnfairLock.lock", "method", 3, 3), ("NSLock", "extension", 6, 6), ("Protected.lock", "method", 13, 13),
-         ("Protected.lock", "method", 15, 15), ("Protected.value", "method", 20, 20),
+        {("UnfairLock.lock", "method", 3, 3), ("NSLock", "extension", 6, 6), ("Protected.lock", "property", 13, 13),
+         ("Protected.lock", "property", 15, 15), ("Protected.value", "property", 20, 20),
          ("Protected.read", "method", 22, 24)}),
     "Injected.kt": ("\n".join([
         "class Foo", "    @Inject", "    @Named(\"x\")", "    constructor(", "        private val api: Api,", "    ) {",
@@ -1615,3 +1615,57 @@ def test_a_run_of_conditional_compilation_alone_is_no_module_code() -> None:
     text = "int a(void) {\n  return 1;\n}\n#ifndef No_Hex_NaN\nint b(void) {\n  return 2;\n}\n#endif\n#define X 1\n"
     assert [(u.kind, u.start_line) for u in units_of("src/jv_dtoa.c", text) if u.kind == "module"] == [("module", 8)]
     assert [u.kind for u in units_of("a.py", "def a():\n    pass\n# if x\n")] == ["function", "module"]
+
+
+def test_a_look_up_of_a_constant_a_field_or_an_alias_finds_where_it_is_declared() -> None:
+    """date-fns's `enUS` (`export const enUS: Locale = {...}`), symfony's `Command::SUCCESS` (`public const SUCCESS =
+    0;`), jackson's `DEFAULT_BUILD_METHOD` (a `static final` field) and a Go constant in a `const` block are no
+    definition's name: the answer said "no definition is named", their files not first. The code that declares one
+    comes first, shown around its line."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.ranker import declares
+
+    sources = {
+        "src/locale/en-US/index.ts": "import { formatLong } from './_lib/formatLong'\n\nexport const enUS: Locale = {\n"
+                                     "  code: 'en-US',\n  formatLong,\n};\n",
+        "src/locale/test.ts": ("import { enUS } from './en-US'\n\nit('uses enUS', () => {\n"
+                               "  expect(enUS.code).toBe(1);\n});\n"),
+        "Command/Command.php": ("<?php\nclass Command\n{\n    public const SUCCESS = 0;\n"
+                                "    public const FAILURE = 1;\n\n    public function run(): int\n    {\n"
+                                "        return self::SUCCESS;\n    }\n}\n"),
+        "Tester/CommandIsSuccessful.php": "<?php\nclass CommandIsSuccessful\n{\n    public function matches($code)\n"
+                                          "    {\n        return Command::SUCCESS === $code;\n    }\n}\n",
+        "consts.go": "package http\n\nconst (\n" + "".join(f"\tStatus{i} Code = {i}\n" for i in range(30))
+                     + "\tStatusTeapot Code = 418\n)\n",
+    }
+    memory = RepoMemory()
+    for path, text in sources.items():
+        memory.put_file(path, path, units_of(path, text))
+    for asked, path in (("enUS", "src/locale/en-US/index.ts"), ("Command::SUCCESS", "Command/Command.php"),
+                        ("StatusTeapot", "consts.go")):
+        hits = memory.search(read_code_query(asked), 3, focused=True)
+        assert hits[0].unit.path == path, (asked, hits)
+    teapot = memory.search(read_code_query("StatusTeapot"), 1, focused=True)[0]
+    assert teapot.focus == 34, teapot  # shown around its line, past the block's first lines
+    command = next(u for u in units_of("Command/Command.php", sources["Command/Command.php"]) if u.kind == "class")
+    assert declares(command, "Command.SUCCESS") and not declares(command, "Other.SUCCESS")
+    assert not declares(next(u for u in units_of("src/locale/test.ts", sources["src/locale/test.ts"])), "enUS")
+
+
+def test_abstract_classes_annotation_elements_type_aliases_and_properties_are_definitions() -> None:
+    """date-fns's `export abstract class Setter` was no class (its methods unqualified, its abstract `set` module
+    code); jackson's `@interface JsonDeserialize` element `using()` and Kingfisher's `typealias DownloadProgressBlock`
+    were no definitions; C#'s and Swift's properties were called methods."""
+    ts = ("export abstract class Setter {\n  public subPriority = 0;\n  validate(date: Date): boolean {\n"
+          "    return true;\n  }\n  abstract set(date: Date): Date;\n}\n")
+    java = "public @interface JsonDeserialize {\n    public Class<?> using() default None.class;\n}\n"
+    swift = ("public typealias DownloadProgressBlock = ((Int64, Int64) -> Void)\nstruct RetrieveImageResult {\n"
+             "    public let image: KFCrossPlatformImage\n}\n")
+    csharp = "class ConstructorMap\n{\n    public Type DestinationType { get; }\n}\n"
+    found = {(u.name, u.kind, u.start_line, u.end_line) for path, text in (
+        ("Setter.ts", ts), ("JsonDeserialize.java", java), ("Result.swift", swift), ("ConstructorMap.cs", csharp))
+        for u in units_of(path, text)}
+    assert {("Setter", "class", 1, 2), ("Setter.validate", "method", 3, 5), ("Setter.set", "method", 6, 6),
+            ("JsonDeserialize.using", "method", 2, 2), ("DownloadProgressBlock", "type", 1, 1),
+            ("RetrieveImageResult.image", "property", 3, 3), ("ConstructorMap.DestinationType", "property", 3, 3)
+            } <= found, found

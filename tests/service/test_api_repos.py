@@ -97,9 +97,11 @@ def test_own_repository_by_words_and_names(repos: TestClient) -> None:
     grep = list(dict.fromkeys(path for path, _ in found(repos, "ctxsieve", "how is a grep output cut")))[:5]
     assert "ingest/kinds/grep.py" in grep and not any(p.startswith("bench/") for p in grep), "the code, not its bench"
     for query, undefined in (("zebraquokkaNormalize", ["zebraquokkaNormalize"]), ("Sieve._project", []),
-                             ("Bm25Index zebra_quokka", ["zebra_quokka"]), ("how is a grep output cut", [])):
+                             ("Bm25Index zebra_quokka", ["zebra_quokka"]), ("how is a grep output cut", []),
+                             ("MODULE_FOCUS_LINES", [])):  # (a module's constant: declared, no definition's name)
         answer = repos.post("/v1/repos/ctxsieve/search", json={"query": query}).json()
         assert answer["undefined"] == undefined, (query, answer["undefined"])
+    assert found(repos, "ctxsieve", "MODULE_FOCUS_LINES", k=1)[0][0] == "indexes/repos/memory.py"
 
 
 def test_results_are_true_lines_within_the_budget(repos: TestClient, tokenizer) -> None:  # type: ignore[no-untyped-def]
