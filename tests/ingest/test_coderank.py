@@ -1669,3 +1669,16 @@ def test_abstract_classes_annotation_elements_type_aliases_and_properties_are_de
             ("JsonDeserialize.using", "method", 2, 2), ("DownloadProgressBlock", "type", 1, 1),
             ("RetrieveImageResult.image", "property", 3, 3), ("ConstructorMap.DestinationType", "property", 3, 3)
             } <= found, found
+
+
+def test_a_kotlin_companion_members_look_up_is_by_its_class() -> None:
+    """okhttp's `Protocol.get` (how callers write it) found `Protocol.Companion.get` first, and the answer still said
+    "no definition is named Protocol.get"."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    text = ("enum class Protocol(private val protocol: String) {\n  HTTP_1_1(\"http/1.1\");\n\n  companion object {\n"
+            "    fun get(protocol: String): Protocol = valueOf(protocol)\n  }\n}\n")
+    memory = RepoMemory()
+    memory.put_file("Protocol.kt", "a", units_of("Protocol.kt", text))
+    assert memory.defines("Protocol.get")
+    assert memory.search(read_code_query("Protocol.get"), 1)[0].unit.name == "Protocol.Companion.get"
