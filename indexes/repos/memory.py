@@ -179,7 +179,7 @@ class RepoMemory:
             asked = replace(query, lookup=self._widened(query.lookup, path_glob))
             written = written_names(asked.lookup) if any(defined_or_declared(units[j], asked.lookup)
                                                          for j in order) else None
-            order = sorted(order, key=lambda j: _asked_first(asked, units[j], written))
+            order = sorted(order, key=lambda j: _asked_first(asked, units[j], written, query.lookup))
         elif query.short:
             order = _files_first(order, units, scores, weights.later, _subject_files(query, units))
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
@@ -341,17 +341,19 @@ def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
     return 0
 
 
-def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None
-                 ) -> tuple[bool, bool, bool, bool, int, str, int]:
+def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,
+                 exact: frozenset[str] = frozenset()) -> tuple[bool, bool, bool, bool, bool, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
     (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
     definition with its body), then the code that writes a
     name (`written`, where a definition has one: its uses, before a line that only shares a word with the name, such
     as its folder's; with none, a file of that name is nearer than code importing another project's), what lies
     at the places (`lies_at`), each named file's units in its order, the path as written before a file name alone
-    (`names_file`)."""
+    (`names_file`). A name as asked (`exact`: `HttpUrl.isHttps`) before its last part alone where a look-up was widened
+    to it (`isHttps`, which okhttp's `Request` declares too)."""
     named = query.names_file(unit.path) if query.paths_only else 0
-    return (bool(query.lookup) and not defined_or_declared(unit, query.lookup),
+    return (bool(exact) and not defined_or_declared(unit, exact),
+            bool(query.lookup) and not defined_or_declared(unit, query.lookup),
             written is not None and not written.search(unit.text),
             bool(query.lookup) and _OVERLOAD.search(unit.text) is not None,
             query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",

@@ -1647,6 +1647,16 @@ def test_a_look_up_of_a_constant_a_field_or_an_alias_finds_where_it_is_declared(
         assert hits[0].unit.path == path, (asked, hits)
     teapot = memory.search(read_code_query("StatusTeapot"), 1, focused=True)[0]
     assert teapot.focus == 34, teapot  # shown around its line, past the block's first lines
+    other = "<?php\nclass CommandSuccess\n{\n    public const SUCCESS = 2;\n" + \
+        "    // the Command's SUCCESS, Command::SUCCESS\n" * 4 + "}\n"
+    alike = RepoMemory()
+    alike.put_file("src/Command.php", "c", units_of("src/Command.php", "<?php\nclass Command\n{\n"
+                                                                       "    public const SUCCESS = 0;\n}\n"))
+    alike.put_file("src/Command/CommandSuccess.php", "o", units_of("src/Command/CommandSuccess.php", other))
+    hits = alike.search(read_code_query("Command::SUCCESS"), 2)
+    assert [h.unit.path for h in hits] == ["src/Command.php", "src/Command/CommandSuccess.php"], hits
+    assert hits[0].score < hits[1].score, "the name as asked before its last part alone (okhttp's `Request` declares"
+    # `isHttps` too, and ranked above `HttpUrl` for `HttpUrl.isHttps`)
     command = next(u for u in units_of("Command/Command.php", sources["Command/Command.php"]) if u.kind == "class")
     assert declares(command, "Command.SUCCESS") and not declares(command, "Other.SUCCESS")
     assert not declares(next(u for u in units_of("src/locale/test.ts", sources["src/locale/test.ts"])), "enUS")
