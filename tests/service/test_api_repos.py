@@ -1239,7 +1239,7 @@ def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClie
         result = CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={"query": query}).json())
         assert result.missing == missing, (query, result)
         if missing:
-            assert f"the repository has nothing at {missing[0]}" in render_hits(result), render_hits(result)
+            assert f"its indexed source has nothing at {missing[0]}" in render_hits(result), render_hits(result)
     many = " ".join(f"src/gone{i}.py" for i in range(40))  # every one listed: a 758-token answer of a 50 one
     body = repos.post("/v1/repos/hooked/search", json={"query": many, "max_tokens": 200}).json()
     assert len(body["missing"]) == 40 and body["usage"]["output_tokens"] <= 200, body["usage"]

@@ -108,7 +108,7 @@ def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, c
         return (f"{NOTE}{found} definition{'' if found == 1 else 's'} of repository {repo} found, none of which fits "
                 "in the token budget: search with a larger max_tokens]")
     if not hits:
-        nothing = f"; the repository has nothing at {_listed(caveats.missing)}" if caveats.missing else ""
+        nothing = f"; its indexed source has nothing at {_listed(caveats.missing)}" if caveats.missing else ""
         return (f"{NOTE}no definition of repository {repo} matches{nothing}; try other words, a name "
                 "as it is written in the code, or a wider path]")
     closing = closing_line(repo, len(hits), found - len(hits), state, caveats)
@@ -124,7 +124,8 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     if caveats.undefined:
         note += f"; no definition is named {_listed(caveats.undefined)}: these are the nearest the search found"
     if caveats.missing:
-        note += f"; the repository has nothing at {_listed(caveats.missing)}: these are the nearest the search found"
+        note += (f"; its indexed source has nothing at {_listed(caveats.missing)}: these are the nearest the search "
+                 "found")
     if left > 0:
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
     if state == "indexing":
