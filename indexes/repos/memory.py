@@ -192,13 +192,15 @@ class RepoMemory:
                     or (_declared_line(query.lookup, units[j]) if declared else 0)) for j in order[:k]]
 
     def _matched_line(self, query: CodeQuery, unit: CodeUnit) -> int:
-        """A long run of a module's code (no definition of its own: its first lines are imports) is shown around its
-        line that holds the most of the request's words, by their idf, when that is below its first lines (an
-        Express module of 900 lines was shown from line 1, `res.redirect` at 815 never reached)."""
-        if unit.kind != "module" or unit.end_line - unit.start_line < MODULE_FOCUS_LINES or not query.terms:
+        """A long run of a module's code (no definition of its own: its first lines are imports) or a long function is
+        shown around its line of code that holds the most of the request's words, by their idf, when that is below its
+        first lines (an Express module of 900 lines was shown from line 1, `res.redirect` at 815 never reached;
+        date-fns's `getOverlappingDaysInIntervals` showed 31 lines of its JSDoc, the two lines of the bug cut)."""
+        if unit.kind not in FOCUSED_KINDS or unit.end_line - unit.start_line < MODULE_FOCUS_LINES or not query.terms:
             return 0
         asked = set(query.terms)
-        weights = [sum(self._lexical.idf(t) for t in asked & set(code_terms(line))) for line in unit.text.split("\n")]
+        weights = [0.0 if _COMMENT_LINE.match(line) else
+                   sum(self._lexical.idf(t) for t in asked & set(code_terms(line))) for line in unit.text.split("\n")]
         best = max(range(len(weights)), key=lambda i: (weights[i], -i))
         return unit.start_line + best if weights[best] > 0 and best >= MODULE_FOCUS_LINES else 0
 
@@ -277,6 +279,9 @@ class RepoMemory:
 
 
 
+FOCUSED_KINDS = frozenset({"module", "function", "method", "constructor"})
+_COMMENT_LINE = re.compile(r"[ \t]*(?:\*|/\*|//|#(?![ \t]*(?:include|define|if|else|endif)\b)|--[ \t])")  # (a
+# doc comment's lines say what the code does in its words: the code that does it is shown)
 MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best line, when that is below its first lines
 
 

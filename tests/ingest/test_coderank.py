@@ -1692,3 +1692,21 @@ def test_a_kotlin_companion_members_look_up_is_by_its_class() -> None:
     memory.put_file("Protocol.kt", "a", units_of("Protocol.kt", text))
     assert memory.defines("Protocol.get")
     assert memory.search(read_code_query("Protocol.get"), 1)[0].unit.name == "Protocol.Companion.get"
+
+
+def test_a_long_function_is_shown_around_its_line_of_code_that_holds_the_most_words() -> None:
+    """date-fns's `getOverlappingDaysInIntervals` opens with 31 lines of JSDoc: an answer of ten showed them and cut
+    the two lines of its bug. A long function, like a long run of module code, is shown around its line of code (not a
+    comment's) holding the most of the request's words, when that is below its first lines."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    doc = "".join(f" * @example overlapping intervals, day {i}\n" for i in range(30))
+    text = (f"/**\n * Get the number of days that overlap in two intervals\n{doc} */\n"
+            "export function overlap(a, b) {\n"
+            "  const start = Math.max(a.start, b.start);\n  const end = Math.min(a.end, b.end);\n"
+            "  const differenceInMs = end - start;\n  return Math.ceil(differenceInMs / millisecondsInDay);\n}\n")
+    memory = RepoMemory()
+    memory.put_file("src/overlap/index.ts", "a", units_of("src/overlap/index.ts", text))
+    hit = memory.search(read_code_query("the overlap rounds the milliseconds up with Math.ceil"), 1, focused=True)[0]
+    assert text.split("\n")[hit.focus - 1] == "  return Math.ceil(differenceInMs / millisecondsInDay);", hit.focus
+    assert memory.search(read_code_query("the overlap rounds the milliseconds up with Math.ceil"), 1)[0].focus == 0
