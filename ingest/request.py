@@ -17,7 +17,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
 # a name qualified as Ruby, Rust, C++ and PHP write it (`Rack::Lint`, `Sinatra::Base#render`, `Router::merge`)
-_SCOPED = re.compile(r"\b[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+")
+_SCOPED = re.compile(r"(?<![/.\w-])[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+")  # (not a URL's or a file's
+# anchor: `.../items#details`, `README.md#configuration`)
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
@@ -86,6 +87,15 @@ class CodeRequest:
         return [f for f in self.frames if paths_meet(f.path, path)]
 
 
+def scoped_parts(name: str) -> list[str]:
+    """A name qualified as Ruby, Rust, C++ and PHP write it, in its parts: `Sinatra::Base#render` -> Sinatra, Base,
+    render."""
+    return [part for part in _SCOPE.split(name) if part]
+
+
+_SCOPE = re.compile(r"::|#")
+
+
 def read_request(text: str) -> CodeRequest:
     names: set[str] = set()
     pairs: set[tuple[str, str]] = set()
@@ -99,7 +109,7 @@ def read_request(text: str) -> CodeRequest:
             names.update(parts)
             pairs.update(zip(parts, parts[1:], strict=False))
     for scoped in _SCOPED.findall(text):
-        parts = re.split(r"::|#", scoped)  # (Ruby's `redirect?` is another method than `redirect`)
+        parts = scoped_parts(scoped)  # (Ruby's `redirect?` is another method than `redirect`)
         names.update(parts)
         pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))

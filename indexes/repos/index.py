@@ -222,11 +222,13 @@ class RepoIndex:
         # a function and a definition looked up are shown whole, and the hits inside them (nested definitions, later
         # parts) are left out: k are asked for, not k less those
         hits, state, by_meaning = self._hits(tenant, repo, read, 2 * k, path, state, windows)
+        declared = {n for n in read.lookup if any(declares(h.unit, n) for h in hits)}  # (by a module's or a type's
+        # own lines as found: a class widened whole holds its methods' locals too)
         hits = self._whole_hits(tenant, name, read, hits)[:k]
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
-                                 and not any(declares(h.unit, n) for h in hits)))  # (a constant, a field, an alias)
+                                 and n not in declared))
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read))
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)

@@ -21,8 +21,7 @@ from ctxsieve.ingest.coderank.ranker import (
     WEIGHTS,
     Cosines,
     Weights,
-    declaration_of,
-    declares,
+    declaration_in,
     defined_or_declared,
     frame_targets,
     lies_at,
@@ -36,7 +35,7 @@ from ctxsieve.ingest.coderank.ranker import (
     written_names,
 )
 from ctxsieve.ingest.coderank.units import CodeUnit
-from ctxsieve.ingest.request import file_name
+from ctxsieve.ingest.request import file_name, scoped_parts
 
 __all__ = ["Hit", "RepoMemory", "matches"]
 
@@ -307,7 +306,7 @@ def _subject_files(query: CodeQuery, units: list[CodeUnit]) -> frozenset[str]:
 
 
 def _titled_by(title: str, query: CodeQuery) -> bool:
-    parts = [p for p in re.split(r"::|#", title) if p]
+    parts = scoped_parts(title)
     if len(parts) == 1:
         return parts[0] in query.names
     return all(pair in query.pairs for pair in zip(parts, parts[1:], strict=False))
@@ -336,14 +335,11 @@ _OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)
 def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
     """The line of a module's code or a type's own lines that declares a name looked up (date-fns's
     `millisecondsInDay` at line 84 of src/constants/index.ts, shown from line 1 to 11), when below its first lines."""
-    for name in sorted(lookup):
-        if declares(unit, name):
-            leaf = name.replace("::", ".").rsplit(".", 1)[-1]
-            found = declaration_of(leaf, unit.path.endswith(".go")).search(unit.text)
-            if found is not None:
-                line = unit.text.count("\n", 0, found.start())
-                return unit.start_line + line if line >= MODULE_FOCUS_LINES else 0
-    return 0
+    found = next((m for m in (declaration_in(unit, name) for name in sorted(lookup)) if m is not None), None)
+    if found is None:
+        return 0
+    line = unit.text.count("\n", 0, found.start())
+    return unit.start_line + line if line >= MODULE_FOCUS_LINES else 0
 
 
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,

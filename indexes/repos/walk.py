@@ -19,6 +19,9 @@ __all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", 
 
 MAX_FILE_BYTES = 1 << 20  # a larger source file is generated or data: skipped and counted
 SHEBANG_BYTES = 128  # read of a file with no suffix for its `#!` line
+# scripts a build tool writes or vendors, with no suffix and a `#!` line: Gradle's and Maven's wrappers, autoconf's
+GENERATED_SCRIPTS = frozenset({"gradlew", "mvnw", "configure", "config.status", "install-sh", "depcomp", "missing",
+                               "compile", "ar-lib", "test-driver", "libtool", "ltmain", "mkinstalldirs", "py-compile"})
 SKIPPED_FOLDERS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "thirdparty", "build", "dist", "target", "out",
     ".venv", "venv", "env", "site-packages", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
@@ -65,7 +68,7 @@ class FileState:
 
 
 def walk(root: Path) -> Walk:
-    """The repository's candidate source files (by suffix, outside skipped folders)."""
+    """The repository's candidate source files (by suffix, or a script's `#!` line; outside skipped folders)."""
     listed = _git_files(root)
     names = listed if listed is not None else _walked(root)
     out = Walk()
@@ -74,7 +77,7 @@ def walk(root: Path) -> Walk:
         parts = PurePosixPath(name).parts
         if any(p in SKIPPED_FOLDERS or p.endswith(".egg-info") for p in parts[:-1]):
             continue
-        if _source(root, name) and (root / name).is_file():
+        if (root / name).is_file() and _source(root, name):  # (a named pipe, opened, would never answer)
             if not _storable(name):
                 out.skipped.add("unreadable", name)
             elif _links_out(root / name, real_root):
@@ -86,11 +89,11 @@ def walk(root: Path) -> Walk:
 
 def _source(root: Path, name: str) -> bool:
     """A source file by its suffix, or a script with none by its `#!` line (jq's tests/shtest, a `bin/` command) that
-    is no link (ansible's `bin/ansible` is `lib/ansible/cli/adhoc.py` again)."""
+    is no link (ansible's `bin/ansible` is `lib/ansible/cli/adhoc.py` again) and not a build tool's (`gradlew`)."""
     suffix = PurePosixPath(name).suffix.lower()
     if suffix:
         return suffix in LANGUAGES
-    if (root / name).is_symlink():
+    if (root / name).is_symlink() or PurePosixPath(name).name in GENERATED_SCRIPTS:
         return False
     try:
         with open(root / name, "rb") as script:

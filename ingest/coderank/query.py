@@ -85,11 +85,11 @@ def _forms(path: str) -> tuple[tuple[str, ...], str]:
     return pure.parts, ".".join(pure.with_suffix("").parts)
 
 
-# English's possessive `'s` ("a request's timeout"): no word, but the term `s` met every `$s` and `'s'` of a PHP
-# repository and sank guzzle's timeout code from first to seventeenth
 # a word prose hyphenates and code writes as one (`f-string` is black's `visit_fstring`, `e-mail` an `email`,
 # `built-in` a `builtin`): its parts joined, a term besides them
 _HYPHENATED = re.compile(r"(?<![\w-])([A-Za-z]{1,12})-([A-Za-z]{2,12})(?![\w-])")
+# English's possessive `'s` ("a request's timeout"): no word, but the term `s` met every `$s` and `'s'` of a PHP
+# repository and sank guzzle's timeout code from first to seventeenth
 _POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s\b")
 
 
@@ -115,10 +115,11 @@ def read_code_query(text: str) -> CodeQuery:
 # `error: ...`), and a quoted string of a few words
 _ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled )?(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+"
                          r"[A-Z]\w*|\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|[Ff]atal|panic|"
-                         r"what\(\))(?:[ \t]+\([^()\n]{1,80}\))?[ \t]*[:!][ \t]*(.*\S)[ \t\r]*$", re.MULTILINE)
+                         r"what\(\))(?:[ \t]+\([^()\n]{1,80}\))?[ \t]*[:!][ \t]*+(.*\S)[ \t\r]*$", re.MULTILINE)
 # (Node's `Uncaught Error: ...` too, C++'s `what():  ...`, a program's own `jq: error (at <stdin>:1): ...`, `git:
 # fatal: ...`; the message up to its last character that is not a
-# space, found greedily: a lazy match tried the rest of the line at each character, 8 s for 64,000 spaces)
+# space, found greedily after spaces taken once: a lazy match, or spaces given back, tried the rest of the line at
+# each character, 8 s for 64,000 spaces)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'`\n]{12,300})\1(?![\w`])")
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
 # before the place (`panicked at 'message', src/main.rs:20:10`) before

@@ -36,7 +36,7 @@ from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit, module_name
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "declaration_of", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
+           "combine", "declaration_in", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
            "has_vector", "lies_at", "looked_up", "meaning_units", "nearest", "order_of", "passage_of", "paths_meet",
            "place_factor", "place_in", "rerank", "score", "signals", "with_files"]
 
@@ -216,9 +216,10 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit]) -> np.ndarra
 def _held_share(words: list[str], text: str) -> float:
     if words[0] not in text:
         return 0.0
+    formats = "%" in text or "{" in text  # (a placeholder's mark: else no pattern is tried)
     for n in range(len(words), PHRASE_WORDS - 1, -1):
-        if " ".join(words[:n]) in text or any(len(_FILLED_IN.findall(m.group(0))) <= n - PHRASE_WORDS
-                                               for m in _formatted(tuple(words[:n])).finditer(text)):
+        if " ".join(words[:n]) in text or formats and any(len(_FILLED_IN.findall(m.group(0))) <= n - PHRASE_WORDS
+                                                          for m in _formatted(tuple(words[:n])).finditer(text)):
             return n / len(words)
     return 0.0
 
@@ -303,28 +304,41 @@ _TYPE = r"(?!(?:class|interface|enum|struct|extends|implements|new|return|throws
     r"(?:\[\])*[?*&]*"
 
 
+# a file's declaration dialect by its suffix: Go's (a name's type after it), C's (`#define`, `} name_t;`)
+_DIALECTS = {".go": "go", ".c": "c", ".h": "c", ".cc": "c", ".cpp": "c", ".cxx": "c", ".hpp": "c", ".hh": "c",
+             ".hxx": "c", ".m": "c", ".mm": "c", ".cu": "c"}
+
+
 @lru_cache(maxsize=256)
-def declaration_of(name: str, go: bool = False) -> re.Pattern[str]:
+def declaration_of(name: str, dialect: str = "") -> re.Pattern[str]:
     """A line that declares `name` as its language writes it: after declaration words and a type (`public static final
     String DEFAULT_BUILD_METHOD = "build";`, `export const enUS: Locale = {`, `val isHttps: Boolean`), or alone with
-    `=` (`LIMIT = 3`), or C's `#define NAME`; in Go (`go`), with its type after it (`StatusOK Code = 200` in a `const`
-    block, `var Timeout time.Duration`). Elsewhere a name before another is a type's (`private JsonReader in;`)."""
+    `=` (`LIMIT = 3`; not a call's keyword argument, `timeout=5,`, nor an object's arrow function, `resolve: x => x,`);
+    in Go, with its type after it (`StatusOK Code = 200` in a `const` block, `var Timeout time.Duration`; elsewhere a
+    name before another is a type's, `private JsonReader in;`); in C, `#define NAME` and a typedef's `} name_t;`."""
     n = re.escape(name)
-    typed = r"(?:\s*:[^=\n]*|\s+[\w.\[\]*]+)?" if go else r"(?:\s*:[^=\n]*)?"
+    typed = r"(?:\s*:[^=\n]*|\s+[\w.\[\]*]+)?" if dialect == "go" else r"(?:\s*:[^=\n]*)?"
+    c = rf"|#[ \t]*define[ \t]+{n}\b|\}}[ \t]*\*?[ \t]*{n}[ \t]*[;,]" if dialect == "c" else ""
     return re.compile(rf"^[ \t]*(?:(?:(?:{_DECLARATION_WORDS})\s+)+(?:{_TYPE}\s+)??{n}\b{typed}"
-                      rf"\s*(?:=(?!=)|;|\{{|$)|{n}{typed}\s*=(?!=)|#[ \t]*define[ \t]+{n}\b)", re.MULTILINE)
+                      rf"\s*(?:=(?![=>])|;|\{{|$)|{n}{typed}\s*=(?![=>])(?![^\n]*,[ \t]*$){c})", re.MULTILINE)
+
+
+def declaration_in(unit: CodeUnit, name: str) -> re.Match[str] | None:
+    """Where a module's code or a type's own lines declare `name` (`Command.SUCCESS`: the type or file named `Command`
+    does), if they do: a look-up of a constant, a field or a type alias finds where it is, not "no definition is
+    named"."""
+    if unit.kind not in _DECLARING:
+        return None
+    *scope, leaf = name.replace("::", ".").split(".")
+    if not leaf or leaf not in unit.text or \
+            scope and scope[-1] not in (unit.name.rsplit(".", 1)[-1], module_name(unit.path).rsplit(".", 1)[-1]):
+        return None
+    return declaration_of(leaf, _DIALECTS.get(PurePosixPath(unit.path).suffix.lower(), "")).search(unit.text)
 
 
 def declares(unit: CodeUnit, name: str) -> bool:
-    """A module's code or a type's own lines declare `name` (`Command.SUCCESS`: the type or file named `Command`
-    does): a look-up of a constant, a field or a type alias finds where it is, not "no definition is named"."""
-    if unit.kind not in _DECLARING:
-        return False
-    *scope, leaf = name.replace("::", ".").split(".")
-    if scope and scope[-1] not in (unit.name.rsplit(".", 1)[-1], module_name(unit.path).rsplit(".", 1)[-1]):
-        return False
-    return bool(leaf) and leaf in unit.text and \
-        declaration_of(leaf, unit.path.endswith(".go")).search(unit.text) is not None
+    """`declaration_in` finds one."""
+    return declaration_in(unit, name) is not None
 
 
 def defined_or_declared(unit: CodeUnit, lookup: frozenset[str]) -> bool:

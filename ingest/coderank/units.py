@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the code kind ranks its chunks with this package: it is imported where used
     from ..kinds.code import Definition
 
-__all__ = ["UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
+__all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
@@ -111,10 +111,12 @@ def module_name(path: str) -> str:
     parts = list(PurePosixPath(path).with_suffix("").parts)
     if parts and parts[-1] in ("__init__", "index", "mod"):
         parts.pop()
-    if len(parts) > 1 and parts[0] in _SOURCE_ROOTS:
+    jvm = next((i for i in range(len(parts) - 3) if parts[i] == "src" and parts[i + 1] in _JVM_ROOTS[0]
+                and parts[i + 2] in _JVM_ROOTS[1]), None)  # (at any depth: okhttp's okhttp/src/main/kotlin/okhttp3)
+    if jvm is not None:
+        del parts[: jvm + 3]
+    elif len(parts) > 1 and parts[0] in _SOURCE_ROOTS:
         parts.pop(0)
-        if len(parts) > 2 and parts[0] in _JVM_ROOTS[0] and parts[1] in _JVM_ROOTS[1]:
-            del parts[:2]
     return ".".join(parts) or PurePosixPath(path).stem
 
 
@@ -154,8 +156,13 @@ def _member_outside(name: str, header: str, namespaces: frozenset[str]) -> bool:
     scope is no namespace the file opens (gtest's `TEST(format_test, big_print)` is named `format_test.big_print`,
     written with no `::`)."""
     *_, scope, leaf = ["", *name.split(".")]
-    return bool(scope) and scope not in namespaces and \
-        re.search(rf"\b{re.escape(scope)}\s*(?:<[^;{{]*>)?\s*::\s*{re.escape(leaf)}", header) is not None
+    return bool(scope) and scope not in namespaces and "::" in header and scope in header and \
+        _member_written(scope, leaf).search(header) is not None
+
+
+@lru_cache(maxsize=1 << 12)
+def _member_written(scope: str, leaf: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(scope)}\s*(?:<[^;{{]*>)?\s*::\s*{re.escape(leaf)}")
 
 
 def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: list[str], prefix: str,
@@ -191,7 +198,10 @@ def _unit(path: str, name: str, kind: str, first: int, last: int, lines: list[st
 # languages whose `#if`/`#endif` are directives: a run of nothing else between definitions is no code of its own (jq's
 # `#ifndef No_Hex_NaN` alone ranked 3rd for a NaN bug)
 _PREPROCESSED = frozenset({"c", "cpp", "cuda", "objc", "csharp", "swift"})
-_CONDITIONAL = re.compile(r"[ \t]*(?:#[ \t]*(?:if|ifdef|ifndef|elif|else|endif|region|endregion)\b.*)?")
+# the preprocessor's words for conditional compilation (C's, C#'s, Swift's `#elseif`), which the code kind's grammar
+# input reads too (`kinds.code._DIRECTIVE`)
+CONDITIONAL_WORDS = ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "elseif", "else", "endif")
+_CONDITIONAL = re.compile(r"[ \t]*(?:#[ \t]*(?:" + "|".join((*CONDITIONAL_WORDS, "region", "endregion")) + r")\b.*)?")
 
 
 def _module_runs(path: str, found: list[Definition], lines: list[str], directives: bool) -> Iterator[CodeUnit]:

@@ -32,6 +32,7 @@ from ctxsieve_client.languages import LANGUAGES
 from ..coderank.chunks import context_unit, definition_boost, rank_units
 from ..coderank.lexical import K3
 from ..coderank.ranker import RepoRanking
+from ..coderank.units import CONDITIONAL_WORDS
 from ..lines import LineSpan, line_chunks
 from ..request import read_request
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
@@ -178,8 +179,9 @@ _ACCESS_MACRO = re.compile(rb"^[ \t]*(?:(public|private|protected)[ \t]+)?(" + _
 # and annotation macros after a function's parameters (Clang's thread-safety analysis: leveldb's `void Unlock()
 # UNLOCK_FUNCTION() {...}` was a method named UNLOCK_FUNCTION, `bool Insert(...) LOCKS_EXCLUDED(mu_) {` one named mu_)
 _QUALIFIERS = rb"(?:const|noexcept|override|final)"
+# (`\b`: one long constant is one macro, not every way of cutting it into several, each tried: 40 s for a line)
 _TRAILING_MACRO = re.compile(rb"\)[ \t]*(?:" + _QUALIFIERS + rb"[ \t]*)*((?:" + _CAPS_MACRO +
-                             rb"[ \t]*(?:\([^()\n]*\))?[ \t]*)+)(?=" + _QUALIFIERS + rb"|[{;=:]|[ \t]*$)", re.M)
+                             rb"\b[ \t]*(?:\([^()\n]*\))?[ \t]*)+)(?=" + _QUALIFIERS + rb"|[{;=:]|[ \t]*$)", re.M)
 # C and C++: the comments in a `#define`'s continued lines, at which the grammar ends the macro (libuv's `#define
 # UV_HANDLE_FIELDS \ /* public */ \ ...`: the fields after it were read as code, the struct after them as a
 # function), blanked with each line break kept. A macro's body defines nothing.
@@ -283,7 +285,7 @@ _BRANCH_LANGUAGES = frozenset({"csharp", "swift"})
 # members lost): `ref` blanked for it
 _CSHARP_REF_PARTIAL = re.compile(rb"\b(ref)[ \t]+(?=partial[ \t]+struct\b)")
 _SWIFT_ISOLATION = re.compile(rb"\bnonisolated[ \t]*(\((?:unsafe|nonsending)\))")
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|elseif|else|endif|error|warning)\b",
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(" + "|".join((*CONDITIONAL_WORDS, "error", "warning")).encode() + rb")\b",
                         re.M)  # `#error(...)`: a build's stop, which Swift's grammar cannot read
 _OPENS = frozenset({b"if", b"ifdef", b"ifndef"})
 _SPACE = b" \t\r\n"
@@ -329,12 +331,18 @@ def _fewest_errors(parser: Any, source: bytes) -> Any:
 
 def _error_bytes(node: Any) -> int:
     """The bytes under `node` in the grammar's error nodes (what parsed inside one is no less lost: the class around
-    it is), and for a token it had to assume (a `}` a branch's brace left open) all of what holds it."""
-    if node.is_missing:
-        return int(node.parent.end_byte - node.parent.start_byte) if node.parent is not None else 0
-    if node.type == "ERROR":
-        return int(node.end_byte - node.start_byte)
-    return sum(_error_bytes(child) for child in node.children if child.has_error or child.is_missing)
+    it is), and for a token it had to assume (a `}` a branch's brace left open) all of what holds it. A walk of its
+    own (an expression 600 terms deep is as deep a tree: Python's stack is not)."""
+    total, stack = 0, [node]
+    while stack:
+        at = stack.pop()
+        if at.is_missing:
+            total += at.parent.end_byte - at.parent.start_byte if at.parent is not None else 0
+        elif at.type == "ERROR":
+            total += at.end_byte - at.start_byte
+        else:
+            stack.extend(child for child in at.children if child.has_error or child.is_missing)
+    return int(total)
 
 
 def _errors(node: Any) -> int:
@@ -571,7 +579,11 @@ def _rust_macro_item(node: Any) -> Any | None:
     if tokens is None or tokens.child_count < 3:
         return None
     name, comma = tokens.children[1], tokens.children[2]  # (after its opening bracket)
-    return name if name.type == "identifier" and comma.type == "," else None
+    body = tokens.children[3] if tokens.child_count > 3 else None  # a closure or a block: what the test runs
+    if name.type != "identifier" or comma.type != "," or body is None or \
+            not (body.type in ("|", "||", "token_tree") or body.type == "identifier" and body.text == b"move"):
+        return None  # (`impl_op!(Meters, Add, add);` uses a type, defines no function of its name)
+    return name
 
 
 def _test_call(node: Any) -> tuple[Any, Any, str] | None:

@@ -3,6 +3,7 @@ a grep's lines and a repository's definitions."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,6 +51,7 @@ def test_a_file_as_units_with_qualified_names_and_true_spans() -> None:
     assert module_name("lib/ansible/vars/__init__.py") == "ansible.vars"
     java = "src/main/java/org/apache/commons/lang3/StringUtils.java"
     assert module_name(java) == "org.apache.commons.lang3.StringUtils"
+    assert module_name("okhttp/src/main/kotlin/okhttp3/Cache.kt") == "okhttp3.Cache"
     assert module_name("src/index.ts") == "src" and module_name("tests/test_core.py") == "tests.test_core"
 
 
@@ -1573,6 +1575,8 @@ def test_a_script_with_no_suffix_is_read_by_its_interpreter_line(tmp_path: Path)
     (tmp_path / "Makefile").write_text("all:\n\tcc -o jq main.c\n")
     (tmp_path / "LICENSE").write_bytes(b"\x00\x01")
     (tmp_path / "bin" / "serve-again").symlink_to("serve")  # (ansible's bin/ansible: the same file again)
+    (tmp_path / "gradlew").write_text("#!/bin/sh\nexec java -jar gradle/wrapper/gradle-wrapper.jar \"$@\"\n")
+    os.mkfifo(tmp_path / "pipe")  # (opened, it would never answer)
     assert walk(tmp_path).files == ["bin/serve", "tests/shtest"]
     assert [(u.name, u.kind) for u in units_of("tests/shtest", (tmp_path / "tests" / "shtest").read_text())
             if u.kind != "module"] == [("faketty", "function")]
@@ -1710,3 +1714,39 @@ def test_a_long_function_is_shown_around_its_line_of_code_that_holds_the_most_wo
     hit = memory.search(read_code_query("the overlap rounds the milliseconds up with Math.ceil"), 1, focused=True)[0]
     assert text.split("\n")[hit.focus - 1] == "  return Math.ceil(differenceInMs / millisecondsInDay);", hit.focus
     assert memory.search(read_code_query("the overlap rounds the milliseconds up with Math.ceil"), 1)[0].focus == 0
+
+
+def test_what_a_review_found_in_the_new_rules() -> None:
+    """A review's cases: a long constant after a cast took the trailing-macro pattern 40 s (every way of cutting it
+    into macros), an error line of nothing but spaces the message pattern seconds; an expression 600 terms deep in a
+    file with errors lost every definition to Python's stack; a call's keyword argument, an object's arrow function
+    and a comment's `# define` were declarations; a URL's or a file's anchor was a Ruby name; `impl_op!(Meters, ...)`
+    a function named Meters; a lone Swift `#elseif` a module record. (The alarm guards against a hang, not a speed.)"""
+    import signal
+
+    from ctxsieve.ingest.coderank.ranker import declares
+    from ctxsieve.ingest.request import read_request
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError("a pattern ran away")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        cast = ("void Setup(Device& d) {\n  auto f = (VkPipelineCreateFlags)"
+                "VK_PIPELINE_CREATE_RAY_TRACING_SHADER_GROUP_HANDLE_CAPTURE_REPLAY_BIT_KHR | y;\n}\n")
+        assert [u.name for u in units_of("render/pipeline.cpp", cast)] == ["Setup"]
+        assert read_code_query("Error:" + " " * 40_000).phrases == ()
+        deep = "int f(void) {\n#ifdef X\n  int x = (a $ b)" + " + a" * 600 + ";\n#endif\n  return 0;\n}\n" \
+            "int g(void) { return 1; }\n"
+        assert [u.name for u in units_of("deep.c", deep)] == ["f", "g"]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    call = CodeUnit("a.py", "a", "module", 1, 5, "r = requests.get(\n    URL,\n    timeout=5,\n    max_retries=3,\n)")
+    config = CodeUnit("vite.config.ts", "vite.config", "module", 1, 3, "export default {\n  resolve: x => x,\n}")
+    comment = CodeUnit("a.py", "a", "module", 1, 1, "# define handler here")
+    assert not declares(call, "max_retries") and not declares(config, "resolve") and not declares(comment, "handler")
+    assert not read_request("see http://host/api/v1/items#details and README.md#configuration").names
+    assert [u.kind for u in units_of("src/ops.rs", "impl_op!(Meters,\n    Add, add);\n")] == ["module"]
+    assert [u.kind for u in units_of("a.swift", "func a() {}\n#elseif os(macOS)\nfunc b() {}\n")] == ["function"] * 2
