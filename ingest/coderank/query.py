@@ -146,6 +146,9 @@ def message_phrases(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# a definition's keyword written before its name in a look-up (curl's `struct Curl_easy` found no struct)
+_KIND_WORDS = frozenset({"struct", "class", "enum", "union", "interface", "trait", "type", "typedef", "fn", "func",
+                         "def", "function", "impl", "module", "namespace", "object", "protocol", "record"})
 _CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::)[A-Za-z_$][\w$]*[!?]?)*")  # Ruby's `route!`, `valid?`
 LOOKUP_WORDS = 3
 _HASH_METHOD = re.compile(r"(?<=\w)#(?=[A-Za-z_])")  # `Sinatra::Helpers#redirect`, `JsonReader#peek`
@@ -158,6 +161,8 @@ def lookup_names(text: str) -> frozenset[str]:
     an issue)."""
     words = [_HASH_METHOD.sub(".", w.strip("`").removesuffix("()")).replace(".prototype.", ".")  # Ruby's and
              for w in text.split(None, LOOKUP_WORDS)]  # Javadoc's `Class#method`, JS's `View.prototype.lookup`
+    if len(words) > 1 and words[0] in _KIND_WORDS:  # `struct Curl_easy`, `class Flask`, `fn merge`: the name
+        words = words[1:]
     if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
                                                      for w in words):  # `utils.py` names a file
         return frozenset()

@@ -293,7 +293,8 @@ def _factor(place: str | None, weights: Weights) -> float:
 # the units a name may be declared in without a definition of its own: a module's code (TypeScript's `export const
 # enUS = {...}`, Python's `LIMIT = 3`, a Go `const` block) and a type's own lines (Java's `static final` field, PHP's
 # `public const SUCCESS = 0;`, a Swift `let`)
-_DECLARING = frozenset({"module", "class", "struct", "interface", "enum", "trait", "object", "protocol", "actor"})
+_DECLARING = frozenset({"module", "class", "struct", "interface", "enum", "trait", "object", "protocol", "actor",
+                        "type"})  # (Go's `type Viper struct {...}`)
 _DECLARATION_WORDS = ("export|default|public|private|protected|internal|fileprivate|open|static|final|const|let|var|"
                       "val|readonly|abstract|override|lateinit|typealias|type|declare|extern|inline|constexpr|pub|mut|"
                       "lazy|weak|unowned|volatile|transient|@JvmField|@JvmStatic")
@@ -304,36 +305,55 @@ _TYPE = r"(?!(?:class|interface|enum|struct|extends|implements|new|return|throws
     r"(?:\[\])*[?*&]*"
 
 
-# a file's declaration dialect by its suffix: Go's (a name's type after it), C's (`#define`, `} name_t;`)
+# a file's declaration dialect by its suffix: Go's (a name's type after it), C's (`#define`, `} name_t;`), JS's and
+# TS's (an exported object's key)
 _DIALECTS = {".go": "go", ".c": "c", ".h": "c", ".cc": "c", ".cpp": "c", ".cxx": "c", ".hpp": "c", ".hh": "c",
-             ".hxx": "c", ".m": "c", ".mm": "c", ".cu": "c"}
+             ".hxx": "c", ".m": "c", ".mm": "c", ".cu": "c", ".js": "js", ".mjs": "js", ".cjs": "js", ".ts": "js",
+             ".tsx": "js", ".jsx": "js"}
+_FIELD_KINDS = frozenset({"class", "struct", "interface", "object", "protocol", "actor", "trait", "type"})  # (fields)
 
 
 @lru_cache(maxsize=256)
-def declaration_of(name: str, dialect: str = "") -> re.Pattern[str]:
+def declaration_of(name: str, dialect: str = "", kind: str = "module", field: bool = False) -> re.Pattern[str]:
     """A line that declares `name` as its language writes it: after declaration words and a type (`public static final
     String DEFAULT_BUILD_METHOD = "build";`, `export const enUS: Locale = {`, `val isHttps: Boolean`), or alone with
     `=` (`LIMIT = 3`; not a call's keyword argument, `timeout=5,`, nor an object's arrow function, `resolve: x => x,`);
     in Go, with its type after it (`StatusOK Code = 200` in a `const` block, `var Timeout time.Duration`; elsewhere a
-    name before another is a type's, `private JsonReader in;`); in C, `#define NAME` and a typedef's `} name_t;`."""
+    name before another is a type's, `private JsonReader in;`); in C, `#define NAME` and a typedef's `} name_t;`; in
+    JS and TS, an object's key with a value that is no function (undici's `kDestroyed: Symbol('destroyed'),`). In an
+    `enum`, a member (curl's `CURLE_OPERATION_TIMEDOUT,`, Java's `READ("r"),`); in a type's own lines, with `field`, a
+    field (viper's `envKeyReplacer StringReplacer`, curl's `struct UrlState state;`): only for a look-up the type
+    qualifies (`Viper.envKeyReplacer`), a name such as cobra's `Args` being many structs' field."""
     n = re.escape(name)
     typed = r"(?:\s*:[^=\n]*|\s+[\w.\[\]*]+)?" if dialect == "go" else r"(?:\s*:[^=\n]*)?"
-    c = rf"|#[ \t]*define[ \t]+{n}\b|\}}[ \t]*\*?[ \t]*{n}[ \t]*[;,]" if dialect == "c" else ""
+    more = ""
+    if dialect == "c":
+        more += rf"|#[ \t]*define[ \t]+{n}\b|\}}[ \t]*\*?[ \t]*{n}[ \t]*[;,]"
+    if dialect == "js":
+        more += rf"|['\"]?{n}['\"]?[ \t]*:(?![^\n]*=>)(?![ \t]*(?:async[ \t]+)?function\b)[ \t]*\S"
+    if kind == "enum":
+        more += rf"|{n}\b[ \t]*(?:[=(,]|/[/*]|$)"
+    if field and kind in _FIELD_KINDS and dialect == "go":
+        more += rf"|{n}(?:[ \t]*,[ \t]*\w+)*[ \t]+[\w.*\[\]]"
+    if field and kind in _FIELD_KINDS and dialect == "c":
+        more += rf"|(?:\w+[ \t*]+)+{n}[ \t]*(?:\[[^\]\n]*\][ \t]*)*(?::[ \t]*\d+[ \t]*)?;"
     return re.compile(rf"^[ \t]*(?:(?:(?:{_DECLARATION_WORDS})\s+)+(?:{_TYPE}\s+)??{n}\b{typed}"
-                      rf"\s*(?:=(?![=>])|;|\{{|$)|{n}{typed}\s*=(?![=>])(?![^\n]*,[ \t]*$){c})", re.MULTILINE)
+                      rf"\s*(?:=(?![=>])|;|\{{|$)|{n}{typed}\s*=(?![=>])(?![^\n]*,[ \t]*$){more})", re.MULTILINE)
 
 
 def declaration_in(unit: CodeUnit, name: str) -> re.Match[str] | None:
     """Where a module's code or a type's own lines declare `name` (`Command.SUCCESS`: the type or file named `Command`
-    does), if they do: a look-up of a constant, a field or a type alias finds where it is, not "no definition is
-    named"."""
+    does, or for Go's `features.BindStruct` the package, its folder), if they do: a look-up of a constant, a field or
+    a type alias finds where it is, not "no definition is named"."""
     if unit.kind not in _DECLARING:
         return None
     *scope, leaf = name.replace("::", ".").split(".")
-    if not leaf or leaf not in unit.text or \
-            scope and scope[-1] not in (unit.name.rsplit(".", 1)[-1], module_name(unit.path).rsplit(".", 1)[-1]):
+    dialect = _DIALECTS.get(PurePosixPath(unit.path).suffix.lower(), "")
+    package = PurePosixPath(unit.path).parent.name if dialect == "go" else None  # (a Go package is its folder)
+    if not leaf or leaf not in unit.text or scope and scope[-1] not in (
+            unit.name.rsplit(".", 1)[-1], module_name(unit.path).rsplit(".", 1)[-1], package):
         return None
-    return declaration_of(leaf, _DIALECTS.get(PurePosixPath(unit.path).suffix.lower(), "")).search(unit.text)
+    return declaration_of(leaf, dialect, unit.kind, bool(scope)).search(unit.text)
 
 
 def declares(unit: CodeUnit, name: str) -> bool:

@@ -477,6 +477,9 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
             continue
         word, container = kind
         name = title if title is not None else _name_of(target, name_node, lines)
+        if name in _STATEMENT_WORDS:  # a grammar's misreading (curl's `if (...)` after an `#ifdef` block read as a
+            yield from _definitions(child, lines, opaque, comments)  # function named `if`): none
+            continue
         body_line = body.start_point[0] if body is not None else target.start_point[0] + 1
         if body is not None and body.start_point[0] == target.start_point[0]:  # `{` on the header line
             body_line = target.start_point[0] + 1
@@ -486,6 +489,9 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
                          statements, _header_row(target, name_node))
+
+
+_STATEMENT_WORDS = frozenset({"if", "else", "for", "while", "switch", "return", "do", "sizeof", "catch", "case"})
 
 
 def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:

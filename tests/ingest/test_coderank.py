@@ -1750,3 +1750,40 @@ def test_what_a_review_found_in_the_new_rules() -> None:
     assert not read_request("see http://host/api/v1/items#details and README.md#configuration").names
     assert [u.kind for u in units_of("src/ops.rs", "impl_op!(Meters,\n    Add, add);\n")] == ["module"]
     assert [u.kind for u in units_of("a.swift", "func a() {}\n#elseif os(macOS)\nfunc b() {}\n")] == ["function"] * 2
+
+
+def test_enum_members_fields_object_keys_and_keyword_look_ups_are_declarations() -> None:
+    """A third trial's cases: curl's `CURLE_OPERATION_TIMEDOUT` (an enum member) and `Curl_easy.state` (a struct's
+    field), viper's `Viper.envKeyReplacer` (a Go struct's field) and `features.BindStruct` (a package's constant),
+    undici's `kDestroyed` (an exported object's key) answered "no definition is named" or hid the line; `struct
+    Curl_easy` was read as words; an `if` after an `#ifdef` block was a function named `if`."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    sources = {
+        "include/curl/curl.h": "typedef enum {\n  CURLE_OK = 0,\n"
+                               + "".join(f"  CURLE_CODE_{i},   /* {i} */\n" for i in range(30))
+                               + "  CURLE_OPERATION_TIMEDOUT,  /* 28 */\n} CURLcode;\n",
+        "lib/urldata.h": "struct Curl_easy {\n  unsigned int magic;\n" + "".join(
+            f"  int field_{i};\n" for i in range(30)) + "  struct UrlState state;\n};\n",
+        "viper.go": "package viper\n\ntype Viper struct {\n" + "".join(f"\tfield{i} string\n" for i in range(30))
+                    + "\tenvKeyReplacer StringReplacer\n}\n",
+        "internal/features/bind_struct.go": "//go:build bind\n\npackage features\n\nconst BindStruct = true\n",
+        "lib/core/symbols.js": "module.exports = {\n"
+                               + "".join(f"  kName{i}: Symbol('name {i}'),\n" for i in range(30))
+                               + "  kDestroyed: Symbol('destroyed'),\n}\n",
+    }
+    memory = RepoMemory()
+    for path, text in sources.items():
+        memory.put_file(path, path, units_of(path, text))
+    for asked, path, line in (("CURLE_OPERATION_TIMEDOUT", "include/curl/curl.h", 33),
+                              ("Curl_easy.state", "lib/urldata.h", 33), ("Viper.envKeyReplacer", "viper.go", 34),
+                              ("features.BindStruct", "internal/features/bind_struct.go", 0),
+                              ("kDestroyed", "lib/core/symbols.js", 32), ("struct Curl_easy", "lib/urldata.h", 0)):
+        hit = memory.search(read_code_query(asked), 1, focused=True)[0]
+        assert (hit.unit.path, hit.focus) == (path, line), (asked, hit)
+    text = ("static CURLcode parallel_transfers(void)\n{\n  CURLcode result = add(&s);\n  if(result) {\n"
+            "    return result;\n  }\n\n#ifdef DEBUGBUILD\n  if(global->test_event_based)\n#ifdef USE_LIBUV\n"
+            "    return parallel_event(s);\n#else\n    errorf(\"Testing requires libuv\");\n#endif\n  else\n#endif\n\n"
+            "  if(all_added) {\n    run();\n  }\n  return result;\n}\n")
+    assert [(u.name, u.start_line, u.end_line) for u in units_of("src/tool_operate.c", text)] == [
+        ("parallel_transfers", 1, 22)]
