@@ -35,6 +35,7 @@ from ctxsieve.ingest.coderank.ranker import (
     written_names,
 )
 from ctxsieve.ingest.coderank.units import CodeUnit
+from ctxsieve.ingest.kinds.code import comment_lines, language_of
 from ctxsieve.ingest.request import file_name, scoped_parts
 
 __all__ = ["Hit", "RepoMemory", "matches"]
@@ -198,8 +199,10 @@ class RepoMemory:
         if unit.kind not in FOCUSED_KINDS or unit.end_line - unit.start_line < MODULE_FOCUS_LINES or not query.terms:
             return 0
         asked = set(query.terms)
-        weights = [0.0 if _COMMENT_LINE.match(line) else
-                   sum(self._lexical.idf(t) for t in asked & set(code_terms(line))) for line in unit.text.split("\n")]
+        weights = [0.0 if comment else sum(self._lexical.idf(t) for t in asked & set(code_terms(line)))
+                   for line, comment in zip(unit.text.split("\n"), comment_lines(unit.text, language_of(unit.path)),
+                                            strict=True)]  # (a doc comment's lines say in its words what the code
+        # does: the code that does it is shown)
         best = max(range(len(weights)), key=lambda i: (weights[i], -i))
         return unit.start_line + best if weights[best] > 0 and best >= MODULE_FOCUS_LINES else 0
 
@@ -279,8 +282,6 @@ class RepoMemory:
 
 
 FOCUSED_KINDS = frozenset({"module", "function", "method", "constructor"})
-_COMMENT_LINE = re.compile(r"[ \t]*(?:\*|/\*|//|#(?![ \t]*(?:include|define|if|else|endif)\b)|--[ \t])")  # (a
-# doc comment's lines say what the code does in its words: the code that does it is shown)
 MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best line, when that is below its first lines
 
 

@@ -179,7 +179,7 @@ _ACCESS_MACRO = re.compile(rb"^[ \t]*(?:(public|private|protected)[ \t]+)?(" + _
 # and annotation macros after a function's parameters (Clang's thread-safety analysis: leveldb's `void Unlock()
 # UNLOCK_FUNCTION() {...}` was a method named UNLOCK_FUNCTION, `bool Insert(...) LOCKS_EXCLUDED(mu_) {` one named mu_)
 _QUALIFIERS = rb"(?:const|noexcept|override|final)"
-# (`\b`: one long constant is one macro, not every way of cutting it into several, each tried: 40 s for a line)
+# (`\b`: one long constant is one macro, not every way of cutting it into several, each tried in turn)
 _TRAILING_MACRO = re.compile(rb"\)[ \t]*(?:" + _QUALIFIERS + rb"[ \t]*)*((?:" + _CAPS_MACRO +
                              rb"\b[ \t]*(?:\([^()\n]*\))?[ \t]*)+)(?=" + _QUALIFIERS + rb"|[{;=:]|[ \t]*$)", re.M)
 # C and C++: the comments in a `#define`'s continued lines, at which the grammar ends the macro (libuv's `#define
@@ -988,24 +988,28 @@ def _overloads_above(node: Any) -> int:
 def only_comments(text: str, language: str | None) -> bool:
     """Every line of `text` holding anything is a comment's (`//`, `--`, `#` where it opens one, inside `/* */`): a
     file's commented-out code or its header, no code of its own."""
-    comments, inside, any_line = Comments.of(language), False, False
+    lines = text.split("\n")
+    held = [bool(line.strip()) for line in lines]
+    return any(held) and all(comment or not code for comment, code in zip(comment_lines(text, language), held,
+                                                                        strict=True))
+
+
+def comment_lines(text: str, language: str | None) -> list[bool]:
+    """Per line of `text`, whether it is a comment's and nothing else (a blank line is not): `//`, `--`, `#` where it
+    opens one, inside `/* */` with no code after its end."""
+    comments, inside, out = Comments.of(language), False, []
     starts = ("//", "-- ", "#") if comments.hash else ("//", "-- ")  # (`--i;` is code)
     for line in text.split("\n"):
         stripped = line.strip()
         if not stripped:
-            continue
-        any_line = True
-        if inside:
-            inside = "*/" not in stripped
-            if not inside and stripped.split("*/", 1)[1].strip():
-                return False  # code after the block's end
-        elif comments.block and stripped.startswith("/*"):
-            inside = "*/" not in stripped[2:]
-            if not inside and stripped[2:].split("*/", 1)[1].strip():
-                return False
-        elif not stripped.startswith(starts) and stripped != "--":
-            return False
-    return any_line
+            out.append(False)
+        elif inside or comments.block and stripped.startswith("/*"):
+            rest = stripped if inside else stripped[2:]
+            inside = "*/" not in rest
+            out.append(inside or not rest.split("*/", 1)[1].strip())  # (code after the block's end: no comment's)
+        else:
+            out.append(stripped.startswith(starts) or stripped == "--")
+    return out
 
 
 def _with_comments_above(line: int, lines: list[str], comments: Comments = Comments()) -> int:
