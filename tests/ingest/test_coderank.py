@@ -14,6 +14,12 @@ from ctxsieve.ingest.coderank.query import read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
+
+def spans(path: str, text: str) -> dict[tuple[str, str], tuple[int, int]]:
+    """A file's units by (name, kind): their first and last lines."""
+    return {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of(path, text)}
+
+
 SOURCE = '''"""A module."""
 import os
 
@@ -39,7 +45,7 @@ def double(n):
 
 
 def test_a_file_as_units_with_qualified_names_and_true_spans() -> None:
-    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("pkg/ledger.py", SOURCE)}
+    units = spans("pkg/ledger.py", SOURCE)
     assert units[("Ledger", "class")] == (7, 10)
     assert units[("Ledger.total", "method")] == (12, 13)
     assert units[("Ledger.empty", "method")] == (15, 17)
@@ -1401,7 +1407,7 @@ def test_a_c_header_reads_past_its_commented_macros_and_names_its_typedefs() -> 
     as a function, and lose the definitions after; a typedef's name
     (`uv_loop_t`, the name its users write) defined nothing, an enum named by its typedef was module code, and a
     struct's anonymous union was a definition of its own."""
-    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("include/uv.h", C_HEADER)}
+    units = spans("include/uv.h", C_HEADER)
     assert units[("uv_handle_s", "struct")] == (26, 29) and units[("uv_loop_s", "struct")] == (31, 37)
     assert units[("uv_loop_t", "type")] == (7, 7) and units[("uv_close_cb", "type")] == (8, 8)
     assert units[("uv_run_mode", "enum")] == (9, 12)
@@ -1443,7 +1449,7 @@ def test_a_typescript_function_keeps_its_overload_signatures() -> None:
             "export function createStore(r: any, e?: any): any {\n  return e(r)\n}\n\n"
             "function other(a: string): string;\nfunction plain(a: any) {\n  return a\n}\n\n"
             "export class Emitter {\n  on(event: 'a'): this;\n  on(event: string): this {\n    return this\n  }\n}\n")
-    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/store.ts", text)}
+    units = spans("src/store.ts", text)
     assert units[("createStore", "function")] == (3, 12)
     assert units[("plain", "function")] == (15, 17)  # a signature of another name is not its overload
     assert units[("Emitter", "class")] == (19, 19) and units[("Emitter.on", "method")] == (20, 23)
@@ -1532,15 +1538,15 @@ def test_c_and_cpp_read_through_conditional_compilation_and_annotation_macros() 
     `mu_`); nlohmann's access-label macro ended its class; jq's `if (...) {` opened in both branches of an `#ifdef`
     lost the functions after it. A file whose code is all in an `#else` (libuv's fsevents.c) keeps it, and a comment
     over a macro's continued lines does not end the macro. A member defined outside its class is a method."""
-    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("util/env_posix.cc", CPP_CONDITIONAL)}
+    units = spans("util/env_posix.cc", CPP_CONDITIONAL)
     assert units[("leveldb.Limiter.Limiter", "method")] == (4, 10)
     assert units[("leveldb.Limiter.Acquire", "method")] == (11, 11)
     assert units[("leveldb.Limiter.Unlock", "method")] == (12, 12)
     assert units[("leveldb.PosixEnv", "class")] == (18, 21) and ("leveldb.PosixEnv.Schedule", "method") in units
     assert max(end for (name, _), (_, end) in units.items() if name.startswith("leveldb.Limiter")) == 16
-    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/jv_dtoa.c", C_BRANCHES)}
+    units = spans("src/jv_dtoa.c", C_BRANCHES)
     assert units[("gethex", "function")] == (1, 13) and units[("jvp_strtod", "function")] == (15, 17)
-    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("src/unix/fsevents.c", C_ELSE_BRANCH)}
+    units = spans("src/unix/fsevents.c", C_ELSE_BRANCH)
     assert units[("uv__fsevents_cb", "function")] == (18, 20), "a comment over a macro's continued lines"
 
 
@@ -1554,7 +1560,7 @@ def test_a_rust_macro_called_with_a_name_at_a_files_level_defines_that_name() ->
             "    dir.create_dir(\".git\");\n    cmd.arg(\"xyz\").assert_err();\n});\n\n"
             "rgtest!(r25, |dir: Dir, cmd: TestCommand| { cmd.arg(\"test\"); });\n\n"
             "include!(\n    \"generated.rs\"\n);\n\nfn helper() {\n    eqnice!(\n        a,\n        b\n    );\n}\n")
-    units = {(u.name, u.kind): (u.start_line, u.end_line) for u in units_of("tests/regression.rs", text)}
+    units = spans("tests/regression.rs", text)
     assert units[("rgtest", "macro")] == (3, 8)
     assert units[("r16", "function")] == (10, 14)
     assert not any(name in ("r25", "a", "eqnice") for name, _ in units), units
