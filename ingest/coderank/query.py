@@ -119,7 +119,7 @@ _ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled )?(
 # (Node's `Uncaught Error: ...` too, C++'s `what():  ...`, a program's own `jq: error (at <stdin>:1): ...`, `git:
 # fatal: ...`; the message up to its last character that is not a
 # space, found greedily after spaces taken once: a lazy match, or spaces given back, tried the rest of the line at
-# each character, 8 s for 64,000 spaces)
+# each character: quadratic in a run of spaces)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'`\n]{12,300})\1(?![\w`])")
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
 # before the place (`panicked at 'message', src/main.rs:20:10`) before
