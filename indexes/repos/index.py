@@ -263,13 +263,14 @@ class RepoIndex:
         above its parent is shown as itself, and so is its parent's part after it; a class not looked up stays its
         own lines (its methods are hits of their own), and so does a test group (its tests are); a file indexed again
         since the search read it keeps the part."""
-        wanted = [i for i, hit in enumerate(hits) if hit.unit.definition_end > hit.unit.end_line and not hit.unit.rest
-                  and (looked_up(hit.unit, read.lookup) or hit.unit.kind in WHOLE_KINDS and not any(
-                      _spanned(h.unit, hit.unit, hit.unit.definition_end) for h in hits[:i]))]  # (a part of it
-        # that ranks higher is shown as itself: its lines matched)
-        wanted += [i for i, hit in enumerate(hits) if _short_rest(hit.unit) and not any(
-            _within_definition(h.unit, hit.unit) for h in hits[:i])]  # a function's code after an inner one, first
-        # of its parts: shown with its signature
+        def first_of_its_parts(i: int) -> bool:  # (a part of it that ranks higher is shown as itself: its lines
+            return not any(_in_definition_of(h.unit, hits[i].unit) for h in hits[:i])  # matched)
+
+        wanted = [i for i, hit in enumerate(hits)
+                  if hit.unit.definition_end > hit.unit.end_line and not hit.unit.rest and (
+                      looked_up(hit.unit, read.lookup) or hit.unit.kind in WHOLE_KINDS and first_of_its_parts(i))
+                  or _short_rest(hit.unit) and first_of_its_parts(i)]  # (a function's code after an inner one: shown
+        # with its signature)
         texts = self._file_texts(tenant, name, {hits[i].unit.path for i in wanted})
         widened = list(hits)
         for i in wanted:
@@ -656,10 +657,11 @@ def _short_rest(unit: CodeUnit) -> bool:
         unit.definition_end - unit.definition_start < REST_WHOLE_LINES
 
 
-def _within_definition(inner: CodeUnit, part: CodeUnit) -> bool:
-    """`inner` lies within the definition `part` is a later part of, and is not `part`."""
-    return (inner.path == part.path and part.definition_start <= inner.start_line
-            and inner.end_line <= part.definition_end and inner != part)
+def _in_definition_of(inner: CodeUnit, part: CodeUnit) -> bool:
+    """`inner` lies within the definition `part` is a part of (its first, or a later one), and is not `part`."""
+    span = _definition_of(part)
+    return span is not None and inner.path == span[0] and span[1] <= inner.start_line and inner.end_line <= span[2] \
+        and inner != part
 
 
 def _whole_definition(unit: CodeUnit, text: str | None) -> CodeUnit | None:
