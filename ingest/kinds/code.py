@@ -32,7 +32,7 @@ from ctxsieve_client.languages import LANGUAGES
 from ..coderank.chunks import context_unit, definition_boost, rank_units
 from ..coderank.lexical import K3
 from ..coderank.ranker import RepoRanking
-from ..coderank.units import CONDITIONAL_WORDS
+from ..coderank.units import CONDITIONAL_WORDS, module_name
 from ..lines import LineSpan, line_chunks
 from ..request import read_request
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
@@ -1133,8 +1133,11 @@ MAP_SHARE = 20  # a view's map of the file (each definition's line and number), 
 # note beside the cut (python -m bench.code: dev split).
 SHARE, MIN_TOKENS, MAX_TOKENS, NOTE_TOKENS = 3, 1000, 6000, 130
 # A definition the request names goes first whole, unless it is over a WHOLE_SHARE-th of the budget (a long one the
-# request may only mention): then its header chunk goes first, and the rest competes on the request's words.
+# request may only mention): then its header chunk goes first, and the rest competes on the request's words. One it
+# names by its path (`Class.method`, `iam.physical` in iam.py) is the one asked about: whole up to PATH_SHARE times
+# that, half the budget (python -m bench.code: dev split).
 WHOLE_SHARE = 8
+PATH_SHARE = 4
 IMPORT_SHARE = 4  # the module's imports go first, within this share (1/N) of the budget
 
 
@@ -1231,20 +1234,23 @@ def _end_chunk(chunks: Sequence[Chunk], line_span: LineSpanOf, longest: int | No
 
 def _named(query: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf, longest: int | None
            ) -> np.ndarray | None:
-    """1 for each chunk of a definition the request names as code, 2 where it names its path (`Class.method`) or
-    a traceback frame of this file points into it, else 0; None when it names none. A named definition of more
-    than `longest` tokens gets it on its header chunk only: the request may only mention it."""
+    """1 for each chunk of a definition the request names as code, 2 where it names its path (`Class.method`, or
+    `module.function` with this file's module) or a traceback frame of this file points into it, else 0; None when
+    it names none. A named definition of more than `longest` tokens gets it on its header chunk only (the request
+    may only mention it); one named by its path, unless over PATH_SHARE times that."""
     request = read_request(query)
     boost = np.zeros(len(chunks))
     sizes = _definition_sizes(chunks)
+    module = module_name(path).rsplit(".", 1)[-1] if path else ""
     for i, chunk in enumerate(chunks):
-        names = [label.rsplit(" ", 1)[-1] for label in chunk.context.split(" > ") if label]
-        if not names or names[-1] not in request.names:
+        names = [module, *(label.rsplit(" ", 1)[-1] for label in chunk.context.split(" > ") if label)]
+        if len(names) < 2 or names[-1] not in request.names:
             continue
+        by_path = (names[-2], names[-1]) in request.pairs
         first, tokens = sizes[i]
-        if longest is not None and tokens > longest and first != i:
+        if longest is not None and tokens > longest * (PATH_SHARE if by_path else 1) and first != i:
             continue
-        boost[i] = 2.0 if len(names) > 1 and (names[-2], names[-1]) in request.pairs else 1.0
+        boost[i] = 2.0 if by_path else 1.0
     frames = request.frames_in(path)
     for i, chunk in enumerate(chunks):
         first, last = line_span(chunk.start, chunk.end)

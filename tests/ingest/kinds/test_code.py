@@ -167,6 +167,35 @@ def test_a_long_definition_the_request_only_mentions_goes_first_by_its_header(to
     assert tight is not None and tight[latex[0]] == 1.0 and not any(tight[i] for i in latex[1:])
 
 
+def test_a_definition_named_by_its_path_goes_first_whole_up_to_half_the_budget(tokenizer) -> None:
+    """pvlib's `pvlib.iam.physical(aoi=100, n=1)` in an issue names `def physical` of pvlib/iam.py by its module:
+    that is the function asked about, not a mention, so it goes first whole while it takes at most half the budget
+    (four eighths); the same name unqualified, or qualified by another module, gets its header chunk alone."""
+    from ctxsieve.ingest.kinds import kind_named
+
+    body = "".join(f"    step_{i} = n * cosd(aoi + {i})\n" for i in range(40))
+    text = f"def physical(aoi, n=1.526):\n{body}    return step_0\n\n\ndef ashrae(aoi):\n    return 1\n"
+    view, chunks, lines = spans_of(text, tokenizer, 64)
+    physical = [i for i, c in enumerate(chunks) if c.context == "def physical"]
+    size = sum(chunks[i].tokens for i in physical)
+    assert len(physical) > 2, "a long definition is cut between its statements"
+    code = kind_named("code")
+    budget = size * 8 // 3  # the definition is over an eighth of it and under half
+
+    def first(request: str, path: str = "pvlib/iam.py"):  # type: ignore[no-untyped-def]
+        found = code.priorities(request, view.text, chunks, path, lines, budget)
+        assert found is not None
+        return [float(found[i]) for i in physical]
+
+    assert first("`pvlib.iam.physical(aoi=100, n=1)` returns nan") == [2.0] * len(physical)
+    assert first("`physical(aoi=100, n=1)` returns nan")[1:] == [0.0] * (len(physical) - 1), "a mention: its header"
+    assert first("`pvlib.other.physical(aoi=100)` returns nan")[1:] == [0.0] * (len(physical) - 1)
+    package = first("`pvlib.iam.physical(aoi=100, n=1)` returns nan", "pvlib/iam/__init__.py")
+    assert package == [2.0] * len(physical), "a package's module is its folder"
+    tight = code.priorities("`iam.physical(aoi=100)` returns nan", view.text, chunks, "pvlib/iam.py", lines, size)
+    assert tight is not None and tight[physical[0]] == 2.0 and not any(tight[i] for i in physical[1:]), "over half"
+
+
 def test_the_modules_imports_go_first_within_a_quarter_of_the_budget(tokenizer) -> None:
     """An edit that calls code from elsewhere adds an import, and needs the imports' exact lines: the chunks of
     module code holding the top-level imports go first (an import inside a function does not count), in file order
