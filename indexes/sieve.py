@@ -16,6 +16,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.ranker import RepoRanking
 from ctxsieve.ingest.kinds import Chunk, Kind, kind_named
+from ctxsieve.ingest.lines import blank_lines_around
 from ctxsieve.ingest.normalize import Document
 from ctxsieve.ingest.static_model import StaticEmbedder
 from ctxsieve.ingest.tokens import Tokenizer
@@ -145,6 +146,8 @@ class Sieve:
         if params.order == "document":
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
+        if kind.blank_edges and budget:
+            snippets = self._blank_edges(source, kind, snippets, budget - share)
         lines_map = self._map(source, kind, snippets, share) if share else None
         shown = sum(kind.cost(s.tokens, s.line_start, s.line_end) for s in snippets)
         out = shown + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
@@ -156,6 +159,33 @@ class Sieve:
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
                             content_type=source.content_type, view=kind.shown_as, map=lines_map,
                             verdict=kind.verdict(source.view.text))
+
+    def _blank_edges(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[Snippet]:
+        """Each snippet (best first) with the blank lines just above and below it that no other one shows, while
+        the snippets as shown (line numbers counted) stay within `budget` (their costs counted them: `_cost`): the
+        text, offsets and lines the view has."""
+        room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
+        text = source.view.text
+        taken = {n for s in snippets for n in range(s.line_start or 0, (s.line_end or 0) + 1)}
+        out = []
+        for snippet in snippets:
+            first, last = snippet.line_start or 0, snippet.line_end or 0
+            above, below = blank_lines_around(text, snippet.start, snippet.end)
+            while above and first - above in taken:  # another snippet's edge took the far ones
+                above -= 1
+            while below and last + below in taken:
+                below -= 1
+            start, end = source.lines_part(f"{first - above}-{last + below}") if above or below else (0, 0)
+            tokens = self.tokenizer.count(text[start:end])
+            cost = kind.cost(tokens, first - above, last + below) - kind.cost(snippet.tokens, first, last)
+            if not (above or below) or cost > room:
+                out.append(snippet)
+                continue
+            room -= cost
+            taken.update(range(first - above, last + below + 1))
+            out.append(replace(snippet, text=text[start:end], start=start, end=end, tokens=tokens,
+                               line_start=first - above, line_end=last + below))
+        return out
 
     def _map(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[MapLine]:
         """The file's definition lines not already shown, nearest to the shown snippets first, within `budget`
@@ -392,8 +422,14 @@ def _priorities(kind: Kind, sources: Sequence[Source], query: str, budget: int |
 
 
 def _cost(source: Source, chunk: Chunk) -> int:
-    """A chunk's tokens as its kind shows it (a code line after its number)."""
-    return kind_named(source.content_type).cost(chunk.tokens, *source.line_span(chunk.start, chunk.end))
+    """A chunk's tokens as its kind shows it (a code line after its number), with the blank lines either side of it
+    where its kind shows those (a newline each)."""
+    kind = kind_named(source.content_type)
+    first, last = source.line_span(chunk.start, chunk.end)
+    if not kind.blank_edges:
+        return kind.cost(chunk.tokens, first, last)
+    above, below = blank_lines_around(source.view.text, chunk.start, chunk.end)
+    return kind.cost(chunk.tokens + above + below, first - above, last + below)
 
 
 def _whole_definitions(chosen: list[int], prep: Prepared, k: int, max_tokens: int | None) -> list[int]:

@@ -122,3 +122,22 @@ class LineIndex:
         last = max(first, min(last, len(self.starts)))
         end = self.starts[last] - 1 if last < len(self.starts) else length
         return self.starts[first - 1], end
+
+
+def blank_lines_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """How many blank lines run just above and just below the whole lines of text[start:end] (the empty rest after
+    a final newline is no line)."""
+    above, at = 0, start
+    while at > 0:
+        previous = text.rfind("\n", 0, at - 1) + 1
+        if text[previous : at - 1].strip():
+            break
+        above, at = above + 1, previous
+    below, at = 0, end  # the newline ending the last line, or the text's end
+    while at < len(text) - 1:
+        following = text.find("\n", at + 1)
+        following = len(text) if following < 0 else following
+        if text[at + 1 : following].strip() or (following == len(text) and following == at + 1):
+            break
+        below, at = below + 1, following
+    return above, below

@@ -98,6 +98,7 @@ class Kind(Protocol):
     # with their line numbers, a chunk's definition completed
     map_share: int  # the share (1/N) of a view's budget given to a map of the file's definitions; 0: none
     dense: bool  # ranked with the embedding model too (else on its own terms only)
+    blank_edges: bool  # a snippet is shown with the blank lines either side of it, where the budget leaves room
     repeated: float  # BM25's k3: how much more a word the request repeats counts (0: each word once)
 
     def detect(self, text: str) -> bool: ...
@@ -126,6 +127,7 @@ class Prose:
     shown_as = View()
     map_share = 0
     dense = True
+    blank_edges = False
     repeated = 0.0
 
     def detect(self, text: str) -> bool:  # noqa: ARG002

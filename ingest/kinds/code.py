@@ -1146,6 +1146,9 @@ class Code(ByLines):
 
     name = "code"
     map_share = MAP_SHARE
+    # The blank lines that part a definition shown from the code not shown: where it ends and the next begins, and
+    # the place an edit inserts a new one (python -m bench.code: dev split)
+    blank_edges = True
     # Ranked by the code ranker alone: on the dev split 5 dense candidates moved the place a fix edits by +1.4 / -1.5
     # points (default budget / 1,500 tokens: noise at 135 cases) for ~0.8 s of inference per fresh read where the CPU
     # has no bf16 (bench/README.md, "Code without the dense model"); a hook's fresh read has 200 ms.

@@ -158,6 +158,30 @@ def test_a_files_cut_shows_its_imports_with_the_definition_the_request_is_about(
     assert any("checksum mismatch" in t for t in shown.values())
 
 
+def test_a_definition_of_code_is_shown_with_the_blank_lines_that_part_it_from_its_neighbours(
+        sieve: Sieve, words: Tokenizer) -> None:
+    """Where a definition shown ends and the next begins, and where an edit would insert one: the blank lines either
+    side of each snippet of code are shown with it (its text, offsets and lines the view's), counted in the budget
+    with their line numbers, each line shown once; a log's snippets are not widened."""
+    read = SourceInput((Document(MODULE),), True, "auto", "Read", {"file_path": "/repo/shards.py"})
+    lines = MODULE.split("\n")
+    result = sieve.filter("t", read, FilterParams("why does step_31 copy shard 31", max_tokens=120))
+    assert result.content_type == "code" and result.snippets
+    step = next(s for s in result.snippets if "def step_31(" in s.text)
+    assert step.text.startswith("\n") and step.text.endswith("\n"), repr(step.text)
+    assert step.text == MODULE[step.start:step.end] == "\n".join(lines[step.line_start - 1:step.line_end])
+    assert lines[step.line_start - 1] == "" and lines[step.line_end - 1] == ""
+    assert lines[step.line_start - 2].strip() and lines[step.line_end].strip(), "the blank run, no further"
+    assert step.tokens == words.count(step.text)
+    shown = [n for s in result.snippets for n in range(s.line_start, s.line_end + 1)]
+    assert len(shown) == len(set(shown)), "no line twice"
+    assert result.usage.output_tokens <= 120
+    tight = sieve.filter("t", read, FilterParams("why does step_31 copy shard 31", max_tokens=25))
+    assert all(s.tokens == words.count(s.text) for s in tight.snippets) and tight.usage.output_tokens <= 25
+    log = sieve.filter("t", output(), FilterParams("checksum mismatch archive rejected", k=2, max_tokens=60))
+    assert all(s.text.strip() == s.text for s in log.snippets), "a log's lines as they were chosen"
+
+
 @pytest.mark.parametrize(("content_type", "candidates", "embeds"),
                          [("code", 5, False), ("code", 0, False), ("log", 5, True), ("log", 0, False)])
 def test_code_is_cut_by_the_code_ranker_alone_and_other_lines_by_their_candidates(

@@ -504,7 +504,13 @@ def read_cut(client: TestClient, path: Path, text: str, offset: int | None = Non
     body = {"query": LEDGER_REQUEST, "content": text, "max_tokens": 250, "source": {"tool": "Read", "args": args}}
     answer = client.post("/v1/filter", json=body)
     assert answer.status_code == 200, answer.text
-    return [s["line_start"] for s in answer.json()["snippets"]]
+    return [s["line_start"] + _blank_lines_above(s["text"]) for s in answer.json()["snippets"]]
+
+
+def _blank_lines_above(text: str) -> int:
+    """The blank lines a code snippet is shown with above its first line of code."""
+    lines = text.split("\n")
+    return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
 
 
 def test_a_read_of_an_indexed_file_is_cut_with_the_repositorys_ranking_of_its_definitions(repos: TestClient,
