@@ -44,7 +44,7 @@ def line_chunks(text: str, offset: int, spans: list[LineSpan], tokenizer: Tokeni
             if not text[start:end].strip():
                 continue
             tokens = tokenizer.count(text[start:end])
-            if tokens <= target:
+            if tokens <= target or last > first:  # (lines cut by their own counts can count more together: whole)
                 out.append(Piece(offset + start, offset + end, tokens, span.context, span.role))
                 continue
             # one line over the target alone (minified code): the only cut that falls inside a line

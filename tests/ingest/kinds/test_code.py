@@ -270,3 +270,25 @@ def test_imports_that_are_calls_count_too() -> None:
     bound = f"const {{\n{names}}} = require('./names');\nconst [first] = require('./first');\n"
     assert import_lines(bound, "javascript") == set(range(1, 64)), "every line of both declarations"
     assert import_lines("gi.require_version('Gtk', '3.0')\nrequire_version = 1\n", "python") == frozenset()
+
+
+def test_a_chunk_of_several_lines_is_never_cut_inside_a_line(tokenizer) -> None:
+    """Lines are cut into chunks by their own token counts, and a run of them can count a few more together (nvm's
+    `nvm_echo "Setting colors to: ${INSTALLED_COLOR} ..."` split two characters before its end, its `}"` a snippet
+    of its own): such a chunk stays whole; only a line over the target alone is cut inside."""
+    from ctxsieve.ingest.kinds.code import code_spans
+    from ctxsieve.ingest.lines import line_chunks
+
+    body = "".join(f'  if [ -n "${{COLOR_{i}-}}" ]; then\n'
+                   f'    nvm_echo "Setting colors to: ${{INSTALLED_{i}}} ${{LTS_{i}}} ${{CURRENT_{i}}}"\n'
+                   f'    VERSION="$(echo "$1" | command awk \'{{ print substr($0, {i}) }}\')"\n'
+                   f"  fi\n" for i in range(40))
+    text = f"set_colors() {{\n{body}}}\n"
+    for target in range(20, 120, 7):
+        pieces = line_chunks(text, 0, code_spans(text, "bash"), tokenizer, target)
+        ends = [0, *(e for p in pieces for e in (p.start, p.end)), len(text)]
+        assert all(not text[a:b].strip() for a, b in zip(ends[::2], ends[1::2], strict=True)), "nothing dropped"
+        for piece in pieces:
+            lines = text[piece.start:piece.end].split("\n")
+            assert len(lines) == 1 or (text[piece.start - 1 : piece.start] in ("", "\n")
+                                       and text[piece.end : piece.end + 1] == "\n"), (target, lines[-1])
