@@ -11,8 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ctxsieve.ingest.kinds.code import shebang_language
-from ctxsieve_client.languages import LANGUAGES
+from ctxsieve_client.languages import LANGUAGES, shebang_language
 
 __all__ = ["MAX_FILE_BYTES", "SKIPPED_FOLDERS", "FileState", "Walk", "head_of", "minified", "nested", "read_source",
            "walk"]

@@ -2,11 +2,14 @@
 
 The registry lists every kind once, in the order they are tried on text sent as `auto`: the first that claims
 the text is its kind (JSON that parses, HTML, a diff, grep output, a test or build log, markdown, code; text
-otherwise). A tool call naming a source file (Read of `x.py`) is code whatever its text looks like. Everything
+otherwise). A tool call naming a source file (Read of `x.py`), or a script (`#!/usr/bin/env bash`), is code whatever
+its text looks like. Everything
 that depends on a kind asks it (`kind_named(name)`); nothing else branches on a kind's name.
 """
 
 from __future__ import annotations
+
+from ctxsieve_client.languages import shebang_language
 
 from .base import ByLines, Chunk, Cutting, Failure, Kind, Leaf, Piece, Prose, Verdict, Viewed, lines_budget
 from .code import Code, language_of
@@ -35,10 +38,13 @@ def detect(text: str) -> Kind:
 
 
 def resolve(content_type: str, text: str, path: str | None = None) -> Kind:
-    """The kind a document is read as: the one named, else code for a source file the call names, else detected."""
+    """The kind a document is read as: the one named, else code for a source file the call names or a script (its
+    `#!` line names an interpreter whose grammar ctxsieve has: a `bin/` command with no suffix, whose comments
+    markdown would otherwise claim as headings), else detected."""
     if content_type != "auto":
         return kind_named(content_type)
-    return _BY_NAME["code"] if language_of(path) is not None else detect(text)
+    script = shebang_language(text[:200]) is not None
+    return _BY_NAME["code"] if script or language_of(path) is not None else detect(text)
 
 
 __all__ = ["CONTENT_TYPES", "KINDS", "LINE_KINDS", "ByLines", "Chunk", "Cutting", "Failure", "Kind", "Leaf", "Piece",

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxsieve_client.languages import LANGUAGES
+from ctxsieve_client.languages import LANGUAGES, shebang_language
 
 from ..coderank.chunks import context_unit, definition_boost, rank_units
 from ..coderank.lexical import K3
@@ -88,18 +88,6 @@ def language_in(path: str | None, text: str) -> str | None:
     if language == "c" and _CPP.search(text, 0, 200_000):
         return "cpp"
     return language or shebang_language(text[:200]) or guess_language(text)
-
-
-# a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
-_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
-_INTERPRETERS = {"python": "python", "sh": "bash", "bash": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
-                 "node": "javascript", "nodejs": "javascript", "ruby": "ruby", "lua": "lua", "php": "php"}
-
-
-def shebang_language(head: str) -> str | None:
-    """The grammar a script's first line names (jq's tests/shtest, a `bin/` command with no suffix)."""
-    found = _SHEBANG.match(head)
-    return _INTERPRETERS.get(found.group(1)) if found is not None else None
 
 
 _CPP = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;(\n]*\{|"

@@ -54,6 +54,9 @@ def test_a_source_file_leaves_its_budget_to_the_service() -> None:
     assert code.body is not None and "max_tokens" not in code.body, "the service's rule for code"
     assert prose.body is not None and prose.body["max_tokens"] == PROSE_TOKENS
     assert mine.body is not None and mine.body["max_tokens"] == 700, "a budget the user set holds for code too"
+    script = "#!/usr/bin/env bash\n# Usage: bats [OPTIONS] <tests>\n" + 'echo "$1"\n' * 2000
+    command = cut_request(script, "why", "Read", {"file_path": "/repo/libexec/bats-core/bats"}, CutOptions())
+    assert command is not None and command.body is not None and "max_tokens" not in command.body, "a script is code"
 
 
 def test_a_cut_no_shorter_than_the_output_is_not_used() -> None:

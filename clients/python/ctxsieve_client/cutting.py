@@ -5,9 +5,9 @@ sees. Sans-IO like `Requests`: each surface sends the call its own way (sync or 
 - Text of no more bytes than `passthrough_tokens` passes as it is, uncounted (each token is at least one byte).
 - Larger text is sent to `/v1/filter` whole (stored under its ref), with the tool as called and its arguments with
   credentials masked, cut to `max_tokens` for the intent, or answered with an outline when there is none; the
-  placeholder speaks the `tools` style. Without a `max_tokens` of the user's, a call that names a source file
-  leaves the budget to the service's rule for code (a third of the file, 1,500 to 6,000 tokens); anything else
-  gets PROSE_TOKENS.
+  placeholder speaks the `tools` style. Without a `max_tokens` of the user's, a call that names a source file (or
+  whose text is a script: a `#!` line naming an interpreter) leaves the budget to the service's rule for code (a
+  third of the file, 1,500 to 6,000 tokens); anything else gets PROSE_TOKENS.
 - What the service counts as within `passthrough_tokens` (or lets through whole) passes as it is too.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .client import Call, ContentType, FilterOptions, Requests
-from .languages import command_texts, is_source, source_path
+from .languages import command_texts, is_source, shebang_language, source_path
 from .models import FileOrder, FilterResult
 from .names import masked
 from .placeholder import Namer, as_is, placeholder_line
@@ -69,7 +69,7 @@ def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str
     if passes(text, options):
         return None
     intent = intent[-MAX_INTENT_CHARS:] if intent else None
-    code = names_source_file(arguments) or kind == "code"
+    code = names_source_file(arguments) or kind == "code" or shebang_language(text[:200]) is not None
     budget = options.max_tokens or (None if code else PROSE_TOKENS)
     source: dict[str, Any] = {"tool": tool, "args": masked(arguments), **({"cwd": cwd} if cwd else {})}
     fields: FilterOptions = {"source": source, "k": 50, "max_tokens": budget, "mode": "fast" if intent else "outline",

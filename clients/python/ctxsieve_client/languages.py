@@ -1,6 +1,6 @@
 """Source files, as every part of ctxsieve tells one: the one table of suffixes (each with its tree-sitter grammar),
-the arguments a tool call names its file (and a read's first line) by, and what an absolute folder is. Pure and
-standard-library only: the service's code kind (ctxsieve.ingest.kinds.code), its file reader
+a script's `#!` line, the arguments a tool call names its file (and a read's first line) by, and what an absolute
+folder is. Pure and standard-library only: the service's code kind (ctxsieve.ingest.kinds.code), its file reader
 (ctxsieve.indexes.files) and the surfaces read the same table."""
 
 from __future__ import annotations
@@ -18,6 +18,18 @@ LANGUAGES = {
     ".rb": "ruby", ".php": "php", ".sh": "bash", ".bash": "bash", ".kt": "kotlin", ".kts": "kotlin",
     ".swift": "swift", ".scala": "scala", ".lua": "lua",
 }
+# a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
+_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
+_INTERPRETERS = {"python": "python", "sh": "bash", "bash": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
+                 "node": "javascript", "nodejs": "javascript", "ruby": "ruby", "lua": "lua", "php": "php"}
+
+
+def shebang_language(head: str) -> str | None:
+    """The grammar a script's first line names (jq's tests/shtest, a `bin/` command with no suffix)."""
+    found = _SHEBANG.match(head)
+    return _INTERPRETERS.get(found.group(1)) if found is not None else None
+
+
 PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "filepath", "target_file", "relative_path")
 
 

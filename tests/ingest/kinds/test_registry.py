@@ -45,3 +45,18 @@ def test_the_kinds_are_listed_once_and_every_edge_agrees() -> None:
     assert len(set(CONTENT_TYPES)) == len(KINDS) and CONTENT_TYPES[-1] == "text", "text claims what no other does"
     assert set(get_args(ContentTypeIn)) == {"auto", *CONTENT_TYPES} == set(get_args(ContentType))
     assert set(LINE_KINDS) == {"code", "log", "diff", "grep"}
+
+
+def test_a_script_is_code_whatever_its_comments_look_like() -> None:
+    """bats's `libexec/bats-core/bats` (no suffix, `#!/usr/bin/env bash`, its usage in `#` comments) was read as
+    markdown: its lines cut inside, their indentation gone. A `#!` line naming an interpreter makes it code, as the
+    repository index reads it; an unknown interpreter, or `#!` further down, does not."""
+    from ctxsieve.ingest.kinds import resolve
+
+    script = ("#!/usr/bin/env bash\n# Usage: bats [OPTIONS] <tests>\n# Options:\n#   -c, --count  Count tests\n\n"
+              "abort() {\n  printf 'Error: %s\\n' \"$1\" >&2\n  exit 1\n}\n")
+    assert detect_content_type(script) != "code", "fixture: detection alone does not say code"
+    assert resolve("auto", script, "libexec/bats-core/bats").name == "code"
+    assert resolve("auto", script).name == "code"
+    assert resolve("auto", script.replace("bash", "awk", 1)).name == detect_content_type(script)
+    assert resolve("log", script).name == "log", "a kind the caller names holds"
