@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, declares, looked_up
+from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, declares, looked_up, place_in
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.code_search import Caveats, closing_line, render_answer
@@ -277,7 +277,7 @@ class RepoIndex:
             whole = _whole_definition(hits[i].unit, texts.get(hits[i].unit.path))
             widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, hits[i].focus)
         kept = [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
-        return _one_per_definition(kept)
+        return _one_per_definition(kept, lambda hit: place_in(read, hit.unit) > 0)
 
     def _file_texts(self, tenant: str, name: str, paths: Collection[str]) -> dict[str, str]:
         """The stored text of each file, as indexed, in one read of the store."""
@@ -616,18 +616,22 @@ def line_count(text: str) -> int:
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
-def _one_per_definition(hits: list[Hit]) -> list[Hit]:
+def _one_per_definition(hits: list[Hit], placed: Callable[[Hit], bool]) -> list[Hit]:
     """The hits less a definition's part (its first, or one after a nested definition) below another of its parts: each
     is shown under the definition's span, so black's `_handle_regular_fmt_block` was twice in one answer under one head
-    line (3rd and 10th, its inner function 1st). The rest of it is a read away, and the slot is another definition's."""
-    seen: set[tuple[str, int, int]] = set()
-    out = []
+    line (3rd and 10th, its inner function 1st), and so was rich's `_traverse` when a long part was shown around its
+    best line. The rest of it is a read away, and the slot is another definition's. A part the request's place points
+    into (`placed`: a traceback's frame) takes its definition's slot from one it does not: its line is shown."""
+    slot: dict[tuple[str, int, int], int] = {}
+    out: list[Hit] = []
     for hit in hits:
         span = _definition_of(hit.unit)
-        if span is None or span not in seen or hit.focus:  # (a part a frame points into is shown: its line is)
+        if span is None or span not in slot:
+            if span is not None:
+                slot[span] = len(out)
             out.append(hit)
-        if span is not None:
-            seen.add(span)
+        elif placed(hit) and not placed(out[slot[span]]):
+            out[slot[span]] = hit
     return out
 
 

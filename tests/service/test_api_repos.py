@@ -828,6 +828,29 @@ def test_an_inner_function_that_ranks_first_is_shown_as_itself(repos: TestClient
     assert len(tests["results"]) == 10, "the group's tests are hits of their own"
 
 
+def test_a_definition_is_one_hit_shown_at_the_line_a_frame_points_into() -> None:
+    """rich's `_traverse` (lines 621-870, an inner function at 731) came 1st and 2nd under one head line for a pasted
+    traceback: its later part, which the frame's line 786 is in, and its first part, shown around its best line (a
+    focus too, but no frame's). A definition is one hit; where a part the frame points into comes after another
+    part, it takes that one's place."""
+    from ctxsieve.indexes.repos.index import _one_per_definition
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.ingest.coderank.units import CodeUnit
+
+    first = CodeUnit("rich/pretty.py", "traverse._traverse", "function", 621, 730, "...", definition_end=870)
+    later = CodeUnit("rich/pretty.py", "traverse._traverse", "function", 748, 870, "...", rest=True,
+                     definition_start=621, definition_end=870)
+    other = CodeUnit("rich/pretty.py", "pretty_repr", "function", 876, 913, "...")
+    framed, matched, plain = Hit(later, 3.0, focus=786), Hit(first, 2.0, focus=690), Hit(other, 1.0)
+
+    def placed(hit: Hit) -> bool:
+        return hit.focus == 786
+
+    assert _one_per_definition([framed, matched, plain], placed) == [framed, plain], "a focus of its best line"
+    assert _one_per_definition([matched, plain, framed], placed) == [framed, plain], "the frame's part, first place"
+    assert _one_per_definition([Hit(first, 2.0), Hit(later, 1.0)], placed) == [Hit(first, 2.0)]
+
+
 def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestClient, roots: Path) -> None:
     """A look-up of a function or class by its name shows it whole, its nested definitions and its code after them
     included, under its true span: its first part alone (the lines before `def wrapper`) looked whole and was not."""
