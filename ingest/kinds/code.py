@@ -701,12 +701,24 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
             return None
         holder = declarators[0]
     name, value = holder.child_by_field_name("name"), holder.child_by_field_name("value")
-    if value is not None and value.type == "call_expression" and _top_level(node):  # zod's `const $ZodString =
-        value = next((a for a in _arguments(value) if a.type in _FUNCTION_VALUES), None)  # $constructor("...", (inst,
-        # def) => {...})`; inside a function, `const names = items.map((item) => ...)` is a value, not a definition
+    if value is not None and value.type == "call_expression" and (_top_level(node) or _hook_call(value)):  # zod's
+        value = next((a for a in _arguments(value) if a.type in _FUNCTION_VALUES), None)  # `const $ZodString =
+        # $constructor("...", (inst, def) => {...})`, React's `const handleDayClick = useCallback((day) => {...}, [])`
+        # in a component; elsewhere inside a function `const names = items.map((item) => ...)` is a value
     if name is None or value is None or value.type not in _FUNCTION_VALUES or name.type not in _NAME_NODES:
         return None
     return name, value
+
+
+_HOOK = re.compile(rb"use[A-Z]\w*")
+
+
+def _hook_call(call: Any) -> bool:
+    """A call of a React hook by its name (`useCallback`, `useMemo`, `React.useCallback`, a custom `useThing`)."""
+    callee = call.child_by_field_name("function")
+    if callee is not None and callee.type == "member_expression":
+        callee = callee.child_by_field_name("property")
+    return callee is not None and _HOOK.fullmatch(callee.text or b"") is not None
 
 
 def _top_level(node: Any) -> bool:
@@ -756,7 +768,9 @@ _LUA_NAMES = frozenset({"identifier", "dot_index_expression", "method_index_expr
 
 def _lua_bound(node: Any) -> tuple[Any, Any] | None:
     """(name node, function node) where a Lua assignment or table field binds one name to a function: `local f =
-    function(...)`, `histories.get_simple_history = function()`, `{ init = function(obj) ... end }`."""
+    function(...)`, `histories.get_simple_history = function()`, `{ init = function(obj) ... end }`, and a file's own
+    assignment of a call given one (`utils.get_devicons = load_once(function() ... end)`: 29 of telescope's previewers
+    and layouts were no definition, their names "no definition is named")."""
     if node.type == "field":
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
     elif node.type == "assignment_statement":
@@ -767,6 +781,9 @@ def _lua_bound(node: Any) -> tuple[Any, Any] | None:
         name, value = names[0].named_children[0], values[0].named_children[0]
     else:
         return None
+    if value is not None and value.type == "function_call" and node.parent is not None \
+            and node.parent.type == "chunk":  # a file's own `previewers.vimgrep = defaulter(function(opts) ... end)`
+        value = next((a for a in _arguments(value) if a.type == "function_definition"), None)  # (telescope's)
     if name is None or value is None or value.type != "function_definition" or name.type not in _LUA_NAMES:
         return None
     return name, value

@@ -918,7 +918,9 @@ def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -
     """Express's API is written `res.sendStatus = function (code) {...}` under a doc comment and a blank line, and
     `View.prototype.lookup = function (name) {...}`: its response.js was one module unit of 900 lines, `res.redirect`
     never shown by a search of its words. zod v4's classes are `export const $ZodString = core.$constructor(...)`.
-    Express's request getters are `defineGetter(req, 'protocol', function protocol(){...})`."""
+    Express's request getters are `defineGetter(req, 'protocol', function protocol(){...})`. React's handlers are
+    `const handleDayClick = useCallback((day) => {...}, [])` in a component (react-day-picker's "no definition is
+    named handleDayClick"), telescope's previewers `previewers.vimgrep = defaulter(function(opts) ... end, {})`."""
     express = ("'use strict';\n\nvar res = Object.create(http.ServerResponse.prototype);\n\n"
                "/**\n * Send given HTTP status code.\n *\n * @public\n */\n\n"
                "res.sendStatus = function sendStatus(statusCode) {\n  this.statusCode = statusCode;\n"
@@ -936,6 +938,23 @@ def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -
     names = {(u.name, u.kind) for u in units_of("lib/request.js", getters)}
     assert ("protocol", "function") in names and ("defineGetter", "function") in names, names
     assert not any(n in ("fresh", "each", "defineGetter.each") for n, _ in names), "no name, or inside a function"
+    component = ("export function Nav({ onPrev }: Props) {\n  const handlePreviousClick = useCallback(\n"
+                 "    (e: MouseEvent) => {\n      onPrev(e);\n    },\n    [onPrev]\n  );\n"
+                 "  const label = React.useMemo(() => format(month), [month]);\n"
+                 "  const names = items.map((item) => item.name);\n  const timer = setTimeout(() => done(), 5);\n"
+                 "  return <button onClick={handlePreviousClick}>{label}</button>;\n}\n")
+    units = {(u.name, u.kind, u.start_line, u.end_line) for u in units_of("src/components/Nav.tsx", component)}
+    assert {("Nav.handlePreviousClick", "function", 2, 7), ("Nav.label", "function", 8, 8)} <= units, units
+    assert not any(u[0] in ("Nav.names", "Nav.timer") for u in units), "a hook's callback names; other calls' do not"
+    previewers = ("local previewers = {}\n\npreviewers.vimgrep = defaulter(function(opts)\n  return previewers.new {\n"
+                  "    define_preview = function(self, entry)\n      return entry\n    end,\n  }\nend, {})\n\n"
+                  "local function helper()\n  local ok = pcall(function() return 1 end)\nend\n\nreturn previewers\n")
+    units = {(u.name, u.kind, u.start_line, u.end_line)
+             for u in units_of("lua/telescope/previewers/buffer_previewer.lua", previewers)}
+    assert {("previewers.vimgrep", "function", 3, 4), ("previewers.vimgrep.define_preview", "function", 5, 7),
+            ("helper", "function", 11, 13)} <= units, units
+    assert not any(u[0] == "helper.ok" for u in units), "a call given a function inside a function is a value"
+    assert ("telescope.previewers.buffer_previewer", "module") in {(u[0], u[1]) for u in units}, "lua/ a root"
 
 
 def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches() -> None:
