@@ -224,7 +224,7 @@ class RepoIndex:
         hits, state, by_meaning = self._hits(tenant, repo, read, 2 * k, path, state, windows)
         declared = {n for n in read.lookup if any(declares(h.unit, n) for h in hits)}  # (by a module's or a type's
         # own lines as found: a class widened whole holds its methods' locals too)
-        hits = self._whole_hits(tenant, name, read, hits)[:k]
+        hits = self._whole_hits(tenant, name, read, hits, repo.memory if windows else None)[:k]
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
@@ -254,7 +254,8 @@ class RepoIndex:
         hits = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
         return hits, state, bool(hits)
 
-    def _whole_hits(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit]) -> list[Hit]:
+    def _whole_hits(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit], memory: RepoMemory | None
+                    ) -> list[Hit]:
         """Functions (methods) that rank above their parts, and the definitions a request of names looks up, whole: a
         unit stops at its definition's first nested one (a function's inner function, a class's first method), so the
         first part is widened to the definition's last line from the file's text as indexed (a function was shown to
@@ -262,7 +263,9 @@ class RepoIndex:
         inner definitions, its later parts) are left out, their lines being its own. An inner function that ranks
         above its parent is shown as itself, and so is its parent's part after it; a class not looked up stays its
         own lines (its methods are hits of their own), and so does a test group (its tests are); a file indexed again
-        since the search read it keeps the part."""
+        since the search read it keeps the part. With `memory` (a client shown windows), a function widened whole that
+        no place of the request points into is shown around its best line (`RepoMemory.matched_line`), as a long part
+        is: attrs's 256-line `_attrs_to_init_script` was shown from its signature, the lines of the bug 180 below."""
         def first_of_its_parts(i: int) -> bool:  # (a part of it that ranks higher is shown as itself: its lines
             return not any(_in_definition_of(h.unit, hits[i].unit) for h in hits[:i])  # matched)
 
@@ -273,9 +276,13 @@ class RepoIndex:
         # with its signature)
         texts = self._file_texts(tenant, name, {hits[i].unit.path for i in wanted})
         widened = list(hits)
+        matched = memory is not None and not (read.paths_only or read.at_lines or read.lookup)
         for i in wanted:
             whole = _whole_definition(hits[i].unit, texts.get(hits[i].unit.path))
-            widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, hits[i].focus)
+            focus = hits[i].focus
+            if matched and memory is not None and whole is not None:  # (a frame's line first, as a part's)
+                focus = place_in(read, whole) or memory.matched_line(read, whole)
+            widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, focus)
         kept = [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
         return _one_per_definition(kept, lambda hit: place_in(read, hit.unit) > 0)
 

@@ -188,10 +188,10 @@ class RepoMemory:
         matched = focused and not (query.paths_only or query.at_lines or query.lookup)
         declared = focused and bool(query.lookup)
         return [Hit(units[j], float(scores[j]), (place_in(query, units[j]) if placed else 0)
-                    or (self._matched_line(query, units[j]) if matched else 0)
+                    or (self.matched_line(query, units[j]) if matched else 0)
                     or (_declared_line(query.lookup, units[j]) if declared else 0)) for j in order[:k]]
 
-    def _matched_line(self, query: CodeQuery, unit: CodeUnit) -> int:
+    def matched_line(self, query: CodeQuery, unit: CodeUnit) -> int:
         """A long run of a module's code (no definition of its own: its first lines are imports) or a long function is
         shown around its line of code that holds the most of the request's words, by their idf, when that is below its
         first lines (an Express module of 900 lines was shown from line 1, `res.redirect` at 815 never reached;

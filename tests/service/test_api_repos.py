@@ -851,6 +851,32 @@ def test_a_definition_is_one_hit_shown_at_the_line_a_frame_points_into() -> None
     assert _one_per_definition([Hit(first, 2.0), Hit(later, 1.0)], placed) == [Hit(first, 2.0)]
 
 
+def test_a_function_shown_whole_is_shown_around_its_best_line(repos: TestClient, roots: Path) -> None:
+    """attrs's `_attrs_to_init_script` (256 lines, functions nested in it) is shown whole for a bug report about its
+    last lines, and was shown from its signature, the lines of the bug 180 below, "not shown". A function widened
+    whole is shown around its line that holds the most of the request's words, as a long part is; a look-up of its
+    name shows it from its first line."""
+    tree = roots / "initscript"
+    tree.mkdir()
+    steps = "".join(f"    lines.append('self.field_{i} = field_{i}')\n" for i in range(60))
+    text = ("def attrs_to_init_script(attrs, pre_init, kw_only):\n    lines = []\n\n    def fmt_setter(name):\n"
+            "        return 'self.%s = %s' % (name, name)\n\n" + steps +
+            "    if pre_init:\n        pre_init_kw_only_args = ', '.join(a.name + '=' + a.name for a in kw_only)\n"
+            "        lines.append('self.__attrs_pre_init__(' + pre_init_kw_only_args + ')')\n    return lines\n")
+    (tree / "make.py").write_text(text)
+    target = text.split("\n").index("    if pre_init:") + 1
+    assert repos.put("/v1/repos/initscript", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "initscript")
+    asked = {"query": "__attrs_pre_init__ with kw_only attributes gets pre_init_kw_only_args wrong", "k": 1,
+             "max_tokens": 400}
+    hit = repos.post("/v1/repos/initscript/search", json={**asked, "windows": True}).json()["results"][0]
+    assert (hit["name"], hit["start_line"]) == ("attrs_to_init_script", 1), hit
+    assert hit["shown_start_line"] <= target + 1 <= hit["shown_end_line"] and hit["shown_start_line"] > 20, hit
+    looked_up = repos.post("/v1/repos/initscript/search", json={"query": "attrs_to_init_script", "k": 1,
+                                                                 "max_tokens": 400, "windows": True}).json()
+    assert looked_up["results"][0]["shown_start_line"] == 1, looked_up["results"][0]
+
+
 def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestClient, roots: Path) -> None:
     """A look-up of a function or class by its name shows it whole, its nested definitions and its code after them
     included, under its true span: its first part alone (the lines before `def wrapper`) looked whole and was not."""
