@@ -48,7 +48,10 @@ _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fix
 _TESTS_BY_CASE = re.compile(r"[a-z0-9]Tests?\.(java|cs|kt|scala|swift|php)$")
 _TEST_MODULE = re.compile(r"(^|\.)tests?\.")  # a definition inside a module or class named `tests` / `test`
 _ASIDE = re.compile(r"(^|/)(examples?|samples?|demos?|sandbox|playground|docs?|doc_src|benchmarks?|bench|scripts|"
-                    r"hacking|contrib)(/|$)")
+                    r"hacking|contrib)(/|$)"
+                    r"|(^|/)(examples?|samples?|demos?)[-_][^/]*/"  # a folder of them (react-day-picker's examples-v8/)
+                    r"|\.pyi$|\.d\.[cm]?ts$")  # a type stub or declaration file: the API's types, its code elsewhere
+# (attrs's `asdict` stubs, `__init__.pyi`, ranked above its implementation; a `style.module.css.d.ts` in an answer)
 _VENDORED = re.compile(r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|external|node_modules)(/|$)")
 
 

@@ -93,6 +93,9 @@ def test_places_and_the_files_evidence() -> None:
     assert place_factor("ingest/kinds/grep.py") == place_factor("lib/workbench/x.py") == 1.0
     assert place_factor("sandbox/PerfBenchmarkDotNet/Lz4Benchmark.cs") == place_factor("samples/app/main.go") < 1.0, \
         "msgpack's sandbox is no shipped code"
+    assert place_factor("src/attr/__init__.pyi") == place_factor("src/style.module.css.d.ts") \
+        == place_factor("website/examples-v8/Keyboard.tsx") < 1.0, "attrs's stubs above its asdict, rdp's examples"
+    assert place_factor("src/examples_util.py") == place_factor("lib/demo.py") == place_factor("src/index.ts") == 1.0
     units = [line_unit("a.py", "x", 1), line_unit("a.py", "y", 2), line_unit("b.py", "z", 1)]
     boosted = with_files(np.array([1.0, 1.0, 1.2]), units)
     assert boosted[0] > boosted[2], "two good units of one file outrank one better unit alone"
