@@ -211,7 +211,14 @@ def _module_runs(path: str, found: list[Definition], lines: list[str], directive
     for first, end in _runs(lines, 0, len(lines) - 1, found):
         if directives and all(_CONDITIONAL.fullmatch(line) for line in lines[first : end + 1]):
             continue
+        if all(_INTERPRETER_LINE.fullmatch(line) or not line.strip() for line in lines[first : end + 1]):
+            continue  # a script's `#!/bin/sh` alone (nvm's tests): nothing in it answers a search
         yield CodeUnit(path, name, "module", first + 1, end + 1, "\n".join(lines[first : end + 1]))
+
+
+# a line that tells the system or a linter how to run the file, and nothing of what it does: `#!/usr/bin/env bash`,
+# `# shellcheck shell=bash`, `# -*- coding: utf-8 -*-`
+_INTERPRETER_LINE = re.compile(r"#!.*|#\s*shellcheck\s.*|#.*-\*-.*-\*-.*")
 
 
 def _runs(lines: list[str], start: int, last: int, held: Sequence[Definition]) -> Iterator[tuple[int, int]]:

@@ -1608,6 +1608,12 @@ def test_a_script_with_no_suffix_is_read_by_its_interpreter_line(tmp_path: Path)
     assert walk(tmp_path).files == ["bin/serve", "tests/shtest"]
     assert [(u.name, u.kind) for u in units_of("tests/shtest", (tmp_path / "tests" / "shtest").read_text())
             if u.kind != "module"] == [("faketty", "function")]
+    assert units_of("tests/shtest", (tmp_path / "tests" / "shtest").read_text())[0].kind == "function", \
+        "its `#!` line alone is no module run: nvm's test scripts' `#!/bin/sh` came 1st for 'leads to an infinite loop'"
+    header = "#!/usr/bin/env bash\n# shellcheck shell=bash\n\nrun() {\n  echo 1\n}\n"
+    assert [(u.kind, u.start_line) for u in units_of("bin/run", header)] == [("function", 4)]
+    code = header.replace("run() {\n  echo 1\n}", "source ./lib.sh")
+    assert [(u.kind, u.start_line, u.end_line) for u in units_of("bin/run", code)] == [("module", 1, 4)], "with code"
 
 
 def test_a_hyphenated_word_is_also_the_word_code_writes() -> None:
