@@ -17,8 +17,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
 # a name qualified as Ruby, Rust, C++ and PHP write it (`Rack::Lint`, `Sinatra::Base#render`, `Router::merge`)
-_SCOPED = re.compile(r"(?<![/.\w-])[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+")  # (not a URL's or a file's
-# anchor: `.../items#details`, `README.md#configuration`)
+_SCOPED = re.compile(r"(?<![/.\w-])[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+"  # (not a URL's or a file's
+                     r"|(?<![/.:\w-])[A-Z]\w*:[a-z_]\w*(?![:/\w])")  # anchor: `README.md#configuration`); a Lua
+# method as called and defined, `Picker:find` (a table's name first: `status:open` in prose is not one)
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
@@ -88,12 +89,12 @@ class CodeRequest:
 
 
 def scoped_parts(name: str) -> list[str]:
-    """A name qualified as Ruby, Rust, C++ and PHP write it, in its parts: `Sinatra::Base#render` -> Sinatra, Base,
-    render."""
+    """A name qualified as Ruby, Rust, C++, PHP and Lua write it, in its parts: `Sinatra::Base#render` -> Sinatra,
+    Base, render; `Picker:find` -> Picker, find."""
     return [part for part in _SCOPE.split(name) if part]
 
 
-_SCOPE = re.compile(r"::|#")
+_SCOPE = re.compile(r"::|#|:")
 
 
 def read_request(text: str) -> CodeRequest:

@@ -857,6 +857,8 @@ _NAME_CHILDREN = ("simple_identifier", "type_identifier", "identifier", "constan
 def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
     if name_node is not None and name_node.type == "member_expression":  # JS: `View.prototype.lookup` is View's
         return _PROTOTYPE.sub(".", name_node.text.decode("utf-8", "replace"))  # method `View.lookup`
+    if name_node is not None and name_node.type == "method_index_expression":  # Lua's `function Picker:find()` is
+        return str(name_node.text.decode("utf-8", "replace")).replace(":", ".")  # `Picker.find = function(self)`
     if name_node is not None:
         return str(name_node.text.decode("utf-8", "replace"))
     if node.type == "operator_declaration" and (op := node.child_by_field_name("operator")) is not None:

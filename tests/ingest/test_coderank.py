@@ -960,6 +960,24 @@ def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -
     assert ("telescope.previewers.buffer_previewer", "module") in {(u[0], u[1]) for u in units}, "lua/ a root"
 
 
+def test_a_lua_method_is_named_and_asked_for_as_lua_writes_it() -> None:
+    """telescope's `function Picker:find()` was named `Picker:find` and a search of `Picker:find` read two words, so
+    `Picker:_next_find_id` came first and `Picker:find` 9th. A Lua method is named as a table's function
+    (`Picker.find`), and `Picker:find` in a request names it (a table's name first: `status:open` does not)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("local Picker = {}\n\nfunction Picker:_next_find_id()\n  self._find_id = self._find_id + 1\n"
+              "  return self._find_id\nend\n\nfunction Picker:find()\n  local find_id = self:_next_find_id()\n"
+              "  return find_id\nend\n\nreturn Picker\n")
+    units = units_of("lua/telescope/pickers.lua", source)
+    assert {("Picker._next_find_id", 3, 6), ("Picker.find", 8, 11)} <= {(u.name, u.start_line, u.end_line)
+                                                                       for u in units}
+    memory = RepoMemory()
+    memory.put_file("lua/telescope/pickers.lua", "a", units)
+    assert memory.search(read_code_query("Picker:find"), 1)[0].unit.name == "Picker.find"
+    assert ("status", "open") not in read_code_query("the status:open filter").pairs
+
+
 def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches() -> None:
     """A module's code outside every definition is one unit: Express's response.js was 900 lines of it, shown from
     its imports, so `res.redirect` (line 815) never reached the agent. Such a run is now focused on its line that
