@@ -22,6 +22,7 @@ _SCOPED = re.compile(r"(?<![/.\w-])[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+"  
 # method as called and defined, `Picker:find` (a table's name first: `status:open` in prose is not one)
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
+_HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+(?![\w/-])")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
 # Node's `at fn (path:line:col)`, as V8 writes it: `at async fn (...)`, `at new Foo (...)`, a method called by another
 # name `at Object.saveCart [as onSave] (...)`, a bundler's `webpack://app/src/x.ts:3:1`
@@ -114,6 +115,8 @@ def read_request(text: str) -> CodeRequest:
         names.update(parts)
         pairs.update(zip(parts, parts[1:], strict=False))
     names.update(_COMPOUND.findall(text))
+    names.update(_HYPHENATED.findall(text))  # a shell function's or a Lisp's name (bats's `command-bump`): a name
+    # only where a definition has it (`built-in` names none)
     frames = _python_frames(text)
     frames += _native_frames(text)
     native = {(f.path, f.line) for f in frames}

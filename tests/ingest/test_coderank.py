@@ -1642,6 +1642,21 @@ def test_a_hyphenated_word_is_also_the_word_code_writes() -> None:
     assert {"fstring", "builtin", "email", "f", "string"} <= set(terms) and "xyz" not in terms and "xy" not in terms
 
 
+def test_a_shell_functions_hyphenated_name_is_a_name() -> None:
+    """bats's semver script defines `function command-bump {...}`: a search of `command-bump` read two words and
+    ranked the function 11th, below the code that calls it (`command_bump` found it 2nd)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    semver = ("#!/usr/bin/env bash\n\nfunction command-bump {\n  local new=$(bump \"$1\")\n  echo \"$new\"\n}\n\n"
+              "function command-get {\n  echo \"$1\"\n}\n\ncase $1 in\n  bump) command-bump \"$@\";;\n"
+              "  get) command-get \"$@\";;\n  *) echo 'unknown command: bump or get'; exit 1;;\nesac\n")
+    memory = RepoMemory()
+    memory.put_file("contrib/semver", "a", units_of("contrib/semver", semver))
+    assert [h.unit.name for h in memory.search(read_code_query("command-bump"), 2)][0] == "command-bump"
+    assert "command-bump" in read_code_query("why does command-bump drop the prerelease").names
+    assert "gather-test-outputs-in" not in read_code_query("--gather-test-outputs-in").names, "an option, not a name"
+
+
 def test_tests_asked_for_a_name_their_group_is_titled_by_come_from_that_group() -> None:
     """rack's "tests for Rack::Lint" showed one test of `describe Rack::Lint do` and then one each from other spec
     files (`Rack::ETag`, `Rack::CommonLogger`): a short search shows each file's best first. Where the tests asked for
