@@ -28,7 +28,7 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "module_
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 33
+UNITS_VERSION = 34
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
@@ -36,7 +36,7 @@ _TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "proto
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
                  "constructor": "constructor", "impl": "impl", "extension": "extension", "module": "module",
                  "mod": "module", "namespace": "module", "type": "type", "test": "test",
-                 "macro": "macro", "property": "property"} | {w: w for w in _TYPE_WORDS}
+                 "macro": "macro", "property": "property", "table": "table"} | {w: w for w in _TYPE_WORDS}
 # a function inside one is a method (a Rust `impl`'s and a Swift `extension`'s too: members of the type they name)
 _CONTAINERS = frozenset({*_TYPE_WORDS, "impl", "extension"})
 # kinds named after a type they do not define: a Rust `impl` block, a Swift `extension`
@@ -107,10 +107,10 @@ _JVM_ROOTS = (frozenset({"main", "test"}), frozenset({"java", "kotlin", "scala",
 
 @lru_cache(maxsize=1 << 16)  # asked for every unit a look-up weighs; a repository's paths are few
 def module_name(path: str) -> str:
-    """`lib/ansible/vars/manager.py` -> `ansible.vars.manager`; `pkg/__init__.py` -> `pkg`."""
+    """`lib/ansible/vars/manager.py` -> `ansible.vars.manager`; `pkg/__init__.py` and `lua/pkg/init.lua` -> `pkg`."""
     parts = list(PurePosixPath(path).with_suffix("").parts)
-    if parts and parts[-1] in ("__init__", "index", "mod"):
-        parts.pop()
+    if parts and (parts[-1] in ("__init__", "index", "mod") or parts[-1] == "init" and path.endswith(".lua")):
+        parts.pop()  # (a Lua package's `init.lua`, as `require("telescope.actions")` loads it)
     jvm = next((i for i in range(len(parts) - 3) if parts[i] == "src" and parts[i + 1] in _JVM_ROOTS[0]
                 and parts[i + 2] in _JVM_ROOTS[1]), None)  # (at any depth: okhttp's okhttp/src/main/kotlin/okhttp3)
     if jvm is not None:

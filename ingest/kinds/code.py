@@ -520,6 +520,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
     # `res.send = function(...)`; Lua: `M.run = function(...)`
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
         return ("class", True), *anonymous, None
+    if (table := _lua_table(target)) is not None:  # Lua: `actions.select_vertical = { action = function ... }`
+        return ("table", True), *table, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
         return ("test", False), *test
     if (macro := _rust_macro_item(target)) is not None:  # ripgrep's `rgtest!(r16, |dir, cmd| {...});`
@@ -787,6 +789,25 @@ def _lua_bound(node: Any) -> tuple[Any, Any] | None:
     if name is None or value is None or value.type != "function_definition" or name.type not in _LUA_NAMES:
         return None
     return name, value
+
+
+def _lua_table(node: Any) -> tuple[Any, Any] | None:
+    """(name node, table node) where a Lua file's own statement assigns one name a table holding a function:
+    telescope's `actions.select_vertical = { pre = ..., action = function(prompt_bufnr) ... end }` is a definition,
+    its function `actions.select_vertical.action` (18 actions of one file were no definition, their functions
+    `action` of nothing). A table of values alone (`M.defaults = { ... }`) is data."""
+    if node.type != "assignment_statement" or node.parent is None or node.parent.type != "chunk":
+        return None
+    names = [c for c in node.named_children if c.type == "variable_list"]
+    values = [c for c in node.named_children if c.type == "expression_list"]
+    if len(names) != 1 or len(values) != 1 or names[0].named_child_count != 1 or values[0].named_child_count != 1:
+        return None
+    name, table = names[0].named_children[0], values[0].named_children[0]
+    if name.type not in _LUA_NAMES or table.type != "table_constructor" or not any(
+            f.type == "field" and (v := f.child_by_field_name("value")) is not None and v.type == "function_definition"
+            for f in table.named_children):
+        return None
+    return name, table
 
 
 def _anonymous_function(node: Any) -> bool:

@@ -978,6 +978,27 @@ def test_a_lua_method_is_named_and_asked_for_as_lua_writes_it() -> None:
     assert ("status", "open") not in read_code_query("the status:open filter").pairs
 
 
+def test_a_lua_table_of_functions_is_a_definition_and_init_lua_its_package() -> None:
+    """telescope's actions are `actions.select_vertical = { pre = ..., action = function(prompt_bufnr) ... end }`
+    in lua/telescope/actions/init.lua: "no definition is named actions.select_vertical", and 18 functions named
+    `action` of nothing. A file's own table holding a function is a definition (a table of values is data), and an
+    `init.lua` names its folder's package, as `require("telescope.actions")` loads it."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("local actions = {}\n\nactions.select_vertical = {\n  pre = append_to_history,\n"
+              "  action = function(prompt_bufnr)\n    return select(prompt_bufnr, 'vertical')\n  end,\n}\n\n"
+              "actions.defaults = {\n  layout = 'vertical',\n}\n\nreturn actions\n")
+    path = "lua/telescope/actions/init.lua"
+    units = {(u.name, u.kind, u.start_line, u.end_line) for u in units_of(path, source)}
+    assert {("actions.select_vertical", "table", 3, 4), ("actions.select_vertical.action", "function", 5, 7),
+            ("telescope.actions", "module", 10, 14)} <= units, units
+    memory = RepoMemory()
+    memory.put_file(path, "a", units_of(path, source))
+    assert memory.search(read_code_query("actions.select_vertical"), 1)[0].unit.name == "actions.select_vertical"
+    assert module_name("lua/telescope/actions/init.lua") == "telescope.actions" and module_name("pkg/init.py") \
+        == "pkg.init", "a Lua package's init.lua only"
+
+
 def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches() -> None:
     """A module's code outside every definition is one unit: Express's response.js was 900 lines of it, shown from
     its imports, so `res.redirect` (line 815) never reached the agent. Such a run is now focused on its line that
