@@ -16,12 +16,14 @@ _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
-# a name qualified as Ruby, Rust, C++ and PHP write it (`Rack::Lint`, `Sinatra::Base#render`, `Router::merge`)
-_SCOPED = re.compile(r"(?<![/.\w-])[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+"  # (not a URL's or a file's
-                     r"|(?<![/.:\w-])[A-Z]\w*:[a-z_]\w*(?![:/\w])")  # anchor: `README.md#configuration`); a Lua
-# method as called and defined, `Picker:find` (a table's name first: `status:open` in prose is not one)
+# a name qualified as Ruby, Rust, C++, PHP and Lua write it (`Rack::Lint`, `Sinatra::Base#render`, `Router::merge`,
+# `Picker:find`), not a URL's or a file's anchor (`README.md#configuration`) nor prose's `status:open` (a Lua method's
+# table is named with a capital)
+_SCOPED = re.compile(r"(?<![/.\w-])[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+"
+                     r"|(?<![/.:\w-])[A-Z]\w*:[a-z_]\w*(?![:/\w])")
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
+# a shell function's or a Lisp's name as written (`command-bump`), not a path's part nor an option (`--gather-in`)
 _HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+(?![\w/-])")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
 # Node's `at fn (path:line:col)`, as V8 writes it: `at async fn (...)`, `at new Foo (...)`, a method called by another
