@@ -158,19 +158,28 @@ def _dry_run(name: str, root: Path) -> int:
     sizes = {f: (root / f).stat().st_size for f in files}
     started = time.perf_counter()
     definitions = sampled = parsed = 0
+    skipped: dict[str, list[str]] = {}  # why -> the files read that `index` would count and leave out
     for f in _spread(files):  # in an order unrelated to the paths: the first 40 in path order were one folder's
         if parsed and time.perf_counter() - started > SAMPLE_S:
             break
         if (state := read_source(root, f)).text is not None:
             definitions += len(units_of(f, state.text))
+        else:
+            skipped.setdefault(state.why, []).append(f)
         sampled, parsed = sampled + sizes[f], parsed + 1
     spent = time.perf_counter() - started
     scale = sum(sizes.values()) / (sampled or 1)
     found = definitions * scale
-    how = (f"all parsed now in {spent:.1f} s" if parsed == len(files)
-           else f"estimated from {parsed} files parsed now in {spent:.1f} s")
-    _say(f"dry run: {root} as repository {name}: {_count(len(files), 'source file')}, "
-         f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if parsed == len(files) else 'about '}{found:,.0f} definitions "
+    every = parsed == len(files)
+    how = f"all parsed now in {spent:.1f} s" if every else f"estimated from {parsed} files parsed now in {spent:.1f} s"
+    left = sum(len(paths) for paths in skipped.values())
+    said = ", ".join(f"{len(paths)} {why}{_named(sorted(paths)[:3], len(paths))}"
+                     for why, paths in sorted(skipped.items()))
+    # (as `index` says it: the files it reads, and those it leaves out; of a sample, those found in it)
+    files_said = _count(len(files) - left, "source file") if every else _count(len(files), "source file")
+    skips = f" (skipped: {said})" if every and said else f" (skipped among those parsed: {said})" if said else ""
+    _say(f"dry run: {root} as repository {name}: {files_said}{skips}, "
+         f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if every else 'about '}{found:,.0f} definitions "
          f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, by meaning (its "
          f"vectors, made behind it) in about {_duration(found * VECTOR_S_PER_DEFINITION)} more; nothing written")
     return 0

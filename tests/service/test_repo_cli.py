@@ -58,6 +58,8 @@ def test_index_names_the_files_it_left_out(served: tuple[str, Path]) -> None:
     done = ctxsieve(root.parent, "index", str(folder), "--url", url)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "skipped: 1 binary (blob.py), 1 huge (huge.py))" in done.stdout, done.stdout
+    planned = ctxsieve(root.parent, "index", str(folder), "--dry-run")  # rich's minified test file was counted
+    assert "1 source file (skipped: 1 binary (blob.py), 1 huge (huge.py))," in planned.stdout, planned.stdout
 
 
 def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
