@@ -175,10 +175,13 @@ class Sieve:
                 above -= 1
             while below and last + below in taken:
                 below -= 1
-            start, end = source.lines_part(f"{first - above}-{last + below}") if above or below else (0, 0)
+            if not (above or below):
+                out.append(snippet)
+                continue
+            start, end = source.lines_part(f"{first - above}-{last + below}")
             tokens = self.tokenizer.count(text[start:end])
             cost = kind.cost(tokens, first - above, last + below) - kind.cost(snippet.tokens, first, last)
-            if not (above or below) or cost > room:
+            if cost > room:
                 out.append(snippet)
                 continue
             room -= cost

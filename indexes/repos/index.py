@@ -276,12 +276,12 @@ class RepoIndex:
         # with its signature)
         texts = self._file_texts(tenant, name, {hits[i].unit.path for i in wanted})
         widened = list(hits)
-        matched = memory is not None and not (read.paths_only or read.at_lines or read.lookup)
+        matching = memory if not (read.paths_only or read.at_lines or read.lookup) else None
         for i in wanted:
             whole = _whole_definition(hits[i].unit, texts.get(hits[i].unit.path))
             focus = hits[i].focus
-            if matched and memory is not None and whole is not None:  # (a frame's line first, as a part's)
-                focus = place_in(read, whole) or memory.matched_line(read, whole)
+            if matching is not None and whole is not None:  # (a frame's line first, as a part's)
+                focus = place_in(read, whole) or matching.matched_line(read, whole)
             widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, focus)
         kept = [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
         return _one_per_definition(kept, lambda hit: place_in(read, hit.unit) > 0)

@@ -771,16 +771,12 @@ _LUA_NAMES = frozenset({"identifier", "dot_index_expression", "method_index_expr
 def _lua_bound(node: Any) -> tuple[Any, Any] | None:
     """(name node, function node) where a Lua assignment or table field binds one name to a function: `local f =
     function(...)`, `histories.get_simple_history = function()`, `{ init = function(obj) ... end }`, and a file's own
-    assignment of a call given one (`utils.get_devicons = load_once(function() ... end)`: 29 of telescope's previewers
-    and layouts were no definition, their names "no definition is named")."""
+    assignment of a call given one (`utils.get_devicons = load_once(function() ... end)`: telescope's previewers and
+    layouts were no definition, their names "no definition is named")."""
     if node.type == "field":
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-    elif node.type == "assignment_statement":
-        names = [c for c in node.named_children if c.type == "variable_list"]
-        values = [c for c in node.named_children if c.type == "expression_list"]
-        if len(names) != 1 or len(values) != 1 or names[0].named_child_count != 1 or values[0].named_child_count != 1:
-            return None
-        name, value = names[0].named_children[0], values[0].named_children[0]
+    elif (assigned := _lua_assigned(node)) is not None:
+        name, value = assigned
     else:
         return None
     if value is not None and value.type == "function_call" and node.parent is not None \
@@ -791,18 +787,26 @@ def _lua_bound(node: Any) -> tuple[Any, Any] | None:
     return name, value
 
 
-def _lua_table(node: Any) -> tuple[Any, Any] | None:
-    """(name node, table node) where a Lua file's own statement assigns one name a table holding a function:
-    telescope's `actions.select_vertical = { pre = ..., action = function(prompt_bufnr) ... end }` is a definition,
-    its function `actions.select_vertical.action` (18 actions of one file were no definition, their functions
-    `action` of nothing). A table of values alone (`M.defaults = { ... }`) is data."""
-    if node.type != "assignment_statement" or node.parent is None or node.parent.type != "chunk":
+def _lua_assigned(node: Any) -> tuple[Any, Any] | None:
+    """(name node, value node) of a Lua assignment of one value to one name, else None."""
+    if node.type != "assignment_statement":
         return None
     names = [c for c in node.named_children if c.type == "variable_list"]
     values = [c for c in node.named_children if c.type == "expression_list"]
     if len(names) != 1 or len(values) != 1 or names[0].named_child_count != 1 or values[0].named_child_count != 1:
         return None
-    name, table = names[0].named_children[0], values[0].named_children[0]
+    return names[0].named_children[0], values[0].named_children[0]
+
+
+def _lua_table(node: Any) -> tuple[Any, Any] | None:
+    """(name node, table node) where a Lua file's own statement assigns one name a table holding a function:
+    telescope's `actions.select_vertical = { pre = ..., action = function(prompt_bufnr) ... end }` is a definition,
+    its function `actions.select_vertical.action` (telescope's actions were no definition, their functions `action` of
+    nothing). A table of values alone (`M.defaults = { ... }`) is data."""
+    assigned = _lua_assigned(node) if node.parent is not None and node.parent.type == "chunk" else None
+    if assigned is None:
+        return None
+    name, table = assigned
     if name.type not in _LUA_NAMES or table.type != "table_constructor" or not any(
             f.type == "field" and (v := f.child_by_field_name("value")) is not None and v.type == "function_definition"
             for f in table.named_children):
