@@ -280,9 +280,40 @@ _SPACE = b" \t\r\n"
 _NEXT_BRANCH = frozenset({b"elif", b"elifdef", b"elifndef", b"elseif", b"else"})
 
 
+# bats (the Bash Automated Testing System): a test, `@test "title" {` ... `}`, is no bash the grammar reads (a
+# command `@test` given a word `{`: the test's lines were the file's own code, bats-core's 200 test files each one
+# module record). For the grammar it is a function named `@test`, the title and the spaces up to its `{` blanked
+# (the same bytes and lines); it is named by its title as written (`_bats_title`), of kind test.
+_BATS_TEST = re.compile(rb"^[ \t]*@test([ \t]+(?:\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*')[ \t]*)\{[ \t]*$", re.M)
+_BATS_NAME = b"@test"
+
+
+def _bats_for_grammar(source: bytes) -> bytes:
+    return _BATS_TEST.sub(_bats_function, source) if _BATS_NAME in source else source
+
+
+def _bats_function(test: re.Match[bytes]) -> bytes:
+    """`@test "title" {` as `@test()       {`: the parentheses take two of the title's bytes, spaces the rest."""
+    start, end = test.span(1)
+    offset = test.start()
+    whole = test.group(0)
+    return whole[: start - offset] + b"()" + b" " * (end - start - 2) + whole[end - offset :]
+
+
+def _bats_title(node: Any, lines: list[str]) -> str | None:
+    """A bats test's title, spaces as `_` as every test's (`_titled`), where `node` is one read as a function."""
+    name = node.child_by_field_name("name") if node.type == "function_definition" else None
+    if name is None or name.text != _BATS_NAME:
+        return None
+    found = re.match(r"[ \t]*@test[ \t]+([\"'])(.*)\1[ \t]*\{", lines[node.start_point[0]])
+    return None if found is None else _title_as_name(found.group(2))
+
+
 def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     """The grammar's tree of a file: of its own bytes, less what the language's preprocessor takes away (every
     offset and line kept)."""
+    if language == "bash":
+        return parser.parse(_bats_for_grammar(source))
     if language in _MACRO_LANGUAGES:
         return _fewest_errors(parser, _macros_blanked(source, language))
     if language == "kotlin":
@@ -454,6 +485,8 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         elif child.type == "template_declaration":  # C++: `template <...>` and the comment above belong to it
             target = next((c for c in reversed(child.named_children) if c.type in _KINDS), child)
         kind, name_node, value, title = _what(target)
+        if (test := _bats_title(target, lines)) is not None:
+            kind, title = ("test", False), test
         body = value.child_by_field_name("body")
         if body is None and (target.type in _BODY_ONLY or value.type in _CLASS_EXPRESSIONS):
             body = next((c for c in value.named_children if c.type == "class_body"), None)
@@ -684,6 +717,11 @@ def _titled(node: Any) -> str:
     quoted = node.type in ("string", "template_string") or node.type in _GO_STRINGS
     title = written[1:-1] if quoted and len(written) >= 2 else written
     title = title[1:] if node.type == "simple_symbol" else title  # RSpec's `describe :fetch`
+    return _title_as_name(title)
+
+
+def _title_as_name(title: str) -> str:
+    """A test's title as Go names a subtest: spaces as `_`, and dots, which join a qualified name."""
     return re.sub(r"[\s.]+", "_", title.strip()) or "?"
 
 

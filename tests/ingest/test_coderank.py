@@ -380,6 +380,11 @@ MORE_LANGUAGES = {
          ("histories.get_simple_history.init", "function", 7, 9), ("write_async", "function", 13, 17)}),
     "Views.kt": ("class Views {\n  val listener = object : Listener {\n    override fun on(x: Int) {\n    }\n  }\n}\n",
                  {("Views.listener.on", "method", 3, 4)}),
+    "test/bats.bats": ("#!/usr/bin/env bats\n\nsetup() {\n  load test_helper\n}\n\n"
+                       "@test \"-h and --help print help\" {\n  run bats -h\n  [ $status -eq 0 ]\n}\n\n"
+                       "@test 'a \"quoted\" title' {\n  run bats\n}\n",
+                       {("setup", "function", 3, 5), ("-h_and_--help_print_help", "test", 7, 10),
+                        ("a_\"quoted\"_title", "test", 12, 14)}),
 }
 
 
@@ -393,8 +398,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     structs, Java enum constants' bodies, a test framework's tests (busted's in Lua too), C# and Swift code under
     `#if` (an `else if` after one, a header written once per branch, an `#else` branch in a file with an error
     elsewhere, `#error`; Swift's `nonisolated(unsafe)`), Lua functions bound to a name or a table's field (a callback
-    given to a call is part of its caller); a `#` directive above a definition is not its comment, and the header
-    line is the one naming it (not `@Override`)."""
+    given to a call is part of its caller), bats's `@test "title" {` (no bash the grammar reads); a `#` directive
+    above a definition is not its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)

@@ -13,14 +13,17 @@ from typing import Any
 # a file's extension -> its tree-sitter grammar (PyPI `tree-sitter-language-pack`)
 LANGUAGES = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".jsx": "javascript", ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust", ".java": "java",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".cs": "csharp",
-    ".rb": "ruby", ".php": "php", ".sh": "bash", ".bash": "bash", ".kt": "kotlin", ".kts": "kotlin",
-    ".swift": "swift", ".scala": "scala", ".lua": "lua",
+    ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp",
+    ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".h++": "cpp", ".ipp": "cpp", ".tpp": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".php": "php", ".sh": "bash",
+    ".bash": "bash", ".zsh": "bash", ".bats": "bash", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift",
+    ".scala": "scala", ".lua": "lua",
 }
 # a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
 _SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
 _INTERPRETERS = {"python": "python", "sh": "bash", "bash": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
+                 "bats": "bash",
                  "node": "javascript", "nodejs": "javascript", "ruby": "ruby", "lua": "lua", "php": "php"}
 
 
