@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -203,7 +203,7 @@ class RepoMemory:
                    for line, comment in zip(unit.text.split("\n"), comment_lines(unit.text, language_of(unit.path)),
                                             strict=True)]  # (a doc comment's lines say in its words what the code
         # does: the code that does it is shown)
-        best = max(range(len(weights)), key=lambda i: (weights[i], -i))
+        best = max(range(len(weights)), key=lambda i: (weights[i], _around(weights, i), -i))
         return unit.start_line + best if weights[best] > 0 and best >= MODULE_FOCUS_LINES else 0
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
@@ -283,6 +283,13 @@ class RepoMemory:
 
 FOCUSED_KINDS = frozenset({"module", "function", "method", "constructor"})
 MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best line, when that is below its first lines
+NEIGHBOURS = 5  # lines either side of a focus line whose words break a tie between lines of the same words
+
+
+def _around(weights: Sequence[float], line: int) -> float:
+    """What the lines around one hold of the request: of two lines alike (nvm's `leads to an infinite loop` message,
+    once in `nvm use` and once in `nvm which`), the one among more of the request's words is the one it means."""
+    return sum(weights[max(0, line - NEIGHBOURS) : line + NEIGHBOURS + 1]) - weights[line]
 
 
 def _frames_first(order: list[int], targets: list[list[int]]) -> list[int]:

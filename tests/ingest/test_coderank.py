@@ -1007,7 +1007,8 @@ def test_a_lua_table_of_functions_is_a_definition_and_init_lua_its_package() -> 
 def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches() -> None:
     """A module's code outside every definition is one unit: Express's response.js was 900 lines of it, shown from
     its imports, so `res.redirect` (line 815) never reached the agent. Such a run is now focused on its line that
-    holds the most of the request's words (shown around it by clients that ask for windows)."""
+    holds the most of the request's words (shown around it by clients that ask for windows); of two such lines
+    alike, the one among more of the request's words."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
     source = "".join(f"var dep{i} = require('dep{i}');\n" for i in range(40))
@@ -1020,6 +1021,18 @@ def test_a_long_run_of_module_code_is_shown_around_the_line_the_search_matches()
     assert short[0].focus == 0, "a match among its first lines: shown from its start, as before"
     assert memory.search(read_code_query("redirect Location header"), 1)[0].focus == 0, "no windows: not counted"
     assert memory.search(read_code_query("lib/response.js"), 1, focused=True)[0].focus == 0, "a path: its start"
+
+    # one message written twice (nvm's `leads to an infinite loop`, in `nvm use` and in `nvm which`): the line among
+    # more of the request's words is the one shown, not the first
+    message = '      nvm_err "The alias leads to an infinite loop. Aborting."\n'
+    steps = "      step\n" * 30
+    use = f"    use)\n{steps}{message}      return 8\n{steps}"
+    which = f"    which)\n{steps}{message}      echo \"${{provided_version}}\"\n{steps}"
+    nvm = f"nvm() {{\n  case $1 in\n{use}{which}  esac\n}}\n"
+    memory.put_file("nvm.sh", "b", units_of("nvm.sh", nvm))
+    asked = read_code_query("nvm which: the alias in the infinite loop error message is empty, use provided_version")
+    found = memory.search(asked, 1, path_glob="nvm.sh", focused=True)[0]
+    assert found.unit.name == "nvm" and found.focus == nvm[: nvm.rindex(message)].count("\n") + 1, found
 
 
 def test_a_traces_frames_from_an_installed_copy_a_root_cause_and_rubys_builtins() -> None:
