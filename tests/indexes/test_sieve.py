@@ -123,6 +123,29 @@ def test_a_source_file_fits_its_budget_as_the_model_is_shown_it(sieve: Sieve, wo
     assert sieve.filter("t", read, FilterParams("value_7", max_tokens=4 * words.count(text))).passthrough
 
 
+def test_a_source_file_no_larger_than_the_smallest_cut_comes_back_whole_at_its_defaults(
+        sieve: Sieve, words: Tokenizer) -> None:
+    """At the service's budget for code (a third of the file, at least MIN_TOKENS with the cut's note), a file whose
+    lines with their numbers cost no more than MIN_TOKENS comes back whole: starlette's 85-line sessions.py had been
+    cut by 20 lines for a saving of 50 tokens. A larger one is cut, within the budget."""
+    from ctxsieve.ingest.kinds.code import MIN_TOKENS, NOTE_TOKENS, Code
+
+    def read(text: str) -> SourceInput:
+        return SourceInput((Document(text),), True, "auto", "Read", {"file_path": "/repo/shards.py"})
+
+    def shown(text: str) -> int:
+        return Code().cost(words.count(text), 1, text.count("\n") + 1)
+
+    steps = MODULE.split("\n\n\n")
+    small = next("\n\n\n".join(steps[:n]) for n in range(len(steps), 0, -1)
+                 if shown("\n\n\n".join(steps[:n])) <= MIN_TOKENS)
+    assert MIN_TOKENS - NOTE_TOKENS < shown(small) <= MIN_TOKENS, "a file the smallest cut's budget does not hold"
+    assert sieve.filter("t", read(small), FilterParams("why does step_0 copy shard 0")).passthrough
+    large = "\n\n".join([MODULE] * 3)
+    cut = sieve.filter("t", read(large), FilterParams("why does verify_checksum raise"))
+    assert not cut.passthrough and cut.usage.output_tokens <= max(MIN_TOKENS, shown(large) // 3)
+
+
 class CountingEmbedder(HashingEmbedder):
     """The stand-in, counting what it is asked to embed."""
 

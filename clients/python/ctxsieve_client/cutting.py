@@ -7,7 +7,7 @@ sees. Sans-IO like `Requests`: each surface sends the call its own way (sync or 
   credentials masked, cut to `max_tokens` for the intent, or answered with an outline when there is none; the
   placeholder speaks the `tools` style. Without a `max_tokens` of the user's, a call that names a source file (or
   whose text is a script: a `#!` line naming an interpreter) leaves the budget to the service's rule for code (a
-  third of the file, 1,500 to 6,000 tokens); anything else gets PROSE_TOKENS.
+  third of the file, 1,000 to 6,000 tokens with its note; a file of no more, whole); anything else gets PROSE_TOKENS.
 - What the service counts as within `passthrough_tokens` (or lets through whole) passes as it is too.
 """
 
