@@ -90,8 +90,9 @@ def index(args: argparse.Namespace) -> int:
          f"--repo {name}` or the agents' search_code")
     left = info.progress.vectors_left if info.progress is not None else None
     if info.state == "lexical" and left:
-        _say(f"{name}: the vectors of {left} definitions are made in the background, while the service is idle; "
-             "the state is `ready` once they are (`ctxsieve search` and search_code answer meanwhile)")
+        _say(f"{name}: the vectors of {left} definitions of the code it ships are made in the background, while the "
+             "service is idle (tests, examples, docs and vendored code are found by their words and names); the "
+             "state is `ready` once they are (`ctxsieve search` and search_code answer meanwhile)")
     return 0 if info.state != "indexing" else 1
 
 

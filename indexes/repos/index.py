@@ -216,8 +216,9 @@ class RepoIndex:
             state = self._state(tenant, repo)
         indexed = repo.loaded and repo.head.indexed_at is not None  # its files all read once: a glob they miss is
         if path and indexed and not repo.memory.any_file(path):  # wrong, not "no definition is named ..."
-            raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} (a glob over the paths "
-                                 "relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
+            raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} among those it indexed "
+                                 "(source in a language it reads, not ignored, vendored or skipped; a glob over the "
+                                 "paths relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         read = read_code_query(query)
         # a function and a definition looked up are shown whole, and the hits inside them (nested definitions, later
         # parts) are left out: k are asked for, not k less those

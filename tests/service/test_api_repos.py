@@ -1113,11 +1113,13 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     assert repos.post("/v1/repos/x/search", json={"query": "x", "folder": "flask"}).status_code == 422
     (roots / "globbed").mkdir()
     (roots / "globbed" / "engine.go").write_text("package gin\n\nfunc ServeHTTP() {\n}\n")
+    (roots / "globbed" / "_parser.pyx").write_text("cdef class HttpParser:\n    pass\n")  # (no language it reads)
     assert repos.put("/v1/repos/globbed", json={"path": str(roots / "globbed")}).status_code == 202
     indexed(repos, "globbed")
-    for glob in ("[unclosed", "lib/**/*.py"):  # was: no results, and "no definition is named ServeHTTP"
+    for glob in ("[unclosed", "lib/**/*.py", "*.pyx"):  # was: no results, and "no definition is named ServeHTTP"
         nothing = repos.post("/v1/repos/globbed/search", json={"query": "ServeHTTP", "path": glob})
         assert nothing.status_code == 400 and "no file of repository 'globbed' matches" in nothing.text, nothing.text
+        assert "among those it indexed (source in a language it reads" in nothing.text, "a file on disk it never read"
     assert found(repos, "globbed", "ServeHTTP", path="*.go")[0] == ("engine.go", "ServeHTTP")
 
 
