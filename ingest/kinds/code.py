@@ -61,7 +61,7 @@ _KINDS = {
     "enum_specifier": ("enum", True), "union_specifier": ("union", True), "macro_definition": ("macro", False),
     "abstract_class_declaration": ("class", True), "abstract_method_signature": ("method", False),
     "annotation_type_element_declaration": ("method", False), "type_alias": ("type", False),
-    "typealias_declaration": ("type", False),
+    "typealias_declaration": ("type", False), "subroutine_declaration_statement": ("def", False),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -487,7 +487,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         kind, name_node, value, title = _what(target)
         if (test := _bats_title(target, lines)) is not None:
             kind, title = ("test", False), test
-        body = value.child_by_field_name("body")
+        body = value if value.type == "do_block" else value.child_by_field_name("body")  # (Elixir's `do ... end`)
         if body is None and (target.type in _BODY_ONLY or value.type in _CLASS_EXPRESSIONS):
             body = next((c for c in value.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
@@ -557,6 +557,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return ("table", True), *table, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`
         return ("test", False), *test
+    if (elixir := _elixir_definition(target)) is not None:  # `defmodule Foo.Bar do`, `def greet(name) do`
+        return elixir
     if (macro := _rust_macro_item(target)) is not None:  # ripgrep's `rgtest!(r16, |dir, cmd| {...});`
         return ("function", False), macro, target, None
     if (named := _js_named_argument(target)) is not None:  # `defineGetter(req, 'ip', function ip() {...})` (a test
@@ -677,6 +679,35 @@ def _ruby_test(call: Any) -> tuple[Any, list[Any], Any] | None:
     if callee is None or block is None or receiver is not None and receiver.text != b"RSpec":
         return None
     return callee, _arguments(call), block
+
+
+# Elixir: definitions are calls (`defmodule Foo.Bar do`, `def greet(name) when ... do`, `defp helper(x), do: x`),
+# ExUnit's tests too (`describe "greet/1" do`, `test "says hi", %{conn: conn} do`)
+_ELIXIR_MODULES = frozenset({"defmodule", "defprotocol", "defimpl"})
+_ELIXIR_FUNCTIONS = frozenset({"def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate", "defn",
+                               "defnp"})
+
+
+def _elixir_definition(call: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
+    """(kind, name node, the node holding its body, its title for a test) of an Elixir call that defines: a module or
+    a function by the name its first argument gives, a test by its title; its `do` block is its body."""
+    called = call.child_by_field_name("target") if call.type == "call" else None
+    word = called.text.decode("utf-8", "replace") if called is not None and called.type == "identifier" else ""
+    given = next((c for c in call.named_children if c.type == "arguments"), None)
+    block = next((c for c in call.named_children if c.type == "do_block"), None)
+    first = given.named_children[0] if given is not None and given.named_child_count else None
+    if first is None or word not in _ELIXIR_MODULES | _ELIXIR_FUNCTIONS | _TEST_CALLS:
+        return None
+    if word in _TEST_CALLS:
+        return (("test", False), first, block, _titled(first)) if first.type == "string" and block else None
+    while first.type in ("binary_operator", "call") and first.type != "identifier":  # `name(args) when guard`
+        first = first.child_by_field_name("left" if first.type == "binary_operator" else "target") or first
+        if first.type in ("identifier", "alias"):
+            break
+    if first.type not in ("identifier", "alias"):
+        return None
+    kind = ("module", True) if word in _ELIXIR_MODULES else ("def", False)
+    return kind, first, block if block is not None else call, None
 
 
 def _lua_test(call: Any) -> tuple[Any, list[Any], Any] | None:
@@ -922,6 +953,9 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
         return _PROTOTYPE.sub(".", name_node.text.decode("utf-8", "replace"))  # method `View.lookup`
     if name_node is not None and name_node.type == "method_index_expression":  # Lua's `function Picker:find()` is
         return str(name_node.text.decode("utf-8", "replace")).replace(":", ".")  # `Picker.find = function(self)`
+    if name_node is not None and node.type == "subroutine_declaration_statement" and \
+            (package := _perl_package(node)) is not None:  # Perl: `package Foo::Bar;` then `sub greet`
+        return f"{package}::{name_node.text.decode('utf-8', 'replace')}"
     if name_node is not None:
         return str(name_node.text.decode("utf-8", "replace"))
     if node.type == "operator_declaration" and (op := node.child_by_field_name("operator")) is not None:
@@ -955,6 +989,21 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
     if own is not None:  # Kotlin's `fun size()`, `internal class Buffer`
         return str(own.text.decode("utf-8", "replace"))
     return _first_name(node, lines)
+
+
+def _perl_package(sub: Any) -> str | None:
+    """The package a Perl sub is defined in: the `package Foo::Bar { ... }` around it, else the last `package
+    Foo::Bar;` above it at its level."""
+    holder = sub.parent
+    while holder is not None and holder.type != "package_statement":
+        holder = holder.parent
+    if holder is None:
+        holder = sub.prev_named_sibling
+        while holder is not None and (holder.type != "package_statement" or
+                                      any(c.type == "block" for c in holder.named_children)):  # (a block's own)
+            holder = holder.prev_named_sibling
+    named = holder.child_by_field_name("name") if holder is not None else None
+    return named.text.decode("utf-8", "replace") if named is not None else None
 
 
 def _declarator_in(declarator: Any) -> Any | None:
@@ -1025,12 +1074,27 @@ def _attributes_above(node: Any, lines: list[str]) -> int:
     started at its `fn` line. Each must start a line of its own (`let x = 1; // note` is code's)."""
     line: int = node.start_point[0]
     above = node.prev_named_sibling
-    while above is not None and above.type in _ATTRIBUTES and above.end_point[0] >= line - 1:
+    while above is not None and (above.type in _ATTRIBUTES or _elixir_attribute(above)) and \
+            above.end_point[0] >= line - 1:
         row, column = above.start_point
         if row >= len(lines) or lines[row][:column].strip():
             break
         line, above = row, above.prev_named_sibling
     return line
+
+
+_ELIXIR_ATTRIBUTES = frozenset({b"doc", b"spec", b"impl", b"deprecated", b"since", b"decorate"})
+
+
+def _elixir_attribute(node: Any) -> bool:
+    """An Elixir function's own attribute above it (`@doc \"\"\"...\"\"\"`, `@spec`, `@impl true`): its documentation is
+    its, not the module's code between definitions (not `@moduledoc`, nor a module attribute `@timeout 5_000`)."""
+    if node.type != "unary_operator" or node.child_by_field_name("operator") is None:
+        return False
+    operand = node.child_by_field_name("operand")
+    called = operand.child_by_field_name("target") if operand is not None and operand.type == "call" else None
+    return node.child_by_field_name("operator").text == b"@" and called is not None and \
+        called.text in _ELIXIR_ATTRIBUTES
 
 
 # TypeScript's overload signatures: no body, each a line (or a few) above the one that has it

@@ -385,6 +385,22 @@ MORE_LANGUAGES = {
                        "@test 'a \"quoted\" title' {\n  run bats\n}\n",
                        {("setup", "function", 3, 5), ("-h_and_--help_print_help", "test", 7, 10),
                         ("a_\"quoted\"_title", "test", 12, 14)}),
+    "lib/plug/conn.ex": ("defmodule Plug.Conn do\n  @moduledoc \"A connection.\"\n\n"
+                         "  @doc \"\"\"\n  Assigns.\n  \"\"\"\n  @spec assign(t, atom, term) :: t\n"
+                         "  def assign(conn, key, value) when is_atom(key) do\n"
+                         "    conn\n  end\n\n  defp halted(conn), do: conn\n\n  defmodule NotSentError do\n"
+                         "    def message(_), do: \"not sent\"\n  end\nend\n",
+                         {("Plug.Conn", "module", 1, 2), ("Plug.Conn.assign", "function", 4, 10),
+                          ("Plug.Conn.halted", "function", 12, 12),
+                          ("Plug.Conn.NotSentError.message", "function", 15, 15)}),
+    "test/plug/conn_test.exs": ("defmodule Plug.ConnTest do\n  describe \"assign/3\" do\n"
+                                "    test \"assigns a key\", %{conn: conn} do\n      assert conn\n"
+                                "    end\n  end\nend\n",
+                                {("Plug.ConnTest.assign/3.assigns_a_key", "test", 3, 5)}),
+    "lib/Mojo/URL.pm": ("package Mojo::URL;\nuse Mojo::Base -base;\n\n# The path.\nsub path {\n  my $self = shift;\n"
+                        "  return $self;\n}\n\npackage Mojo::URL::Query { sub pairs { 1 } }\n\nsub host { 2 }\n1;\n",
+                        {("Mojo.URL.path", "function", 4, 8), ("Mojo.URL.Query.pairs", "function", 10, 10),
+                         ("Mojo.URL.host", "function", 12, 12)}),
 }
 
 
@@ -398,7 +414,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     structs, Java enum constants' bodies, a test framework's tests (busted's in Lua too), C# and Swift code under
     `#if` (an `else if` after one, a header written once per branch, an `#else` branch in a file with an error
     elsewhere, `#error`; Swift's `nonisolated(unsafe)`), Lua functions bound to a name or a table's field (a callback
-    given to a call is part of its caller), bats's `@test "title" {` (no bash the grammar reads); a `#` directive
+    given to a call is part of its caller), bats's `@test "title" {` (no bash the grammar reads), Elixir's calls that
+    define (`defmodule`, `def ... when`, a one-line `defp`, their `@doc` and `@spec` above; ExUnit's tests), Perl's
+    subs by their package (`package X;` or `package X {...}`); a `#` directive
     above a definition is not its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
@@ -1649,14 +1667,14 @@ def test_a_rust_macro_called_with_a_name_at_a_files_level_defines_that_name() ->
 def test_a_script_with_no_suffix_is_read_by_its_interpreter_line(tmp_path: Path) -> None:
     """jq's tests/shtest and tests/jqtest (`#!/bin/sh`, no suffix) were not indexed, and a search naming one answered
     with unrelated C. A file with no suffix is a source file when its `#!` line names an interpreter whose grammar is
-    read; any other (a Makefile, a licence, a perl script) is not."""
+    read; any other (a Makefile, a licence, an awk script) is not."""
     from ctxsieve.indexes.repos.walk import walk
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "shtest").write_text("#!/bin/sh\n\nfaketty() {\n  script -qec \"$*\" /dev/null\n}\n")
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "serve").write_text("#!/usr/bin/env -S python3 -u\ndef main():\n    pass\n")
-    (tmp_path / "bin" / "report").write_text("#!/usr/bin/perl\nprint 1;\n")
+    (tmp_path / "bin" / "report").write_text("#!/usr/bin/awk -f\n{ print $1 }\n")
     (tmp_path / "Makefile").write_text("all:\n\tcc -o jq main.c\n")
     (tmp_path / "LICENSE").write_bytes(b"\x00\x01")
     (tmp_path / "bin" / "serve-again").symlink_to("serve")  # (ansible's bin/ansible: the same file again)

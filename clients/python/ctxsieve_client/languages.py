@@ -18,13 +18,14 @@ LANGUAGES = {
     ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".h++": "cpp", ".ipp": "cpp", ".tpp": "cpp",
     ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".php": "php", ".sh": "bash",
     ".bash": "bash", ".zsh": "bash", ".bats": "bash", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift",
-    ".scala": "scala", ".lua": "lua",
+    ".scala": "scala", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".ex": "elixir", ".exs": "elixir",
 }
 # a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
 _SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
 _INTERPRETERS = {"python": "python", "sh": "bash", "bash": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
                  "bats": "bash",
-                 "node": "javascript", "nodejs": "javascript", "ruby": "ruby", "lua": "lua", "php": "php"}
+                 "node": "javascript", "nodejs": "javascript", "ruby": "ruby", "lua": "lua", "php": "php",
+                 "perl": "perl", "elixir": "elixir"}
 
 
 def shebang_language(head: str) -> str | None:
