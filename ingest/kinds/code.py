@@ -309,9 +309,32 @@ def _bats_title(node: Any, lines: list[str]) -> str | None:
     return None if found is None else _title_as_name(found.group(2))
 
 
+# A Vue or Svelte component: its code is in its `<script>` elements (`<script setup lang="ts">`, Svelte's `<script
+# context="module">`), read by the TypeScript grammar (JavaScript's superset) with the markup around them blanked;
+# the template's and style's lines are the component's own code outside definitions, found by their words.
+_MARKUP_SCRIPTS = frozenset({"vue", "svelte"})
+_SCRIPT_ELEMENT = re.compile(rb"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
+
+
+def _scripts_only(source: bytes) -> bytes:
+    """The source with every byte outside its `<script>` elements' contents a space (line breaks kept)."""
+    out, at = [], 0
+    for script in _SCRIPT_ELEMENT.finditer(source):
+        out.append(_NOT_A_BREAK.sub(b" ", source[at : script.start(2)]))
+        out.append(script.group(2))
+        at = script.end(2)
+    out.append(_NOT_A_BREAK.sub(b" ", source[at:]))
+    return b"".join(out)
+
+
+_NOT_A_BREAK = re.compile(rb"[^\r\n]")
+
+
 def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     """The grammar's tree of a file: of its own bytes, less what the language's preprocessor takes away (every
     offset and line kept)."""
+    if language in _MARKUP_SCRIPTS:
+        return parser.parse(_scripts_only(source))
     if language == "bash":
         return parser.parse(_bats_for_grammar(source))
     if language in _MACRO_LANGUAGES:
@@ -437,7 +460,7 @@ def _parser(language: str | None) -> Any:
         return None
     try:
         from tree_sitter_language_pack import get_parser
-        return get_parser(language)  # type: ignore[arg-type]
+        return get_parser("typescript" if language in _MARKUP_SCRIPTS else language)  # type: ignore[arg-type]
     except (ImportError, LookupError):
         return None
 

@@ -397,6 +397,15 @@ MORE_LANGUAGES = {
                                 "    test \"assigns a key\", %{conn: conn} do\n      assert conn\n"
                                 "    end\n  end\nend\n",
                                 {("Plug.ConnTest.assign/3.assigns_a_key", "test", 3, 5)}),
+    "src/views/Table.vue": ("<template>\n  <el-button @click=\"handleCreate\">Add</el-button>\n</template>\n\n"
+                            "<script>\nimport { fetchList } from '@/api/article'\n\nexport default {\n  methods: {\n"
+                            "    handleCreate() {\n      this.resetTemp()\n    }\n  }\n}\n</script>\n\n"
+                            "<style scoped>\n.filter { padding: 0; }\n</style>\n",
+                            {("handleCreate", "method", 10, 12)}),
+    "src/lib/Counter.svelte": ("<script lang=\"ts\">\n  let count = 0;\n  function increment(by: number) {\n"
+                               "    count += by;\n  }\n</script>\n\n"
+                               "<button on:click={() => increment(1)}>{count}</button>\n",
+                               {("increment", "function", 3, 5)}),
     "lib/Mojo/URL.pm": ("package Mojo::URL;\nuse Mojo::Base -base;\n\n# The path.\nsub path {\n  my $self = shift;\n"
                         "  return $self;\n}\n\npackage Mojo::URL::Query { sub pairs { 1 } }\n\nsub host { 2 }\n1;\n",
                         {("Mojo.URL.path", "function", 4, 8), ("Mojo.URL.Query.pairs", "function", 10, 10),
@@ -416,7 +425,7 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     elsewhere, `#error`; Swift's `nonisolated(unsafe)`), Lua functions bound to a name or a table's field (a callback
     given to a call is part of its caller), bats's `@test "title" {` (no bash the grammar reads), Elixir's calls that
     define (`defmodule`, `def ... when`, a one-line `defp`, their `@doc` and `@spec` above; ExUnit's tests), Perl's
-    subs by their package (`package X;` or `package X {...}`); a `#` directive
+    subs by their package (`package X;` or `package X {...}`), a Vue or Svelte component's `<script>`; a `#` directive
     above a definition is not its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
