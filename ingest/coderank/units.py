@@ -32,7 +32,7 @@ UNITS_VERSION = 35
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
-_TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol", "actor", "union")
+_TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol", "actor", "union", "mixin")
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
                  "constructor": "constructor", "impl": "impl", "extension": "extension", "module": "module",
                  "mod": "module", "namespace": "module", "type": "type", "test": "test",

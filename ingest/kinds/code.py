@@ -62,6 +62,7 @@ _KINDS = {
     "abstract_class_declaration": ("class", True), "abstract_method_signature": ("method", False),
     "annotation_type_element_declaration": ("method", False), "type_alias": ("type", False),
     "typealias_declaration": ("type", False), "subroutine_declaration_statement": ("def", False),
+    "mixin_declaration": ("mixin", True), "extension_declaration": ("extension", True),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -496,8 +497,13 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
                  ) -> Iterator[Definition]:
     """The definitions under `node`, each with its nested ones and the comments above it (`comments`: how its
     language writes them)."""
+    bodies: set[tuple[int, int]] = set()  # Dart: the function bodies read with the signatures before them
     for child in node.children:
-        if child.child_count == 0 or child.type in opaque:
+        if child.child_count == 0 or child.type in opaque or (child.start_byte, child.end_byte) in bodies:
+            continue
+        if (dart := _dart_body(child)) is not None:
+            bodies.add((dart.start_byte, dart.end_byte))
+            yield _dart_function(child, dart, lines, opaque, comments)
             continue
         if child.type not in _DEFINING:  # most nodes: what they hold is all there is to read
             yield from _definitions(child, lines, opaque, comments)
@@ -536,6 +542,38 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
 
 
 _STATEMENT_WORDS = frozenset({"if", "else", "for", "while", "switch", "return", "do", "sizeof", "catch", "case"})
+
+# Dart: a function or method is its signature and the `function_body` after it, two nodes side by side
+_DART_SIGNATURES = frozenset({"function_signature", "method_signature", "getter_signature", "setter_signature"})
+_DART_CONSTRUCTORS = frozenset({"constructor_signature", "factory_constructor_signature",
+                                "constant_constructor_signature", "redirecting_factory_constructor_signature"})
+
+
+def _dart_body(signature: Any) -> Any | None:
+    """The body of a Dart signature (the `function_body` right after it), if it is one: a TypeScript overload's
+    `function_signature` has none."""
+    after = signature.next_named_sibling if signature.type in _DART_SIGNATURES else None
+    return after if after is not None and after.type == "function_body" else None
+
+
+def _dart_function(signature: Any, body: Any, lines: list[str], opaque: frozenset[str], comments: Comments
+                   ) -> Definition:
+    """A Dart function, method, getter, setter or constructor: from its signature (annotations and doc comments
+    above it) to its body's end, named as Dart calls it (`Counter.named`'s constructor `named`)."""
+    own = signature.named_children[0] if signature.type == "method_signature" and signature.named_child_count \
+        else signature
+    names = [c for i, c in enumerate(own.children) if c.type == "identifier" and
+             (own.field_name_for_child(i) == "name" or own.type in _DART_CONSTRUCTORS)]
+    named = names[-1] if names else None  # (a named constructor `Counter.named`: `named`)
+    word = "constructor" if own.type in _DART_CONSTRUCTORS else "def"
+    name = named.text.decode("utf-8", "replace") if named is not None else _first_name(own, lines)
+    block = next((c for c in body.named_children if c.type == "block"), None)
+    header = signature.start_point[0]
+    body_line = block.start_point[0] if block is not None and block.start_point[0] > header else header + 1
+    first = _with_comments_above(_attributes_above(signature, lines), lines, comments)
+    statements = tuple(c.start_point[0] for c in block.named_children) if block is not None else ()
+    return Definition(first, body.end_point[0], max(body_line, first + 1), f"{word} {name}", False,
+                      tuple(_definitions(body, lines, opaque, comments)), statements, header)
 
 
 def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
@@ -1088,7 +1126,7 @@ _KEYWORDS = frozenset({
 })
 
 
-_ATTRIBUTES = frozenset({"attribute_item", "line_comment", "block_comment"})
+_ATTRIBUTES = frozenset({"attribute_item", "line_comment", "block_comment", "annotation"})  # (Dart's `@override`)
 
 
 def _attributes_above(node: Any, lines: list[str]) -> int:

@@ -406,6 +406,12 @@ MORE_LANGUAGES = {
                                "    count += by;\n  }\n</script>\n\n"
                                "<button on:click={() => increment(1)}>{count}</button>\n",
                                {("increment", "function", 3, 5)}),
+    "lib/counter.dart": ("/// A counter.\nclass Counter {\n  @override\n  String toString() => 'c';\n\n"
+                         "  factory Counter.make() {\n    return Counter();\n  }\n\n  int get value => 1;\n}\n\n"
+                         "mixin Loud {\n  void shout() {}\n}\n\nvoid main() {\n  run();\n}\n",
+                         {("Counter", "class", 1, 2), ("Counter.toString", "method", 3, 4),
+                          ("Counter.make", "constructor", 6, 8), ("Counter.value", "method", 10, 10),
+                          ("Loud.shout", "method", 14, 14), ("main", "function", 17, 19)}),
     "lib/Mojo/URL.pm": ("package Mojo::URL;\nuse Mojo::Base -base;\n\n# The path.\nsub path {\n  my $self = shift;\n"
                         "  return $self;\n}\n\npackage Mojo::URL::Query { sub pairs { 1 } }\n\nsub host { 2 }\n1;\n",
                         {("Mojo.URL.path", "function", 4, 8), ("Mojo.URL.Query.pairs", "function", 10, 10),
@@ -425,7 +431,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     elsewhere, `#error`; Swift's `nonisolated(unsafe)`), Lua functions bound to a name or a table's field (a callback
     given to a call is part of its caller), bats's `@test "title" {` (no bash the grammar reads), Elixir's calls that
     define (`defmodule`, `def ... when`, a one-line `defp`, their `@doc` and `@spec` above; ExUnit's tests), Perl's
-    subs by their package (`package X;` or `package X {...}`), a Vue or Svelte component's `<script>`; a `#` directive
+    subs by their package (`package X;` or `package X {...}`), a Vue or Svelte component's `<script>`, Dart's
+    functions (a signature and the body beside it); a `#` directive
     above a definition is not its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
