@@ -357,13 +357,26 @@ def test_real_claude_code_sends_the_model_the_hooks_replacement(stub_url: str, t
     assert len(seen) < len(LOG) / 4, "the model saw the cut, not the whole file"
 
 
-def test_real_claude_code_sees_the_files_own_line_numbers_in_a_cut_read(stub_url: str, tmp_path: Path) -> None:
-    """A source file read through the http hook: each file line the model is sent carries its true number
-    (Claude Code's own numbering where the cut is one run, the number before │ where it is several)."""
-    from tests.client.scripted_anthropic import ScriptedModel
-    from tests.service.test_api_code import TEXT as MODULE
+# a shell script with no suffix (bats-core's `libexec/bats-core/bats`): read by its `#!` line, not as prose
+SCRIPT = "#!/usr/bin/env bash\nset -e\n\n" + "\n".join(
+    f"# Syncs shard {i}, retrying up to {i} times.\nhandler_{i}() {{\n  local tries=0\n"
+    f"  while [ \"$tries\" -lt {i} ]; do\n    tries=$((tries + 1))\n    sync_shard \"$1\" || continue\n  done\n"
+    + ("  echo 'handler 17 gave up after retries' >&2\n" if i == 17 else "") + "}\n" for i in range(40))
 
-    source = tmp_path / "handlers.py"
+
+@pytest.mark.parametrize(("name", "asked", "named"), [
+    ("handlers.py", "Handler17.dispatch gives up too early", 'raise RuntimeError("handler 17 gave up after retries")'),
+    ("serve", "handler_17 gives up too early", "echo 'handler 17 gave up after retries' >&2")])
+def test_real_claude_code_sees_the_files_own_line_numbers_in_a_cut_read(stub_url: str, tmp_path: Path, name: str,
+                                                                         asked: str, named: str) -> None:
+    """A source file read through the http hook: each file line the model is sent carries its true number
+    (Claude Code's own numbering where the cut is one run, the number before │ where it is several). A script with
+    no suffix (`serve`, `#!/usr/bin/env bash`) is cut as code too: at its functions, its lines whole and indented."""
+    from tests.client.scripted_anthropic import ScriptedModel
+    from tests.service.test_api_code import TEXT
+
+    MODULE = TEXT if name.endswith(".py") else SCRIPT  # noqa: N806
+    source = tmp_path / name
     source.write_text(MODULE)
     model = ScriptedModel(str(source))
     api, server = model.serve()
@@ -374,7 +387,7 @@ def test_real_claude_code_sees_the_files_own_line_numbers_in_a_cut_read(stub_url
            "ANTHROPIC_BASE_URL": api, "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
            "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
     try:
-        done = subprocess.run([str(CLAUDE), "-p", f"Handler17.dispatch gives up too early; read {source}",
+        done = subprocess.run([str(CLAUDE), "-p", f"{asked}; read {source}",
                                "--allowedTools", "Read", "--settings", str(settings), "--output-format", "json"],
                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     finally:
@@ -398,5 +411,6 @@ def test_real_claude_code_sees_the_files_own_line_numbers_in_a_cut_read(stub_url
         assert file_lines[number - 1] == text, f"line {number} is not {text!r}"
         checked += 1
     assert 20 <= checked < len(file_lines) / 2, "a cut of the file, every line with its true number"
-    assert 'raise RuntimeError("handler 17 gave up after retries")' in seen, "the named method is shown"
+    assert checked <= len(file_lines) / 3, "cut as code (a third of the file), not as prose (1,500 tokens: 155 lines)"
+    assert named in seen, "the named definition is shown"
     assert "mcp__ctxsieve__fetch_ref(" in json.dumps(sent), "the placeholder beside the output"
