@@ -101,7 +101,7 @@ class CodeUnit:
 
 # the folders a language's modules are named from, not by: `src/click/core.py` is `click.core`, Maven's
 # `src/main/java/org/apache/...` is `org.apache...`, Ruby's `lib/rack/lint.rb` is `rack.lint`
-_SOURCE_ROOTS = frozenset({"src", "lib", "source", "sources", "lua"})  # (a Neovim plugin's `lua/telescope/...`)
+_SOURCE_ROOTS = frozenset({"src", "lib", "source", "sources", "lua", "R"})  # (a Neovim plugin's `lua/telescope/...`)
 _JVM_ROOTS = (frozenset({"main", "test"}), frozenset({"java", "kotlin", "scala", "groovy"}))
 
 

@@ -620,6 +620,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return ("test", False), *test
     if (elixir := _elixir_definition(target)) is not None:  # `defmodule Foo.Bar do`, `def greet(name) do`
         return elixir
+    if (assigned := _r_function(target)) is not None:  # R: `area <- function(p) {...}`, R6's `add = function()`
+        return ("function", False), *assigned, None
     if (macro := _rust_macro_item(target)) is not None:  # ripgrep's `rgtest!(r16, |dir, cmd| {...});`
         return ("function", False), macro, target, None
     if (named := _js_named_argument(target)) is not None:  # `defineGetter(req, 'ip', function ip() {...})` (a test
@@ -761,14 +763,42 @@ def _elixir_definition(call: Any) -> tuple[tuple[str, bool], Any, Any, str | Non
         return None
     if word in _TEST_CALLS:
         return (("test", False), first, block, _titled(first)) if first.type == "string" and block else None
-    while first.type in ("binary_operator", "call") and first.type != "identifier":  # `name(args) when guard`
-        first = first.child_by_field_name("left" if first.type == "binary_operator" else "target") or first
-        if first.type in ("identifier", "alias"):
-            break
+    while first.type in ("binary_operator", "call"):  # `name(args) when guard`: the guard's left, the call's name
+        inner = first.child_by_field_name("left" if first.type == "binary_operator" else "target")
+        if inner is None:
+            return None
+        first = inner
     if first.type not in ("identifier", "alias"):
         return None
     kind = ("module", True) if word in _ELIXIR_MODULES else ("def", False)
     return kind, first, block if block is not None else call, None
+
+
+_R_ASSIGNMENTS = frozenset({b"<-", b"<<-", b"="})
+_R_BINDINGS = frozenset({"binary_operator", "argument"})
+
+
+def _r_function(node: Any) -> tuple[Any, Any] | None:
+    """(name node, function) where R binds a name to a function: `area <- function(p) {...}`, `obj$method = ...`,
+    or names one among a call's arguments (R6's `public = list(add = function(n) {...})`)."""
+    if node.type == "binary_operator":
+        operator = node.child_by_field_name("operator")
+        name, value = node.child_by_field_name("lhs"), node.child_by_field_name("rhs")
+        if operator is None or operator.text not in _R_ASSIGNMENTS:
+            return None
+    elif node.type == "argument" and _in_list_call(node):  # (not a handler given to a call: `error = function(e)`)
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    else:
+        return None
+    usable = name is not None and name.type in ("identifier", "extract_operator", "string")
+    return (name, value) if usable and value is not None and value.type == "function_definition" else None
+
+
+def _in_list_call(argument: Any) -> bool:
+    """An R argument given to `list(...)`, as an R6 class's methods are."""
+    call = argument.parent.parent if argument.parent is not None else None
+    called = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    return called is not None and called.text == b"list"
 
 
 def _lua_test(call: Any) -> tuple[Any, list[Any], Any] | None:
@@ -947,7 +977,8 @@ def _lua_table(node: Any) -> tuple[Any, Any] | None:
 def _anonymous_function(node: Any) -> bool:
     """A Lua function with no name of its own (`function(...) ... end`): Python's and C's function definitions
     always have one (a `name`, a `declarator`)."""
-    return node.type == "function_definition" and node.child_by_field_name("name") is None \
+    named = node.child_by_field_name("name")  # (R's names its keyword `function`, a token of no name)
+    return node.type == "function_definition" and (named is None or not named.is_named) \
         and node.child_by_field_name("declarator") is None
 
 
@@ -955,7 +986,7 @@ def _anonymous_function(node: Any) -> bool:
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
-                                "function_call", "type_definition", "macro_invocation"}
+                                "function_call", "type_definition", "macro_invocation", "binary_operator", "argument"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 
@@ -1014,6 +1045,8 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
         return _PROTOTYPE.sub(".", name_node.text.decode("utf-8", "replace"))  # method `View.lookup`
     if name_node is not None and name_node.type == "method_index_expression":  # Lua's `function Picker:find()` is
         return str(name_node.text.decode("utf-8", "replace")).replace(":", ".")  # `Picker.find = function(self)`
+    if name_node is not None and name_node.type in ("extract_operator", "string") and node.type in _R_BINDINGS:
+        return str(name_node.text.decode("utf-8", "replace")).strip("\"'`").replace("$", ".")  # R: `obj$method`
     if name_node is not None and node.type == "subroutine_declaration_statement" and \
             (package := _perl_package(node)) is not None:  # Perl: `package Foo::Bar;` then `sub greet`
         return f"{package}::{name_node.text.decode('utf-8', 'replace')}"

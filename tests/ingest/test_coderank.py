@@ -412,6 +412,10 @@ MORE_LANGUAGES = {
                          {("Counter", "class", 1, 2), ("Counter.toString", "method", 3, 4),
                           ("Counter.make", "constructor", 6, 8), ("Counter.value", "method", 10, 10),
                           ("Loud.shout", "method", 14, 14), ("main", "function", 17, 19)}),
+    "R/filter.R": ("#' Keep rows.\n#' @export\nfilter <- function(.data, ...) {\n  lapply(1:3, function(i) i)\n}\n\n"
+                   "obj$method = function() NULL\n\nCounter <- R6::R6Class(\"Counter\", public = list(\n"
+                   "  add = function(n = 1) {\n    tryCatch(n, error = function(e) NULL)\n  }\n))\n",
+                   {("filter", "function", 1, 5), ("obj.method", "function", 7, 7), ("add", "function", 10, 12)}),
     "lib/Mojo/URL.pm": ("package Mojo::URL;\nuse Mojo::Base -base;\n\n# The path.\nsub path {\n  my $self = shift;\n"
                         "  return $self;\n}\n\npackage Mojo::URL::Query { sub pairs { 1 } }\n\nsub host { 2 }\n1;\n",
                         {("Mojo.URL.path", "function", 4, 8), ("Mojo.URL.Query.pairs", "function", 10, 10),
@@ -432,13 +436,16 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     given to a call is part of its caller), bats's `@test "title" {` (no bash the grammar reads), Elixir's calls that
     define (`defmodule`, `def ... when`, a one-line `defp`, their `@doc` and `@spec` above; ExUnit's tests), Perl's
     subs by their package (`package X;` or `package X {...}`), a Vue or Svelte component's `<script>`, Dart's
-    functions (a signature and the body beside it); a `#` directive
+    functions (a signature and the body beside it), R's functions bound to a name (an anonymous one given to a call,
+    a handler too, is its caller's); a `#` directive
     above a definition is not its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
         lines = text.split("\n")
         assert all(u.text == "\n".join(lines[u.start_line - 1 : u.end_line]) for u in units), path
+    r = units_of("R/filter.R", MORE_LANGUAGES["R/filter.R"][0])
+    assert not {"function", "error"} & {u.name.rsplit(".", 1)[-1] for u in r}, "an anonymous R function is none"
     lua = units_of("history.lua", MORE_LANGUAGES["history.lua"][0])
     assert [u.name for u in lua if u.start_line <= 14 <= u.end_line] == ["write_async"], "a callback is its caller's"
     crlf = MORE_LANGUAGES["ByteString.kt"][0].replace("\n", "\r\n")
