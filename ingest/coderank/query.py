@@ -93,8 +93,14 @@ _HYPHENATED = re.compile(r"(?<![\w-])([A-Za-z]{1,12})-([A-Za-z]{2,12})(?![\w-])"
 _POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s\b")
 
 
+# a function named with its arity, as Elixir and Erlang write one (`Plug.Conn.assign/3`, `put_resp_header/3`): the
+# name (`assign/3` alone had ranked `merge_assigns` first)
+_ARITY = re.compile(r"(?<![\w/.-])((?:[A-Z]\w*\.)*[a-z_]\w*[!?]?)/\d{1,2}(?![\w/.])")
+
+
 @lru_cache(maxsize=64)
 def read_code_query(text: str) -> CodeQuery:
+    text = _ARITY.sub(r"\1", text)
     request = read_request(text)
     files = tuple(dict.fromkeys(_LEADING_DOTS.sub("", m.replace("\\", "/")) for m in _FILE.findall(text)))
     modules = tuple(dict.fromkeys(m for m in _MODULE.findall(text) if not _FILE.fullmatch(m) and "." in m))

@@ -1934,3 +1934,20 @@ def test_enum_members_fields_object_keys_and_keyword_look_ups_are_declarations()
             "  if(all_added) {\n    run();\n  }\n  return result;\n}\n")
     assert [(u.name, u.start_line, u.end_line) for u in units_of("src/tool_operate.c", text)] == [
         ("parallel_transfers", 1, 22)]
+
+
+def test_a_function_named_with_its_arity_is_named() -> None:
+    """Elixir's and Erlang's `Module.function/arity` (`Plug.Conn.assign/3`): the function of that name first (the
+    arity alone had read as a path's part, and `assign/3` ranked `merge_assigns` first); a path stays a path."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    doc = "".join(f"  Assign {i}: assign each key, as assign does; assign, assign, assign.\n" for i in range(6))
+    conn = (f"defmodule Plug.Conn do\n  @doc \"\"\"\n{doc}  \"\"\"\n  def merge_assigns(conn, assigns) do\n"
+            "    Enum.reduce(assigns, conn, fn {k, v}, acc -> assign(acc, k, v) end)\n  end\n\n"
+            "  def assign(conn, key, value), do: conn\nend\n")
+    memory = RepoMemory()
+    memory.put_file("lib/plug/conn.ex", "a", units_of("lib/plug/conn.ex", conn))
+    for asked in ("assign/3", "Plug.Conn.assign/3", "`Plug.Conn.assign/3` drops the key"):
+        assert memory.search(read_code_query(asked), 1)[0].unit.name == "Plug.Conn.assign", asked
+    assert read_code_query("lib/plug/conn.ex").files == ("lib/plug/conn.ex",)
+    assert read_code_query("see tests/fixtures/2").text == "see tests/fixtures/2", "a folder's part is no name"
