@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
@@ -67,8 +67,9 @@ _KINDS = {
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
 # kinds that are definitions only with a `name` (C#'s and Swift's property; Kotlin's `val x = 1` shares the node type:
-# a look-up finds it where it is declared, `ranker.declares`)
-_NAMED_ONLY = frozenset({"property_declaration"})
+# a look-up finds it where it is declared, `ranker.declares`; Ruby's `method`, whose type Perl gives the method a call
+# names, `$_->$cb`: mojo's Promise.pm had three definitions named `$cb` inside `map`)
+_NAMED_ONLY = frozenset({"property_declaration", "method"})
 _NAMED = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -139,6 +140,8 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
         root = _tree(parser, source, language).root_node
         found = tuple(_definitions(root, text.split("\n"), _OPAQUE_BY_LANGUAGE.get(language or "", _OPAQUE),
                                    Comments.of(language)))
+        if language in _CLAUSE_LANGUAGES:
+            found = _clauses_joined(found)
         imports = frozenset(n + 1 for node in _imports_in(root, source)
                             for n in range(node.start_point[0], _last_row(node) + 1))
     except RecursionError:  # nesting deeper than Python's stack (`[[[...]]]` a thousand deep, generated code): read
@@ -176,6 +179,27 @@ _TRAILING_MACRO = re.compile(rb"\)[ \t]*(?:" + _QUALIFIERS + rb"[ \t]*)*((?:" + 
 # function), blanked with each line break kept. A macro's body defines nothing.
 _CONTINUED_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b[^\n]*?(\\[ \t]*\r?\n(?:[^\n]*\\[ \t]*\r?\n)*[^\n]*)", re.M)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
+
+
+# Elixir: a function of several clauses (`defp month_name(1), do: "Jan"` ... twelve of them) is one function, as its
+# language reads it: the clauses written one after the other are one definition (plug's cookies.ex had `month_name`
+# twelve times over in an answer)
+_CLAUSE_LANGUAGES = frozenset({"elixir"})
+
+
+def _clauses_joined(found: Sequence[Definition]) -> tuple[Definition, ...]:
+    """Each run of sibling definitions with the same label as one, from the first's first line to the last's last
+    (their nested ones and statements together, each clause a place to cut), at every level."""
+    out: list[Definition] = []
+    for definition in found:
+        definition = replace(definition, children=_clauses_joined(definition.children))
+        before = out[-1] if out else None
+        if before is not None and before.label == definition.label and not before.container:
+            out[-1] = replace(before, last=definition.last, children=before.children + definition.children,
+                              statements=(*before.statements, definition.first, *definition.statements))
+        else:
+            out.append(definition)
+    return tuple(out)
 
 
 def _macros_blanked(source: bytes, language: str | None) -> bytes:
@@ -505,6 +529,9 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
             bodies.add((dart.start_byte, dart.end_byte))
             yield _dart_function(child, dart, lines, opaque, comments)
             continue
+        if (declared := _dart_declared(child)) is not None:  # a constructor or member with no body of its own
+            yield _dart_function(declared, None, lines, opaque, comments, child)
+            continue
         if child.type not in _DEFINING:  # most nodes: what they hold is all there is to read
             yield from _definitions(child, lines, opaque, comments)
             continue
@@ -556,24 +583,44 @@ def _dart_body(signature: Any) -> Any | None:
     return after if after is not None and after.type == "function_body" else None
 
 
-def _dart_function(signature: Any, body: Any, lines: list[str], opaque: frozenset[str], comments: Comments
-                   ) -> Definition:
-    """A Dart function, method, getter, setter or constructor: from its signature (annotations and doc comments
-    above it) to its body's end, named as Dart calls it (`Counter.named`'s constructor `named`)."""
+_DART_MEMBERS = _DART_CONSTRUCTORS | {"function_signature", "getter_signature", "setter_signature",
+                                     "operator_signature"}
+
+
+def _dart_declared(declaration: Any) -> Any | None:
+    """The signature of a Dart member declared with no body of its own: a constructor with an initializer list or a
+    redirection (`const BlocProvider({...}) : super(key: key);`, `factory A.other() = B;`), an abstract method."""
+    if declaration.type != "declaration":
+        return None
+    return next((c for c in declaration.named_children if c.type in _DART_MEMBERS), None)
+
+
+def _dart_function(signature: Any, body: Any | None, lines: list[str], opaque: frozenset[str], comments: Comments,
+                   declaration: Any | None = None) -> Definition:
+    """A Dart function, method, getter, setter, operator or constructor: from its signature (annotations and doc
+    comments above it) to its body's end (a declaration's, when it has none), named as Dart calls it (`Counter.named`'s
+    constructor `named`, `operator ==`)."""
     own = signature.named_children[0] if signature.type == "method_signature" and signature.named_child_count \
         else signature
     names = [c for i, c in enumerate(own.children) if c.type == "identifier" and
              (own.field_name_for_child(i) == "name" or own.type in _DART_CONSTRUCTORS)]
     named = names[-1] if names else None  # (a named constructor `Counter.named`: `named`)
     word = "constructor" if own.type in _DART_CONSTRUCTORS else "def"
-    name = named.text.decode("utf-8", "replace") if named is not None else _first_name(own, lines)
-    block = next((c for c in body.named_children if c.type == "block"), None)
-    header = signature.start_point[0]
+    written = _DART_OPERATOR.search(own.text.decode("utf-8", "replace")) if own.type == "operator_signature" else None
+    name = f"operator{written.group(1)}" if written is not None else \
+        named.text.decode("utf-8", "replace") if named is not None else _first_name(own, lines)
+    outer = declaration if declaration is not None else signature
+    block = next((c for c in body.named_children if c.type == "block"), None) if body is not None else None
+    header = outer.start_point[0]
     body_line = block.start_point[0] if block is not None and block.start_point[0] > header else header + 1
-    first = _with_comments_above(_attributes_above(signature, lines), lines, comments)
+    first = _with_comments_above(_attributes_above(outer, lines), lines, comments)
     statements = tuple(c.start_point[0] for c in block.named_children) if block is not None else ()
-    return Definition(first, body.end_point[0], max(body_line, first + 1), f"{word} {name}", False,
-                      tuple(_definitions(body, lines, opaque, comments)), statements, header)
+    inner = tuple(_definitions(body, lines, opaque, comments)) if body is not None else ()
+    last = (body if body is not None else outer).end_point[0]
+    return Definition(first, last, max(body_line, first + 1), f"{word} {name}", False, inner, statements, header)
+
+
+_DART_OPERATOR = re.compile(r"\boperator\s*([^\s(]+)")
 
 
 def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
@@ -609,7 +656,8 @@ def _local(target: Any) -> bool:
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
-    if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target)) is not None:  # JS/TS:
+    if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target) or _js_pair(target)) \
+            is not None:  # JS/TS:
         return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
     # `res.send = function(...)`; Lua: `M.run = function(...)`
     if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
@@ -688,7 +736,8 @@ def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     `t.Run("empty input", func(t *testing.T) {...})`. Named by the title as Go names a subtest (spaces as `_`; `.`
     too: it joins a qualified name): they were code of no definition, a test file one unit. Python's calls never
     reach here: its expression statements are opaque to the walk, and its `call` has no `method` field."""
-    if node.type == "expression_statement" and (subtest := _go_subtest(node)) is not None:
+    if node.type == "expression_statement" and \
+            (subtest := _go_subtest(node) or _dart_test(node) or _perl_subtest(node)) is not None:
         return subtest
     found = _js_test(node) if node.type == "expression_statement" else _ruby_test(node) if node.type == "call" \
         else _lua_test(node) if node.type == "function_call" else None
@@ -717,6 +766,44 @@ def _js_test(statement: Any) -> tuple[Any, list[Any], Any] | None:
     given = _arguments(call)
     value = next((g for g in reversed(given[1:]) if g.type in _FUNCTION_VALUES), None)
     return (callee, given, value) if callee is not None and callee.type == "identifier" and value is not None else None
+
+
+_DART_TEST_CALLS = frozenset({"test", "group", "testWidgets", "blocTest"})
+
+
+def _dart_test(statement: Any) -> tuple[Any, Any, str] | None:
+    """(title node, function, name) of Dart's `test('emits', () {...});`, `group(...)`, `testWidgets(...)` and
+    `blocTest<C, S>('emits [1]', build: ...)` (the grammar: the name called, then a selector holding its arguments);
+    the function is the last one given, else the call itself (blocTest's closures are named arguments)."""
+    called = statement.named_children[0] if statement.named_child_count == 2 else None
+    selector = statement.named_children[1] if called is not None else None
+    if called is None or called.type != "identifier" or called.text.decode("utf-8", "replace") not in \
+            _DART_TEST_CALLS or selector is None or selector.type != "selector":
+        return None
+    part = next((c for c in selector.named_children if c.type == "argument_part"), None)
+    given = next((c for c in part.named_children if c.type == "arguments"), None) if part is not None else None
+    values = [a.named_children[0] for a in given.named_children if a.type == "argument" and a.named_child_count] \
+        if given is not None else []
+    if not values or values[0].type != "string_literal":
+        return None
+    function = next((v for v in reversed(values[1:]) if v.type == "function_expression"), statement)
+    return values[0], function, _titled(values[0])
+
+
+_PERL_CALLS = frozenset({"ambiguous_function_call_expression", "function_call_expression"})
+_PERL_STRINGS = frozenset({"string_literal", "interpolated_string_literal"})
+
+
+def _perl_subtest(statement: Any) -> tuple[Any, Any, str] | None:
+    """(title node, sub, name) of Perl's Test::More `subtest 'Basic' => sub {...};`."""
+    call = statement.named_children[0] if statement.named_child_count == 1 else None
+    if call is None or call.type not in _PERL_CALLS:
+        return None
+    called, given = call.child_by_field_name("function"), [c for c in call.named_children if c.type != "function"]
+    if called is None or called.text != b"subtest" or len(given) < 2 or given[0].type not in _PERL_STRINGS or \
+            given[-1].type != "anonymous_subroutine_expression":
+        return None
+    return given[0], given[-1], _titled(given[0])
 
 
 def _go_subtest(statement: Any) -> tuple[Any, Any, str] | None:
@@ -836,7 +923,8 @@ def _class_as_type(node: Any) -> tuple[str, Any, Any] | None:
 
 def _titled(node: Any) -> str:
     written = node.text.decode("utf-8", "replace")
-    quoted = node.type in ("string", "template_string") or node.type in _GO_STRINGS
+    quoted = node.type in ("string", "template_string", "string_literal", "interpolated_string_literal") or \
+        node.type in _GO_STRINGS
     title = written[1:-1] if quoted and len(written) >= 2 else written
     title = title[1:] if node.type == "simple_symbol" else title  # RSpec's `describe :fetch`
     return _title_as_name(title)
@@ -850,6 +938,26 @@ def _title_as_name(title: str) -> str:
 # JS/TS: a declaration or a class field whose one value is a function is a function of that name
 _BINDINGS = frozenset({"lexical_declaration", "variable_declaration", "public_field_definition", "field_definition"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+
+
+def _js_pair(node: Any) -> tuple[Any, Any] | None:
+    """(key, function) of a JS/TS object's property whose value is a function (`getSortClass: function(key) {...}`,
+    `pluralize: (n, w) => ...` in a Vue component's `methods`), as its shorthand method `getSortClass(key) {...}` is."""
+    if node.type != "pair" or _in_function(node):  # (an object given to a call in a function: its callbacks)
+        return None
+    key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
+    usable = key is not None and key.type in ("property_identifier", "string") and value is not None
+    return (key, value) if usable and value.type in _FUNCTION_VALUES else None
+
+
+_FUNCTIONS = _FUNCTION_VALUES | {"function_declaration", "method_definition", "generator_function_declaration"}
+
+
+def _in_function(node: Any) -> bool:
+    holder = node.parent
+    while holder is not None and holder.type not in _FUNCTIONS:
+        holder = holder.parent
+    return holder is not None
 
 
 def _bound_function(node: Any) -> tuple[Any, Any] | None:
@@ -984,7 +1092,7 @@ def _anonymous_function(node: Any) -> bool:
 
 # the node types `_as_written` reads (any other is what its type says), and every type that may be a definition or
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
-_READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration",
+_READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration", "pair",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
                                 "function_call", "type_definition", "macro_invocation", "binary_operator", "argument"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
@@ -1045,8 +1153,9 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
         return _PROTOTYPE.sub(".", name_node.text.decode("utf-8", "replace"))  # method `View.lookup`
     if name_node is not None and name_node.type == "method_index_expression":  # Lua's `function Picker:find()` is
         return str(name_node.text.decode("utf-8", "replace")).replace(":", ".")  # `Picker.find = function(self)`
-    if name_node is not None and name_node.type in ("extract_operator", "string") and node.type in _R_BINDINGS:
-        return str(name_node.text.decode("utf-8", "replace")).strip("\"'`").replace("$", ".")  # R: `obj$method`
+    if name_node is not None and name_node.type in ("extract_operator", "string") and node.type in _R_BINDINGS | {
+            "pair"}:  # R's `obj$method <- function`, a JS object's `'on-change': function`: as a name is written
+        return str(name_node.text.decode("utf-8", "replace")).strip("\"'`").replace("$", ".")
     if name_node is not None and node.type == "subroutine_declaration_statement" and \
             (package := _perl_package(node)) is not None:  # Perl: `package Foo::Bar;` then `sub greet`
         return f"{package}::{name_node.text.decode('utf-8', 'replace')}"

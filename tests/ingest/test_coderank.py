@@ -393,29 +393,43 @@ MORE_LANGUAGES = {
                          {("Plug.Conn", "module", 1, 2), ("Plug.Conn.assign", "function", 4, 10),
                           ("Plug.Conn.halted", "function", 12, 12),
                           ("Plug.Conn.NotSentError.message", "function", 15, 15)}),
+    "lib/plug/conn/cookies.ex": ("defmodule Plug.Conn.Cookies do\n  defp month_name(1), do: \"Jan\"\n"
+                                 "  defp month_name(2), do: \"Feb\"\n\n  defp month_name(3) do\n"
+                                 "    \"Mar\"\n  end\nend\n",
+                                 {("Plug.Conn.Cookies.month_name", "function", 2, 7)}),
     "test/plug/conn_test.exs": ("defmodule Plug.ConnTest do\n  describe \"assign/3\" do\n"
                                 "    test \"assigns a key\", %{conn: conn} do\n      assert conn\n"
                                 "    end\n  end\nend\n",
                                 {("Plug.ConnTest.assign/3.assigns_a_key", "test", 3, 5)}),
     "src/views/Table.vue": ("<template>\n  <el-button @click=\"handleCreate\">Add</el-button>\n</template>\n\n"
                             "<script>\nimport { fetchList } from '@/api/article'\n\nexport default {\n  methods: {\n"
-                            "    handleCreate() {\n      this.resetTemp()\n    }\n  }\n}\n</script>\n\n"
+                            "    handleCreate() {\n      this.resetTemp()\n    },\n"
+                            "    getSortClass: function(key) {\n      return key\n    }\n  }\n}\n</script>\n\n"
                             "<style scoped>\n.filter { padding: 0; }\n</style>\n",
-                            {("handleCreate", "method", 10, 12)}),
+                            {("handleCreate", "method", 10, 12), ("getSortClass", "function", 13, 15)}),
     "src/lib/Counter.svelte": ("<script lang=\"ts\">\n  let count = 0;\n  function increment(by: number) {\n"
                                "    count += by;\n  }\n</script>\n\n"
                                "<button on:click={() => increment(1)}>{count}</button>\n",
                                {("increment", "function", 3, 5)}),
     "lib/counter.dart": ("/// A counter.\nclass Counter {\n  @override\n  String toString() => 'c';\n\n"
-                         "  factory Counter.make() {\n    return Counter();\n  }\n\n  int get value => 1;\n}\n\n"
+                         "  factory Counter.make() {\n    return Counter();\n  }\n\n  int get value => 1;\n"
+                         "  const Counter.value({required int v})\n      : _v = v;\n"
+                         "  bool operator ==(Object other) => true;\n}\n\n"
                          "mixin Loud {\n  void shout() {}\n}\n\nvoid main() {\n  run();\n}\n",
                          {("Counter", "class", 1, 2), ("Counter.toString", "method", 3, 4),
                           ("Counter.make", "constructor", 6, 8), ("Counter.value", "method", 10, 10),
-                          ("Loud.shout", "method", 14, 14), ("main", "function", 17, 19)}),
+                          ("Counter.value", "constructor", 11, 12), ("Counter.operator==", "method", 13, 13),
+                          ("Loud.shout", "method", 17, 17), ("main", "function", 20, 22)}),
+    "test/counter_test.dart": ("void main() {\n  group('Counter', () {\n    test('adds one', () {\n"
+                               "      expect(1, 1);\n    });\n    blocTest<C, int>(\n      'emits [1]',\n"
+                               "      build: () => C(),\n    );\n  });\n}\n",
+                               {("main.Counter.adds_one", "test", 3, 5), ("main.Counter.emits_[1]", "test", 6, 9)}),
     "R/filter.R": ("#' Keep rows.\n#' @export\nfilter <- function(.data, ...) {\n  lapply(1:3, function(i) i)\n}\n\n"
                    "obj$method = function() NULL\n\nCounter <- R6::R6Class(\"Counter\", public = list(\n"
                    "  add = function(n = 1) {\n    tryCatch(n, error = function(e) NULL)\n  }\n))\n",
                    {("filter", "function", 1, 5), ("obj.method", "function", 7, 7), ("add", "function", 10, 12)}),
+    "t/mojo/promise.t": ("use Test::More;\n\nsubtest 'Resolved' => sub {\n  my $p = Mojo::Promise->new;\n"
+                         "  is $p->$cb, 1, 'right';\n};\n\ndone_testing();\n", {("Resolved", "test", 3, 6)}),
     "lib/Mojo/URL.pm": ("package Mojo::URL;\nuse Mojo::Base -base;\n\n# The path.\nsub path {\n  my $self = shift;\n"
                         "  return $self;\n}\n\npackage Mojo::URL::Query { sub pairs { 1 } }\n\nsub host { 2 }\n1;\n",
                         {("Mojo.URL.path", "function", 4, 8), ("Mojo.URL.Query.pairs", "function", 10, 10),
@@ -436,14 +450,20 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     given to a call is part of its caller), bats's `@test "title" {` (no bash the grammar reads), Elixir's calls that
     define (`defmodule`, `def ... when`, a one-line `defp`, their `@doc` and `@spec` above; ExUnit's tests), Perl's
     subs by their package (`package X;` or `package X {...}`), a Vue or Svelte component's `<script>`, Dart's
-    functions (a signature and the body beside it), R's functions bound to a name (an anonymous one given to a call,
-    a handler too, is its caller's); a `#` directive
-    above a definition is not its comment, and the header line is the one naming it (not `@Override`)."""
+    functions (a signature and the body beside it; a constructor with no body, an operator; `test`, `group`,
+    `blocTest`), an Elixir function's clauses as one, Perl's Test::More subtests, a JS object's property holding a
+    function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
+    name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
+    its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():
         units = units_of(path, text)
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
         lines = text.split("\n")
         assert all(u.text == "\n".join(lines[u.start_line - 1 : u.end_line]) for u in units), path
+    promise = units_of("t/mojo/promise.t", MORE_LANGUAGES["t/mojo/promise.t"][0])
+    assert not any("$cb" in u.name for u in promise), "a Perl method called by a variable defines none"
+    cookies = units_of("lib/plug/conn/cookies.ex", MORE_LANGUAGES["lib/plug/conn/cookies.ex"][0])
+    assert [u.name for u in cookies].count("Plug.Conn.Cookies.month_name") == 1, "an Elixir function's clauses: one"
     r = units_of("R/filter.R", MORE_LANGUAGES["R/filter.R"][0])
     assert not {"function", "error"} & {u.name.rsplit(".", 1)[-1] for u in r}, "an anonymous R function is none"
     lua = units_of("history.lua", MORE_LANGUAGES["history.lua"][0])

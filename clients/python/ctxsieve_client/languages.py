@@ -18,7 +18,7 @@ LANGUAGES = {
     ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".h++": "cpp", ".ipp": "cpp", ".tpp": "cpp",
     ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".php": "php", ".sh": "bash",
     ".bash": "bash", ".zsh": "bash", ".bats": "bash", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift",
-    ".scala": "scala", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".ex": "elixir", ".exs": "elixir",
+    ".scala": "scala", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".t": "perl", ".ex": "elixir", ".exs": "elixir",
     ".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".r": "r",
 }
 # a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
