@@ -950,12 +950,13 @@ def _js_pair(node: Any) -> tuple[Any, Any] | None:
     return (key, value) if usable and value.type in _FUNCTION_VALUES else None
 
 
-_FUNCTIONS = _FUNCTION_VALUES | {"function_declaration", "method_definition", "generator_function_declaration"}
+_JS_FUNCTIONS = _FUNCTION_VALUES | {"function_declaration", "method_definition", "generator_function_declaration"}
 
 
 def _in_function(node: Any) -> bool:
+    """The node is inside a JS/TS function (its objects' functions are what it passes to calls)."""
     holder = node.parent
-    while holder is not None and holder.type not in _FUNCTIONS:
+    while holder is not None and holder.type not in _JS_FUNCTIONS:
         holder = holder.parent
     return holder is not None
 
