@@ -543,7 +543,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         kind, name_node, value, title = _what(target)
         if (test := _bats_title(target, lines)) is not None:
             kind, title = ("test", False), test
-        body = value if value.type == "do_block" else value.child_by_field_name("body")  # (Elixir's `do ... end`)
+        body = value if value.type in _BLOCKS else value.child_by_field_name("body")  # (Elixir's `do ... end`)
         if body is None and (target.type in _BODY_ONLY or value.type in _CLASS_EXPRESSIONS):
             body = next((c for c in value.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
@@ -569,6 +569,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
 
 
 _STATEMENT_WORDS = frozenset({"if", "else", "for", "while", "switch", "return", "do", "sizeof", "catch", "case"})
+_BLOCKS = frozenset({"do_block", "braced_expression"})  # a definition's value that is its body: Elixir's, R's test's
 
 # Dart: a function or method is its signature and the `function_body` after it, two nodes side by side
 _DART_SIGNATURES = frozenset({"function_signature", "method_signature", "getter_signature", "setter_signature"})
@@ -668,6 +669,10 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return ("test", False), *test
     if (elixir := _elixir_definition(target)) is not None:  # `defmodule Foo.Bar do`, `def greet(name) do`
         return elixir
+    if (has := _perl_has(target)) is not None:  # Moose's, Moo's and Mojo's `has host => sub {...};`
+        package = _perl_package(target)
+        return ("property", False), has, target, ".".join((*package.split("::"), _titled(has)) if package
+                                                          else (_titled(has),))
     if (assigned := _r_function(target)) is not None:  # R: `area <- function(p) {...}`, R6's `add = function()`
         return ("function", False), *assigned, None
     if (macro := _rust_macro_item(target)) is not None:  # ripgrep's `rgtest!(r16, |dir, cmd| {...});`
@@ -700,6 +705,7 @@ _CLASS_EXPRESSIONS = frozenset({"object_creation_expression", "object_literal"})
 # test frameworks' calls that define a test or a group of tests: Jest, Mocha, Vitest, Jasmine, Playwright (JS/TS),
 # RSpec (Ruby); a title and a function (a block) given
 _TEST_CALLS = frozenset({"describe", "context", "suite", "it", "test", "specify", "example", "feature", "scenario",
+                         "test_that",
                          "fdescribe", "xdescribe", "fit", "xit", "shared_examples", "shared_context"})
 _TITLES = frozenset({"string", "template_string", "constant", "scope_resolution", "simple_symbol"})
 _TEST_MODIFIERS = frozenset({"each", "only", "skip", "todo", "concurrent", "sequential", "serial", "failing", "fails",
@@ -739,8 +745,9 @@ def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     if node.type == "expression_statement" and \
             (subtest := _go_subtest(node) or _dart_test(node) or _perl_subtest(node)) is not None:
         return subtest
-    found = _js_test(node) if node.type == "expression_statement" else _ruby_test(node) if node.type == "call" \
-        else _lua_test(node) if node.type == "function_call" else None
+    found = _js_test(node) if node.type == "expression_statement" else \
+        (_ruby_test(node) or _r_test(node)) if node.type == "call" else \
+        _lua_test(node) if node.type == "function_call" else None
     if found is None:
         return None
     callee, given, value = found
@@ -792,6 +799,19 @@ def _dart_test(statement: Any) -> tuple[Any, Any, str] | None:
 
 _PERL_CALLS = frozenset({"ambiguous_function_call_expression", "function_call_expression"})
 _PERL_STRINGS = frozenset({"string_literal", "interpolated_string_literal"})
+
+
+def _perl_has(statement: Any) -> Any | None:
+    """The name an attribute of Moose, Moo or Mojo::Base is declared with (`has host => sub {...};`, `has 'name' =>
+    (is => 'ro');`): a look-up of `host` finds where it is declared. A list of names (`has [qw(a b)]`) names none."""
+    call = statement.named_children[0] if statement.type == "expression_statement" and \
+        statement.named_child_count == 1 else None
+    if call is None or call.type not in _PERL_CALLS:
+        return None
+    called = call.child_by_field_name("function")
+    given = [c for c in call.named_children if c.type != "function"]
+    named = given[0] if given and given[0].type in _PERL_STRINGS | {"autoquoted_bareword"} else None
+    return named if called is not None and called.text == b"has" else None
 
 
 def _perl_subtest(statement: Any) -> tuple[Any, Any, str] | None:
@@ -886,6 +906,19 @@ def _in_list_call(argument: Any) -> bool:
     call = argument.parent.parent if argument.parent is not None else None
     called = call.child_by_field_name("function") if call is not None and call.type == "call" else None
     return called is not None and called.text == b"list"
+
+
+def _r_test(call: Any) -> tuple[Any, list[Any], Any] | None:
+    """(the function called, the arguments' values, the test's code) of R's testthat `test_that("title", {...})` or
+    `describe("x", {...})`: a call whose last argument is a braced block."""
+    called = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    given = [a.child_by_field_name("value") for a in arguments.named_children if a.type == "argument"] \
+        if arguments is not None else []
+    if called is None or called.type != "identifier" or len(given) < 2 or any(g is None for g in given) or \
+            given[-1].type != "braced_expression":
+        return None
+    return called, given, given[-1]
 
 
 def _lua_test(call: Any) -> tuple[Any, list[Any], Any] | None:

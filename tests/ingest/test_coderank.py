@@ -430,6 +430,12 @@ MORE_LANGUAGES = {
                    {("filter", "function", 1, 5), ("obj.method", "function", 7, 7), ("add", "function", 10, 12)}),
     "t/mojo/promise.t": ("use Test::More;\n\nsubtest 'Resolved' => sub {\n  my $p = Mojo::Promise->new;\n"
                          "  is $p->$cb, 1, 'right';\n};\n\ndone_testing();\n", {("Resolved", "test", 3, 6)}),
+    "lib/Mojo/UserAgent.pm": ("package Mojo::UserAgent;\nuse Mojo::Base -base;\n\nhas max_redirects => sub { 0 };\n"
+                              "has 'name' => (is => 'ro');\nhas [qw(ca cert)];\n",
+                              {("Mojo.UserAgent.max_redirects", "property", 4, 4),
+                               ("Mojo.UserAgent.name", "property", 5, 5)}),
+    "tests/testthat/test-order-by.R": ("test_that(\"with_order works\", {\n  expect_equal(1, 1)\n})\n",
+                                       {("with_order_works", "test", 1, 3)}),
     "lib/Mojo/URL.pm": ("package Mojo::URL;\nuse Mojo::Base -base;\n\n# The path.\nsub path {\n  my $self = shift;\n"
                         "  return $self;\n}\n\npackage Mojo::URL::Query { sub pairs { 1 } }\n\nsub host { 2 }\n1;\n",
                         {("Mojo.URL.path", "function", 4, 8), ("Mojo.URL.Query.pairs", "function", 10, 10),
@@ -451,7 +457,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     define (`defmodule`, `def ... when`, a one-line `defp`, their `@doc` and `@spec` above; ExUnit's tests), Perl's
     subs by their package (`package X;` or `package X {...}`), a Vue or Svelte component's `<script>`, Dart's
     functions (a signature and the body beside it; a constructor with no body, an operator; `test`, `group`,
-    `blocTest`), an Elixir function's clauses as one, Perl's Test::More subtests, a JS object's property holding a
+    `blocTest`), an Elixir function's clauses as one, Perl's Test::More subtests and `has` attributes, R's testthat
+    tests, a JS object's property holding a
     function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
