@@ -43,7 +43,7 @@ def resolve(content_type: str, text: str, path: str | None = None) -> Kind:
     markdown would otherwise claim as headings), else detected."""
     if content_type != "auto":
         return kind_named(content_type)
-    script = shebang_language(text[:200]) is not None
+    script = shebang_language(text) is not None
     return _BY_NAME["code"] if script or language_of(path) is not None else detect(text)
 
 

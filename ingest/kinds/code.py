@@ -17,6 +17,7 @@ with their numbers). Each shown line is counted with its number (`cost`), as the
 
 from __future__ import annotations
 
+import bisect
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -89,7 +90,7 @@ def language_in(path: str | None, text: str) -> str | None:
     language = language_of(path)
     if language == "c" and _CPP.search(text, 0, 200_000):
         return "cpp"
-    return language or shebang_language(text[:200]) or guess_language(text)
+    return language or shebang_language(text) or guess_language(text)
 
 
 _CPP = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;(\n]*\{|"
@@ -746,7 +747,7 @@ def _test_call(node: Any) -> tuple[Any, Any, str] | None:
             (subtest := _go_subtest(node) or _dart_test(node) or _perl_subtest(node)) is not None:
         return subtest
     found = _js_test(node) if node.type == "expression_statement" else \
-        (_ruby_test(node) or _r_test(node)) if node.type == "call" else \
+        (_ruby_test(node) or _r_test(node) or _elixir_test(node)) if node.type == "call" else \
         _lua_test(node) if node.type == "function_call" else None
     if found is None:
         return None
@@ -801,26 +802,28 @@ _PERL_CALLS = frozenset({"ambiguous_function_call_expression", "function_call_ex
 _PERL_STRINGS = frozenset({"string_literal", "interpolated_string_literal"})
 
 
-def _perl_has(statement: Any) -> Any | None:
-    """The name an attribute of Moose, Moo or Mojo::Base is declared with (`has host => sub {...};`, `has 'name' =>
-    (is => 'ro');`): a look-up of `host` finds where it is declared. A list of names (`has [qw(a b)]`) names none."""
+def _perl_given(statement: Any, word: bytes) -> list[Any] | None:
+    """What a Perl statement that is a call of `word` alone gives it (`has host => sub {...};`), else None."""
     call = statement.named_children[0] if statement.type == "expression_statement" and \
         statement.named_child_count == 1 else None
     if call is None or call.type not in _PERL_CALLS:
         return None
     called = call.child_by_field_name("function")
-    given = [c for c in call.named_children if c.type != "function"]
-    named = given[0] if given and given[0].type in _PERL_STRINGS | {"autoquoted_bareword"} else None
-    return named if called is not None and called.text == b"has" else None
+    return [c for c in call.named_children if c.type != "function"] if called is not None and called.text == word \
+        else None
+
+
+def _perl_has(statement: Any) -> Any | None:
+    """The name an attribute of Moose, Moo or Mojo::Base is declared with (`has host => sub {...};`, `has 'name' =>
+    (is => 'ro');`): a look-up of `host` finds where it is declared. A list of names (`has [qw(a b)]`) names none."""
+    given = _perl_given(statement, b"has")
+    return given[0] if given and given[0].type in _PERL_STRINGS | {"autoquoted_bareword"} else None
 
 
 def _perl_subtest(statement: Any) -> tuple[Any, Any, str] | None:
     """(title node, sub, name) of Perl's Test::More `subtest 'Basic' => sub {...};`."""
-    call = statement.named_children[0] if statement.named_child_count == 1 else None
-    if call is None or call.type not in _PERL_CALLS:
-        return None
-    called, given = call.child_by_field_name("function"), [c for c in call.named_children if c.type != "function"]
-    if called is None or called.text != b"subtest" or len(given) < 2 or given[0].type not in _PERL_STRINGS or \
+    given = _perl_given(statement, b"subtest")
+    if not given or len(given) < 2 or given[0].type not in _PERL_STRINGS or \
             given[-1].type != "anonymous_subroutine_expression":
         return None
     return given[0], given[-1], _titled(given[0])
@@ -856,20 +859,19 @@ def _ruby_test(call: Any) -> tuple[Any, list[Any], Any] | None:
 _ELIXIR_MODULES = frozenset({"defmodule", "defprotocol", "defimpl"})
 _ELIXIR_FUNCTIONS = frozenset({"def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate", "defn",
                                "defnp"})
+_ELIXIR_DEFINING = _ELIXIR_MODULES | _ELIXIR_FUNCTIONS
 
 
 def _elixir_definition(call: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
-    """(kind, name node, the node holding its body, its title for a test) of an Elixir call that defines: a module or
-    a function by the name its first argument gives, a test by its title; its `do` block is its body."""
+    """(kind, name node, the node holding its body, None) of an Elixir call that defines a module or a function, by
+    the name its first argument gives; its `do` block is its body (ExUnit's tests are `_test_call`'s)."""
     called = call.child_by_field_name("target") if call.type == "call" else None
     word = called.text.decode("utf-8", "replace") if called is not None and called.type == "identifier" else ""
     given = next((c for c in call.named_children if c.type == "arguments"), None)
     block = next((c for c in call.named_children if c.type == "do_block"), None)
     first = given.named_children[0] if given is not None and given.named_child_count else None
-    if first is None or word not in _ELIXIR_MODULES | _ELIXIR_FUNCTIONS | _TEST_CALLS:
+    if first is None or word not in _ELIXIR_DEFINING:
         return None
-    if word in _TEST_CALLS:
-        return (("test", False), first, block, _titled(first)) if first.type == "string" and block else None
     while first.type in ("binary_operator", "call"):  # `name(args) when guard`: the guard's left, the call's name
         inner = first.child_by_field_name("left" if first.type == "binary_operator" else "target")
         if inner is None:
@@ -883,6 +885,18 @@ def _elixir_definition(call: Any) -> tuple[tuple[str, bool], Any, Any, str | Non
 
 _R_ASSIGNMENTS = frozenset({b"<-", b"<<-", b"="})
 _R_BINDINGS = frozenset({"binary_operator", "argument"})
+_WRITTEN_NAMES = _R_BINDINGS | {"pair"}  # the bindings whose name node may be quoted or `obj$field`
+
+
+def _elixir_test(call: Any) -> tuple[Any, list[Any], Any] | None:
+    """(the name called, the arguments, the `do` block) of an Elixir call with a block: ExUnit's `describe "greet/1"
+    do`, `test "says hi", %{conn: conn} do`."""
+    called = call.child_by_field_name("target")
+    given = next((c for c in call.named_children if c.type == "arguments"), None)
+    block = next((c for c in call.named_children if c.type == "do_block"), None)
+    if called is None or called.type != "identifier" or given is None or block is None:
+        return None
+    return called, list(given.named_children), block
 
 
 def _r_function(node: Any) -> tuple[Any, Any] | None:
@@ -976,11 +990,12 @@ _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function
 def _js_pair(node: Any) -> tuple[Any, Any] | None:
     """(key, function) of a JS/TS object's property whose value is a function (`getSortClass: function(key) {...}`,
     `pluralize: (n, w) => ...` in a Vue component's `methods`), as its shorthand method `getSortClass(key) {...}` is."""
-    if node.type != "pair" or _in_function(node):  # (an object given to a call in a function: its callbacks)
+    if node.type != "pair":
         return None
     key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
-    usable = key is not None and key.type in ("property_identifier", "string") and value is not None
-    return (key, value) if usable and value.type in _FUNCTION_VALUES else None
+    usable = key is not None and key.type in ("property_identifier", "string") and value is not None and \
+        value.type in _FUNCTION_VALUES
+    return (key, value) if usable and not _in_function(node) else None  # (in a function, a call's callbacks)
 
 
 _JS_FUNCTIONS = _FUNCTION_VALUES | {"function_declaration", "method_definition", "generator_function_declaration"}
@@ -1187,8 +1202,8 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
         return _PROTOTYPE.sub(".", name_node.text.decode("utf-8", "replace"))  # method `View.lookup`
     if name_node is not None and name_node.type == "method_index_expression":  # Lua's `function Picker:find()` is
         return str(name_node.text.decode("utf-8", "replace")).replace(":", ".")  # `Picker.find = function(self)`
-    if name_node is not None and name_node.type in ("extract_operator", "string") and node.type in _R_BINDINGS | {
-            "pair"}:  # R's `obj$method <- function`, a JS object's `'on-change': function`: as a name is written
+    if name_node is not None and name_node.type in ("extract_operator", "string") and node.type in _WRITTEN_NAMES:
+        # R's `obj$method <- function`, a JS object's `'on-change': function`: as a name is written
         return str(name_node.text.decode("utf-8", "replace")).strip("\"'`").replace("$", ".")
     if name_node is not None and node.type == "subroutine_declaration_statement" and \
             (package := _perl_package(node)) is not None:  # Perl: `package Foo::Bar;` then `sub greet`
@@ -1229,17 +1244,27 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
 
 
 def _perl_package(sub: Any) -> str | None:
-    """The package a Perl sub is defined in: the `package Foo::Bar { ... }` around it, else the last `package
-    Foo::Bar;` above it at its level."""
+    """The package a Perl sub (an attribute) is defined in: the `package Foo::Bar { ... }` around it, else the last
+    `package Foo::Bar;` above it at its level."""
     holder = sub.parent
     while holder is not None and holder.type != "package_statement":
         holder = holder.parent
-    if holder is None:
-        holder = sub.prev_named_sibling
-        while holder is not None and (holder.type != "package_statement" or
-                                      any(c.type == "block" for c in holder.named_children)):  # (a block's own)
-            holder = holder.prev_named_sibling
-    named = holder.child_by_field_name("name") if holder is not None else None
+    if holder is not None:
+        return _package_name(holder)
+    starts = _packages_at(sub.parent) if sub.parent is not None else ()
+    at = bisect.bisect_right(starts, (sub.start_byte, "\uffff")) - 1
+    return starts[at][1] if at >= 0 else None
+
+
+@lru_cache(maxsize=8)  # the subs of one level ask in turn: each a search, not a walk back over the ones before it
+def _packages_at(level: Any) -> tuple[tuple[int, str], ...]:
+    """Where each `package Foo::Bar;` of a level starts, and its name (a `package X {...}` is its block's own)."""
+    return tuple((c.start_byte, name) for c in level.named_children if c.type == "package_statement" and
+                 not any(b.type == "block" for b in c.named_children) and (name := _package_name(c)) is not None)
+
+
+def _package_name(statement: Any) -> str | None:
+    named = statement.child_by_field_name("name")
     return named.text.decode("utf-8", "replace") if named is not None else None
 
 
@@ -1548,8 +1573,13 @@ class Code(ByLines):
         return max(MIN_TOKENS, min(read // SHARE, MAX_TOKENS)) - NOTE_TOKENS
 
     def cost(self, tokens: int, first: int, last: int) -> int:
-        """Each line is shown after its number (`12│`: o200k_base reads digits in threes, then the bar)."""
-        return tokens + sum(-(-len(str(n)) // 3) + 1 for n in range(first, last + 1))
+        """Each line is shown after its number (`12│`: o200k_base reads digits in threes, then the bar), counted by
+        how many numbers have each width (a whole file's cost, asked for on every read, is no loop over its lines)."""
+        numbers = 0
+        for width in range(len(str(first)), len(str(last)) + 1):
+            low, high = max(first, 10 ** (width - 1) if width > 1 else 0), min(last, 10 ** width - 1)
+            numbers += max(0, high - low + 1) * (-(-width // 3) + 1)
+        return tokens + numbers
 
     def priorities(self, query: str, view: str, chunks: Sequence[Chunk], path: str | None, line_span: LineSpanOf,
                    budget: int | None, whole: bool = True) -> np.ndarray | None:

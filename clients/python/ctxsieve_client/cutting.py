@@ -69,7 +69,7 @@ def cut_request(text: str, intent: str | None, tool: str, arguments: Mapping[str
     if passes(text, options):
         return None
     intent = intent[-MAX_INTENT_CHARS:] if intent else None
-    code = names_source_file(arguments) or kind == "code" or shebang_language(text[:200]) is not None
+    code = names_source_file(arguments) or kind == "code" or shebang_language(text) is not None
     budget = options.max_tokens or (None if code else PROSE_TOKENS)
     source: dict[str, Any] = {"tool": tool, "args": masked(arguments), **({"cwd": cwd} if cwd else {})}
     fields: FilterOptions = {"source": source, "k": 50, "max_tokens": budget, "mode": "fast" if intent else "outline",

@@ -29,9 +29,10 @@ _INTERPRETERS = {"python": "python", "sh": "bash", "bash": "bash", "zsh": "bash"
                  "perl": "perl", "elixir": "elixir"}
 
 
-def shebang_language(head: str) -> str | None:
-    """The grammar a script's first line names (jq's tests/shtest, a `bin/` command with no suffix)."""
-    found = _SHEBANG.match(head)
+def shebang_language(text: str) -> str | None:
+    """The grammar a script's first line names (jq's tests/shtest, a `bin/` command with no suffix): the match is
+    anchored at the text's start and stays on its first line, so any text may be passed whole."""
+    found = _SHEBANG.match(text)
     return _INTERPRETERS.get(found.group(1)) if found is not None else None
 
 

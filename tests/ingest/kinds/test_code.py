@@ -292,3 +292,16 @@ def test_a_chunk_of_several_lines_is_never_cut_inside_a_line(tokenizer) -> None:
             lines = text[piece.start:piece.end].split("\n")
             assert len(lines) == 1 or (text[piece.start - 1 : piece.start] in ("", "\n")
                                        and text[piece.end : piece.end + 1] == "\n"), (target, lines[-1])
+
+
+def test_a_cut_counts_each_lines_number_as_the_model_reads_it() -> None:
+    """`12│` before each line: o200k_base reads digits in threes, then the bar. Counted by the numbers of each width,
+    not a loop over a file's lines on every read; the same count as line by line, across widths and at line 0."""
+    from ctxsieve.ingest.kinds.code import Code
+
+    def by_line(first: int, last: int) -> int:
+        return sum(-(-len(str(n)) // 3) + 1 for n in range(first, last + 1))
+
+    spans = [(1, 1), (1, 9), (9, 10), (0, 12), (5, 999), (999, 1_001), (1, 12_345), (99_998, 1_000_002), (7, 6)]
+    assert all(Code().cost(40, first, last) == 40 + by_line(first, last) for first, last in spans)
+    assert Code().cost(0, 1, 1_000) == 999 * 2 + 3, "1-999: one token and the bar; 1000: two and the bar"
