@@ -21,6 +21,9 @@ _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
 # table is named with a capital)
 _SCOPED = re.compile(r"(?<![/.\w-])[A-Za-z_]\w*(?:(?:::|#)[A-Za-z_]\w*[!?]?)+"
                      r"|(?<![/.:\w-])[A-Z]\w*:[a-z_]\w*(?![:/\w])")
+# an Objective-C message as a crash report, a log or a request writes it: `-[AFURLSessionManager
+# dataTaskWithRequest:completionHandler:]`, `+[Greeter(Extra) shared]`; its class and its selector's first word
+_OBJC_MESSAGE = re.compile(r"[-+]\[([A-Za-z_]\w*)(?:\([\w ]*\))? ([A-Za-z_]\w*)[\w:]*\]")
 _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
                        r"|[a-z]+[A-Z][A-Za-z0-9]*)\b")
 # a shell function's or a Lisp's name as written (`command-bump`), not a path's part nor an option (`--gather-in`)
@@ -116,6 +119,9 @@ def read_request(text: str) -> CodeRequest:
         parts = scoped_parts(scoped)  # (Ruby's `redirect?` is another method than `redirect`)
         names.update(parts)
         pairs.update(zip(parts, parts[1:], strict=False))
+    for owner, selector in _OBJC_MESSAGE.findall(text):
+        names.update((owner, selector))
+        pairs.add((owner, selector))
     names.update(_COMPOUND.findall(text))
     names.update(_HYPHENATED.findall(text))  # a shell function's or a Lisp's name (bats's `command-bump`): a name
     # only where a definition has it (`built-in` names none)
@@ -187,7 +193,8 @@ def _native_frames(text: str) -> list[Frame]:
               for m in _APPLE_FRAME.finditer(text)]
     frames = []
     for _, path, line, symbol in sorted(found):
-        name = re.split(r"::|\.", _without_generics(symbol))[-1]
+        message = _OBJC_MESSAGE.search(symbol)  # `-[AFHTTPSessionManager GET:parameters:...]`: `GET`
+        name = message[2] if message else re.split(r"::|\.", _without_generics(symbol))[-1]
         frames.append(Frame(path, line, name if _IDENTIFIER.fullmatch(name) else None))
     return frames
 

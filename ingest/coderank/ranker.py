@@ -453,7 +453,7 @@ def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[fl
         return 0.0, 0.0
     rarity = 1.0 / (1.0 + math.log(max(1, counts.get(unit.leaf, 1))))
     parts = unit.name.split(".")
-    paired = len(parts) > 1 and (parts[-2], parts[-1]) in query.pairs
+    paired = len(parts) > 1 and (parts[-2], unit.leaf) in query.pairs
     return rarity, 1.0 if paired else 0.0
 
 

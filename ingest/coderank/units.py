@@ -28,7 +28,7 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "module_
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 35
+UNITS_VERSION = 36
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
@@ -42,9 +42,9 @@ _CONTAINERS = frozenset({*_TYPE_WORDS, "impl", "extension"})
 # kinds named after a type they do not define: a Rust `impl` block, a Swift `extension`
 _TYPE_ADDITIONS = frozenset({"impl", "extension"})
 # A parent's own line after its nested definitions that holds no code of its own: one that only closes it (`}`,
-# `});`, `end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment (after one of those too:
-# `}  // namespace detail`), a directive's end (`#endif`). A run of such lines is no unit.
-_NO_CODE = re.compile(r"[\s)\]};,]*(?:end|else|try|finally|except|do|begin)?[\s:{)\]};,]*"
+# `});`, `end`, Objective-C's `@end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment (after one of
+# those too: `}  // namespace detail`), a directive's end (`#endif`). A run of such lines is no unit.
+_NO_CODE = re.compile(r"[\s)\]};,]*(?:@?end|else|try|finally|except|do|begin)?[\s:{)\]};,]*"
                       r"(?:(?:#|//|/\*|--\s).*)?|\s*(?:\*(?:\s|/|$)|--$).*")
 
 
@@ -72,8 +72,9 @@ class CodeUnit:
 
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
-        """The name's last part, as a request writes it: a JS/TS private method `#delay` is called `delay` too."""
-        return self.name.rsplit(".", 1)[-1].lstrip("#")
+        """The name's last part, as a request writes it: a JS/TS private method `#delay` is called `delay` too, an
+        Objective-C method `initWithTask:` (a selector) by its first word, `initWithTask`."""
+        return self.name.rsplit(".", 1)[-1].lstrip("#").split(":", 1)[0]
 
     @cached_property  # asked for every unit of every search's pool
     def commented_out(self) -> bool:

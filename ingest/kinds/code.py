@@ -64,6 +64,7 @@ _KINDS = {
     "annotation_type_element_declaration": ("method", False), "type_alias": ("type", False),
     "typealias_declaration": ("type", False), "subroutine_declaration_statement": ("def", False),
     "mixin_declaration": ("mixin", True), "extension_declaration": ("extension", True),
+    "class_interface": ("class", True), "class_implementation": ("class", True),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -88,13 +89,24 @@ def language_in(path: str | None, text: str) -> str | None:
     """The grammar of a file's text: its path's (a `.h` header C++ when its text is: `namespace`, `template <`,
     `class X {`, an access label), else its `#!` line's, else the one its text shows (`guess_language`)."""
     language = language_of(path)
+    if language == "c" and _OBJC.search(text, 0, 200_000):
+        return "objc"
     if language == "c" and _CPP.search(text, 0, 200_000):
         return "cpp"
+    if language == "objc" and not _C_FAMILY.search(text, 0, 200_000):  # MATLAB's and Mathematica's `.m` are not
+        return None  # Objective-C, and no grammar here reads them (MATLAB's `function` lines read as JS's)
     return language or shebang_language(text) or guess_language(text)
 
 
 _CPP = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;(\n]*\{|"
                   r"(?:public|private|protected)[ \t]*:)", re.M)
+
+
+# an Objective-C header or source: its own directives (a `.h` of AFNetworking's was read as C, its classes as errors),
+# `#import` and Foundation's enums (SDWebImage's SDWebImageDefine.h declares no class)
+_OBJC = re.compile(r"^[ \t]*(?:@(?:interface|implementation|protocol|class)\b|#[ \t]*import\b|"
+                   r"typedef[ \t]+NS_(?:ENUM|OPTIONS|CLOSED_ENUM|ERROR_ENUM)\b)", re.M)
+_C_FAMILY = re.compile(r"^[ \t]*(?:@(?:interface|implementation|protocol)\b|#[ \t]*(?:import|include)\b)", re.M)
 
 
 def guess_language(text: str) -> str | None:
@@ -203,10 +215,32 @@ def _clauses_joined(found: Sequence[Definition]) -> tuple[Definition, ...]:
     return tuple(out)
 
 
+# Objective-C: availability and naming macros after a declaration (`- (instancetype)initWithTask:(NSURLSessionTask
+# *)task NS_DESIGNATED_INITIALIZER;`, `@property ... *metrics AF_API_AVAILABLE(ios(10), macosx(10.12));`) or on a
+# line of their own above one (`API_AVAILABLE(ios(13.0))`): the grammar read them as a declaration that took the
+# next method with it (AFNetworking's AFURLSessionManager.h was errors from its line 98 on)
+_OBJC_MACRO = _CAPS_MACRO + rb"(?:[ \t]*\((?:[^()\n]|\([^()\n]*\))*\))?"
+_OBJC_TRAILING = re.compile(rb"((?:[ \t]+" + _OBJC_MACRO + rb")+)(?=\s*[;{=])")
+_OBJC_MACRO_LINE = re.compile(rb"^[ \t]*((?:" + _OBJC_MACRO + rb"[ \t]*)+)$", re.M)
+# and Foundation's enums, `typedef NS_ENUM(NSUInteger, AFSSLPinningMode) {`: to the grammar `enum AFSSLPinningMode {`
+_OBJC_ENUM = re.compile(rb"\b(?:typedef[ \t]+)?NS_(?:ENUM|OPTIONS|CLOSED_ENUM|ERROR_ENUM)[ \t]*\([^,()\n]*,"
+                        rb"[ \t]*(\w+)[ \t]*\)")
+
+
+def _objc_enum(match: re.Match[bytes]) -> bytes:
+    """`typedef NS_ENUM(NSInteger, Name)` as `enum Name` where it was written, each byte kept in place."""
+    start, end = match.span(1)
+    offset = match.start()
+    before = b"enum".ljust(start - offset)
+    return before + match.group(1) + b" " * (match.end() - end)
+
+
 def _macros_blanked(source: bytes, language: str | None) -> bytes:
     """The source with those macros as spaces, for the grammar alone: every offset and line is kept, and what is
     shown is the file's own text."""
     source = _MACRO_LINE.sub(_blank(0), _CONTINUED_DEFINE.sub(_comments_blanked, source))
+    if language == "objc":
+        source = _OBJC_MACRO_LINE.sub(_blank(1), _OBJC_TRAILING.sub(_blank(1), _OBJC_ENUM.sub(_objc_enum, source)))
     if language in _CPP_LANGUAGES:
         source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
         source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1), source))
@@ -545,6 +579,8 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         if (test := _bats_title(target, lines)) is not None:
             kind, title = ("test", False), test
         body = value if value.type in _BLOCKS else value.child_by_field_name("body")  # (Elixir's `do ... end`)
+        if body is None and value.type in _OBJC_METHODS:  # Objective-C's method: its block, a child of no field
+            body = next((c for c in value.children if c.type == "compound_statement"), None)
         if body is None and (target.type in _BODY_ONLY or value.type in _CLASS_EXPRESSIONS):
             body = next((c for c in value.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
@@ -633,17 +669,34 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
     if _anonymous_function(target):  # Lua: `function(err) ... end` given to a call is no definition of its own
         return None, None, target, None
     name_node = target.child_by_field_name("name")
+    if target.type == "property_declaration" and (declared := _objc_property(target)) is not None:
+        return ("property", False), declared, target, None
     if name_node is None and (target.type in _NAMED_ONLY or _unnamed_c_type(target)) or _local(target):
         return None, None, target, None
     declared = target.child_by_field_name("declaration_kind")  # Swift's class_declaration: class, struct, enum,
     if declared is not None and target.type == "class_declaration":  # extension or actor, as written
         return (declared.text.decode("utf-8", "replace"), True), name_node, target, None
+    if target.type in _OBJC_CLASSES and target.child_by_field_name("category") is not None:  # Objective-C's
+        return ("extension", True), name_node, target, None  # `@interface Greeter (Extra)`: its methods are Greeter's
     return _KINDS.get(target.type), name_node, target, None
+
+
+_OBJC_CLASSES = frozenset({"class_interface", "class_implementation"})
 
 
 # C/C++ types a `typedef` may name: with no name of their own and no typedef's, they are part of what holds them (a
 # struct's `union { int fd; void* reserved[4]; } u;`, a header's `enum { UV_PIPE_NO_TRUNCATE = 1 };` of constants)
 _C_TYPES = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+
+
+def _objc_property(node: Any) -> Any | None:
+    """The name an Objective-C `@property (nonatomic, copy) NSString *name;` declares (a block's too: `void
+    (^completion)(NSError *)`), the first of several."""
+    declared = next((c for c in node.named_children if c.type == "struct_declaration"), None)
+    declared = next((c for c in declared.named_children if c.type == "struct_declarator"), None) if declared else None
+    while declared is not None and declared.type != "identifier":
+        declared = next((c for c in declared.named_children if c.type != "parameter_list"), None)
+    return declared
 
 
 def _unnamed_c_type(target: Any) -> bool:
@@ -1210,6 +1263,8 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
         return f"{package}::{name_node.text.decode('utf-8', 'replace')}"
     if name_node is not None:
         return str(name_node.text.decode("utf-8", "replace"))
+    if node.type in _OBJC_METHODS and any(c.type == "method_type" or c.type in "+-" for c in node.children):
+        return _selector(node)
     if node.type == "operator_declaration" and (op := node.child_by_field_name("operator")) is not None:
         return f"operator{op.text.decode('utf-8', 'replace')}"
     if node.type == "conversion_operator_declaration" and (to := node.child_by_field_name("type")) is not None:
@@ -1241,6 +1296,21 @@ def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
     if own is not None:  # Kotlin's `fun size()`, `internal class Buffer`
         return str(own.text.decode("utf-8", "replace"))
     return _first_name(node, lines)
+
+
+_OBJC_METHODS = frozenset({"method_definition", "method_declaration"})
+
+
+def _selector(method: Any) -> str:
+    """An Objective-C method's name as the language writes it, its selector: `greet:times:` for `- (NSString
+    *)greet:(NSString *)who times:(NSInteger)n`, `shared` for `+ (instancetype)shared`."""
+    parts: list[str] = []
+    for child in method.children:
+        if child.type == "identifier":
+            parts.append(child.text.decode("utf-8", "replace"))
+        elif child.type == "method_parameter":
+            parts.append(":")
+    return "".join(parts) or "?"
 
 
 def _perl_package(sub: Any) -> str | None:

@@ -440,6 +440,36 @@ MORE_LANGUAGES = {
                         "  return $self;\n}\n\npackage Mojo::URL::Query { sub pairs { 1 } }\n\nsub host { 2 }\n1;\n",
                         {("Mojo.URL.path", "function", 4, 8), ("Mojo.URL.Query.pairs", "function", 10, 10),
                          ("Mojo.URL.host", "function", 12, 12)}),
+    "AFNetworking/AFSecurityPolicy.h": ("#import <Foundation/Foundation.h>\n\n"
+                                        "typedef NS_ENUM(NSUInteger, AFSSLPinningMode) {\n"
+                                        "    AFSSLPinningModeNone,\n};\n\n"
+                                        "/// The policy.\n@interface AFSecurityPolicy : NSObject <NSCopying>\n"
+                                        "@property (readonly, nonatomic) AFSSLPinningMode SSLPinningMode;\n"
+                                        "@property (nonatomic, copy) void (^done)(NSError *error);\n"
+                                        "@property (strong) NSURLSessionTaskMetrics *metrics AF_API_AVAILABLE(ios(10), "
+                                        "macosx(10.12));\n- (instancetype)initWithTask:(NSURLSessionTask *)task "
+                                        "NS_DESIGNATED_INITIALIZER;\n"
+                                        "- (BOOL)evaluateServerTrust:(SecTrustRef)trust\n"
+                                        "                  forDomain:(nullable NSString *)domain;\n@end\n",
+                                        {("AFSSLPinningMode", "enum", 3, 5), ("AFSecurityPolicy", "class", 7, 8),
+                                         ("AFSecurityPolicy.SSLPinningMode", "property", 9, 9),
+                                         ("AFSecurityPolicy.done", "property", 10, 10),
+                                         ("AFSecurityPolicy.metrics", "property", 11, 11),
+                                         ("AFSecurityPolicy.initWithTask:", "method", 12, 12),
+                                         ("AFSecurityPolicy.evaluateServerTrust:forDomain:", "method", 13, 14)}),
+    "AFNetworking/AFSecurityPolicy.m": ("#import \"AFSecurityPolicy.h\"\n\n@implementation AFSecurityPolicy\n\n"
+                                        "- (BOOL)evaluateServerTrust:(SecTrustRef)trust\n"
+                                        "                  forDomain:(NSString *)domain\n{\n    return YES;\n}\n\n"
+                                        "+ (instancetype)defaultPolicy API_AVAILABLE(ios(13.0)) {\n    return nil;\n}\n"
+                                        "@end\n\n@implementation AFSecurityPolicy (Pins)\n- (void)pin { }\n@end\n\n"
+                                        "static BOOL AFServerTrustIsValid(SecTrustRef serverTrust) {\n"
+                                        "    return NO;\n}\n",
+                                        {("AFSecurityPolicy", "class", 3, 3),
+                                         ("AFSecurityPolicy.evaluateServerTrust:forDomain:", "method", 5, 9),
+                                         ("AFSecurityPolicy.defaultPolicy", "method", 11, 13),
+                                         ("AFSecurityPolicy", "extension", 16, 16),
+                                         ("AFSecurityPolicy.pin", "method", 17, 17),
+                                         ("AFServerTrustIsValid", "function", 20, 22)}),
 }
 
 
@@ -458,7 +488,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     subs by their package (`package X;` or `package X {...}`), a Vue or Svelte component's `<script>`, Dart's
     functions (a signature and the body beside it; a constructor with no body, an operator; `test`, `group`,
     `blocTest`), an Elixir function's clauses as one, Perl's Test::More subtests and `has` attributes, R's testthat
-    tests, a JS object's property holding a
+    tests, Objective-C's classes, categories, properties and methods named by their selectors (in a `.h` too, past
+    availability macros and NS_ENUM), a JS object's property holding a
     function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
@@ -481,6 +512,11 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     translate = next(u for u in units_of("Policy.java", MORE_LANGUAGES["Policy.java"][0])
                      if u.name == "Policy.IDENTITY.translate")
     assert translate.signature == "String translate(String n) {"
+    objc = units_of("AFNetworking/AFSecurityPolicy.m", MORE_LANGUAGES["AFNetworking/AFSecurityPolicy.m"][0])
+    assert not any(u.text.strip() == "@end" for u in objc), "an `@end` alone is no code of its class"
+    assert [u.leaf for u in objc if u.kind == "method"] == ["evaluateServerTrust", "defaultPolicy", "pin"]
+    matlab = "function y = area(r)\n  % the area\n  y = pi * r^2;\nend\n\nfunction z = twice(x)\n  z = 2 * x;\nend\n"
+    assert [u.kind for u in units_of("area.m", matlab)] == ["module"], "MATLAB's .m is no Objective-C (nor JS)"
     directive = [u for u in units_of("Id.cs", MORE_LANGUAGES["Id.cs"][0]) if "#endif" in u.text]
     assert not any(u.start_line <= 5 <= u.end_line and u.name == "N.Id.Equals" for u in directive)
 
@@ -1566,7 +1602,8 @@ def test_a_c_header_reads_past_its_commented_macros_and_names_its_typedefs() -> 
 def test_gdb_and_apple_crash_frames_name_their_functions_and_are_a_trace() -> None:
     """gdb's `#5 0x... in uv__io_poll (loop=..., timeout=0) at src/unix/linux.c:1552` gave its place but no function,
     its arguments words of the request; an Apple crash report's `1 Alamofire 0x... RetryPolicy.retry(...) + 412
-    (RetryPolicy.swift:312)` likewise, so neither was read as a pasted trace (the innermost frame came 5th)."""
+    (RetryPolicy.swift:312)` likewise, so neither was read as a pasted trace (the innermost frame came 5th); an
+    Objective-C frame, `-[Class selector:with:]`, names its method."""
     from ctxsieve.ingest.request import read_request
 
     gdb = ("Program received signal SIGABRT, Aborted.\n"
@@ -1586,6 +1623,14 @@ def test_gdb_and_apple_crash_frames_name_their_functions_and_are_a_trace() -> No
     assert [(f.path, f.line, f.function) for f in read_request(apple).frames] == [
         ("RetryPolicy.swift", 312, "retry"), ("Request.swift", 520, "didCompleteTask")]
     assert read_code_query(apple).trace
+    objc = ("Thread 0 Crashed:\n0   AFNetworking                  \t0x0000000100a1b2c4 "
+            "-[AFURLSessionManagerTaskDelegate "
+            "URLSession:task:didCompleteWithError:] + 120 (AFURLSessionManager.m:210)\n"
+            "and +[AFSecurityPolicy(Pins) policyWithPinningMode:] is in the log")
+    request = read_request(objc)
+    assert [(f.path, f.line, f.function) for f in request.frames] == [("AFURLSessionManager.m", 210, "URLSession")]
+    assert {("AFURLSessionManagerTaskDelegate", "URLSession"), ("AFSecurityPolicy", "policyWithPinningMode")} <= \
+        request.pairs, "an Objective-C message names its class's method by its selector's first word"
 
 
 def test_a_typescript_function_keeps_its_overload_signatures() -> None:
