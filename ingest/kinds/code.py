@@ -65,6 +65,8 @@ _KINDS = {
     "typealias_declaration": ("type", False), "subroutine_declaration_statement": ("def", False),
     "mixin_declaration": ("mixin", True), "extension_declaration": ("extension", True),
     "class_interface": ("class", True), "class_implementation": ("class", True),
+    "function_statement": ("function", False), "class_statement": ("class", True),
+    "class_method_definition": ("method", False),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -389,6 +391,26 @@ def _scripts_only(source: bytes) -> bytes:
 
 _NOT_A_BREAK = re.compile(rb"[^\r\n]")
 
+# PowerShell: an empty script block given as a value (`$OnBlock = {}`, `Mock Get-Thing {}`, `-ScriptBlock { }`), which
+# the grammar reads as an error that takes the rest of the file with it (Pester's Fold-Run and Fold-Container were no
+# definitions), as `''` or `{;}` for the grammar alone; not a statement's own block (`if ($a) {}`, `function f {}`)
+_EMPTY_SCRIPT_BLOCK = re.compile(rb"(?<![@$\w])\{[ \t]*\}")
+_BLOCK_KEYWORDS = frozenset({b"function", b"filter", b"workflow", b"configuration", b"class", b"enum", b"try",
+                             b"finally", b"else", b"elseif", b"begin", b"process", b"end", b"clean", b"do", b"catch",
+                             b"trap", b"switch", b"if", b"while", b"until", b"for", b"foreach", b"dynamicparam"})
+
+
+def _script_block_filled(block: re.Match[bytes]) -> bytes:
+    source, start = block.string, block.start()
+    line = source[source.rfind(b"\n", 0, start) + 1 : start].rstrip()
+    words = [word.lower() for word in re.findall(rb"[A-Za-z]+", line)]
+    keyword = bool(words) and (words[0] in _BLOCK_KEYWORDS or line[-1:].isalpha() and words[-1] in _BLOCK_KEYWORDS)
+    argument = (line[-1:].isalnum() or line.endswith((b"\"", b"'", b"-", b"]"))) and not keyword
+    if not (line.endswith((b"=", b",", b"(")) or argument):
+        return block.group(0)
+    width = len(block.group(0))
+    return b"''" if width == 2 else b"{;" + b" " * (width - 3) + b"}"
+
 
 def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     """The grammar's tree of a file: of its own bytes, less what the language's preprocessor takes away (every
@@ -401,6 +423,8 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
         return _fewest_errors(parser, _macros_blanked(source, language))
     if language == "kotlin":
         return parser.parse(_kotlin_for_grammar(source))
+    if language == "powershell":
+        return parser.parse(_EMPTY_SCRIPT_BLOCK.sub(_script_block_filled, source))
     if language == "swift":
         source = _SWIFT_ISOLATION.sub(_blank(1), source)
     if language == "csharp":
@@ -542,14 +566,20 @@ _NO_BLOCK_COMMENTS = frozenset({"python", "ruby", "bash", "lua"})
 
 @dataclass(frozen=True)
 class Comments:
-    """How a language writes the comments above a definition: whether `#` opens one, whether `/* */` exists."""
+    """How a language writes the comments above a definition: whether `#` opens one, whether a block comment exists
+    and how it opens and closes (`/* */`; PowerShell's help, `<# #>`)."""
 
     hash: bool = True
     block: bool = True
+    fences: tuple[str, str] = ("/*", "*/")
 
     @classmethod
     def of(cls, language: str | None) -> Comments:
-        return cls(language not in _DIRECTIVES, language not in _NO_BLOCK_COMMENTS)
+        return cls(language not in _DIRECTIVES, language not in _NO_BLOCK_COMMENTS,
+                   _BLOCK_FENCES.get(language or "", ("/*", "*/")))
+
+
+_BLOCK_FENCES = {"powershell": ("<#", "#>")}
 
 
 def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, comments: Comments = Comments()
@@ -579,8 +609,9 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         if (test := _bats_title(target, lines)) is not None:
             kind, title = ("test", False), test
         body = value if value.type in _BLOCKS else value.child_by_field_name("body")  # (Elixir's `do ... end`)
-        if body is None and value.type in _OBJC_METHODS:  # Objective-C's method: its block, a child of no field
-            body = next((c for c in value.children if c.type == "compound_statement"), None)
+        if body is None and value.type in _BODY_CHILDREN:  # Objective-C's method, PowerShell's function and
+            body = next((c for c in value.children if c.type == _BODY_CHILDREN[value.type]), None)  # method: their
+            # block, a child of no field
         if body is None and (target.type in _BODY_ONLY or value.type in _CLASS_EXPRESSIONS):
             body = next((c for c in value.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
@@ -606,7 +637,8 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
 
 
 _STATEMENT_WORDS = frozenset({"if", "else", "for", "while", "switch", "return", "do", "sizeof", "catch", "case"})
-_BLOCKS = frozenset({"do_block", "braced_expression"})  # a definition's value that is its body: Elixir's, R's test's
+_BLOCKS = frozenset({"do_block", "braced_expression", "script_block"})  # a definition's value that is its body:
+# Elixir's, R's test's, a Pester test's
 
 # Dart: a function or method is its signature and the `function_body` after it, two nodes side by side
 _DART_SIGNATURES = frozenset({"function_signature", "method_signature", "getter_signature", "setter_signature"})
@@ -682,6 +714,8 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
 
 
 _OBJC_CLASSES = frozenset({"class_interface", "class_implementation"})
+_BODY_CHILDREN = {"method_definition": "compound_statement", "function_statement": "script_block",
+                  "class_method_definition": "script_block"}
 
 
 # C/C++ types a `typedef` may name: with no name of their own and no typedef's, they are part of what holds them (a
@@ -799,6 +833,8 @@ def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     if node.type == "expression_statement" and \
             (subtest := _go_subtest(node) or _dart_test(node) or _perl_subtest(node)) is not None:
         return subtest
+    if node.type == "command":
+        return _pester_test(node)
     found = _js_test(node) if node.type == "expression_statement" else \
         (_ruby_test(node) or _r_test(node) or _elixir_test(node)) if node.type == "call" else \
         _lua_test(node) if node.type == "function_call" else None
@@ -808,6 +844,34 @@ def _test_call(node: Any) -> tuple[Any, Any, str] | None:
     if callee.text.decode("utf-8", "replace") not in _TEST_CALLS or not given or given[0].type not in _TITLES:
         return None
     return given[0], value, _titled(given[0])
+
+
+def _pester_test(command: Any) -> tuple[Any, Any, str] | None:
+    """(title node, script block, name) of a PowerShell Pester call: `Describe "Get-Thing" {`, `It "returns" {`,
+    written in any case (PowerShell's commands are)."""
+    called = command.child_by_field_name("command_name") or \
+        next((c for c in command.named_children if c.type == "command_name"), None)
+    elements = next((c for c in command.named_children if c.type == "command_elements"), None)
+    if called is None or elements is None or called.text.decode("utf-8", "replace").lower() not in _PESTER_CALLS:
+        return None
+    given = [c for c in elements.named_children if c.type != "command_argument_sep"]
+    title = _descend(given[0], _PESTER_TITLES) if given else None
+    block = _descend(given[-1], frozenset({"script_block"})) if len(given) > 1 else None
+    if title is None or block is None:
+        return None
+    return title, block, _title_as_name(title.text.decode("utf-8", "replace")[1:-1])
+
+
+_PESTER_CALLS = frozenset({"describe", "context", "it"})
+_PESTER_TITLES = frozenset({"expandable_string_literal", "verbatim_string_characters"})
+
+
+def _descend(node: Any, types: frozenset[str]) -> Any | None:
+    """`node`, or the first node of one of `types` down its first children (PowerShell wraps an argument in an array
+    literal, a unary expression, a string literal...)."""
+    while node is not None and node.type not in types:
+        node = node.named_children[0] if node.named_children else None
+    return node
 
 
 def _js_test(statement: Any) -> tuple[Any, list[Any], Any] | None:
@@ -1196,7 +1260,8 @@ def _anonymous_function(node: Any) -> bool:
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration", "pair",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
-                                "function_call", "type_definition", "macro_invocation", "binary_operator", "argument"}
+                                "function_call", "type_definition", "macro_invocation", "binary_operator", "argument",
+                                "command"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 
@@ -1247,7 +1312,8 @@ _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>$")  # `formatter<
 _DECLARED = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
                        "type_identifier", "template_function", "operator_cast"})
 # the node a grammar without a `name` field names a definition by (Kotlin, Swift), as a direct child
-_NAME_CHILDREN = ("simple_identifier", "type_identifier", "identifier", "constant", "name")
+_NAME_CHILDREN = ("simple_identifier", "type_identifier", "identifier", "constant", "name", "function_name",
+                  "simple_name")  # (the last two PowerShell's: `function Get-Thing`, `class Greeter`, its methods)
 
 
 def _own_name(node: Any, name_node: Any, lines: list[str]) -> str:
@@ -1489,8 +1555,8 @@ def _with_comments_above(line: int, lines: list[str], comments: Comments = Comme
         # not a file's header (`@license`, `@fileoverview`, a block that opens the file)
     while line > 0:
         above = lines[line - 1].strip()
-        if comments.block and above.endswith("*/") and "/*" not in above:
-            opening = _block_opening(lines, line - 2)
+        if comments.block and above.endswith(comments.fences[1]) and comments.fences[0] not in above:
+            opening = _block_opening(lines, line - 2, comments.fences)
             if opening is None:
                 break
             line = opening
@@ -1518,17 +1584,18 @@ def _doc_block_ends(lines: list[str], at: int) -> bool:
 _HEADER_TAGS = ("@license", "@fileoverview", "@module", "@copyright")
 
 
-def _block_opening(lines: list[str], last: int) -> int | None:
+def _block_opening(lines: list[str], last: int, fences: tuple[str, str] = ("/*", "*/")) -> int | None:
     """The line a block comment ending below `last` opens on, when the block starts that line (`int x; /* a` is
     code's comment, not a definition's); None when another comment ends first or none opens near."""
+    opens, closes = fences
     for i in range(last, max(-1, last - _LONGEST_COMMENT), -1):
-        if "*/" in lines[i]:
+        if closes in lines[i]:
             return None
-        if "/*" in lines[i]:
+        if opens in lines[i]:
             opening = lines[i].lstrip()
             if opening.startswith("*"):  # a doc line that writes `/*` (Express's ` *      req.is('text/*');`)
                 continue
-            return i if opening.startswith("/*") else None
+            return i if opening.startswith(opens) else None
     return None
 
 

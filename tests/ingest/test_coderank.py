@@ -470,6 +470,16 @@ MORE_LANGUAGES = {
                                          ("AFSecurityPolicy", "extension", 16, 16),
                                          ("AFSecurityPolicy.pin", "method", 17, 17),
                                          ("AFServerTrustIsValid", "function", 20, 22)}),
+    "src/Pester.Utility.ps1": ("<#\n.SYNOPSIS\n  Folds a block.\n#>\nfunction Fold-Block {\n    param(\n"
+                               "        $OnBlock = {},\n        $OnTest = { }\n    )\n    process {\n"
+                               "        foreach ($b in $Block) {\n            $Accumulator = & $OnBlock $b\n"
+                               "        }\n    }\n}\n\nfunction Fold-Run {\n    if ($a) {}\n}\n\n"
+                               "class Greeter {\n    [string]$Name\n"
+                               "    [string] Greet([string]$who) {\n        return \"hi $who\"\n    }\n}\n\n"
+                               "Describe \"Fold-Block\" {\n    It \"folds\" {\n        Mock Get-Thing {}\n"
+                               "        Fold-Block | Should -Be 1\n    }\n}\n",
+                               {("Fold-Block", "function", 1, 15), ("Fold-Run", "function", 17, 19),
+                                ("Greeter.Greet", "method", 23, 25), ("Fold-Block.folds", "test", 29, 32)}),
 }
 
 
@@ -489,7 +499,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     functions (a signature and the body beside it; a constructor with no body, an operator; `test`, `group`,
     `blocTest`), an Elixir function's clauses as one, Perl's Test::More subtests and `has` attributes, R's testthat
     tests, Objective-C's classes, categories, properties and methods named by their selectors (in a `.h` too, past
-    availability macros and NS_ENUM), a JS object's property holding a
+    availability macros and NS_ENUM), PowerShell's functions (their `<# #>` help above, past empty script blocks
+    given as values, which the grammar cannot read), classes, methods and Pester tests, a JS object's property holding a
     function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
