@@ -36,7 +36,8 @@ _TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "proto
 _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "method": "method",
                  "constructor": "constructor", "impl": "impl", "extension": "extension", "module": "module",
                  "mod": "module", "namespace": "module", "type": "type", "test": "test",
-                 "macro": "macro", "property": "property", "table": "table"} | {w: w for w in _TYPE_WORDS}
+                 "macro": "macro", "property": "property", "table": "table"} | {w: w for w in _TYPE_WORDS} | {
+                     w: w for w in ("resource", "data", "variable", "output", "module_call", "provider", "block")}
 # a function inside one is a method (a Rust `impl`'s and a Swift `extension`'s too: members of the type they name)
 _CONTAINERS = frozenset({*_TYPE_WORDS, "impl", "extension"})
 # kinds named after a type they do not define: a Rust `impl` block, a Swift `extension`

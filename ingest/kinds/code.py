@@ -715,7 +715,7 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
 
 _OBJC_CLASSES = frozenset({"class_interface", "class_implementation"})
 _BODY_CHILDREN = {"method_definition": "compound_statement", "function_statement": "script_block",
-                  "class_method_definition": "script_block"}
+                  "class_method_definition": "script_block", "block": "body"}  # (the last a Terraform block's)
 
 
 # C/C++ types a `typedef` may name: with no name of their own and no typedef's, they are part of what holds them (a
@@ -745,6 +745,8 @@ def _local(target: Any) -> bool:
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
+    if (block := _terraform_block(target)) is not None:  # `resource "aws_s3_bucket" "logs" {`
+        return block
     if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target) or _js_pair(target)) \
             is not None:  # JS/TS:
         return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
@@ -772,6 +774,31 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
     if (alias := _type_alias(target)) is not None:  # C: `typedef struct uv_loop_s uv_loop_t;`
         return ("type", False), alias, target, None
     return None
+
+
+# Terraform (HCL): a file's blocks, each named as Terraform refers to it (`aws_s3_bucket.logs`, `var.region`,
+# `module.vpc`, `data.aws_iam_policy_document.assume`), of the kind its block type says; another type's block (Nomad's
+# `job "web"`, `locals`, `terraform`) by its type and labels, of kind `block`
+_TERRAFORM_BLOCKS = {"resource": ("resource", ""), "data": ("data", "data."), "variable": ("variable", "var."),
+                     "output": ("output", "output."), "module": ("module_call", "module."),
+                     "provider": ("provider", "provider.")}
+
+
+def _terraform_block(node: Any) -> tuple[tuple[str, bool], Any, Any, str] | None:
+    """(kind, name node, block, name) of an HCL file's own block (not one nested in another: a resource's
+    `lifecycle {...}` is part of it)."""
+    if node.type != "block" or node.parent is None or node.parent.type != "body" or \
+            node.parent.parent is None or node.parent.parent.type != "config_file":
+        return None
+    typed = node.named_children[0] if node.named_children else None
+    if typed is None or typed.type != "identifier":
+        return None
+    labels = [c.text.decode("utf-8", "replace").strip('"') for c in node.named_children[1:]
+              if c.type in ("string_lit", "identifier")]
+    block_type = typed.text.decode("utf-8", "replace")
+    word, prefix = _TERRAFORM_BLOCKS.get(block_type, ("block", f"{block_type}."))
+    name = prefix + ".".join(labels) if labels else block_type
+    return (word, False), typed, node, name
 
 
 def _type_alias(node: Any) -> Any | None:
@@ -1261,7 +1288,7 @@ def _anonymous_function(node: Any) -> bool:
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration", "pair",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
                                 "function_call", "type_definition", "macro_invocation", "binary_operator", "argument",
-                                "command"}
+                                "command", "block"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

@@ -480,6 +480,14 @@ MORE_LANGUAGES = {
                                "        Fold-Block | Should -Be 1\n    }\n}\n",
                                {("Fold-Block", "function", 1, 15), ("Fold-Run", "function", 17, 19),
                                 ("Greeter.Greet", "method", 23, 25), ("Fold-Block.folds", "test", 29, 32)}),
+    "modules/bucket/main.tf": ("# The log bucket.\nresource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.name\n"
+                               "  lifecycle {\n    prevent_destroy = true\n  }\n}\n\nvariable \"name\" {\n"
+                               "  type = string\n}\n\nmodule \"vpc\" {\n  source = \"./vpc\"\n}\n\n"
+                               "data \"aws_iam_policy_document\" \"assume\" {\n  statement {\n  }\n}\n\n"
+                               "locals {\n  a = 1\n}\n",
+                               {("aws_s3_bucket.logs", "resource", 1, 7), ("var.name", "variable", 9, 11),
+                                ("module.vpc", "module_call", 13, 15),
+                                ("data.aws_iam_policy_document.assume", "data", 17, 20), ("locals", "block", 22, 24)}),
 }
 
 
@@ -500,7 +508,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     `blocTest`), an Elixir function's clauses as one, Perl's Test::More subtests and `has` attributes, R's testthat
     tests, Objective-C's classes, categories, properties and methods named by their selectors (in a `.h` too, past
     availability macros and NS_ENUM), PowerShell's functions (their `<# #>` help above, past empty script blocks
-    given as values, which the grammar cannot read), classes, methods and Pester tests, a JS object's property holding a
+    given as values, which the grammar cannot read), classes, methods and Pester tests, Terraform's blocks named as
+    Terraform refers to them (a resource's nested blocks part of it), a JS object's property holding a
     function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
@@ -528,6 +537,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert [u.leaf for u in objc if u.kind == "method"] == ["evaluateServerTrust", "defaultPolicy", "pin"]
     matlab = "function y = area(r)\n  % the area\n  y = pi * r^2;\nend\n\nfunction z = twice(x)\n  z = 2 * x;\nend\n"
     assert [u.kind for u in units_of("area.m", matlab)] == ["module"], "MATLAB's .m is no Objective-C (nor JS)"
+    terraform = units_of("modules/bucket/main.tf", MORE_LANGUAGES["modules/bucket/main.tf"][0])
+    assert len([u for u in terraform if u.kind != "module"]) == 5, "a block in a block is no definition of its own"
     directive = [u for u in units_of("Id.cs", MORE_LANGUAGES["Id.cs"][0]) if "#endif" in u.text]
     assert not any(u.start_line <= 5 <= u.end_line and u.name == "N.Id.Equals" for u in directive)
 

@@ -20,7 +20,7 @@ LANGUAGES = {
     ".bash": "bash", ".zsh": "bash", ".bats": "bash", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift",
     ".scala": "scala", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".t": "perl", ".ex": "elixir", ".exs": "elixir",
     ".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".r": "r", ".m": "objc", ".mm": "objc",
-    ".ps1": "powershell", ".psm1": "powershell",
+    ".ps1": "powershell", ".psm1": "powershell", ".tf": "hcl", ".hcl": "hcl",
 }
 # a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
 _SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
