@@ -199,7 +199,7 @@ _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 # Elixir: a function of several clauses (`defp month_name(1), do: "Jan"` ... twelve of them) is one function, as its
 # language reads it: the clauses written one after the other are one definition (plug's cookies.ex had `month_name`
 # twelve times over in an answer)
-_CLAUSE_LANGUAGES = frozenset({"elixir"})
+_CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})  # (Haskell's: a type signature and the equations after it)
 
 
 def _clauses_joined(found: Sequence[Definition]) -> tuple[Definition, ...]:
@@ -560,7 +560,7 @@ _OPAQUE_BY_LANGUAGE = {"python": _OPAQUE | {
 
 
 # languages where `#` opens a directive (`#define`, `#if`, `#region`), not a comment; and those with no `/* */`
-_DIRECTIVES = frozenset({"c", "cpp", "csharp", "objc", "swift", "cuda"})
+_DIRECTIVES = frozenset({"c", "cpp", "csharp", "objc", "swift", "cuda", "haskell"})  # (Haskell's CPP)
 _NO_BLOCK_COMMENTS = frozenset({"python", "ruby", "bash", "lua"})
 
 
@@ -579,7 +579,7 @@ class Comments:
                    _BLOCK_FENCES.get(language or "", ("/*", "*/")))
 
 
-_BLOCK_FENCES = {"powershell": ("<#", "#>")}
+_BLOCK_FENCES = {"powershell": ("<#", "#>"), "haskell": ("{-", "-}")}
 
 
 def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, comments: Comments = Comments()
@@ -747,6 +747,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
     if (block := _terraform_block(target)) is not None:  # `resource "aws_s3_bucket" "logs" {`
         return block
+    if (haskell := _haskell_definition(target)) is not None:  # `greet :: Text -> Text`, `greet who = ...`
+        return haskell
     if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target) or _js_pair(target)) \
             is not None:  # JS/TS:
         return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
@@ -799,6 +801,34 @@ def _terraform_block(node: Any) -> tuple[tuple[str, bool], Any, Any, str] | None
     word, prefix = _TERRAFORM_BLOCKS.get(block_type, ("block", f"{block_type}."))
     name = prefix + ".".join(labels) if labels else block_type
     return (word, False), typed, node, name
+
+
+# Haskell: the declarations of a module, a class or an instance (a function's `where` bindings are part of it)
+_HASKELL_SCOPES = frozenset({"declarations", "class_declarations", "instance_declarations"})
+_HASKELL_FUNCTIONS = frozenset({"function", "bind", "signature"})
+_HASKELL_TYPES = frozenset({"data_type", "newtype", "type_synomym", "type_family", "data_family"})
+
+
+def _haskell_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
+    """A Haskell function (its type signature and each clause: one definition once joined, `_clauses_joined`), an
+    operator's (`a <+> b = ...` is `<+>`), a type (`data`, `newtype`, `type`), a class with its methods, an
+    instance named by its type (`instance Show Greeter` holds Greeter's `show`, as a Rust `impl` does)."""
+    if node.parent is None or node.parent.type not in _HASKELL_SCOPES:
+        return None
+    named = node.child_by_field_name("name")
+    if node.type in _HASKELL_FUNCTIONS:
+        infix = next((c for c in node.named_children if c.type == "infix"), None) if named is None else None
+        named = infix.child_by_field_name("operator") if infix is not None else named
+        if named is None:
+            return None
+        return ("function", False), named, node, named.text.decode("utf-8", "replace").strip("()")  # `(<+>) ::`
+    if node.type in _HASKELL_TYPES and named is not None:
+        return ("type", False), named, node, None
+    if node.type == "class" and named is not None:
+        return ("class", True), named, node, None
+    if node.type == "instance" and (typed := node.child_by_field_name("patterns")) is not None:
+        return ("impl", True), typed, node, None
+    return None
 
 
 def _type_alias(node: Any) -> Any | None:
@@ -1288,7 +1318,8 @@ def _anonymous_function(node: Any) -> bool:
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration", "pair",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
                                 "function_call", "type_definition", "macro_invocation", "binary_operator", "argument",
-                                "command", "block"}
+                                "command", "block", "function", "bind", "signature", "data_type", "newtype",
+                                "type_synomym", "type_family", "data_family", "class", "instance"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

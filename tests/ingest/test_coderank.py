@@ -488,6 +488,16 @@ MORE_LANGUAGES = {
                                {("aws_s3_bucket.logs", "resource", 1, 7), ("var.name", "variable", 9, 11),
                                 ("module.vpc", "module_call", 13, 15),
                                 ("data.aws_iam_policy_document.assume", "data", 17, 20), ("locals", "block", 22, 24)}),
+    "src/ShellCheck/Checker.hs": ("module ShellCheck.Checker (check) where\n\nimport Data.List\n\n"
+                                  "{- | Checks a script.\n   Every rule. -}\ncheck :: String -> [Int]\n"
+                                  "check \"\" = []\ncheck src = go src\n  where\n    go x = [length x]\n\n"
+                                  "-- | A comment.\ndata Comment = Comment { code :: Int }\n\n"
+                                  "class Named a where\n  nameOf :: a -> String\n\n"
+                                  "instance Named Comment where\n  nameOf = show . code\n\n"
+                                  "(<+>) :: Int -> Int -> Int\na <+> b = a + b\n",
+                                  {("check", "function", 5, 11), ("Comment", "type", 13, 14),
+                                   ("Named.nameOf", "method", 17, 17), ("Comment", "impl", 19, 19),
+                                   ("Comment.nameOf", "method", 20, 20), ("<+>", "function", 22, 23)}),
 }
 
 
@@ -509,7 +519,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     tests, Objective-C's classes, categories, properties and methods named by their selectors (in a `.h` too, past
     availability macros and NS_ENUM), PowerShell's functions (their `<# #>` help above, past empty script blocks
     given as values, which the grammar cannot read), classes, methods and Pester tests, Terraform's blocks named as
-    Terraform refers to them (a resource's nested blocks part of it), a JS object's property holding a
+    Terraform refers to them (a resource's nested blocks part of it), Haskell's functions (a type signature and its
+    equations as one, their `{- -}` or `-- |` docs above, `where` bindings part of them), types, classes and
+    instances, a JS object's property holding a
     function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
@@ -537,6 +549,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert [u.leaf for u in objc if u.kind == "method"] == ["evaluateServerTrust", "defaultPolicy", "pin"]
     matlab = "function y = area(r)\n  % the area\n  y = pi * r^2;\nend\n\nfunction z = twice(x)\n  z = 2 * x;\nend\n"
     assert [u.kind for u in units_of("area.m", matlab)] == ["module"], "MATLAB's .m is no Objective-C (nor JS)"
+    haskell = units_of("src/ShellCheck/Checker.hs", MORE_LANGUAGES["src/ShellCheck/Checker.hs"][0])
+    assert [u.name for u in haskell].count("check") == 1 and not any(u.name.endswith("go") for u in haskell)
     terraform = units_of("modules/bucket/main.tf", MORE_LANGUAGES["modules/bucket/main.tf"][0])
     assert len([u for u in terraform if u.kind != "module"]) == 5, "a block in a block is no definition of its own"
     directive = [u for u in units_of("Id.cs", MORE_LANGUAGES["Id.cs"][0]) if "#endif" in u.text]
