@@ -715,7 +715,9 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
 
 _OBJC_CLASSES = frozenset({"class_interface", "class_implementation"})
 _BODY_CHILDREN = {"method_definition": "compound_statement", "function_statement": "script_block",
-                  "class_method_definition": "script_block", "block": "body"}  # (the last a Terraform block's)
+                  "class_method_definition": "script_block", "block": "body",  # (a Terraform block's)
+                  "function_definition": "block", "macro_definition": "block", "struct_definition": "block",
+                  "module_definition": "block", "compound_statement": "block"}  # (Julia's)
 
 
 # C/C++ types a `typedef` may name: with no name of their own and no typedef's, they are part of what holds them (a
@@ -749,6 +751,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return block
     if (haskell := _haskell_definition(target)) is not None:  # `greet :: Text -> Text`, `greet who = ...`
         return haskell
+    if (julia := _julia_definition(target)) is not None:  # `function greet(g::Greeter)`, `square(x) = x^2`
+        return julia
     if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target) or _js_pair(target)) \
             is not None:  # JS/TS:
         return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
@@ -829,6 +833,61 @@ def _haskell_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | No
     if node.type == "instance" and (typed := node.child_by_field_name("patterns")) is not None:
         return ("impl", True), typed, node, None
     return None
+
+
+# Julia: its definitions, the one-line form of a function (`square(x) = x^2`, `Base.show(io::IO, g) = ...`) at a
+# module's level; a `@testset "title" begin ... end` is a test
+_JULIA_TYPES = {"struct_definition": ("struct", True), "abstract_definition": ("type", False),
+                "primitive_definition": ("type", False), "module_definition": ("module", True)}
+_JULIA_LEVELS = frozenset({"source_file", "module_definition"})
+
+
+def _julia_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
+    if node.type in ("function_definition", "macro_definition"):
+        signature = next((c for c in node.named_children if c.type == "signature"), None)
+        named = _julia_called(signature.named_children[0]) if signature and signature.named_children else None
+        word = "function" if node.type == "function_definition" else "macro"
+        return ((word, False), named, node, None) if named is not None else None
+    if node.type == "assignment" and node.parent is not None and (
+            node.parent.type in _JULIA_LEVELS or node.parent.type == "block" and node.parent.parent is not None
+            and node.parent.parent.type in _JULIA_LEVELS) and node.named_children:
+        named = _julia_called(node.named_children[0], calls_only=True)
+        return (("function", False), named, node, None) if named is not None else None
+    if node.type in _JULIA_TYPES:
+        head = next((c for c in node.named_children if c.type in ("type_head", "identifier")), None)
+        named = _julia_called(head.named_children[0] if head is not None and head.type == "type_head" and
+                              head.named_children else head)
+        return (_JULIA_TYPES[node.type], named, node, None) if named is not None else None
+    if node.type == "macrocall_expression":
+        return _julia_testset(node)
+    return None
+
+
+def _julia_called(node: Any, calls_only: bool = False) -> Any | None:
+    """The name a Julia signature or type head defines: `greet` of `greet(g)::String where T`, `Base.show` of
+    `Base.show(io, g)`, `Counter` of `Counter{T} <: Animal`; with `calls_only`, only a call's (`x = 1` defines no
+    function)."""
+    called = False
+    while node is not None and node.type in ("where_expression", "typed_expression", "call_expression",
+                                             "parametrized_type_expression", "binary_expression"):
+        called = called or node.type == "call_expression"
+        node = node.named_children[0] if node.named_children else None
+    if node is None or node.type not in ("identifier", "field_expression") or calls_only and not called:
+        return None
+    return node
+
+
+def _julia_testset(call: Any) -> tuple[tuple[str, bool], Any, Any, str] | None:
+    """A Julia `@testset "greet" begin ... end` (Test's): a test titled by its string."""
+    macro = next((c for c in call.named_children if c.type == "macro_identifier"), None)
+    given = next((c for c in call.named_children if c.type == "macro_argument_list"), None)
+    if macro is None or macro.text != b"@testset" or given is None:
+        return None
+    title = next((c for c in given.named_children if c.type == "string_literal"), None)
+    block = next((c for c in given.named_children if c.type in ("compound_statement", "for_statement")), None)
+    if title is None or block is None:
+        return None
+    return ("test", False), title, block, _titled(title)
 
 
 def _type_alias(node: Any) -> Any | None:
@@ -1319,7 +1378,9 @@ _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "pr
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
                                 "function_call", "type_definition", "macro_invocation", "binary_operator", "argument",
                                 "command", "block", "function", "bind", "signature", "data_type", "newtype",
-                                "type_synomym", "type_family", "data_family", "class", "instance"}
+                                "type_synomym", "type_family", "data_family", "class", "instance", "assignment",
+                                "macro_definition", "struct_definition", "abstract_definition",
+                                "primitive_definition", "module_definition", "macrocall_expression"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 
@@ -1530,7 +1591,8 @@ def _attributes_above(node: Any, lines: list[str]) -> int:
     started at its `fn` line. Each must start a line of its own (`let x = 1; // note` is code's)."""
     line: int = node.start_point[0]
     above = node.prev_named_sibling
-    while above is not None and (above.type in _ATTRIBUTES or _elixir_attribute(above)) and \
+    while above is not None and (above.type in _ATTRIBUTES or _elixir_attribute(above) or
+                                 above.type == "string_literal" and node.type in _JULIA_DOCUMENTED) and \
             above.end_point[0] >= line - 1:
         row, column = above.start_point
         if row >= len(lines) or lines[row][:column].strip():
@@ -1540,6 +1602,9 @@ def _attributes_above(node: Any, lines: list[str]) -> int:
 
 
 _ELIXIR_ATTRIBUTES = frozenset({b"doc", b"spec", b"impl", b"deprecated", b"since", b"decorate"})
+# Julia: a docstring is the string right above what it documents (`"""    greet(g)\n\nGreets."""` then `function`)
+_JULIA_DOCUMENTED = frozenset({*_JULIA_TYPES, "function_definition", "macro_definition", "assignment",
+                               "macrocall_expression"})
 
 
 def _elixir_attribute(node: Any) -> bool:

@@ -498,6 +498,14 @@ MORE_LANGUAGES = {
                                   {("check", "function", 5, 11), ("Comment", "type", 13, 14),
                                    ("Named.nameOf", "method", 17, 17), ("Comment", "impl", 19, 19),
                                    ("Comment.nameOf", "method", 20, 20), ("<+>", "function", 22, 23)}),
+    "src/Greeters.jl": ("module Greeters\n\n\"\"\"\n    greet(g, who)\n\nGreets.\n\"\"\"\n"
+                        "function greet(g::Greeter, who::String)::String where T\n    x = 1\n    return who\nend\n\n"
+                        "mutable struct Counter{T} <: Animal\n    n::T\nend\n\nsquare(x) = x^2\nlimit = 10\n\n"
+                        "Base.show(io::IO, g::Greeter) = print(io, g.name)\n\n"
+                        "@testset \"greet\" begin\n    @test greet(1, \"b\") == \"b\"\nend\n\nend\n",
+                        {("Greeters", "module", 1, 1), ("Greeters.greet", "function", 3, 11),
+                         ("Greeters.Counter", "struct", 13, 15), ("Greeters.square", "function", 17, 17),
+                         ("Greeters.Base.show", "function", 20, 20), ("Greeters.greet", "test", 22, 24)}),
 }
 
 
@@ -521,7 +529,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     given as values, which the grammar cannot read), classes, methods and Pester tests, Terraform's blocks named as
     Terraform refers to them (a resource's nested blocks part of it), Haskell's functions (a type signature and its
     equations as one, their `{- -}` or `-- |` docs above, `where` bindings part of them), types, classes and
-    instances, a JS object's property holding a
+    instances, Julia's functions (the one-line form too, with the docstring above), structs, macros and testsets, a JS
+    object's property holding a
     function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
@@ -549,6 +558,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert [u.leaf for u in objc if u.kind == "method"] == ["evaluateServerTrust", "defaultPolicy", "pin"]
     matlab = "function y = area(r)\n  % the area\n  y = pi * r^2;\nend\n\nfunction z = twice(x)\n  z = 2 * x;\nend\n"
     assert [u.kind for u in units_of("area.m", matlab)] == ["module"], "MATLAB's .m is no Objective-C (nor JS)"
+    julia = units_of("src/Greeters.jl", MORE_LANGUAGES["src/Greeters.jl"][0])
+    assert not any(u.name.endswith(("limit", ".x")) for u in julia), "a value bound, or a function's local, is none"
     haskell = units_of("src/ShellCheck/Checker.hs", MORE_LANGUAGES["src/ShellCheck/Checker.hs"][0])
     assert [u.name for u in haskell].count("check") == 1 and not any(u.name.endswith("go") for u in haskell)
     terraform = units_of("modules/bucket/main.tf", MORE_LANGUAGES["modules/bucket/main.tf"][0])

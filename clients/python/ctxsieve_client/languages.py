@@ -21,14 +21,14 @@ LANGUAGES = {
     ".scala": "scala", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".t": "perl", ".ex": "elixir", ".exs": "elixir",
     ".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".r": "r", ".m": "objc", ".mm": "objc",
     ".ps1": "powershell", ".psm1": "powershell", ".tf": "hcl", ".hcl": "hcl",
-    ".hs": "haskell",
+    ".hs": "haskell", ".jl": "julia",
 }
 # a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
 _SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
 _INTERPRETERS = {"python": "python", "sh": "bash", "bash": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
                  "bats": "bash",
                  "node": "javascript", "nodejs": "javascript", "ruby": "ruby", "lua": "lua", "php": "php",
-                 "perl": "perl", "elixir": "elixir", "pwsh": "powershell", "runhaskell": "haskell"}
+                 "perl": "perl", "elixir": "elixir", "pwsh": "powershell", "runhaskell": "haskell", "julia": "julia"}
 
 
 def shebang_language(text: str) -> str | None:
