@@ -717,7 +717,8 @@ _OBJC_CLASSES = frozenset({"class_interface", "class_implementation"})
 _BODY_CHILDREN = {"method_definition": "compound_statement", "function_statement": "script_block",
                   "class_method_definition": "script_block", "block": "body",  # (a Terraform block's)
                   "function_definition": "block", "macro_definition": "block", "struct_definition": "block",
-                  "module_definition": "block", "compound_statement": "block"}  # (Julia's)
+                  "module_definition": "block", "compound_statement": "block",  # (Julia's)
+                  "Decl": "Block", "TestDecl": "Block"}  # (Zig's)
 
 
 # C/C++ types a `typedef` may name: with no name of their own and no typedef's, they are part of what holds them (a
@@ -753,6 +754,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return haskell
     if (julia := _julia_definition(target)) is not None:  # `function greet(g::Greeter)`, `square(x) = x^2`
         return julia
+    if (zig := _zig_definition(target)) is not None:  # `pub fn greet(...)`, `const Greeter = struct {`
+        return zig
     if (bound := _bound_function(target) or _js_assigned(target) or _lua_bound(target) or _js_pair(target)) \
             is not None:  # JS/TS:
         return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
@@ -875,6 +878,32 @@ def _julia_called(node: Any, calls_only: bool = False) -> Any | None:
     if node is None or node.type not in ("identifier", "field_expression") or calls_only and not called:
         return None
     return node
+
+
+def _zig_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
+    """Zig: a function (`fn helper(x: i32) i32 {`), a type bound to a name (`const Greeter = struct {`, `enum`,
+    `union(enum)`, `opaque`), its functions its methods; a `test "title" {` (or `test helper {`) a test."""
+    if node.type == "TestDecl":
+        title = next((c for c in node.named_children if c.type in ("STRINGLITERALSINGLE", "IDENTIFIER")), None)
+        name = title.text.decode("utf-8", "replace").strip('"') if title is not None else "test"
+        return ("test", False), title, node, _title_as_name(name)
+    if node.type != "Decl":
+        return None
+    proto = next((c for c in node.named_children if c.type == "FnProto"), None)
+    if proto is not None:
+        named = next((c for c in proto.named_children if c.type == "IDENTIFIER"), None)
+        return (("function", False), named, node, None) if named is not None else None
+    bound = next((c for c in node.named_children if c.type == "VarDecl"), None)
+    named = next((c for c in bound.named_children if c.type == "IDENTIFIER"), None) if bound is not None else None
+    value = bound.named_children[-1] if bound is not None and bound.named_children else None
+    while value is not None and value.type in ("ErrorUnionExpr", "SuffixExpr"):
+        value = value.named_children[0] if value.named_children else None
+    if named is None or value is None or value.type != "ContainerDecl":
+        return None
+    typed = next((c for c in value.named_children if c.type == "ContainerDeclType"), None)
+    word = typed.text.decode("utf-8", "replace").split("(")[0].strip() if typed is not None else "struct"
+    one_line = node.start_point[0] == node.end_point[0]  # (`const Color = enum { red, green };` defines it too)
+    return (word if word in ("struct", "enum", "union") else "type", not one_line), named, node, None
 
 
 def _julia_testset(call: Any) -> tuple[tuple[str, bool], Any, Any, str] | None:
@@ -1380,7 +1409,8 @@ _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "pr
                                 "command", "block", "function", "bind", "signature", "data_type", "newtype",
                                 "type_synomym", "type_family", "data_family", "class", "instance", "assignment",
                                 "macro_definition", "struct_definition", "abstract_definition",
-                                "primitive_definition", "module_definition", "macrocall_expression"}
+                                "primitive_definition", "module_definition", "macrocall_expression", "Decl",
+                                "TestDecl"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

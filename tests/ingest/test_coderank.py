@@ -506,6 +506,13 @@ MORE_LANGUAGES = {
                         {("Greeters", "module", 1, 1), ("Greeters.greet", "function", 3, 11),
                          ("Greeters.Counter", "struct", 13, 15), ("Greeters.square", "function", 17, 17),
                          ("Greeters.Base.show", "function", 20, 20), ("Greeters.greet", "test", 22, 24)}),
+    "src/greeter.zig": ("const std = @import(\"std\");\n\n/// A greeter.\npub const Greeter = struct {\n"
+                        "    name: []const u8,\n\n    /// Greets.\n    pub fn greet(self: Greeter) void {\n"
+                        "        _ = self;\n    }\n};\n\npub const Color = enum { red, green };\n\n"
+                        "fn helper(x: i32) i32 {\n    return x + 1;\n}\n\ntest \"greet says hi\" {\n"
+                        "    _ = helper(1);\n}\n",
+                        {("Greeter", "struct", 3, 5), ("Greeter.greet", "method", 7, 10), ("Color", "enum", 13, 13),
+                         ("helper", "function", 15, 17), ("greet_says_hi", "test", 19, 21)}),
 }
 
 
@@ -529,9 +536,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     given as values, which the grammar cannot read), classes, methods and Pester tests, Terraform's blocks named as
     Terraform refers to them (a resource's nested blocks part of it), Haskell's functions (a type signature and its
     equations as one, their `{- -}` or `-- |` docs above, `where` bindings part of them), types, classes and
-    instances, Julia's functions (the one-line form too, with the docstring above), structs, macros and testsets, a JS
-    object's property holding a
-    function outside any function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
+    instances, Julia's functions (the one-line form too, with the docstring above), structs, macros and testsets,
+    Zig's functions, types bound to a name and tests, a JS object's property holding a function outside any
+    function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
     for path, (text, expected) in MORE_LANGUAGES.items():

@@ -21,7 +21,7 @@ LANGUAGES = {
     ".scala": "scala", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".t": "perl", ".ex": "elixir", ".exs": "elixir",
     ".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".r": "r", ".m": "objc", ".mm": "objc",
     ".ps1": "powershell", ".psm1": "powershell", ".tf": "hcl", ".hcl": "hcl",
-    ".hs": "haskell", ".jl": "julia",
+    ".hs": "haskell", ".jl": "julia", ".zig": "zig",
 }
 # a script's `#!` line: its interpreter (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`), the grammar it is written in
 _SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?([a-z]+)")
