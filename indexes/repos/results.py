@@ -4,7 +4,8 @@ The budget is the whole answer as every surface shows it (`ctxsieve_client.code_
 head line, its lines after their numbers, the line saying how to read the rest of a cut one, and the closing line.
 
 Every hit first gets its head (its first lines, up to HEAD_TOKENS: the signature and docstring say what it is), then,
-while the budget lasts, its lines through its header line where a long doc comment kept that out of its head;
+while the budget lasts, its lines through its header line where a long doc comment kept that out of its head (a doc
+longer than HEAD_MAX_TOKENS: the hit is shown around its header line instead, the lines above said not shown);
 what is left of the budget then goes best hit first to whole definitions, a definition that does not fit shown
 as far as whole lines fit. A cut result keeps its true span (`start_line`/`end_line`) and says the last line shown
 (`shown_end_line`), so the rest is one read of the file away. A definition's part before its first nested definition
@@ -62,7 +63,7 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
     shown = [(0, 0)] * len(hits)  # each hit's lines shown, [first, end) of its text's lines
     used = 0
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads (or the focused line) first
-        unit, focus = hit.unit, _focus_of(hit, unit_costs)
+        unit, focus = hit.unit, _focus_of(hit, unit_costs) or _header_below_doc(hit, unit_costs)
         rest, start = rest_line(unit.path, _end_of(unit), _end_of(unit)), _start_of(unit, windows)
         around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name) + "\n") \
             + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
@@ -108,6 +109,20 @@ def _focus_of(hit: Hit, costs: _LineCosts) -> int:
     """The index of the line the request points at in the hit's text, when it is not its first (0 otherwise)."""
     at = hit.focus - hit.unit.start_line
     return at if 0 < at < len(costs) else 0
+
+
+def _header_below_doc(hit: Hit, costs: _LineCosts) -> int:
+    """The index of a definition's header line when a doc comment above it is longer than its head may reach
+    (HEAD_MAX_TOKENS): the hit is shown around that line, which says what it is (a Julia docstring of 47 lines
+    above `Base.eachrow(df) = ...` showed its first lines alone, an Elixir `@doc` its prose and no `def`); 0
+    otherwise."""
+    signature = hit.unit.signature
+    header = next((i for i, line in enumerate(costs.lines[:LONGEST_DOC]) if signature and line.strip() == signature),
+                  0)
+    return header if header and costs.total(header + 1) > HEAD_MAX_TOKENS else 0
+
+
+LONGEST_DOC = 400  # lines looked through for the header line below a doc comment
 
 
 def _grow(costs: _LineCosts, first: int, end: int, budget: int) -> tuple[int, int, int]:

@@ -676,6 +676,28 @@ def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tok
         f"func (n *node) {name}(path string) (value nodeValue) {{" for name in ("getValue", "addRoute")], shown
 
 
+def test_a_definition_below_a_doc_longer_than_its_head_is_shown_from_around_its_header_line(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A Julia docstring of 47 lines above `Base.eachrow(df) = ...` (an Elixir `@doc`, a long JSDoc) had the head show
+    its first lines and never the line that says what the definition is: at a small budget the hit is shown around
+    its header line, the lines above it said not shown; a short doc is still shown from its first line."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import render_answer
+
+    doc = "".join(f"Iterate the rows of a data frame, step {i}: views, copies and the columns they keep.\n"
+                  for i in range(40))
+    text = f'"""\n    eachrow(df)\n\n{doc}"""\nBase.eachrow(df::AbstractDataFrame) = DataFrameRows(df)\n\nnrow(x) = 1\n'
+    unit = next(u for u in units_of("src/iteration.jl", text) if u.name == "Base.eachrow")
+    assert unit.start_line == 1 and unit.signature.startswith("Base.eachrow(")
+    shown = pack_hits([Hit(unit, 1.0)], tokenizer.count, 300)
+    assert shown and "Base.eachrow(df::AbstractDataFrame)" in shown[0].text, shown
+    answer = render_answer("r", shown, 1, "ready")
+    assert f"⋮ lines 1-{shown[0].shown_start_line - 1} not shown" in answer and tokenizer.count(answer) <= 300
+    short = next(u for u in units_of("src/iteration.jl", '"""\n    nrow(x)\n"""\nnrow(x) = 1\n') if u.name == "nrow")
+    assert pack_hits([Hit(short, 1.0)], tokenizer.count, 300)[0].shown_start_line == 1
+
+
 NESTED = """def make_handler(config):
     def handler(request):
         return request
