@@ -33,8 +33,8 @@ SKIPPED_NAMED = 5  # the files left out that a repository's status names, per wh
 
 @dataclass
 class Skipped:
-    """The files a sync left out: how many per why (binary, huge, minified, unreadable, outside, failed), the first few
-    named."""
+    """The files a sync left out: how many per why (binary, huge, minified, unreadable, outside, link, failed), the
+    first few named."""
 
     counts: Counter[str] = field(default_factory=Counter)
     paths: dict[str, list[str]] = field(default_factory=dict)
@@ -83,7 +83,24 @@ def walk(root: Path) -> Walk:
                 out.skipped.add("outside", name)
             else:
                 out.files.append(name)
-    return out
+    return _links_to_listed_left_out(root, real_root, out)
+
+
+def _links_to_listed_left_out(root: Path, real_root: str, found: Walk) -> Walk:
+    """A link to another of the repository's source files is that file again (SDWebImage's 61 headers in
+    `include/SDWebImage/` link to `Core/`: every hit in them came twice): left out, counted as `link`; a link to a
+    file not indexed under its own name is kept."""
+    listed = set(found.files)
+    kept: list[str] = []
+    for name in found.files:
+        target = os.path.realpath(root / name)
+        own = os.path.relpath(target, real_root).replace(os.sep, "/") if (root / name).is_symlink() else None
+        if own is not None and own != name and own in listed:
+            found.skipped.add("link", name)
+        else:
+            kept.append(name)
+    found.files = kept
+    return found
 
 
 def _source(root: Path, name: str) -> bool:
