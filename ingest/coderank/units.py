@@ -37,11 +37,12 @@ _KIND_OF_WORD = {"def": "function", "function": "function", "fn": "function", "m
                  "constructor": "constructor", "impl": "impl", "extension": "extension", "module": "module",
                  "mod": "module", "namespace": "module", "type": "type", "test": "test",
                  "macro": "macro", "property": "property", "table": "table"} | {w: w for w in _TYPE_WORDS} | {
-                     w: w for w in ("resource", "data", "variable", "output", "module_call", "provider", "block")}
+                     w: w for w in ("resource", "data", "variable", "output", "module_call", "provider", "block",
+                                    "local", "instance")}  # (Terraform's blocks, a Haskell instance)
 # a function inside one is a method (a Rust `impl`'s and a Swift `extension`'s too: members of the type they name)
-_CONTAINERS = frozenset({*_TYPE_WORDS, "impl", "extension"})
+_CONTAINERS = frozenset({*_TYPE_WORDS, "impl", "extension", "instance"})
 # kinds named after a type they do not define: a Rust `impl` block, a Swift `extension`
-_TYPE_ADDITIONS = frozenset({"impl", "extension"})
+_TYPE_ADDITIONS = frozenset({"impl", "extension", "instance"})
 # A parent's own line after its nested definitions that holds no code of its own: one that only closes it (`}`,
 # `});`, `end`, Objective-C's `@end`), a block's bare keyword (`else:`, `} else {`, `try:`), a comment (after one of
 # those too: `}  // namespace detail`), a directive's end (`#endif`). A run of such lines is no unit.

@@ -66,7 +66,7 @@ _KINDS = {
     "mixin_declaration": ("mixin", True), "extension_declaration": ("extension", True),
     "class_interface": ("class", True), "class_implementation": ("class", True),
     "function_statement": ("function", False), "class_statement": ("class", True),
-    "class_method_definition": ("method", False),
+    "class_method_definition": ("method", False), "enum_statement": ("enum", False),
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -748,8 +748,8 @@ def _local(target: Any) -> bool:
 
 def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A definition its node's type does not say: a binding, a field, a call or a misread class that is one."""
-    if (block := _terraform_block(target)) is not None:  # `resource "aws_s3_bucket" "logs" {`
-        return block
+    if (block := _terraform_block(target) or _terraform_local(target)) is not None:  # `resource "aws_s3_bucket"
+        return block  # "logs" {`, a `locals` block's `create = true`
     if (haskell := _haskell_definition(target)) is not None:  # `greet :: Text -> Text`, `greet who = ...`
         return haskell
     if (julia := _julia_definition(target)) is not None:  # `function greet(g::Greeter)`, `square(x) = x^2`
@@ -789,8 +789,7 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
 # `module.vpc`, `data.aws_iam_policy_document.assume`), of the kind its block type says; another type's block (Nomad's
 # `job "web"`, `locals`, `terraform`) by its type and labels, of kind `block`
 _TERRAFORM_BLOCKS = {"resource": ("resource", ""), "data": ("data", "data."), "variable": ("variable", "var."),
-                     "output": ("output", "output."), "module": ("module_call", "module."),
-                     "provider": ("provider", "provider.")}
+                     "output": ("output", ""), "module": ("module_call", "module."), "provider": ("provider", "")}
 
 
 def _terraform_block(node: Any) -> tuple[tuple[str, bool], Any, Any, str] | None:
@@ -805,9 +804,24 @@ def _terraform_block(node: Any) -> tuple[tuple[str, bool], Any, Any, str] | None
     labels = [c.text.decode("utf-8", "replace").strip('"') for c in node.named_children[1:]
               if c.type in ("string_lit", "identifier")]
     block_type = typed.text.decode("utf-8", "replace")
+    if block_type == "locals":  # its values, `local.name` where they are used: each a definition of its own
+        return ("block", True), typed, node, "local"
     word, prefix = _TERRAFORM_BLOCKS.get(block_type, ("block", f"{block_type}."))
     name = prefix + ".".join(labels) if labels else block_type
     return (word, False), typed, node, name
+
+
+def _terraform_local(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
+    """`create = true` in a Terraform `locals` block: `local.create` (a Terraform module's eks `locals` held the
+    values a search for `local.create_oidc_provider` asked for)."""
+    if node.type != "attribute" or node.parent is None or node.parent.type != "body" or node.parent.parent is None:
+        return None
+    block = node.parent.parent
+    if block.type != "block" or not block.named_children or block.named_children[0].text != b"locals" or \
+            _terraform_block(block) is None:
+        return None
+    named = node.named_children[0] if node.named_children else None
+    return (("local", False), named, node, None) if named is not None and named.type == "identifier" else None
 
 
 # Haskell: the declarations of a module, a class or an instance (a function's `where` bindings are part of it)
@@ -819,7 +833,8 @@ _HASKELL_TYPES = frozenset({"data_type", "newtype", "type_synomym", "type_family
 def _haskell_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """A Haskell function (its type signature and each clause: one definition once joined, `_clauses_joined`), an
     operator's (`a <+> b = ...` is `<+>`), a type (`data`, `newtype`, `type`), a class with its methods, an
-    instance named by its type (`instance Show Greeter` holds Greeter's `show`, as a Rust `impl` does)."""
+    instance named by its type (`instance Show Greeter` holds Greeter's `show`, as a Rust `impl` does); a QuickCheck
+    property (`prop_findsParseIssue`) a test."""
     if node.parent is None or node.parent.type not in _HASKELL_SCOPES:
         return None
     named = node.child_by_field_name("name")
@@ -828,13 +843,15 @@ def _haskell_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | No
         named = infix.child_by_field_name("operator") if infix is not None else named
         if named is None:
             return None
-        return ("function", False), named, node, named.text.decode("utf-8", "replace").strip("()")  # `(<+>) ::`
+        name = named.text.decode("utf-8", "replace").strip("()")  # `(<+>) ::`
+        return ("test" if name.startswith("prop_") else "function", False), named, node, name  # (QuickCheck's
+        # properties are tests: shellcheck keeps them beside the code they test)
     if node.type in _HASKELL_TYPES and named is not None:
         return ("type", False), named, node, None
     if node.type == "class" and named is not None:
         return ("class", True), named, node, None
     if node.type == "instance" and (typed := node.child_by_field_name("patterns")) is not None:
-        return ("impl", True), typed, node, None
+        return ("instance", True), typed, node, None
     return None
 
 
@@ -846,16 +863,19 @@ _JULIA_LEVELS = frozenset({"source_file", "module_definition"})
 
 
 def _julia_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
+    if node.type in _JULIA_DOCUMENTED and _quoted(node):  # code a macro or a function builds, not defines
+        return None
     if node.type in ("function_definition", "macro_definition"):
         signature = next((c for c in node.named_children if c.type == "signature"), None)
         named = _julia_called(signature.named_children[0]) if signature and signature.named_children else None
-        word = "function" if node.type == "function_definition" else "macro"
+        word = "macro" if node.type == "macro_definition" else "method" if _callable_struct(named) else "function"
         return ((word, False), named, node, None) if named is not None else None
     if node.type == "assignment" and node.parent is not None and (
             node.parent.type in _JULIA_LEVELS or node.parent.type == "block" and node.parent.parent is not None
             and node.parent.parent.type in _JULIA_LEVELS) and node.named_children:
         named = _julia_called(node.named_children[0], calls_only=True)
-        return (("function", False), named, node, None) if named is not None else None
+        word = "method" if _callable_struct(named) else "function"
+        return ((word, False), named, node, None) if named is not None else None
     if node.type in _JULIA_TYPES:
         head = next((c for c in node.named_children if c.type in ("type_head", "identifier")), None)
         named = _julia_called(head.named_children[0] if head is not None and head.type == "type_head" and
@@ -866,15 +886,37 @@ def _julia_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None
     return None
 
 
+def _callable_struct(named: Any | None) -> bool:
+    """`Dense` of `(a::Dense)(x)`: a method its type's values are called by."""
+    typed = named.parent if named is not None else None
+    return typed is not None and typed.type in ("typed_expression", "unary_typed_expression") and \
+        typed.parent is not None and typed.parent.type == "parenthesized_expression"
+
+
+def _quoted(node: Any) -> bool:
+    """Inside a Julia `quote ... end` or `:(...)`: Flux's `_macro_layer_show` returns a `function Base.show` it
+    builds, which was taken for one of its own."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("quote_statement", "quote_expression"):
+            return True
+        parent = parent.parent
+    return False
+
+
 def _julia_called(node: Any, calls_only: bool = False) -> Any | None:
     """The name a Julia signature or type head defines: `greet` of `greet(g)::String where T`, `Base.show` of
-    `Base.show(io, g)`, `Counter` of `Counter{T} <: Animal`; with `calls_only`, only a call's (`x = 1` defines no
+    `Base.show(io, g)`, `Counter` of `Counter{T} <: Animal`, the type a callable struct's method is of (`Dense` of
+    `(a::Dense)(x)`, Flux's layers' forward passes); with `calls_only`, only a call's (`x = 1` defines no
     function)."""
     called = False
     while node is not None and node.type in ("where_expression", "typed_expression", "call_expression",
-                                             "parametrized_type_expression", "binary_expression"):
+                                             "parametrized_type_expression", "binary_expression",
+                                             "parenthesized_expression", "unary_typed_expression"):
         called = called or node.type == "call_expression"
-        node = node.named_children[0] if node.named_children else None
+        typed = node.type in ("typed_expression", "unary_typed_expression") and node.parent is not None and \
+            node.parent.type == "parenthesized_expression"  # `(a::Dense)`: the type, not the argument's name
+        node = (node.named_children[-1] if typed else node.named_children[0]) if node.named_children else None
     if node is None or node.type not in ("identifier", "field_expression") or calls_only and not called:
         return None
     return node
@@ -1410,7 +1452,7 @@ _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "pr
                                 "type_synomym", "type_family", "data_family", "class", "instance", "assignment",
                                 "macro_definition", "struct_definition", "abstract_definition",
                                 "primitive_definition", "module_definition", "macrocall_expression", "Decl",
-                                "TestDecl"}
+                                "TestDecl", "attribute"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

@@ -474,12 +474,13 @@ MORE_LANGUAGES = {
                                "        $OnBlock = {},\n        $OnTest = { }\n    )\n    process {\n"
                                "        foreach ($b in $Block) {\n            $Accumulator = & $OnBlock $b\n"
                                "        }\n    }\n}\n\nfunction Fold-Run {\n    if ($a) {}\n}\n\n"
-                               "class Greeter {\n    [string]$Name\n"
+                               "enum Mode { Default; All }\nclass Greeter {\n    [string]$Name\n"
                                "    [string] Greet([string]$who) {\n        return \"hi $who\"\n    }\n}\n\n"
                                "Describe \"Fold-Block\" {\n    It \"folds\" {\n        Mock Get-Thing {}\n"
                                "        Fold-Block | Should -Be 1\n    }\n}\n",
                                {("Fold-Block", "function", 1, 15), ("Fold-Run", "function", 17, 19),
-                                ("Greeter.Greet", "method", 23, 25), ("Fold-Block.folds", "test", 29, 32)}),
+                                ("Mode", "enum", 21, 21), ("Greeter.Greet", "method", 24, 26),
+                                ("Fold-Block.folds", "test", 30, 33)}),
     "modules/bucket/main.tf": ("# The log bucket.\nresource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.name\n"
                                "  lifecycle {\n    prevent_destroy = true\n  }\n}\n\nvariable \"name\" {\n"
                                "  type = string\n}\n\nmodule \"vpc\" {\n  source = \"./vpc\"\n}\n\n"
@@ -487,25 +488,30 @@ MORE_LANGUAGES = {
                                "locals {\n  a = 1\n}\n",
                                {("aws_s3_bucket.logs", "resource", 1, 7), ("var.name", "variable", 9, 11),
                                 ("module.vpc", "module_call", 13, 15),
-                                ("data.aws_iam_policy_document.assume", "data", 17, 20), ("locals", "block", 22, 24)}),
+                                ("data.aws_iam_policy_document.assume", "data", 17, 20), ("local", "block", 22, 22),
+                                ("local.a", "local", 23, 23)}),
     "src/ShellCheck/Checker.hs": ("module ShellCheck.Checker (check) where\n\nimport Data.List\n\n"
                                   "{- | Checks a script.\n   Every rule. -}\ncheck :: String -> [Int]\n"
                                   "check \"\" = []\ncheck src = go src\n  where\n    go x = [length x]\n\n"
                                   "-- | A comment.\ndata Comment = Comment { code :: Int }\n\n"
                                   "class Named a where\n  nameOf :: a -> String\n\n"
                                   "instance Named Comment where\n  nameOf = show . code\n\n"
-                                  "(<+>) :: Int -> Int -> Int\na <+> b = a + b\n",
+                                  "(<+>) :: Int -> Int -> Int\na <+> b = a + b\n\nprop_checks = check \"\" == []\n",
                                   {("check", "function", 5, 11), ("Comment", "type", 13, 14),
-                                   ("Named.nameOf", "method", 17, 17), ("Comment", "impl", 19, 19),
-                                   ("Comment.nameOf", "method", 20, 20), ("<+>", "function", 22, 23)}),
+                                   ("Named.nameOf", "method", 17, 17), ("Comment", "instance", 19, 19),
+                                   ("Comment.nameOf", "method", 20, 20), ("<+>", "function", 22, 23),
+                                   ("prop_checks", "test", 25, 25)}),
     "src/Greeters.jl": ("module Greeters\n\n\"\"\"\n    greet(g, who)\n\nGreets.\n\"\"\"\n"
                         "function greet(g::Greeter, who::String)::String where T\n    x = 1\n    return who\nend\n\n"
                         "mutable struct Counter{T} <: Animal\n    n::T\nend\n\nsquare(x) = x^2\nlimit = 10\n\n"
                         "Base.show(io::IO, g::Greeter) = print(io, g.name)\n\n"
-                        "@testset \"greet\" begin\n    @test greet(1, \"b\") == \"b\"\nend\n\nend\n",
+                        "@testset \"greet\" begin\n    @test greet(1, \"b\") == \"b\"\nend\n\n"
+                        "(c::Counter)(x) = c.n + x\n\nmacro shown(T)\n    quote\n"
+                        "        function Base.show(io::IO, x::$T)\n        end\n    end\nend\n\nend\n",
                         {("Greeters", "module", 1, 1), ("Greeters.greet", "function", 3, 11),
                          ("Greeters.Counter", "struct", 13, 15), ("Greeters.square", "function", 17, 17),
-                         ("Greeters.Base.show", "function", 20, 20), ("Greeters.greet", "test", 22, 24)}),
+                         ("Greeters.Base.show", "function", 20, 20), ("Greeters.greet", "test", 22, 24),
+                         ("Greeters.Counter", "method", 26, 26), ("Greeters.shown", "macro", 28, 33)}),
     "src/greeter.zig": ("const std = @import(\"std\");\n\n/// A greeter.\npub const Greeter = struct {\n"
                         "    name: []const u8,\n\n    /// Greets.\n    pub fn greet(self: Greeter) void {\n"
                         "        _ = self;\n    }\n};\n\npub const Color = enum { red, green };\n\n"
@@ -567,10 +573,11 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert [u.kind for u in units_of("area.m", matlab)] == ["module"], "MATLAB's .m is no Objective-C (nor JS)"
     julia = units_of("src/Greeters.jl", MORE_LANGUAGES["src/Greeters.jl"][0])
     assert not any(u.name.endswith(("limit", ".x")) for u in julia), "a value bound, or a function's local, is none"
+    assert [u.name for u in julia].count("Greeters.Base.show") == 1, "a function a macro quotes is none"
     haskell = units_of("src/ShellCheck/Checker.hs", MORE_LANGUAGES["src/ShellCheck/Checker.hs"][0])
     assert [u.name for u in haskell].count("check") == 1 and not any(u.name.endswith("go") for u in haskell)
     terraform = units_of("modules/bucket/main.tf", MORE_LANGUAGES["modules/bucket/main.tf"][0])
-    assert len([u for u in terraform if u.kind != "module"]) == 5, "a block in a block is no definition of its own"
+    assert len([u for u in terraform if u.kind != "module"]) == 6, "a block in a block is no definition of its own"
     directive = [u for u in units_of("Id.cs", MORE_LANGUAGES["Id.cs"][0]) if "#endif" in u.text]
     assert not any(u.start_line <= 5 <= u.end_line and u.name == "N.Id.Equals" for u in directive)
 
