@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from ctxsieve.ingest.kinds.grep import GrepLines, choose_lines, grep_file, grep_spans, heading, runs_of, spread
+from ctxsieve.ingest.kinds.grep import (
+    SPREAD_RANKED,
+    GrepLines,
+    choose_lines,
+    grep_file,
+    grep_spans,
+    heading,
+    runs_of,
+    spread,
+)
 from ctxsieve.ingest.normalize import detect_content_type
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.models import FilterResult, Snippet
@@ -70,9 +79,38 @@ def test_lines_the_request_does_not_match_fill_what_is_left_in_order() -> None:
 
 
 def test_a_files_later_lines_count_less_so_the_budget_reaches_more_files() -> None:
+    """With no index of the repository, a file's second line already falls below another file's best; where the
+    indexed repository ranks the files, the best file keeps more of its lines first."""
     scores = spread(np.array([10.0, 9.0, 8.0, 7.0]), ["a", "a", "a", "b"])
     assert scores[3] == 7.0 and scores[0] == 10.0, "each file's best line keeps its score"
-    assert scores[2] < scores[3] < scores[1], "a's third line falls below b's best"
+    assert scores[2] < scores[1] < scores[3], "a's second line falls below b's best"
+    ranked = spread(np.array([10.0, 9.0, 8.0, 7.0]), ["a", "a", "a", "b"], SPREAD_RANKED)
+    assert ranked[2] < ranked[3] < ranked[1], "ranked by the repository: a's third line falls below b's best"
+
+
+def test_a_grep_ranked_by_the_indexed_repository_spreads_its_lines_less() -> None:
+    """The cut of a grep over an indexed repository's files keeps more lines of the files it ranks first; with no
+    ranking of them (no index, or none of these files in it), its files' later lines count less."""
+    from ctxsieve.ingest.coderank.ranker import RepoRanking
+    from ctxsieve.ingest.kinds.base import Chunk
+    from ctxsieve.ingest.kinds.grep import Grep
+
+    lines = [f"./a.py:{n}:retry_budget = {n}" for n in range(1, 4)] + ["./b.py:1:retry_budget = 9"]
+    view = "\n".join(lines)
+    starts = [sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))]
+    chunks = [Chunk(i, start, start + len(line), 8, 0, "")
+              for i, (start, line) in enumerate(zip(starts, lines, strict=True))]
+    lexical = np.array([1.0, 1.0, 1.0, 1.0])
+
+    def ranking(shares: dict[str, float]) -> RepoRanking:
+        return RepoRanking(lambda paths: {p: shares.get(p, 0.0) for p in paths}, lambda path, text: [])
+
+    def scores(repo: RepoRanking | None) -> list[float]:
+        return list(Grep().rescore("retry budget", view, chunks, lexical, None, lambda s, e: (s, e), repo))
+
+    plain, unknown, ranked = scores(None), scores(ranking({})), scores(ranking({"a.py": 1.0}))
+    assert plain[1] < plain[3] and list(unknown) == list(plain), "no ranking of these files: spread to reach b.py"
+    assert ranked[1] > ranked[3], "a.py ranked first by the repository keeps its second line above b.py's best"
 
 
 def test_the_heading_counted_is_the_one_the_client_renders() -> None:
