@@ -30,6 +30,17 @@ def valid_unicode(value: str) -> str:
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(valid_unicode)]
 ShortText = Annotated[str, Field(max_length=2_000), AfterValidator(valid_unicode)]
 Query = Annotated[str, Field(min_length=1, max_length=4_000), AfterValidator(valid_unicode)]
+
+
+def not_blank(value: str) -> str:
+    """A search of spaces alone asks for nothing: refused as an empty one is (it had answered "no definition
+    matches")."""
+    if not value.strip():
+        raise ValueError("query is blank: send the words, names or places to search for")
+    return value
+
+
+SearchText = Annotated[Query, AfterValidator(not_blank)]
 ContentTypeIn = Literal["auto", "text", "markdown", "html", "json", "code", "log", "diff", "grep"]
 
 

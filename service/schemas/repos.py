@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from .common import MAX_K, MAX_TOKENS, Folder, Query, Strict, UsageOut, no_nul, valid_unicode
+from .common import MAX_K, MAX_TOKENS, Folder, Query, SearchText, Strict, UsageOut, no_nul, valid_unicode
 
 RepoState = Literal["indexing", "lexical", "ready"]
 PathText = Annotated[str, Field(min_length=1, max_length=4_096), AfterValidator(valid_unicode), AfterValidator(no_nul)]
@@ -52,7 +52,7 @@ class RepoList(BaseModel):
 
 
 class CodeSearchQuery(Strict):
-    query: Query
+    query: SearchText
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] | None = None
     path: Annotated[str, Field(min_length=1, max_length=512), AfterValidator(valid_unicode)] | None = None

@@ -1130,6 +1130,10 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     dots = repos.put("/v1/repos/...", json={"path": str(roots)})  # `.` and `..` a URL client resolves first
     assert dots.status_code == 422 and dots.json()["error"]["type"] == "invalid_field", dots.text
     assert repos.post("/v1/repos/never/search", json={"query": "x", "k": 0}).status_code == 422
+    for asked in ("", "  \n\t "):  # spaces alone ask for nothing, as an empty query does
+        blank = repos.post("/v1/repos/never/search", json={"query": asked})
+        assert blank.status_code == 422 and blank.json()["error"]["type"] == "invalid_field", blank.text
+    assert "blank" in repos.post("/v1/repos/never/search", json={"query": "   "}).json()["error"]["message"]
     assert repos.put("/v1/repos/x", json={"path": str(roots), "extra": 1}).status_code == 422
     relative = repos.put("/v1/repos/relative", json={"path": "flask"})  # was read from the service's own folder
     assert relative.status_code == 422 and "must be an absolute path" in relative.text, relative.text
@@ -1236,7 +1240,8 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         body = client.post("/v1/repos/geo/search", json={"query": "两座城市相距多远", "k": 3}).json()
         assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
         assert "nearest by meaning alone" in render_hits(CodeSearchResult.from_json(body))
-        for nothing in ("城市距离的测试", "   ", "!!!"):  # tests asked for (they have no vectors), no word at all
+        for nothing in ("城市距离的测试", "!!!"):  # tests asked for (they have no vectors), no word at all
+            # (spaces alone are refused: test_bad_input)
             body = client.post("/v1/repos/geo/search", json={"query": nothing, "k": 3}).json()
             assert not body["by_meaning"] and body["results"] == [], (nothing, body)
 
