@@ -93,8 +93,8 @@ def _links_to_listed_left_out(root: Path, real_root: str, found: Walk) -> Walk:
     listed = set(found.files)
     kept: list[str] = []
     for name in found.files:
-        target = os.path.realpath(root / name)
-        own = os.path.relpath(target, real_root).replace(os.sep, "/") if (root / name).is_symlink() else None
+        own = os.path.relpath(os.path.realpath(root / name), real_root).replace(os.sep, "/") \
+            if (root / name).is_symlink() else None  # (one lstat a file: realpath only for a link)
         if own is not None and own != name and own in listed:
             found.skipped.add("link", name)
         else:
