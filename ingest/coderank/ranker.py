@@ -79,7 +79,10 @@ class Weights:
 WEIGHTS = Weights()
 FILE_TOP, FILE_DECAY = 3, 0.5
 DENSE_TOP = 40  # units re-ranked by their vectors: the dev split's gain held from 40 (python -m bench.localize_tune)
-QUERY_TOKENS = 128  # of a request embedded: on dev, 128 ranked as well as 512 at a third of the inference
+# of a request embedded: on dev, 128 ranked as well as 512 at a third of the inference; 64 for the search p50 on a
+# slower machine (42 ms against 65 at 128, bench.repos), at a dev case of file Acc@5 (0.766 -> 0.753; MRR 0.868 ->
+# 0.881)
+QUERY_TOKENS = 64
 PASSAGE_CHARS = 400  # of a unit's text embedded: its header, docstring and first lines say what it is; on dev 400
 # ranked as 1,200 did (file Acc@5 0.740 both) with a third fewer tokens to embed
 Cosines = Callable[[Sequence[CodeUnit]], "np.ndarray | None"]  # units -> each one's cosine with the request, or None
