@@ -116,9 +116,7 @@ def _header_below_doc(hit: Hit, costs: _LineCosts) -> int:
     (HEAD_MAX_TOKENS): the hit is shown around that line, which says what it is (a Julia docstring of 47 lines
     above `Base.eachrow(df) = ...` showed its first lines alone, an Elixir `@doc` its prose and no `def`); 0
     otherwise."""
-    signature = hit.unit.signature
-    header = next((i for i, line in enumerate(costs.lines[:LONGEST_DOC]) if signature and line.strip() == signature),
-                  0)
+    header = _header_row(hit, costs, LONGEST_DOC) or 0
     return header if header and costs.total(header + 1) > HEAD_MAX_TOKENS else 0
 
 
@@ -148,12 +146,18 @@ def _grow(costs: _LineCosts, first: int, end: int, budget: int) -> tuple[int, in
 def _header_end(hit: Hit, costs: _LineCosts) -> int:
     """How many of a hit's first lines run through its header line (the `def`/`func` line below a doc comment), when
     they cost at most HEAD_MAX_TOKENS; 0 when its header is not among its first HEADER_LINES."""
-    signature = hit.unit.signature
-    header = next((i for i, line in enumerate(costs.lines[:HEADER_LINES]) if signature and line.strip() == signature),
-                  None)
+    header = _header_row(hit, costs, HEADER_LINES)
     if header is None or costs.total(header + 1) > HEAD_MAX_TOKENS:
         return 0
     return header + 1
+
+
+def _header_row(hit: Hit, costs: _LineCosts, within: int) -> int | None:
+    """The index of a hit's header line (its `signature`, as written) among its first `within` lines, if there."""
+    signature = hit.unit.signature
+    if not signature:
+        return None
+    return next((i for i, line in enumerate(costs.lines[:within]) if line.strip() == signature), None)
 
 
 class _LineCosts:

@@ -863,8 +863,12 @@ _JULIA_LEVELS = frozenset({"source_file", "module_definition"})
 
 
 def _julia_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
-    if node.type in _JULIA_DOCUMENTED and _quoted(node):  # code a macro or a function builds, not defines
-        return None
+    found = _julia_found(node)
+    return None if found is None or _quoted(node) else found  # (quoted: code a macro or a function builds, not
+    # defines; asked only of Julia's definitions, not of every other grammar's function)
+
+
+def _julia_found(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     if node.type in ("function_definition", "macro_definition"):
         signature = next((c for c in node.named_children if c.type == "signature"), None)
         named = _julia_called(signature.named_children[0]) if signature and signature.named_children else None
