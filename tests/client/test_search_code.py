@@ -94,7 +94,9 @@ def check_answers(root: Path, whole: str, cut: str) -> None:
     rate_for = next((h for h in found if h.name == "TaxTable.rate_for"), None)
     assert rate_for is not None, "a method under its qualified name"
     check_hit(root, rate_for, definition(root, "billing/tax.py", "TaxTable.rate_for"))
-    assert whole.rstrip().endswith(f"definitions of repository {NAME}, best first]")
+    closing = whole.rstrip().rsplit("\n", 1)[-1]
+    assert closing.startswith("[ctxsieve search_code: ") and f"definitions of repository {NAME}, best first" in closing, closing
+    assert closing.endswith(("best first]", "a name as the code writes it finds the most]")), "ready, or said lexical"
     shown = hits_of(cut)
     assert shown and shown[0].rest is not None, "cut by the budget"
     check_hit(root, shown[0], definition(root, "app/events.py", "route_event"))

@@ -698,6 +698,22 @@ def test_a_definition_below_a_doc_longer_than_its_head_is_shown_from_around_its_
     assert pack_hits([Hit(short, 1.0)], tokenizer.count, 300)[0].shown_start_line == 1
 
 
+def test_the_closing_line_says_when_a_search_was_ranked_without_vectors(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A repository whose vectors are not made (or a service that makes none) is searched by its words and names
+    alone: a plain-language search finds less then, and the model is told so; a ready one's answer says nothing."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import render_answer
+
+    unit = next(u for u in units_of("app/rates.py", "def rate_for(day):\n    return 1\n") if u.name == "rate_for")
+    shown = pack_hits([Hit(unit, 1.0)], tokenizer.count, 300)
+    lexical, ready = (render_answer("app", shown, 1, state).rsplit("\n", 1)[-1] for state in ("lexical", "ready"))
+    assert lexical == ("[ctxsieve search_code: 1 definition of repository app, best first; ranked by words and names "
+                       "alone, its vectors not ready: a name as the code writes it finds the most]")
+    assert ready == "[ctxsieve search_code: 1 definition of repository app, best first]"
+
+
 NESTED = """def make_handler(config):
     def handler(request):
         return request

@@ -130,6 +130,8 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
     if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
+    elif state == "lexical":  # (a search in plain words gains most from the vectors; a name looked up, nothing)
+        note += "; ranked by words and names alone, its vectors not ready: a name as the code writes it finds the most"
     return note + "]"
 
 
