@@ -95,7 +95,7 @@ def check_answers(root: Path, whole: str, cut: str) -> None:
     assert rate_for is not None, "a method under its qualified name"
     check_hit(root, rate_for, definition(root, "billing/tax.py", "TaxTable.rate_for"))
     closing = whole.rstrip().rsplit("\n", 1)[-1]
-    assert closing.startswith("[ctxsieve search_code: ") and f"definitions of repository {NAME}, best first" in closing, closing
+    assert closing.startswith("[ctxsieve search_code: ") and f"repository {NAME}, best first" in closing, closing
     assert closing.endswith(("best first]", "a name as the code writes it finds the most]")), "ready, or said lexical"
     shown = hits_of(cut)
     assert shown and shown[0].rest is not None, "cut by the budget"
