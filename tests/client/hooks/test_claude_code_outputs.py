@@ -238,6 +238,39 @@ def test_claude_codes_grep_over_an_indexed_repository_reaches_the_file_the_reque
     assert "\nmod_110.py:2:    timeout_0 = settings.timeout * 0  # scaled" in sent, sent[:1500]
 
 
+SPREAD_REQUEST = "each pool's share of the retry budget is too large"
+OTHERS = ("adapter", "client", "limits", "queue", "scheduler", "session", "transport", "worker")
+
+
+def spread_tree(root: Path) -> None:
+    """pkg/pool.py with 120 lines that match the request best, and eight modules with one weaker line each."""
+    (root / "pkg").mkdir(parents=True)
+    shares = "".join(f"        self.retry_budget_{n} = self.retry_budget * {n}  # the pool's share {n}\n"
+                     for n in range(120))
+    (root / "pkg" / "pool.py").write_text(f"class Pool:\n    def split(self):\n{shares}")
+    for name in OTHERS:
+        (root / "pkg" / f"{name}.py").write_text(
+            f"def take(pool):\n    budget = pool.retry_budget  # given back after a failed request by {name}\n")
+
+
+@pytest.mark.parametrize("kind", ["http", "proxy"])
+def test_claude_codes_grep_of_no_indexed_repository_reaches_past_its_best_file(live_url: str, tmp_path: Path,
+                                                                             kind: str) -> None:
+    """Claude Code's own Grep (content mode) over a folder no repository index holds: one file's 120 lines all match
+    the request better than any other file's line. The cut counts a file's later lines less, so the model is sent
+    lines of the other files too and can see where else the name is used, not 50 lines of one file."""
+    root = tmp_path / "repo"
+    spread_tree(root)
+    settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("http", live_url)]}]}}
+    model = claude([("Grep", {"pattern": "retry_budget", "output_mode": "content", "-n": True})], SPREAD_REQUEST,
+                   "Grep", root, tmp_path, live_url, kind, settings)
+    sent = tool_results(model.requests)["toolu_00"]
+    assert "ctxsieve src_" in sent, "the output was cut"
+    assert "pkg/pool.py:3:        self.retry_budget_0 = self.retry_budget * 0  # the pool's share 0" in sent
+    reached = [name for name in OTHERS if f"pkg/{name}.py:2:    budget = pool.retry_budget  # given back" in sent]
+    assert len(reached) >= 6, (reached, sent[:2000])
+
+
 LISTING = [("Glob", {"pattern": "**/*.py"}), ("Grep", {"pattern": "timeout"})]  # (Grep's default: files_with_matches)
 
 
