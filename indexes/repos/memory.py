@@ -24,6 +24,7 @@ from ctxsieve.ingest.coderank.ranker import (
     declaration_in,
     defined_or_declared,
     frame_targets,
+    frames_elsewhere,
     lies_at,
     looked_up,
     order_of,
@@ -255,6 +256,21 @@ class RepoMemory:
                 return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if not any(
                     (frame.line or 0) <= self._lines_of(path) for path in self._paths_at(frame.path)))
             return ()
+
+    def elsewhere(self, query: CodeQuery) -> tuple[str, ...]:
+        """The request's frames that name a definition their line is not in here (a trace from another version of
+        the file: the search points them at the definition they name), each said with where its line and that
+        definition are, for the answer to say: the lines shown are not the frame's."""
+        with self._lock:
+            units = [self._units[i] for path in self._placed_paths(query) for i in self._by_path[path]]
+        said = []
+        for frame, named, at_line in frames_elsewhere(query, units):
+            there = "in no definition" if at_line is None else (
+                "in the module's own code" if at_line.kind == "module" else f"in {at_line.name}")
+            last = max(named.end_line, named.definition_end)
+            said.append(f"{named.path}:{frame.line} in {frame.function} (line {frame.line} is {there} here; "
+                        f"{named.name} is lines {named.start_line}-{last})")
+        return tuple(dict.fromkeys(said))
 
     def _lines_of(self, path: str) -> int:
         known = self._files[path].lines

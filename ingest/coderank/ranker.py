@@ -489,6 +489,23 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
     `single_include/nlohmann/json.hpp`, not the 5,000-line `include/nlohmann/json.hpp`), then those sharing the most
     of its folders. In a pasted trace, a frame several files meet (the user's own `src/main.rs` against every
     example's) points at none."""
+    return [held for _frame, held, _moved in _frame_points(query, units)]
+
+
+def frames_elsewhere(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Frame, CodeUnit, CodeUnit | None]]:
+    """The frames whose line is not in the definition they name (`frame_targets` points them at it instead): each
+    with that definition and the one its line is in here (None: in none), for the answer to say so."""
+    found = []
+    for frame, held, moved in _frame_points(query, units):
+        if moved and frame.line is not None:
+            at_line = [u for u in units if u.path == units[held[0]].path and u.start_line <= frame.line <= u.end_line]
+            found.append((frame, units[held[0]], min(at_line, key=lambda u: u.end_line - u.start_line, default=None)))
+    return found
+
+
+def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Frame, list[int], bool]]:
+    """`frame_targets`'s frames (those with a line), each with its units and whether it was pointed at the definition
+    its name names rather than at its line (`frames_elsewhere`)."""
     if not query.frames:
         return []
     paths = sorted({u.path for u in units})
@@ -498,7 +515,7 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
     deepest: dict[str, int] = {}  # per path as written, its frames' last line: a file shorter is another file
     for frame in query.frames:
         deepest[frame.path] = max(deepest.get(frame.path, 0), frame.line or 0)
-    targets: list[list[int]] = []
+    points: list[tuple[Frame, list[int], bool]] = []
     for frame in query.frames:
         line = frame.line
         if line is None:
@@ -507,19 +524,20 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
         met = [p for p in paths if file_name(p) == name and paths_meet(frame.path, p)]
         meeting = _closest(frame.path, [p for p in met if ends[p] >= deepest[frame.path]] or met)
         if query.trace and len(meeting) > 1:
-            targets.append([])
+            points.append((frame, [], False))
             continue
         own = [i for i, u in enumerate(units) if u.path in meeting]
         holding = [i for i in own if units[i].start_line <= line <= units[i].end_line]
         function = None if frame.path.endswith(".rb") else _frame_function(frame.function)
         named = [i for i in own if function and units[i].leaf == function and units[i].kind != "module"]  # (a
         # later part of the function counts: it is of that name)
-        if named and not any(i in named for i in holding):
+        moved = bool(named) and not any(i in named for i in holding)
+        if moved:
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
         elif function and not named and _INSTALLED.search(frame.path):  # another installed package's file of the
             holding = []  # same path (`node_modules/other-lib/lib/index.js`), its function none of the repository's
-        targets.append(holding)
-    return targets
+        points.append((frame, holding, moved))
+    return points
 
 
 def _closest(written: str, paths: list[str]) -> set[str]:

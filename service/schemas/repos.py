@@ -101,4 +101,5 @@ class CodeSearchResponse(BaseModel):
     state: RepoState
     undefined: list[str] = []  # a query of names alone: the names no definition has (the results: the nearest)
     missing: list[str] = []  # a query of files or places alone: those the repository has nothing at
+    elsewhere: list[str] = []  # a trace's frames whose line is not in the definition they name (another version)
     by_meaning: bool = False  # no definition has a word or name of the query: the results are the nearest by meaning

@@ -889,6 +889,30 @@ def test_a_definition_is_one_hit_shown_at_the_line_a_frame_points_into() -> None
     assert _one_per_definition([Hit(first, 2.0), Hit(later, 1.0)], placed) == [Hit(first, 2.0)]
 
 
+def test_a_frame_whose_line_is_another_definitions_here_is_said(repos: TestClient, roots: Path) -> None:
+    """A traceback from an installed release names `charge` at line 9, which is `refund`'s in the checkout: the
+    search points the frame at `charge` (its own lines) and the answer says so, so the model does not take the lines
+    shown for the frame's."""
+    from ctxsieve_client.code_search import render_hits
+    from ctxsieve_client.models import CodeSearchResult
+
+    tree = roots / "released"
+    (tree / "shop").mkdir(parents=True)
+    (tree / "shop" / "billing.py").write_text(
+        "def refund(order):\n" + "    order.total = 0\n" * 10 + "\n\ndef charge(order, card):\n"
+        "    return card.pay(order.total)\n")
+    assert repos.put("/v1/repos/released", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "released")
+    trace = ('Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/shop/billing.py", line 9, '
+             "in charge\n    return card.pay(order.total)\nAttributeError: 'NoneType' object has no attribute 'pay'")
+    body = repos.post("/v1/repos/released/search", json={"query": trace, "k": 3}).json()
+    assert body["results"][0]["name"] == "charge", body
+    said = "shop/billing.py:9 in charge (line 9 is in refund here; charge is lines 14-15)"
+    assert body["elsewhere"] == [said], body
+    closing = render_hits(CodeSearchResult.from_json(body)).rsplit("\n", 1)[-1]
+    assert "a frame names a definition its line is not in here" in closing and said in closing, closing
+
+
 def test_a_function_shown_whole_is_shown_around_its_best_line(repos: TestClient, roots: Path) -> None:
     """attrs's `_attrs_to_init_script` (256 lines, functions nested in it) is shown whole for a bug report about its
     last lines, and was shown from its signature, the lines of the bug 180 below, "not shown". A function widened

@@ -94,12 +94,13 @@ class Caveats:
     undefined: Sequence[str] = ()  # names alone asked for that no definition has
     by_meaning: bool = False  # no definition has a word or name of the request: the nearest by meaning alone
     missing: Sequence[str] = ()  # files or places asked for alone that the repository has nothing at
+    elsewhere: Sequence[str] = ()  # a trace's frames whose line is not in the definition they name (another version)
 
 
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
     return render_answer(result.repo, result.results, result.usage.chunks_total, result.state,
-                         Caveats(result.undefined, result.by_meaning, result.missing))
+                         Caveats(result.undefined, result.by_meaning, result.missing, result.elsewhere))
 
 
 def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
@@ -126,6 +127,9 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     if caveats.missing:
         note += (f"; its indexed source has nothing at {_listed(caveats.missing)}: these are the nearest the search "
                  "found")
+    if caveats.elsewhere:
+        note += ("; a frame names a definition its line is not in here (the trace may come from another version of "
+                 f"the file), the definition shown at its own lines: {_listed(caveats.elsewhere)}")
     if left > 0:
         note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
     if state == "indexing":

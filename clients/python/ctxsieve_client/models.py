@@ -415,4 +415,5 @@ class CodeSearchResult(Model):
     state: str
     undefined: list[str] = field(default_factory=list)  # names alone asked for that no definition has
     missing: list[str] = field(default_factory=list)  # files or places asked for alone the repository has nothing at
+    elsewhere: list[str] = field(default_factory=list)  # a trace's frames whose line is not in the definition they name
     by_meaning: bool = False  # no definition has a word or name of the query: the nearest by meaning alone
