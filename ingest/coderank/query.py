@@ -93,6 +93,20 @@ _HYPHENATED = re.compile(r"(?<![\w-])([A-Za-z]{1,12})-([A-Za-z]{2,12})(?![\w-])"
 _POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s\b")
 
 
+# code abbreviates a phrase by its initials (shellcheck's `checkUuoc`: "useless use of cat"): in a search of a few
+# words, each run of 4 plain words is also the term of its initials; runs of 3 (`lru`, `ttl`) were tried on semble's
+# dev queries and lost two (their initials met unrelated identifier parts), gaining none
+_PLAIN_WORD = re.compile(r"(?<![\w.-])[A-Za-z]+(?![\w-])")
+INITIALS = (4,)
+
+
+def initialisms(text: str) -> tuple[str, ...]:
+    """The initials of each run of INITIALS consecutive plain words ("useless use of cat": `uuoc`)."""
+    words = [w.lower() for w in _PLAIN_WORD.findall(text)]
+    return tuple(dict.fromkeys("".join(w[0] for w in words[i:i + n]) for n in INITIALS
+                               for i in range(len(words) - n + 1)))
+
+
 # a function named with its arity, as Elixir and Erlang write one (`Plug.Conn.assign/3`, `put_resp_header/3`): the
 # name (`assign/3` alone had ranked `merge_assigns` first)
 _ARITY = re.compile(r"(?<![\w/.-])((?:[A-Z]\w*\.)*[a-z_]\w*[!?]?)/\d{1,2}(?![\w/.])")
@@ -109,7 +123,8 @@ def read_code_query(text: str) -> CodeQuery:
     short = len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS
     trace = _is_trace(text, request.frames)
     names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
-    terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)))
+    terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
+             *(initialisms(text) if short else ()))
     return CodeQuery(text, terms, names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
                      asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),

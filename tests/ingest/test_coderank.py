@@ -1858,6 +1858,25 @@ def test_a_hyphenated_word_is_also_the_word_code_writes() -> None:
     assert {"fstring", "builtin", "email", "f", "string"} <= set(terms) and "xyz" not in terms and "xy" not in terms
 
 
+def test_a_phrase_is_also_its_initials_in_a_short_search() -> None:
+    """shellcheck's check for "useless use of cat" is `checkUuoc`: a search of those words found tests of other
+    checks first. In a search of a few words each run of four plain words is also the term of its initials; an
+    issue's text (more words) is not read so, nor are three-letter runs, which on semble's dev queries met unrelated
+    identifier parts."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    assert "uuoc" in read_code_query("useless use of cat").terms
+    assert "uuo" not in read_code_query("useless use of cat").terms, "three letters: too many chance meetings"
+    issue = "useless use of cat " + "word " * 30
+    assert "uuoc" not in read_code_query(issue).terms, "an issue's text"
+    memory = RepoMemory()
+    text = ("checkUuoc params t = catOf t\n\ncheckUselessBang params t = bangOf t\n\n"
+            "prop_checkCatUse = verify checkCatUse \"cat foo | use\"\ncheckCatUse params t = t\n")
+    memory.put_file("src/Analytics.hs", "a", units_of("src/Analytics.hs", text))
+    hits = [h.unit.name for h in memory.search(read_code_query("useless use of cat"), 3)]
+    assert hits[0] == "checkUuoc", hits
+
+
 def test_a_shell_functions_hyphenated_name_is_a_name() -> None:
     """bats's semver script defines `function command-bump {...}`: a search of `command-bump` read two words and
     ranked the function 11th, below the code that calls it (`command_bump` found it 2nd)."""
