@@ -124,7 +124,7 @@ def read_code_query(text: str) -> CodeQuery:
     trace = _is_trace(text, request.frames)
     names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
     terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
-             *(initialisms(text) if short else ()))
+             *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
     return CodeQuery(text, terms, names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
                      asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),

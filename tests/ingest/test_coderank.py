@@ -1515,7 +1515,8 @@ def test_scala_swift_and_csharp_types_as_each_language_declares_them() -> None:
 
 def test_a_possessive_is_no_term() -> None:
     """"how is a request's timeout applied" searched for the term `s` too (every `$s` of a PHP repository)."""
-    assert read_code_query("how is a request's timeout applied").terms == ("request", "timeout", "applied")
+    terms = read_code_query("how is a request's timeout applied").terms
+    assert terms[:3] == ("request", "timeout", "applied") and "s" not in terms and "iart" in terms, terms
     assert "s" in read_code_query("the 's' flag").terms, "a quoted letter is still a word"
 
 
