@@ -2,7 +2,7 @@
 gathered once (a sync per base commit), then every rule of a small grid is scored on them in memory.
 
 Usage: python -m bench.localize_tune [--splits dev] [--limit N] [--repos a,b] [--top 15] [--dense] [--k3 0,1,4]
-                                      [--per-file 1,2,3] [--phrases 0,0.5,1,2]
+                                      [--per-file 1,2,3] [--phrases 0,0.5,1,2] [--title 0,1,2,4,8]
 
 Prints each rule's file Acc@1 / Acc@5 / MRR and function Acc@10 (bench.localize's metrics), best first by the sum
 of file Acc@5 and function Acc@10; the rule shipped (ingest/coderank/ranker.py WEIGHTS) is printed first. The
@@ -16,6 +16,8 @@ shipped weights' lexical rule).
 --phrases A,B,...: the phrase signal's weight (`ranker.phrases_held`) with the issue's error messages and quoted
 strings read as a short search's are (an issue is read without them): the signals gathered so, the shipped weights'
 lexical rule scored with each weight.
+--title A,B,...: how many more times the issue's title words count (`coderank.query.TITLE_REPEATS`): each case's
+candidates read with each value at one sync, the shipped weights' lexical rule scored on them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 from bench.localize import SPLITS
 from bench.localize_ctxsieve import CtxsieveLocalizer, rates, synced
 from bench.localize_data import CACHE, LocCase, load
+from ctxsieve.ingest.coderank import query
 from ctxsieve.ingest.coderank.lexical import K3
 from ctxsieve.ingest.coderank.query import CodeQuery, message_phrases, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, Cosines, Weights, order_of, passage_of, rerank, score
@@ -131,10 +134,14 @@ def main() -> None:
     parser.add_argument("--k3", default="", help="comma-separated values of BM25's k3 to compare (see above)")
     parser.add_argument("--per-file", default="", help="comma-separated caps of a file's units first (see above)")
     parser.add_argument("--phrases", default="", help="comma-separated weights of the phrase signal (see above)")
+    parser.add_argument("--title", default="", help="comma-separated repeats of the title's words (see above)")
     args = parser.parse_args()
     splits = [s for s in args.splits.split(",") if s in SPLITS]
     if args.k3:
         compare_k3(splits, [float(v) for v in args.k3.split(",")], args.limit)
+        return
+    if args.title:
+        compare_title(splits, [int(v) for v in args.title.split(",")], args.limit)
         return
     store = CACHE / f"signals-{'-'.join(splits)}{'-phrases' if args.phrases else ''}.pkl"
     if args.cached and store.exists():
@@ -184,6 +191,28 @@ def compare_k3(splits: list[str], values: list[float], limit: int | None) -> Non
         a1, a5, m, f10 = evaluate(gather(cases, k3), lexical)
         shipped = " (shipped)" if k3 == K3 else ""
         print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  k3={k3:g}{shipped}", flush=True)
+
+
+def compare_title(splits: list[str], values: list[int], limit: int | None) -> None:
+    cases = [c for c in load(skip_missing=True)[0] if c.split in splits]
+    if limit:
+        cases = sorted(cases, key=lambda c: c.instance_id)[:limit]
+    shipped = query.TITLE_REPEATS
+    gathered: dict[int, list[Gathered]] = {v: [] for v in values}
+    try:
+        for case, localizer in synced(cases, CtxsieveLocalizer):
+            for value in values:
+                query.TITLE_REPEATS = value
+                read_code_query.cache_clear()
+                gathered[value].append(Gathered(case, *localizer.memory.candidates(read_code_query(
+                    case.problem_statement))))
+    finally:
+        query.TITLE_REPEATS = shipped
+        read_code_query.cache_clear()
+    for value in values:
+        a1, a5, m, f10 = evaluate(gathered[value], replace(WEIGHTS, dense=0.0))
+        note = " (shipped)" if value == shipped else ""
+        print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  title={value}{note}", flush=True)
 
 
 def dense_only(gathered: list[Gathered], kept: Path) -> None:

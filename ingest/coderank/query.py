@@ -125,11 +125,29 @@ def read_code_query(text: str) -> CodeQuery:
     names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
     terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
              *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
+    if not short and not trace:
+        terms = (*terms, *code_terms(_POSSESSIVE.sub("", title_of(text))) * TITLE_REPEATS)
     return CodeQuery(text, terms, names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
                      asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),
                      bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()),
                      short, message_phrases(text) if short or trace else (), trace)
+
+
+# An issue's title says what it is about in a few words; its body adds reproductions, versions and boilerplate. In a
+# request of more than SEARCH_WORDS words (an issue, a task) that is not a pasted trace, the title's words count as if
+# written TITLE_REPEATS more times (BM25's k3 saturates them), chosen on the localization dev split:
+# bench/README.md, "An issue's title".
+TITLE_REPEATS = 2
+_TITLE_LABEL = re.compile(r"^\s*#*\s*(?:title\b\s*:?)?\s*", re.IGNORECASE)  # `## Title`, `# Title: ...`, `# ...`
+
+
+def title_of(text: str) -> str:
+    """The request's first line of words, after a heading's marks and a `Title` label (SWE-bench Pro's issues put
+    the title under a `## Title` heading of its own); "" for a request of one line, all of it title."""
+    lines = [_TITLE_LABEL.sub("", line, count=1) for line in text.strip().split("\n")]
+    words = [i for i, line in enumerate(lines) if line.strip()]
+    return lines[words[0]] if len(words) > 1 else ""
 
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
