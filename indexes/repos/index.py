@@ -230,7 +230,8 @@ class RepoIndex:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
                                  and n not in declared))
-        caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), repo.memory.elsewhere(read))
+        elsewhere = repo.memory.elsewhere(read, {(h.unit.path, h.unit.name) for h in hits})
+        caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere)
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, tokens, len(hits), caveats)

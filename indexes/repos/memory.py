@@ -257,14 +257,17 @@ class RepoMemory:
                     (frame.line or 0) <= self._lines_of(path) for path in self._paths_at(frame.path)))
             return ()
 
-    def elsewhere(self, query: CodeQuery) -> tuple[str, ...]:
+    def elsewhere(self, query: CodeQuery, shown: Collection[tuple[str, str]]) -> tuple[str, ...]:
         """The request's frames that name a definition their line is not in here (a trace from another version of
-        the file: the search points them at the definition they name), each said with where its line and that
-        definition are, for the answer to say: the lines shown are not the frame's."""
+        the file: the search points them at the definition they name), of those definitions `shown` (path, name),
+        each said with where its line and that definition are, for the answer to say: the lines shown are not the
+        frame's."""
         with self._lock:
             units = [self._units[i] for path in self._placed_paths(query) for i in self._by_path[path]]
         said = []
         for frame, named, at_line in frames_elsewhere(query, units):
+            if (named.path, named.name) not in shown:
+                continue
             there = "in no definition" if at_line is None else (
                 "in the module's own code" if at_line.kind == "module" else f"in {at_line.name}")
             last = max(named.end_line, named.definition_end)

@@ -994,7 +994,9 @@ def test_a_tracebacks_frames_come_first_innermost_first_even_from_another_releas
     pointed = {u.name for u, at in zip(methods, frames_at(read_code_query(traceback), methods), strict=True) if at}
     stale = next(u for u in methods if u.leaf == "bool_value")
     assert stale.start_line <= 28 <= stale.end_line and pointed == {"FunctionDef.infer_call_result"}, pointed
-    assert memory.elsewhere(read_code_query(traceback)) == (
+    assert not memory.elsewhere(read_code_query(traceback), set()), "said only of a definition the answer shows"
+    assert memory.elsewhere(read_code_query(traceback), {(
+        "astroid/nodes/scoped_nodes/scoped_nodes.py", "FunctionDef.infer_call_result")}) == (
         "astroid/nodes/scoped_nodes/scoped_nodes.py:28 in infer_call_result (line 28 is in FunctionDef.bool_value "
         "here; FunctionDef.infer_call_result is lines 2-22)",), "the answer says the frame's line is another's here"
 
