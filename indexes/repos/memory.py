@@ -33,9 +33,10 @@ from ctxsieve.ingest.coderank.ranker import (
     rerank,
     score,
     signals,
+    unmarked,
     written_names,
 )
-from ctxsieve.ingest.coderank.units import CodeUnit
+from ctxsieve.ingest.coderank.units import CodeUnit, operator_of
 from ctxsieve.ingest.kinds.code import comment_lines, language_of
 from ctxsieve.ingest.request import file_name, scoped_parts
 
@@ -83,9 +84,9 @@ class RepoMemory:
     def defines(self, name: str, path_glob: str | None = None) -> bool:
         """Some definition (of the files `path_glob` matches) is named `name` as a look-up means it (`looked_up`)."""
         wanted = frozenset((name,))
-        leaf = name.rsplit(".", 1)[-1]
+        leaf = operator_of(name) or name.rsplit(".", 1)[-1]
         with self._lock:
-            units = [self._units[i] for key in dict.fromkeys((leaf, leaf.rstrip("!?")))
+            units = [self._units[i] for key in dict.fromkeys((leaf, unmarked(leaf)))
                      for i in self._by_leaf.get(key, ())]
         return any(looked_up(u, wanted) and (not path_glob or matches(u.path, path_glob)) for u in units)
 
@@ -93,7 +94,7 @@ class RepoMemory:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is
         `Templates#render`, mixed into Base; a method a subclass inherits is its base class's."""
         return lookup | {name.rsplit(".", 1)[-1] for name in lookup
-                         if "." in name and not self.defines(name, path_glob)}
+                         if "." in name and not operator_of(name) and not self.defines(name, path_glob)}
 
     def any_file(self, path_glob: str) -> bool:
         """Some file it holds matches `path_glob`."""

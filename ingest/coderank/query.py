@@ -12,6 +12,7 @@ from ctxsieve_client.languages import LANGUAGES
 
 from ..analyzers import code_terms
 from ..request import Frame, outside_frames, read_request
+from .units import operator_of
 
 __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
            "message_phrases", "read_code_query"]
@@ -122,7 +123,8 @@ def read_code_query(text: str) -> CodeQuery:
     lookup = lookup_names(text)
     short = len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS
     trace = _is_trace(text, request.frames)
-    names = request.names | {name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names `serve`
+    names = request.names | {operator_of(name) or name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names
+    # `serve`
     terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
              *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
     if TITLE_REPEATS and not short and not trace:
@@ -199,16 +201,31 @@ def lookup_names(text: str) -> frozenset[str]:
     `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them, or one word alone (`serve`): a look-up, whose
     definitions come first wherever they are (a test's too); empty for any other request (plain words, a sentence,
     an issue)."""
-    words = [_HASH_METHOD.sub(".", w.strip("`").removesuffix("()")).replace(".prototype.", ".")  # Ruby's and
-             for w in text.split(None, LOOKUP_WORDS)]  # Javadoc's `Class#method`, JS's `View.prototype.lookup`
+    words = [_operator_word(w) or _HASH_METHOD.sub(".", w.strip("`").removesuffix("()")).replace(".prototype.", ".")
+             for w in text.split(None, LOOKUP_WORDS)]  # Ruby's and Javadoc's `Class#method`, JS's
+    # `View.prototype.lookup`, an operator as Haskell writes one apart, `(.:?)`
     if len(words) > 1 and words[0] in _KIND_WORDS:  # `struct Curl_easy`, `class Flask`, `fn merge`: the name
         words = words[1:]
-    if not 0 < len(words) <= LOOKUP_WORDS or not all(_CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
-                                                     for w in words):  # `utils.py` names a file
+    if not 0 < len(words) <= LOOKUP_WORDS or not all(
+            _is_operator(w) or _CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)  # `utils.py` names a file
+            for w in words):
         return frozenset()
-    if len(words) > 1 and not all(code_shaped(w) for w in words):
+    if len(words) > 1 and not all(code_shaped(w) or _is_operator(w) for w in words):
         return frozenset()
-    return frozenset(w.replace("::", ".") for w in words)
+    return frozenset(w if _is_operator(w) else w.replace("::", ".") for w in words)
+
+
+_OPERATOR_WORD = re.compile(r"`?\(?([!#$%&*+./<=>?@\\^|~:-]{2,4})\)?`?")  # (one symbol alone is punctuation)
+
+
+def _is_operator(word: str) -> bool:
+    return len(word) > 1 and operator_of(word) == word
+
+
+def _operator_word(word: str) -> str:
+    """An operator written alone as a word of a look-up (`.:?`, `(<$>)`), or ""."""
+    found = _OPERATOR_WORD.fullmatch(word)
+    return found.group(1) if found else ""
 
 
 _TEST_WORD = re.compile(r"\b(?:unit ?)?(?:tests?|tested|testing|unittests?)\b|测试|单测", re.IGNORECASE)

@@ -33,7 +33,7 @@ import numpy as np
 from ..request import Frame, file_name, paths_meet, shared_tail
 from .lexical import stem
 from .query import PHRASE_WORDS, CodeQuery
-from .units import CodeUnit, module_name
+from .units import CodeUnit, module_name, operator_of
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
            "combine", "declaration_in", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
@@ -288,7 +288,7 @@ def _aside_comments(unit: CodeUnit, query: CodeQuery | None) -> bool:
 def written_names(lookup: frozenset[str]) -> re.Pattern[str] | None:
     """A look-up's names as code writes them, a whole word each (`Flask`, not `flask` nor `FlaskGroup`; `route!` as
     `route`); None for no names."""
-    leaves = sorted({name.rsplit(".", 1)[-1].rstrip("!?") for name in lookup} - {""})
+    leaves = sorted({operator_of(name) or name.rsplit(".", 1)[-1].rstrip("!?") for name in lookup} - {""})
     return re.compile(rf"(?<![\w$])(?:{'|'.join(map(re.escape, leaves))})(?![\w$])") if leaves else None
 
 
@@ -384,7 +384,12 @@ def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
     return any(unit.leaf == form or name == form
                or ("." in form and (name.endswith("." + form) or ("." in name and form.endswith("." + name))
                                     or _module_qualified(unit, name, form)))
-               for asked in lookup for form in dict.fromkeys((asked, asked.rstrip("!?"))))
+               for asked in lookup for form in dict.fromkeys((asked, unmarked(asked))))
+
+
+def unmarked(name: str) -> str:
+    """A name asked with a `?` or `!` without it (`valid?`: `valid`); an operator as it is (`.:?` is no `.:`)."""
+    return name if operator_of(name) else name.rstrip("!?")
 
 
 def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:

@@ -57,6 +57,17 @@ def kind_of(word: str, parent_kind: str | None) -> str:
     return "method" if kind == "function" and parent_kind in _CONTAINERS else kind
 
 
+# an operator defined by its symbols (Haskell's `(.:?) = ...`, `instance Semigroup X where (<>) = ...`): named alone
+# or after its qualifier, its dots are its own (`.:?` is no `:?` of a `` qualifier)
+_OPERATOR = re.compile(r"(?:.*[\w)\]]\.)?([!#$%&*+./<=>?@\\^|~:-]+)")
+
+
+def operator_of(name: str) -> str:
+    """The operator a (qualified) name ends in (`.:?`, `Monoid.<>`: `<>`), or ""."""
+    found = _OPERATOR.fullmatch(name)
+    return found.group(1) if found else ""
+
+
 @dataclass(frozen=True)
 class CodeUnit:
     path: str  # the file, relative to its repository, with `/`
@@ -75,8 +86,9 @@ class CodeUnit:
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
         """The name's last part, as a request writes it: a JS/TS private method `#delay` is called `delay` too, an
-        Objective-C method `initWithTask:` (a selector) by its first word, `initWithTask`."""
-        return self.name.rsplit(".", 1)[-1].lstrip("#").split(":", 1)[0]
+        Objective-C method `initWithTask:` (a selector) by its first word, `initWithTask`; an operator whole
+        (Haskell's `.:?`)."""
+        return operator_of(self.name) or self.name.rsplit(".", 1)[-1].lstrip("#").split(":", 1)[0]
 
     @cached_property  # asked for every unit of every search's pool
     def commented_out(self) -> bool:

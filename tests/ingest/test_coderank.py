@@ -1905,6 +1905,31 @@ def test_an_issues_title_is_read_for_the_tune_that_weighs_it(monkeypatch: pytest
         read_code_query.cache_clear()
 
 
+def test_an_operator_asked_alone_is_looked_up() -> None:
+    """aeson's `.:?` asked alone found nothing: an operator has no word for BM25, and its name's dots were taken for
+    a qualifier (its last part `:?`, then `` as a `?`-less name). An operator written alone (or in Haskell's
+    parentheses) is a look-up of its definition, and `.:?` is not `.:`."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    text = ("(.:) :: FromJSON a => Object -> Key -> Parser a\n(.:) = explicitParseField parseJSON\n\n"
+            "(.:?) :: FromJSON a => Object -> Key -> Parser (Maybe a)\n(.:?) = explicitParseFieldMaybe parseJSON\n\n"
+            "instance Semigroup Series where\n  (<>) = mappend\n")
+    memory = RepoMemory()
+    memory.put_file("src/Data/Aeson/Types/FromJSON.hs", "a", units_of("src/Data/Aeson/Types/FromJSON.hs", text))
+    assert lookup_names_of(".:?") == frozenset({".:?"}) == lookup_names_of("(.:?)")
+    for asked, wanted in ((".:?", ".:?"), ("(.:?)", ".:?"), (".:", ".:"), ("<>", "<>")):
+        hits = memory.search(read_code_query(asked), 2)
+        assert hits and hits[0].unit.leaf == wanted, (asked, [h.unit.name for h in hits])
+    assert memory.defines(".:?") and not memory.defines(".:!")
+    assert lookup_names_of("-") == frozenset(), "one symbol alone is punctuation"
+
+
+def lookup_names_of(text: str) -> frozenset[str]:
+    from ctxsieve.ingest.coderank.query import lookup_names
+
+    return lookup_names(text)
+
+
 def test_a_shell_functions_hyphenated_name_is_a_name() -> None:
     """bats's semver script defines `function command-bump {...}`: a search of `command-bump` read two words and
     ranked the function 11th, below the code that calls it (`command_bump` found it 2nd)."""
