@@ -127,30 +127,11 @@ def read_code_query(text: str) -> CodeQuery:
     # `serve`
     terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
              *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
-    if TITLE_REPEATS and not short and not trace:
-        terms = (*terms, *code_terms(_POSSESSIVE.sub("", title_of(text))) * TITLE_REPEATS)
     return CodeQuery(text, terms, names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
                      asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),
                      bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()),
                      short, message_phrases(text) if short or trace else (), trace)
-
-
-# An issue's title says what it is about in a few words; its body adds reproductions, versions and boilerplate. In a
-# request of more than SEARCH_WORDS words (an issue, a task) that is not a pasted trace, the title's words can count
-# as if written TITLE_REPEATS more times (BM25's k3 saturates them). 0: on the localization dev split 2 raised the
-# lexical rule's file Acc@5 0.727 -> 0.766, but test and held out did not gain (held out's lexical Acc@5 fell two
-# cases): bench/README.md, "An issue's title". Kept at 0 so that `bench.localize_tune --title` can measure it again.
-TITLE_REPEATS = 0
-_TITLE_LABEL = re.compile(r"^\s*#*\s*(?:title\b\s*:?)?\s*", re.IGNORECASE)  # `## Title`, `# Title: ...`, `# ...`
-
-
-def title_of(text: str) -> str:
-    """The request's first line of words, after a heading's marks and a `Title` label (SWE-bench Pro's issues put
-    the title under a `## Title` heading of its own); "" for a request of one line, all of it title."""
-    lines = [_TITLE_LABEL.sub("", line, count=1) for line in text.strip().split("\n")]
-    words = [i for i, line in enumerate(lines) if line.strip()]
-    return lines[words[0]] if len(words) > 1 else ""
 
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
@@ -215,17 +196,15 @@ def lookup_names(text: str) -> frozenset[str]:
     return frozenset(w if _is_operator(w) else w.replace("::", ".") for w in words)
 
 
-_OPERATOR_WORD = re.compile(r"`?\(?([!#$%&*+./<=>?@\\^|~:-]{2,4})\)?`?")  # (one symbol alone is punctuation)
-
-
 def _is_operator(word: str) -> bool:
-    return len(word) > 1 and operator_of(word) == word
+    return len(word) > 1 and operator_of(word) == word  # (one symbol alone is punctuation)
 
 
 def _operator_word(word: str) -> str:
     """An operator written alone as a word of a look-up (`.:?`, `(<$>)`), or ""."""
-    found = _OPERATOR_WORD.fullmatch(word)
-    return found.group(1) if found else ""
+    bare = word.strip("`")
+    bare = bare[1:-1] if bare.startswith("(") and bare.endswith(")") else bare
+    return bare if _is_operator(bare) else ""
 
 
 _TEST_WORD = re.compile(r"\b(?:unit ?)?(?:tests?|tested|testing|unittests?)\b|测试|单测", re.IGNORECASE)
