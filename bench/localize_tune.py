@@ -16,8 +16,8 @@ shipped weights' lexical rule).
 --phrases A,B,...: the phrase signal's weight (`ranker.phrases_held`) with the issue's error messages and quoted
 strings read as a short search's are (an issue is read without them): the signals gathered so, the shipped weights'
 lexical rule scored with each weight.
---title A,B,...: how many more times the issue's title words count (`coderank.query.TITLE_REPEATS`): each case's
-candidates read with each value at one sync, the shipped weights' lexical rule scored on them.
+--title A,B,...: how many more times the issue's title words count (`titled`; tried at stop 66, not shipped): each
+case's candidates read with each value at one sync, the shipped weights' lexical rule scored on them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import pickle
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,7 +36,7 @@ import numpy as np
 from bench.localize import SPLITS
 from bench.localize_ctxsieve import CtxsieveLocalizer, rates, synced
 from bench.localize_data import CACHE, LocCase, load
-from ctxsieve.ingest.coderank import query
+from ctxsieve.ingest.analyzers import code_terms
 from ctxsieve.ingest.coderank.lexical import K3
 from ctxsieve.ingest.coderank.query import CodeQuery, message_phrases, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, Cosines, Weights, order_of, passage_of, rerank, score
@@ -193,25 +194,38 @@ def compare_k3(splits: list[str], values: list[float], limit: int | None) -> Non
         print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  k3={k3:g}{shipped}", flush=True)
 
 
+# an issue's title under its heading: `## Title`, `# Title: ...`, `# ...`
+_TITLE_LABEL = re.compile(r"^\s*#*\s*(?:title\b\s*:?)?\s*", re.IGNORECASE)
+
+
+def title_of(text: str) -> str:
+    """The request's first line of words, after a heading's marks and a `Title` label (SWE-bench Pro's issues put
+    the title under a `## Title` heading of its own); "" for a request of one line, all of it title."""
+    lines = [_TITLE_LABEL.sub("", line, count=1) for line in text.strip().split("\n")]
+    words = [i for i, line in enumerate(lines) if line.strip()]
+    return lines[words[0]] if len(words) > 1 else ""
+
+
+def titled(text: str, repeats: int) -> CodeQuery:
+    """The issue as a search reads it, its title's words counted `repeats` more times (an issue, not a short search
+    nor a pasted trace)."""
+    read = read_code_query(text)
+    if not repeats or read.short or read.trace:
+        return read
+    return replace(read, terms=(*read.terms, *code_terms(title_of(text)) * repeats))
+
+
 def compare_title(splits: list[str], values: list[int], limit: int | None) -> None:
     cases = [c for c in load(skip_missing=True)[0] if c.split in splits]
     if limit:
         cases = sorted(cases, key=lambda c: c.instance_id)[:limit]
-    shipped = query.TITLE_REPEATS
     gathered: dict[int, list[Gathered]] = {v: [] for v in values}
-    try:
-        for case, localizer in synced(cases, CtxsieveLocalizer):
-            for value in values:
-                query.TITLE_REPEATS = value
-                read_code_query.cache_clear()
-                gathered[value].append(Gathered(case, *localizer.memory.candidates(read_code_query(
-                    case.problem_statement))))
-    finally:
-        query.TITLE_REPEATS = shipped
-        read_code_query.cache_clear()
+    for case, localizer in synced(cases, CtxsieveLocalizer):
+        for value in values:
+            gathered[value].append(Gathered(case, *localizer.memory.candidates(titled(case.problem_statement, value))))
     for value in values:
         a1, a5, m, f10 = evaluate(gathered[value], replace(WEIGHTS, dense=0.0))
-        note = " (shipped)" if value == shipped else ""
+        note = " (shipped)" if value == 0 else ""
         print(f"file@1 {a1:.3f} file@5 {a5:.3f} MRR {m:.3f} fn@10 {f10:.3f}  title={value}{note}", flush=True)
 
 

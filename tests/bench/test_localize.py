@@ -141,3 +141,21 @@ def test_bm25_sync_follows_new_changed_and_deleted_files(tmp_path: Path) -> None
     assert localizer.parsed_last == 1  # lexer.py has parse.py's content: kept by hash; store.py is new text
     assert {h.path for h in localizer.search("tokenize the text", 10)} == {"pkg/lexer.py"}
     assert [h.name for h in localizer.search("lookup_helper", 10)] == ["lookup_helper"]
+
+
+def test_the_title_tune_reads_an_issues_title_and_only_an_issues() -> None:
+    """`bench.localize_tune --title` (tried at stop 66, not shipped) counts an issue's title words more: the first line
+    of words after a heading's marks and a `Title` label; a short search and a pasted trace are read as they are."""
+    from bench.localize_tune import title_of, titled
+    from ctxsieve.ingest.coderank.query import read_code_query
+
+    body = "When I run the playbook twice the output shows every host in the inventory. " * 2
+    issue = f"## Title\n\nPassword lookup fails when ident is saved\n\n## Description\n\n{body}"
+    assert title_of(issue) == "Password lookup fails when ident is saved"
+    assert title_of("# Title: `combine_vars` breaks\nbody") == "`combine_vars` breaks"
+    assert title_of("Titled things break\nbody") == "Titled things break" and title_of("one line") == ""
+    assert titled(issue, 0) == read_code_query(issue) and read_code_query(issue).terms.count("ident") == 1
+    assert titled(issue, 2).terms.count("ident") == 3 and titled(issue, 2).terms.count("playbook") == 2
+    trace = "Traceback (most recent call last):\n" + '  File "app.py", line 3, in run\n    go()\n' * 8 + "E: x"
+    assert titled(trace, 2) == read_code_query(trace), "a trace's first line is no title"
+    assert titled("password lookup\nfails", 2) == read_code_query("password lookup\nfails"), "a short search"

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
 from ctxsieve.ingest.coderank.query import read_code_query
@@ -1879,30 +1878,6 @@ def test_a_phrase_is_also_its_initials_in_a_short_search() -> None:
     memory.put_file("src/Analytics.hs", "a", units_of("src/Analytics.hs", text))
     hits = [h.unit.name for h in memory.search(read_code_query("useless use of cat"), 3)]
     assert hits[0] == "checkUuoc", hits
-
-
-def test_an_issues_title_is_read_for_the_tune_that_weighs_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`bench.localize_tune --title` weighs an issue's title words more (not shipped: TITLE_REPEATS is 0, see
-    bench/README.md, "An issue's title"): the title is the first line of words after a heading's marks and a `Title`
-    label; a pasted trace's first line and a short search have none."""
-    from ctxsieve.ingest.coderank import query
-    from ctxsieve.ingest.coderank.query import title_of
-
-    body = "When I run the playbook twice the output shows every host in the inventory. " * 2
-    issue = f"## Title\n\nPassword lookup fails when ident is saved\n\n## Description\n\n{body}"
-    assert title_of(issue) == "Password lookup fails when ident is saved"
-    assert title_of("# Title: `combine_vars` breaks\nbody") == "`combine_vars` breaks"
-    assert title_of("Titled things break\nbody") == "Titled things break" and title_of("one line") == ""
-    assert read_code_query(issue).terms.count("ident") == 1, "shipped: the title's words count once"
-    monkeypatch.setattr(query, "TITLE_REPEATS", 2)
-    read_code_query.cache_clear()
-    try:
-        assert read_code_query(issue).terms.count("ident") == 3 and read_code_query(issue).terms.count("playbook") == 2
-        trace = "Traceback (most recent call last):\n" + '  File "app.py", line 3, in run\n    go()\n' * 8 + "E: x"
-        assert read_code_query(trace).terms.count("traceback") <= 1, "a trace's first line is no title"
-        assert read_code_query("password lookup\nfails").terms.count("password") == 1, "a short search"
-    finally:
-        read_code_query.cache_clear()
 
 
 def test_an_operator_asked_alone_is_looked_up() -> None:
