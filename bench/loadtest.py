@@ -16,10 +16,12 @@ import contextlib
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -54,6 +56,8 @@ def start_server(data_dir: Path, env: dict[str, str] | None = None) -> tuple[sub
     """`ctxsieve serve` on a free loopback port; `env` adds settings (`CTXSIEVE_READ_ROOTS`, ...)."""
     import socket
 
+    unwind_on_sigterm()
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -67,6 +71,18 @@ def start_server(data_dir: Path, env: dict[str, str] | None = None) -> tuple[sub
         process.kill()
         raise
     return process, url
+
+
+def unwind_on_sigterm() -> None:
+    """Python's default SIGTERM ends the bench at once, past the `finally` that stops its scratch server, which
+    then stayed on its port (`pkill -f bench.code`); read as an exit instead, the server is stopped on the way out."""
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _wait_ready(url: str, deadline: float) -> None:
