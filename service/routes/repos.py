@@ -76,7 +76,8 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
                        chunks_total=found.found, chunks_returned=len(found.results))
     return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state,
                               undefined=list(found.caveats.undefined), by_meaning=found.caveats.by_meaning,
-                              missing=list(found.caveats.missing), elsewhere=list(found.caveats.elsewhere))
+                              missing=list(found.caveats.missing), elsewhere=list(found.caveats.elsewhere),
+                              vectors_off=found.caveats.vectors_off)
 
 
 def _info(status: RepoStatus) -> RepoInfo:

@@ -103,3 +103,4 @@ class CodeSearchResponse(BaseModel):
     missing: list[str] = []  # a query of files or places alone: those the repository has nothing at
     elsewhere: list[str] = []  # a trace's frames whose line is not in the definition they name (another version)
     by_meaning: bool = False  # no definition has a word or name of the query: the results are the nearest by meaning
+    vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): state `lexical` is final

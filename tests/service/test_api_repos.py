@@ -714,6 +714,27 @@ def test_the_closing_line_says_when_a_search_was_ranked_without_vectors(tokenize
     assert ready == "[ctxsieve search_code: 1 definition of repository app, best first]"
 
 
+def test_a_service_that_makes_no_vectors_says_so_not_that_they_are_coming(tmp_path: Path) -> None:
+    """With `repo_vectors` off a repository stays `lexical` for good: its answer said "its vectors not ready", a
+    wait that never ends; it now says the service makes none (the field `vectors_off`, and the closing line)."""
+    from ctxsieve_client.code_search import render_hits
+
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "rates.py").write_text("def rate_for(day):\n    return 1\n")
+    client = open_client(make_settings(tmp_path / "data", read_roots=str(tmp_path), repo_vectors=False), stub_models())
+    try:
+        assert client.put("/v1/repos/app", json={"path": str(root)}).status_code == 202
+        assert indexed(client, "app")["state"] == "lexical"
+        body = client.post("/v1/repos/app/search", json={"query": "rate for a day"}).json()
+        assert body["vectors_off"] is True and body["state"] == "lexical"
+        assert render_hits(CodeSearchResult.from_json(body)).rsplit("\n", 1)[-1] == (
+            "[ctxsieve search_code: 1 definition of repository app, best first; ranked by words and names alone, this "
+            "service makes no vectors: a name as the code writes it finds the most]")
+    finally:
+        client.__exit__(None, None, None)
+
+
 NESTED = """def make_handler(config):
     def handler(request):
         return request

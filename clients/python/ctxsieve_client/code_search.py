@@ -95,12 +95,14 @@ class Caveats:
     by_meaning: bool = False  # no definition has a word or name of the request: the nearest by meaning alone
     missing: Sequence[str] = ()  # files or places asked for alone that the repository has nothing at
     elsewhere: Sequence[str] = ()  # a trace's frames whose line is not in the definition they name (another version)
+    vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): `lexical` is final, not a wait
 
 
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
     return render_answer(result.repo, result.results, result.usage.chunks_total, result.state,
-                         Caveats(result.undefined, result.by_meaning, result.missing, result.elsewhere))
+                         Caveats(result.undefined, result.by_meaning, result.missing, result.elsewhere,
+                                 result.vectors_off))
 
 
 def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
@@ -135,7 +137,8 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
     elif state == "lexical":  # (a search in plain words gains most from the vectors; a name looked up, nothing)
-        note += "; ranked by words and names alone, its vectors not ready: a name as the code writes it finds the most"
+        why = "this service makes no vectors" if caveats.vectors_off else "its vectors not ready"
+        note += f"; ranked by words and names alone, {why}: a name as the code writes it finds the most"
     return note + "]"
 
 

@@ -417,3 +417,4 @@ class CodeSearchResult(Model):
     missing: list[str] = field(default_factory=list)  # files or places asked for alone the repository has nothing at
     elsewhere: list[str] = field(default_factory=list)  # a trace's frames whose line is not in the definition they name
     by_meaning: bool = False  # no definition has a word or name of the query: the nearest by meaning alone
+    vectors_off: bool = False  # the service makes no vectors: state `lexical` is how it always ranks
