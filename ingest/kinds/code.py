@@ -400,6 +400,25 @@ _BLOCK_KEYWORDS = frozenset({b"function", b"filter", b"workflow", b"configuratio
                              b"trap", b"switch", b"if", b"while", b"until", b"for", b"foreach", b"dynamicparam"})
 
 
+# PowerShell: a switch's clause written as a double-quoted string holding a space or an anchored group (`"^flow
+# (?<cmd>\S*)$" {`), which the grammar reads as an error that takes the rest of the file with it (posh-git's
+# GitTabExpansionInternal and the two functions after it were no definitions), as a plain word for the grammar alone
+_SWITCH_CLAUSE_STRING = re.compile(rb'^([ \t]*)"([^"\r\n]*)"(?=[ \t]*(?:\r?\n[ \t]*)?\{)', re.MULTILINE)
+_BRACED_VARIABLE = re.compile(rb"\$\{[^{}]*\}")
+
+
+def _clause_string_plain(clause: re.Match[bytes]) -> bytes:
+    inside = clause.group(2)
+    bare = _BRACED_VARIABLE.sub(b"", inside)  # (`${ignoreGitParams}`: a variable, no block)
+    if b"{" in bare or b"}" in bare or bare.count(b"(") != bare.count(b")"):
+        return clause.group(0)  # a line of a string that a subexpression's own quotes cut short, not a clause
+    return clause.group(1) + b'"' + b"x" * len(inside) + b'"'
+
+
+def _powershell_for_grammar(source: bytes) -> bytes:
+    return _SWITCH_CLAUSE_STRING.sub(_clause_string_plain, _EMPTY_SCRIPT_BLOCK.sub(_script_block_filled, source))
+
+
 def _script_block_filled(block: re.Match[bytes]) -> bytes:
     source, start = block.string, block.start()
     line = source[source.rfind(b"\n", 0, start) + 1 : start].rstrip()
@@ -424,7 +443,7 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
     if language == "kotlin":
         return parser.parse(_kotlin_for_grammar(source))
     if language == "powershell":
-        return parser.parse(_EMPTY_SCRIPT_BLOCK.sub(_script_block_filled, source))
+        return parser.parse(_powershell_for_grammar(source))
     if language == "swift":
         source = _SWIFT_ISOLATION.sub(_blank(1), source)
     if language == "csharp":

@@ -481,6 +481,15 @@ MORE_LANGUAGES = {
                                {("Fold-Block", "function", 1, 15), ("Fold-Run", "function", 17, 19),
                                 ("Mode", "enum", 21, 21), ("Greeter.Greet", "method", 24, 26),
                                 ("Fold-Block.folds", "test", 30, 33)}),
+    "src/GitTabExpansion.ps1": ("function GitTabExpansionInternal($lastBlock) {\n"
+                                "    switch -regex ($lastBlock) {\n"
+                                "        \"^flow (?<cmd>$($flow.Keys -join '|'))\\s+(?<op>\\S*)$\" {\n"
+                                "            gitCmdOperations $flow $matches['cmd']\n        }\n"
+                                "        \"^push${ignoreGitParams}\\s+(?<remote>\\S*)$\"\n        {\n"
+                                "            gitRemotes $matches['remote']\n        }\n    }\n}\n\n"
+                                "function WriteTabExpLog([string] $Message) {\n    $Message\n}\n",
+                                {("GitTabExpansionInternal", "function", 1, 11),
+                                 ("WriteTabExpLog", "function", 13, 15)}),
     "modules/bucket/main.tf": ("# The log bucket.\nresource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.name\n"
                                "  lifecycle {\n    prevent_destroy = true\n  }\n}\n\nvariable \"name\" {\n"
                                "  type = string\n}\n\nmodule \"vpc\" {\n  source = \"./vpc\"\n}\n\n"
@@ -539,7 +548,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     `blocTest`), an Elixir function's clauses as one, Perl's Test::More subtests and `has` attributes, R's testthat
     tests, Objective-C's classes, categories, properties and methods named by their selectors (in a `.h` too, past
     availability macros and NS_ENUM), PowerShell's functions (their `<# #>` help above, past empty script blocks
-    given as values, which the grammar cannot read), classes, methods and Pester tests, Terraform's blocks named as
+    given as values and switch clauses written as strings with spaces, which the grammar cannot read), classes, methods
+    and Pester tests, Terraform's blocks named as
     Terraform refers to them (a resource's nested blocks part of it), Haskell's functions (a type signature and its
     equations as one, their `{- -}` or `-- |` docs above, `where` bindings part of them), types, classes and
     instances, Julia's functions (the one-line form too, with the docstring above), structs, macros and testsets,
@@ -580,6 +590,23 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert len([u for u in terraform if u.kind != "module"]) == 6, "a block in a block is no definition of its own"
     directive = [u for u in units_of("Id.cs", MORE_LANGUAGES["Id.cs"][0]) if "#endif" in u.text]
     assert not any(u.start_line <= 5 <= u.end_line and u.name == "N.Id.Equals" for u in directive)
+
+
+def test_a_powershell_switch_clause_written_as_a_string_is_read_by_the_grammar() -> None:
+    """The grammar reads a switch clause's double-quoted string holding a space or an anchored group as an error; in
+    posh-git's GitTabExpansion.ps1 that error took the rest of the file, three functions with it. The grammar is
+    given the strings as plain words, the units their true text; a line of a string cut short by a subexpression's
+    own quotes is left as it is."""
+    from tree_sitter_language_pack import get_parser
+
+    from ctxsieve.ingest.kinds.code import _powershell_for_grammar, _tree
+
+    path = "src/GitTabExpansion.ps1"
+    source = MORE_LANGUAGES[path][0].encode()
+    assert not _tree(get_parser("powershell"), source, "powershell").root_node.has_error
+    assert get_parser("powershell").parse(source).root_node.has_error, "fixture: the grammar alone errs"
+    cut_short = b'    "    Filter: $(if (-not $b.IsDefault) { "{ $($b.Filter) }" } else { \'$null\' })`n"\n'
+    assert _powershell_for_grammar(cut_short) == cut_short
 
 
 def test_a_test_frameworks_calls_are_tests_and_other_calls_in_them_are_not() -> None:
