@@ -948,6 +948,8 @@ def _julia_called(node: Any, calls_only: bool = False) -> Any | None:
 def _zig_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | None:
     """Zig: a function (`fn helper(x: i32) i32 {`), a type bound to a name (`const Greeter = struct {`, `enum`,
     `union(enum)`, `opaque`), its functions its methods; a `test "title" {` (or `test helper {`) a test."""
+    if node.type == "ContainerDecl" and (alias := _zig_this_alias(node)) is not None:
+        return (_zig_container_word(node), True), alias, node, None
     if node.type == "TestDecl":
         title = next((c for c in node.named_children if c.type in ("STRINGLITERALSINGLE", "IDENTIFIER")), None)
         name = title.text.decode("utf-8", "replace").strip('"') if title is not None else "test"
@@ -965,10 +967,32 @@ def _zig_definition(node: Any) -> tuple[tuple[str, bool], Any, Any, str | None] 
         value = value.named_children[0] if value.named_children else None
     if named is None or value is None or value.type != "ContainerDecl":
         return None
-    typed = next((c for c in value.named_children if c.type == "ContainerDeclType"), None)
-    word = typed.text.decode("utf-8", "replace").split("(")[0].strip() if typed is not None else "struct"
     one_line = node.start_point[0] == node.end_point[0]  # (`const Color = enum { red, green };` defines it too)
-    return (word if word in ("struct", "enum", "union") else "type", not one_line), named, node, None
+    return (_zig_container_word(value), not one_line), named, node, None
+
+
+def _zig_container_word(container: Any) -> str:
+    typed = next((c for c in container.named_children if c.type == "ContainerDeclType"), None)
+    word = typed.text.decode("utf-8", "replace").split("(")[0].strip() if typed is not None else "struct"
+    return word if word in ("struct", "enum", "union") else "type"
+
+
+def _zig_this_alias(container: Any) -> Any | None:
+    """The name an unnamed Zig type gives itself (`return struct { const Replica = @This(); ... }` in `fn
+    ReplicaType(...) type`): the code calls it `Replica`, so its methods are `ReplicaType.Replica.on_request`, which
+    a look-up of `Replica.on_request` finds. `Self` names no type, and a type bound to a name is named by it."""
+    holder = container.parent
+    while holder is not None and holder.type in ("ErrorUnionExpr", "SuffixExpr"):
+        holder = holder.parent
+    if holder is None or holder.type == "VarDecl":
+        return None
+    for member in container.named_children:
+        bound = next((c for c in member.named_children if c.type == "VarDecl"), None) if member.type == "Decl" else None
+        named = next((c for c in bound.named_children if c.type == "IDENTIFIER"), None) if bound is not None else None
+        if named is not None and named.text != b"Self" and bound is not None and \
+                bound.named_children[-1].text.replace(b" ", b"") == b"@This()":
+            return named
+    return None
 
 
 def _julia_testset(call: Any) -> tuple[tuple[str, bool], Any, Any, str] | None:
@@ -1475,7 +1499,7 @@ _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "pr
                                 "type_synomym", "type_family", "data_family", "class", "instance", "assignment",
                                 "macro_definition", "struct_definition", "abstract_definition",
                                 "primitive_definition", "module_definition", "macrocall_expression", "Decl",
-                                "TestDecl", "attribute"}
+                                "TestDecl", "ContainerDecl", "attribute"}
 _DEFINING = frozenset(_KINDS) | _READ_AS_WRITTEN | {"decorated_definition", "template_declaration"}
 
 

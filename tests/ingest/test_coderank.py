@@ -11,7 +11,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, place_factor, with_files
+from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, looked_up, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
 
@@ -528,6 +528,15 @@ MORE_LANGUAGES = {
                         "    _ = helper(1);\n}\n",
                         {("Greeter", "struct", 3, 5), ("Greeter.greet", "method", 7, 10), ("Color", "enum", 13, 13),
                          ("helper", "function", 15, 17), ("greet_says_hi", "test", 19, 21)}),
+    "src/vsr/replica.zig": ("pub fn ReplicaType(comptime T: type) type {\n    return struct {\n"
+                            "        const Replica = @This();\n\n        count: u32,\n\n"
+                            "        pub fn on_request(self: *Replica, x: T) void {\n            self.count += x;\n"
+                            "        }\n    };\n}\n\npub fn ListType(comptime T: type) type {\n    return struct {\n"
+                            "        const Self = @This();\n\n        pub fn append(self: *Self, x: T) void {\n"
+                            "            _ = x;\n        }\n    };\n}\n",
+                            {("ReplicaType", "function", 1, 1), ("ReplicaType.Replica", "struct", 2, 5),
+                             ("ReplicaType.Replica.on_request", "method", 7, 9),
+                             ("ListType.append", "function", 17, 19)}),
 }
 
 
@@ -553,7 +562,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     Terraform refers to them (a resource's nested blocks part of it), Haskell's functions (a type signature and its
     equations as one, their `{- -}` or `-- |` docs above, `where` bindings part of them), types, classes and
     instances, Julia's functions (the one-line form too, with the docstring above), structs, macros and testsets,
-    Zig's functions, types bound to a name and tests, a JS object's property holding a function outside any
+    Zig's functions, types bound to a name or naming themselves (`const Replica = @This();` in a type function's
+    `return struct {`; `Self` names none) and tests, a JS object's property holding a function outside any
     function (Vue's `methods: { getSortClass: function(key) {...} }`), R's functions bound to a
     name (an anonymous one given to a call, a handler too, is its caller's); a `#` directive above a definition is not
     its comment, and the header line is the one naming it (not `@Override`)."""
@@ -566,6 +576,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert not any("$cb" in u.name for u in promise), "a Perl method called by a variable defines none"
     cookies = units_of("lib/plug/conn/cookies.ex", MORE_LANGUAGES["lib/plug/conn/cookies.ex"][0])
     assert [u.name for u in cookies].count("Plug.Conn.Cookies.month_name") == 1, "an Elixir function's clauses: one"
+    replica = units_of("src/vsr/replica.zig", MORE_LANGUAGES["src/vsr/replica.zig"][0])
+    assert [u.name for u in replica if looked_up(u, frozenset({"Replica.on_request"}))] == \
+        ["ReplicaType.Replica.on_request"], "a Zig type is looked up by the name its code calls it"
     r = units_of("R/filter.R", MORE_LANGUAGES["R/filter.R"][0])
     assert not {"function", "error"} & {u.name.rsplit(".", 1)[-1] for u in r}, "an anonymous R function is none"
     lua = units_of("history.lua", MORE_LANGUAGES["history.lua"][0])
