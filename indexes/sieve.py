@@ -7,6 +7,7 @@ fused with BM25), packed to the budget, and summarised by a placeholder that say
 
 from __future__ import annotations
 
+import bisect
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -147,6 +148,7 @@ class Sieve:
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         if kind.blank_edges and budget:
+            snippets = self._headed(source, kind, snippets, budget - share)
             snippets = self._blank_edges(source, kind, snippets, budget - share)
         lines_map = self._map(source, kind, snippets, share) if share else None
         shown = sum(kind.cost(s.tokens, s.line_start, s.line_end) for s in snippets)
@@ -159,6 +161,51 @@ class Sieve:
         return FilterResult(ref=source.ref, snippets=snippets, more=more, usage=usage, passthrough=False,
                             content_type=source.content_type, view=kind.shown_as, map=lines_map,
                             verdict=kind.verdict(source.view.text))
+
+    def _headed(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[Snippet]:
+        """Each snippet that is a later part of a long definition (best first) with that definition's header line
+        (`def ensure_type(value, value_type, origin=None):`), where the budget leaves room and nothing shows it:
+        the model is told what the lines are part of, and a fix often edits a signature."""
+        room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
+        text, path = source.view.text, source_path(source.args)
+        taken = {n for s in snippets for n in range(s.line_start or 0, (s.line_end or 0) + 1)}
+        out: list[Snippet] = []
+        for snippet in snippets:
+            first = snippet.line_start or 0
+            head = kind.head_line(text, path, first) if room > 0 and first > 1 else None
+            if head is None or any(n in taken for n in range(head, first)):
+                out.append(snippet)
+                continue
+            added, cost = self._with_head(source, kind, snippet, head)
+            if cost > room:
+                out.append(snippet)
+                continue
+            room -= cost
+            taken.update(range(head, (added[0].line_end or head) + 1))
+            out.extend(added)
+        return out
+
+    def _with_head(self, source: Source, kind: Kind, snippet: Snippet, head: int) -> tuple[list[Snippet], int]:
+        """The snippet with line `head` above it, and what that costs: one snippet from the header on when only blank
+        lines part them, else the header as a line of its own just before it."""
+        text, first, last = source.view.text, snippet.line_start or 0, snippet.line_end or 0
+        start, end = source.lines_part(str(head))
+        between = source.lines_part(f"{head + 1}-{first - 1}") if head + 1 < first else (end, end)
+        if not text[between[0] : between[1]].strip():
+            tokens = self.tokenizer.count(text[start : snippet.end])
+            joined = replace(snippet, text=text[start : snippet.end], start=start, tokens=tokens, line_start=head)
+            return [joined], kind.cost(tokens, head, last) - kind.cost(snippet.tokens, first, last)
+        tokens = self.tokenizer.count(text[start:end])
+        line = replace(snippet, id=self._chunk_id(source, start), text=text[start:end], start=start, end=end,
+                       tokens=tokens, line_start=head, line_end=head)
+        return [line, snippet], kind.cost(tokens, head, head)
+
+    @staticmethod
+    def _chunk_id(source: Source, offset: int) -> str:
+        """The id of the chunk holding a view's offset."""
+        starts = [c.start for c in source.chunks]
+        index = max(0, bisect.bisect_right(starts, offset) - 1)
+        return f"{source.ref}#{source.chunks[index].index}"
 
     def _blank_edges(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[Snippet]:
         """Each snippet (best first) with the blank lines just above and below it that no other one shows, while

@@ -1844,6 +1844,18 @@ def _block_opening(lines: list[str], last: int, fences: tuple[str, str] = ("/*",
 _LONGEST_COMMENT = 400  # lines searched up for a block comment's opening
 
 
+def head_of(text: str, language: str | None, line: int) -> int | None:
+    """The 1-based `def`/`class` line of the innermost definition holding 1-based `line` below that header: what a
+    piece of a long definition is part of (None: the line is no definition's, or is its header or above it)."""
+    found: Sequence[Definition] = definitions(text, language) or []
+    head = None
+    while (holding := next((d for d in found if d.first <= line - 1 <= d.last), None)) is not None:
+        if holding.header < line - 1:
+            head = holding.header + 1
+        found = holding.children
+    return head
+
+
 def header_lines(text: str, language: str | None) -> list[int]:
     """The 1-based line of every definition's `def`/`class` line, in order: a map of the file."""
     found = definitions(text, language) or []
@@ -1972,6 +1984,9 @@ class Code(ByLines):
 
     def map_lines(self, view: str, path: str | None) -> list[int]:
         return header_lines(view, language_in(path, view))
+
+    def head_line(self, view: str, path: str | None, line: int) -> int | None:
+        return head_of(view, language_in(path, view), line)
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
                 line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray:

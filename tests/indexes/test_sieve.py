@@ -218,3 +218,51 @@ def test_code_is_cut_by_the_code_ranker_alone_and_other_lines_by_their_candidate
                           FilterParams("why does verify_checksum raise a checksum mismatch", max_tokens=200))
     assert any("checksum mismatch" in s.text for s in result.snippets)
     assert (model.calls > 0) == embeds, model.calls
+
+
+LONG = ("import os\n\n\ndef reconcile(ledger, archive, strict=False):\n"
+        + "".join(f"    shard_{i} = copy_shard(ledger, archive, {i}, os.sep)\n" for i in range(90))
+        + "    if archive.checksum != ledger.checksum:\n"
+        + "        raise ValueError('checksum mismatch between ledger and archive')\n    return ledger\n")
+
+
+def test_a_later_part_of_a_long_definition_is_shown_under_its_header_line(sieve: Sieve, words: Tokenizer) -> None:
+    """A long function's last piece holds the words asked for; shown alone, the model saw lines of no named function
+    (ansible's ensure_type: its docstring shown, the `def` line a fix edits not). Its header line comes with it,
+    just before it, where the budget leaves room: the view's own text and lines, counted, no line twice."""
+    read = SourceInput((Document(LONG),), True, "auto", "Read", {"file_path": "/repo/ledger.py"})
+    lines = LONG.split("\n")
+    result = sieve.filter("t", read, FilterParams("why is a checksum mismatch raised", max_tokens=50))
+    at = next(i for i, s in enumerate(result.snippets) if "checksum mismatch" in s.text)
+    assert at > 0, [s.text for s in result.snippets]
+    head = result.snippets[at - 1]
+    assert (head.line_start, head.line_end, head.text) == (4, 4, lines[3]) and head.text.startswith("def reconcile(")
+    assert head.text == LONG[head.start:head.end] and head.tokens == words.count(head.text)
+    assert head.id.startswith(result.ref + "#")
+    shown = [n for s in result.snippets for n in range(s.line_start, s.line_end + 1)]
+    assert len(shown) == len(set(shown)) and result.usage.output_tokens <= 50
+    whole = sieve.filter("t", read, FilterParams("why is a checksum mismatch raised", max_tokens=50))
+    assert [s.text for s in whole.snippets] == [s.text for s in result.snippets], "the same request, the same cut"
+
+
+DOCUMENTED = ("def ensure_type(value, value_type, origin=None):\n    '''Return a configuration value cast to a type.\n"
+              + "".join(f"    :{kind}: casts the value to {kind}, or raises on a value of another type\n"
+                        for kind in ("boolean", "integer", "float", "list", "none", "path", "tmppath", "pathlist",
+                                     "pathspec", "str", "dict", "bytes", "octal", "mode"))
+              + "    '''\n" + "".join(f"    step_{i} = cast(value, {i})\n" for i in range(40)) + "    return value\n")
+
+
+def test_a_docstring_piece_is_shown_joined_to_its_def_line(sieve: Sieve, words: Tokenizer) -> None:
+    """The piece cut right after a `def` line (the line alone, then its docstring) is joined back to it when the
+    docstring's piece is shown and the budget has room: one snippet from the `def` line on, the view's own text."""
+    from ctxsieve.ingest.kinds import kind_named
+
+    read = SourceInput((Document(DOCUMENTED),), True, "auto", "Read", {"file_path": "/repo/manager.py"})
+    result = sieve.filter("t", read, FilterParams("unquote a string value of type str", max_tokens=65))
+    doc = next(s for s in result.snippets if s.line_start == 2)
+    assert not any(s.line_start <= 1 for s in result.snippets), "fixture: no room left for the def line"
+    source = sieve.sources.get("t", result.ref)
+    headed = sieve._headed(source, kind_named("code"), [doc], 200)
+    assert len(headed) == 1 and headed[0].line_start == 1 and headed[0].line_end == doc.line_end
+    assert headed[0].text == DOCUMENTED[:doc.end] and headed[0].tokens == words.count(headed[0].text)
+    assert sieve._headed(source, kind_named("code"), [doc], 0) == [doc], "no room: as it was"
