@@ -1795,6 +1795,8 @@ def _with_comments_above(line: int, lines: list[str], comments: Comments = Comme
     if comments.block and line > 1 and not lines[line - 1].strip() and _doc_block_ends(lines, line - 2):
         line -= 1  # a doc comment, a blank line, the definition: Express's style (`/** ... */`, ``, `res.send = `),
         # not a file's header (`@license`, `@fileoverview`, a block that opens the file)
+    elif comments.block and (past := _past_audit_macros(lines, line)) < line and _doc_block_ends(lines, past - 1):
+        line = past
     while line > 0:
         above = lines[line - 1].strip()
         if comments.block and above.endswith(comments.fences[1]) and comments.fences[0] not in above:
@@ -1807,6 +1809,21 @@ def _with_comments_above(line: int, lines: list[str], comments: Comments = Comme
         else:
             break
     return line
+
+
+# Objective-C's region macros, which a header writes between a class's doc comment and its `@interface`
+_AUDIT_MACRO = re.compile(r"(NS|CF)_ASSUME_NONNULL_BEGIN|NS_HEADER_AUDIT_BEGIN\([^)]*\)|CF_IMPLICIT_BRIDGING_ENABLED")
+
+
+def _past_audit_macros(lines: list[str], line: int) -> int:
+    """The line above the blank lines and region macros right above 0-based `line`, when at least one such macro is
+    among them (AFNetworking's `/** ... */`, ``, `NS_ASSUME_NONNULL_BEGIN`, ``, `@interface AFSecurityPolicy`:
+    the doc is the class's, not the module's); else `line`."""
+    at, macros = line, 0
+    while at > 1 and (not lines[at - 1].strip() or _AUDIT_MACRO.fullmatch(lines[at - 1].strip())):
+        macros += bool(lines[at - 1].strip())
+        at -= 1
+    return at if macros else line
 
 
 def _doc_block_ends(lines: list[str], at: int) -> bool:

@@ -2174,3 +2174,17 @@ def test_a_function_named_with_its_arity_is_named() -> None:
         assert memory.search(read_code_query(asked), 1)[0].unit.name == "Plug.Conn.assign", asked
     assert read_code_query("lib/plug/conn.ex").files == ("lib/plug/conn.ex",)
     assert read_code_query("see tests/fixtures/2").text == "see tests/fixtures/2", "a folder's part is no name"
+
+
+def test_an_objective_c_class_doc_above_its_region_macro_is_the_classs() -> None:
+    """AFNetworking writes a class's doc comment, a blank line, `NS_ASSUME_NONNULL_BEGIN`, a blank line, then its
+    `@interface`: the doc was counted as the module's, and a search for what the doc says found the module. It is the
+    class's; a doc with no such macro between it and the next line of code stays where it was."""
+    header = ("#import <Foundation/Foundation.h>\n\n/**\n `AFSecurityPolicy` evaluates server trust against pinned "
+              "certificates.\n */\n\nNS_ASSUME_NONNULL_BEGIN\n\n@interface AFSecurityPolicy : NSObject\n\n"
+              "@property (readonly) BOOL pinned;\n\n@end\n\nNS_ASSUME_NONNULL_END\n")
+    units = {u.name: (u.kind, u.start_line, u.end_line) for u in units_of("AFNetworking/AFSecurityPolicy.h", header)}
+    assert units["AFSecurityPolicy"][:2] == ("class", 3), units
+    plain = header.replace("NS_ASSUME_NONNULL_BEGIN\n\n", "#define AF_PINNED 1\n\n")
+    moved = {u.name: (u.kind, u.start_line) for u in units_of("AFNetworking/AFSecurityPolicy.h", plain)}
+    assert moved["AFSecurityPolicy"] == ("class", 9), moved
