@@ -148,7 +148,7 @@ class Sieve:
             picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         if kind.blank_edges and budget:
-            snippets = self._headed(source, kind, snippets, budget - share)
+            snippets = self._headed(source, kind, snippets, budget - share, params.k)
             snippets = self._blank_edges(source, kind, snippets, budget - share)
         lines_map = self._map(source, kind, snippets, share) if share else None
         shown = sum(kind.cost(s.tokens, s.line_start, s.line_end) for s in snippets)
@@ -162,11 +162,14 @@ class Sieve:
                             content_type=source.content_type, view=kind.shown_as, map=lines_map,
                             verdict=kind.verdict(source.view.text))
 
-    def _headed(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[Snippet]:
+    def _headed(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int, k: int | None = None
+                ) -> list[Snippet]:
         """Each snippet that is a later part of a long definition (best first) with that definition's header line
         (`def ensure_type(value, value_type, origin=None):`), where the budget leaves room and nothing shows it:
-        the model is told what the lines are part of, and a fix often edits a signature."""
+        the model is told what the lines are part of, and a fix often edits a signature. A header that is a snippet
+        of its own counts within `k`, the snippets a caller allows."""
         room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
+        spare = len(snippets) if k is None else k - len(snippets)
         text, path = source.view.text, source_path(source.args)
         taken = {n for s in snippets for n in range(s.line_start or 0, (s.line_end or 0) + 1)}
         out: list[Snippet] = []
@@ -177,10 +180,10 @@ class Sieve:
                 out.append(snippet)
                 continue
             added, cost = self._with_head(source, kind, snippet, head)
-            if cost > room:
+            if cost > room or len(added) - 1 > spare:
                 out.append(snippet)
                 continue
-            room -= cost
+            room, spare = room - cost, spare - (len(added) - 1)
             taken.update(range(head, (added[0].line_end or head) + 1))
             out.extend(added)
         return out
