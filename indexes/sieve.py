@@ -144,11 +144,12 @@ class Sieve:
         budget = params.max_tokens
         share = budget // kind.map_share if kind.map_share and budget and asked else 0
         picks = self._rank([source], replace(params, max_tokens=budget - share) if budget and share else params)
-        if params.order == "document":
-            picks = sorted(picks, key=lambda p: p.chunk.start)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
-        if kind.blank_edges and budget:
+        if kind.blank_edges and budget:  # in the ranking's order: the best pieces are given their headers first
             snippets = self._headed(source, kind, snippets, budget - share, params.k)
+        if params.order == "document":
+            snippets = sorted(snippets, key=lambda s: s.start)
+        if kind.blank_edges and budget:
             snippets = self._blank_edges(source, kind, snippets, budget - share)
         lines_map = self._map(source, kind, snippets, share) if share else None
         shown = sum(kind.cost(s.tokens, s.line_start, s.line_end) for s in snippets)
@@ -165,21 +166,29 @@ class Sieve:
     def _headed(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int, k: int | None = None
                 ) -> list[Snippet]:
         """Each snippet that is a later part of a long definition (best first) with that definition's header line
-        (`def ensure_type(value, value_type, origin=None):`), where the budget leaves room and nothing shows it:
-        the model is told what the lines are part of, and a fix often edits a signature. A header that is a snippet
-        of its own counts within `k`, the snippets a caller allows."""
+        (`def ensure_type(value, value_type, origin=None):`) where nothing shows it: the model is told what the lines
+        are part of, and a fix often edits a signature. Where the budget (or `k`, the snippets a caller allows: a
+        header of its own is one) has no room left, the lowest-ranked snippets give way to it: a file of many small
+        functions filled the budget with ones no word of the request is in."""
         room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
         spare = len(snippets) if k is None else k - len(snippets)
         text, path = source.view.text, source_path(source.args)
         taken = {n for s in snippets for n in range(s.line_start or 0, (s.line_end or 0) + 1)}
         out: list[Snippet] = []
-        for snippet in snippets:
+        pending = list(snippets)
+        while pending:
+            snippet = pending.pop(0)
             first = snippet.line_start or 0
-            head = kind.head_line(text, path, first) if room > 0 and first > 1 else None
+            head = kind.head_line(text, path, first) if first > 1 else None
             if head is None or any(n in taken for n in range(head, first)):
                 out.append(snippet)
                 continue
             added, cost = self._with_head(source, kind, snippet, head)
+            while (cost > room or len(added) - 1 > spare) and pending:  # the lowest-ranked snippet gives way
+                dropped = pending.pop()
+                room += kind.cost(dropped.tokens, dropped.line_start or 0, dropped.line_end or 0)
+                spare += 1
+                taken.difference_update(range(dropped.line_start or 0, (dropped.line_end or 0) + 1))
             if cost > room or len(added) - 1 > spare:
                 out.append(snippet)
                 continue
@@ -211,9 +220,9 @@ class Sieve:
         return f"{source.ref}#{source.chunks[index].index}"
 
     def _blank_edges(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[Snippet]:
-        """Each snippet (best first) with the blank lines just above and below it that no other one shows, while
-        the snippets as shown (line numbers counted) stay within `budget` (their costs counted them: `_cost`): the
-        text, offsets and lines the view has."""
+        """Each snippet (in the order given: the file's, by default) with the blank lines just above and below it
+        that no other one shows, while the snippets as shown (line numbers counted) stay within `budget` (their costs
+        counted them: `_cost`): the text, offsets and lines the view has."""
         room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
         text = source.view.text
         taken = {n for s in snippets for n in range(s.line_start or 0, (s.line_end or 0) + 1)}

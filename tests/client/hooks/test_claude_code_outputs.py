@@ -363,3 +363,33 @@ def test_a_whole_file_read_reaches_the_model_with_its_imports_and_the_definition
     for number in (1, 2, 3, 6, raised, len(lines) - 2, len(lines) - 1):  # the imports, the line asked about, the end
         line = re.escape(lines[number - 1])
         assert re.search(rf"^(?:\d+\t{number}│|{number}\t){line}$", shown, re.M), (number, shown[:600])
+
+
+@pytest.mark.parametrize("kind", ["command", "proxy"])
+def test_a_later_part_of_a_long_function_reaches_the_model_under_its_def_line(tmp_path: Path, live_url: str,
+                                                                             kind: str) -> None:
+    """Claude Code's Read of a module whose one long function holds, far below its `def` line, the lines the request
+    is about: the model is sent those lines and the function's `def` line with its own number (it was sent lines of
+    no named function), through the hook and through the proxy."""
+    body = "".join(f"    block_{i} = archive.copy_block({i}, codec=encode_block)\n" for i in range(260))
+    asked = ("    if archive.digest(key) != hashlib.sha256(data).hexdigest():\n"
+             "        raise StorageError(f'digest mismatch on shard {key}')\n    return data\n")
+    source = tmp_path / "work" / "rebuild.py"
+    source.parent.mkdir()
+    before = "".join(f"\n\ndef copy_block_{i}(archive):\n    return archive.copy_block({i}, codec=encode_block)\n"
+                     for i in range(120))
+    source.write_text(IMPORTS + before + "\n\ndef rebuild_archive(archive, key, data, strict=False):\n" + body + asked)
+    settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("command", live_url)]}]}}
+    model = claude([("Read", {"file_path": str(source)})], "why is a digest mismatch raised for a good shard",
+                   "Read", source.parent, tmp_path, live_url, kind, settings)
+    shown = tool_results(model.requests)["toolu_00"]
+    lines = source.read_text().split("\n")
+    checked, wrong = false_numbers(shown, lines)
+    assert checked >= 5 and not wrong, f"{len(wrong)} of {checked} shown lines carry a false number: {wrong[:3]}"
+    assert len(shown) < len(source.read_text()) / 2, "cut"
+    head = next(n for n, line in enumerate(lines, 1) if line.startswith("def rebuild_archive("))
+    raised = next(n for n, line in enumerate(lines, 1) if "raise StorageError" in line)
+    assert raised - head > 200, "fixture: the lines asked about are far below the def line"
+    for number in (head, raised):
+        line = re.escape(lines[number - 1])
+        assert re.search(rf"^(?:\d+\t{number}│|{number}\t){line}$", shown, re.M), (number, shown[:600])
