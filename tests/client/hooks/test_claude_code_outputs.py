@@ -351,16 +351,31 @@ def test_a_whole_file_read_reaches_the_model_with_its_imports_and_the_definition
     source = tmp_path / "work" / "shard_ops.py"
     source.parent.mkdir()
     source.write_text(IMPORTS + steps[0] + asked + steps[1] + end)
+    shown, lines = model_read(source, "verify_digest raises a digest mismatch for good shards", tmp_path, live_url,
+                              kind, least=20)
+    raised = next(n for n, line in enumerate(lines, 1) if "raise StorageError" in line)
+    shown_with_numbers(shown, lines, (1, 2, 3, 6, raised, len(lines) - 2, len(lines) - 1))  # the imports, the line
+    # asked about, the end
+
+
+def model_read(source: Path, request: str, tmp_path: Path, live_url: str, kind: str, least: int
+               ) -> tuple[str, list[str]]:
+    """What Claude Code's model is sent for its Read of `source` (through the command hook, or the proxy), checked to
+    be cut and to carry the file's own number on each of at least `least` lines; and the file's lines."""
     settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("command", live_url)]}]}}
-    model = claude([("Read", {"file_path": str(source)})], "verify_digest raises a digest mismatch for good shards",
-                   "Read", source.parent, tmp_path, live_url, kind, settings)
+    model = claude([("Read", {"file_path": str(source)})], request, "Read", source.parent, tmp_path, live_url, kind,
+                   settings)
     shown = tool_results(model.requests)["toolu_00"]
     lines = source.read_text().split("\n")
     checked, wrong = false_numbers(shown, lines)
-    assert checked >= 20 and not wrong, f"{len(wrong)} of {checked} shown lines carry a false number: {wrong[:3]}"
+    assert checked >= least and not wrong, f"{len(wrong)} of {checked} shown lines carry a false number: {wrong[:3]}"
     assert len(shown) < len(source.read_text()) / 2, "cut"
-    raised = next(n for n, line in enumerate(lines, 1) if "raise StorageError" in line)
-    for number in (1, 2, 3, 6, raised, len(lines) - 2, len(lines) - 1):  # the imports, the line asked about, the end
+    return shown, lines
+
+
+def shown_with_numbers(shown: str, lines: list[str], numbers: tuple[int, ...]) -> None:
+    """Each of the file's lines `numbers` reached the model whole, after its own number."""
+    for number in numbers:
         line = re.escape(lines[number - 1])
         assert re.search(rf"^(?:\d+\t{number}│|{number}\t){line}$", shown, re.M), (number, shown[:600])
 
@@ -379,17 +394,9 @@ def test_a_later_part_of_a_long_function_reaches_the_model_under_its_def_line(tm
     before = "".join(f"\n\ndef copy_block_{i}(archive):\n    return archive.copy_block({i}, codec=encode_block)\n"
                      for i in range(120))
     source.write_text(IMPORTS + before + "\n\ndef rebuild_archive(archive, key, data, strict=False):\n" + body + asked)
-    settings = {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook("command", live_url)]}]}}
-    model = claude([("Read", {"file_path": str(source)})], "why is a digest mismatch raised for a good shard",
-                   "Read", source.parent, tmp_path, live_url, kind, settings)
-    shown = tool_results(model.requests)["toolu_00"]
-    lines = source.read_text().split("\n")
-    checked, wrong = false_numbers(shown, lines)
-    assert checked >= 5 and not wrong, f"{len(wrong)} of {checked} shown lines carry a false number: {wrong[:3]}"
-    assert len(shown) < len(source.read_text()) / 2, "cut"
+    shown, lines = model_read(source, "why is a digest mismatch raised for a good shard", tmp_path, live_url, kind,
+                              least=5)
     head = next(n for n, line in enumerate(lines, 1) if line.startswith("def rebuild_archive("))
     raised = next(n for n, line in enumerate(lines, 1) if "raise StorageError" in line)
     assert raised - head > 200, "fixture: the lines asked about are far below the def line"
-    for number in (head, raised):
-        line = re.escape(lines[number - 1])
-        assert re.search(rf"^(?:\d+\t{number}│|{number}\t){line}$", shown, re.M), (number, shown[:600])
+    shown_with_numbers(shown, lines, (head, raised))
