@@ -147,10 +147,9 @@ class Sieve:
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
         if kind.blank_edges and budget:  # in the ranking's order: the best pieces are given their headers first
             snippets = self._headed(source, kind, snippets, budget - share, params.k)
+            snippets = self._blank_edges(source, kind, snippets, budget - share)
         if params.order == "document":
             snippets = sorted(snippets, key=lambda s: s.start)
-        if kind.blank_edges and budget:
-            snippets = self._blank_edges(source, kind, snippets, budget - share)
         lines_map = self._map(source, kind, snippets, share) if share else None
         shown = sum(kind.cost(s.tokens, s.line_start, s.line_end) for s in snippets)
         out = shown + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
