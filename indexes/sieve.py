@@ -219,8 +219,8 @@ class Sieve:
         return f"{source.ref}#{source.chunks[index].index}"
 
     def _blank_edges(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[Snippet]:
-        """Each snippet (in the order given: the file's, by default) with the blank lines just above and below it
-        that no other one shows, while the snippets as shown (line numbers counted) stay within `budget` (their costs
+        """Each snippet (best first: the ranking's order) with the blank lines just above and below it that no
+        other one shows, while the snippets as shown (line numbers counted) stay within `budget` (their costs
         counted them: `_cost`): the text, offsets and lines the view has."""
         room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
         text = source.view.text
