@@ -36,7 +36,7 @@ from ctxsieve.ingest.coderank.ranker import (
     unmarked,
     written_names,
 )
-from ctxsieve.ingest.coderank.units import CodeUnit, operator_of
+from ctxsieve.ingest.coderank.units import CodeUnit, last_part, operator_of
 from ctxsieve.ingest.kinds.code import comment_lines, language_of
 from ctxsieve.ingest.request import file_name, scoped_parts
 
@@ -84,7 +84,7 @@ class RepoMemory:
     def defines(self, name: str, path_glob: str | None = None) -> bool:
         """Some definition (of the files `path_glob` matches) is named `name` as a look-up means it (`looked_up`)."""
         wanted = frozenset((name,))
-        leaf = operator_of(name) or name.rsplit(".", 1)[-1]
+        leaf = last_part(name)
         with self._lock:
             units = [self._units[i] for key in dict.fromkeys((leaf, unmarked(leaf)))
                      for i in self._by_leaf.get(key, ())]

@@ -12,7 +12,7 @@ from ctxsieve_client.languages import LANGUAGES
 
 from ..analyzers import code_terms
 from ..request import Frame, outside_frames, read_request
-from .units import operator_of
+from .units import last_part, operator_of
 
 __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
            "message_phrases", "read_code_query"]
@@ -123,8 +123,7 @@ def read_code_query(text: str) -> CodeQuery:
     lookup = lookup_names(text)
     short = len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS
     trace = _is_trace(text, request.frames)
-    names = request.names | {operator_of(name) or name.rsplit(".", 1)[-1] for name in lookup}  # `serve` alone names
-    # `serve`
+    names = request.names | {last_part(name) for name in lookup}  # `serve` alone names `serve`
     terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
              *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
     return CodeQuery(text, terms, names, request.pairs, request.frames,

@@ -33,7 +33,7 @@ import numpy as np
 from ..request import Frame, file_name, paths_meet, shared_tail
 from .lexical import stem
 from .query import PHRASE_WORDS, CodeQuery
-from .units import CodeUnit, module_name, operator_of
+from .units import CodeUnit, last_part, module_name, operator_of
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
            "combine", "declaration_in", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
@@ -288,7 +288,7 @@ def _aside_comments(unit: CodeUnit, query: CodeQuery | None) -> bool:
 def written_names(lookup: frozenset[str]) -> re.Pattern[str] | None:
     """A look-up's names as code writes them, a whole word each (`Flask`, not `flask` nor `FlaskGroup`; `route!` as
     `route`); None for no names."""
-    leaves = sorted({operator_of(name) or name.rsplit(".", 1)[-1].rstrip("!?") for name in lookup} - {""})
+    leaves = sorted({unmarked(last_part(name)) for name in lookup} - {""})
     return re.compile(rf"(?<![\w$])(?:{'|'.join(map(re.escape, leaves))})(?![\w$])") if leaves else None
 
 

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the code kind ranks its chunks with this package: it is imported where used
     from ..kinds.code import Definition
 
-__all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "module_name", "units_of"]
+__all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "last_part", "module_name", "operator_of",
+           "units_of"]
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
@@ -68,6 +69,11 @@ def operator_of(name: str) -> str:
     return found.group(1) if found else ""
 
 
+def last_part(name: str) -> str:
+    """A qualified name's last part (`Context.Param`: `Param`), an operator whole (`Monoid.<>`: `<>`)."""
+    return operator_of(name) or name.rsplit(".", 1)[-1]
+
+
 @dataclass(frozen=True)
 class CodeUnit:
     path: str  # the file, relative to its repository, with `/`
@@ -88,7 +94,7 @@ class CodeUnit:
         """The name's last part, as a request writes it: a JS/TS private method `#delay` is called `delay` too, an
         Objective-C method `initWithTask:` (a selector) by its first word, `initWithTask`; an operator whole
         (Haskell's `.:?`)."""
-        return operator_of(self.name) or self.name.rsplit(".", 1)[-1].lstrip("#").split(":", 1)[0]
+        return operator_of(self.name) or last_part(self.name).lstrip("#").split(":", 1)[0]
 
     @cached_property  # asked for every unit of every search's pool
     def commented_out(self) -> bool:
