@@ -145,13 +145,14 @@ class Sieve:
         share = budget // kind.map_share if kind.map_share and budget and asked else 0
         picks = self._rank([source], replace(params, max_tokens=budget - share) if budget and share else params)
         snippets = [self._snippet(source, p.chunk, p.score) for p in picks]
-        if kind.blank_edges and budget:  # in the ranking's order: the best pieces are given their headers first
-            snippets = self._headed(source, kind, snippets, budget - share, params.k)
+        # in the ranking's order: the best pieces are given their headers and blank lines first (k: `_defaults` set it)
+        if kind.blank_edges and budget:
+            snippets = self._headed(source, kind, snippets, budget - share, params.k or len(snippets))
             snippets = self._blank_edges(source, kind, snippets, budget - share)
         if params.order == "document":
             snippets = sorted(snippets, key=lambda s: s.start)
         lines_map = self._map(source, kind, snippets, share) if share else None
-        shown = sum(kind.cost(s.tokens, s.line_start, s.line_end) for s in snippets)
+        shown = _shown_cost(kind, snippets)
         out = shown + sum(self.tokenizer.count(m.shown()) for m in lines_map or [])
         usage = make_usage(input_tokens=source.tokens, output_tokens=out, chunks_total=len(source.chunks),
                            chunks_returned=len(snippets))
@@ -162,37 +163,35 @@ class Sieve:
                             content_type=source.content_type, view=kind.shown_as, map=lines_map,
                             verdict=kind.verdict(source.view.text))
 
-    def _headed(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int, k: int | None = None
-                ) -> list[Snippet]:
+    def _headed(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int, k: int) -> list[Snippet]:
         """Each snippet that is a later part of a long definition (best first) with that definition's header line
         (`def ensure_type(value, value_type, origin=None):`) where nothing shows it: the model is told what the lines
         are part of, and a fix often edits a signature. Where the budget (or `k`, the snippets a caller allows: a
         header of its own is one) has no room left, the lowest-ranked snippets give way to it: a file of many small
         functions filled the budget with ones no word of the request is in."""
-        room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
-        spare = len(snippets) if k is None else k - len(snippets)
-        text, path = source.view.text, source_path(source.args)
-        taken = {n for s in snippets for n in range(s.line_start or 0, (s.line_end or 0) + 1)}
+        room = budget - _shown_cost(kind, snippets)
+        spare = k - len(snippets)
+        head_of = kind.heads(source.view.text, source_path(source.args))
+        taken = {n for s in snippets for n in _lines_of(s)}
         out: list[Snippet] = []
         pending = list(snippets)
         while pending:
             snippet = pending.pop(0)
             first = snippet.line_start or 0
-            head = kind.head_line(text, path, first) if first > 1 else None
+            head = head_of(first) if first > 1 else None
             if head is None or any(n in taken for n in range(head, first)):
                 out.append(snippet)
                 continue
             added, cost = self._with_head(source, kind, snippet, head)
             while (cost > room or len(added) - 1 > spare) and pending:  # the lowest-ranked snippet gives way
                 dropped = pending.pop()
-                room += kind.cost(dropped.tokens, dropped.line_start or 0, dropped.line_end or 0)
-                spare += 1
-                taken.difference_update(range(dropped.line_start or 0, (dropped.line_end or 0) + 1))
+                room, spare = room + _shown_cost(kind, [dropped]), spare + 1
+                taken.difference_update(_lines_of(dropped))
             if cost > room or len(added) - 1 > spare:
                 out.append(snippet)
                 continue
             room, spare = room - cost, spare - (len(added) - 1)
-            taken.update(range(head, (added[0].line_end or head) + 1))
+            taken.update(_lines_of(added[0]))
             out.extend(added)
         return out
 
@@ -214,17 +213,16 @@ class Sieve:
     @staticmethod
     def _chunk_id(source: Source, offset: int) -> str:
         """The id of the chunk holding a view's offset."""
-        starts = [c.start for c in source.chunks]
-        index = max(0, bisect.bisect_right(starts, offset) - 1)
+        index = max(0, bisect.bisect_right(source.chunks, offset, key=lambda c: c.start) - 1)
         return f"{source.ref}#{source.chunks[index].index}"
 
     def _blank_edges(self, source: Source, kind: Kind, snippets: list[Snippet], budget: int) -> list[Snippet]:
         """Each snippet (best first: the ranking's order) with the blank lines just above and below it that no
         other one shows, while the snippets as shown (line numbers counted) stay within `budget` (their costs
         counted them: `_cost`): the text, offsets and lines the view has."""
-        room = budget - sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
+        room = budget - _shown_cost(kind, snippets)
         text = source.view.text
-        taken = {n for s in snippets for n in range(s.line_start or 0, (s.line_end or 0) + 1)}
+        taken = {n for s in snippets for n in _lines_of(s)}
         out = []
         for snippet in snippets:
             first, last = snippet.line_start or 0, snippet.line_end or 0
@@ -491,6 +489,15 @@ def _cost(source: Source, chunk: Chunk) -> int:
         return kind.cost(chunk.tokens, first, last)
     above, below = blank_lines_around(source.view.text, chunk.start, chunk.end)
     return kind.cost(chunk.tokens + above + below, first - above, last + below)
+
+
+def _shown_cost(kind: Kind, snippets: Sequence[Snippet]) -> int:
+    """The snippets' tokens as their kind shows them (each line's number counted)."""
+    return sum(kind.cost(s.tokens, s.line_start or 0, s.line_end or 0) for s in snippets)
+
+
+def _lines_of(snippet: Snippet) -> range:
+    return range(snippet.line_start or 0, (snippet.line_end or 0) + 1)
 
 
 def _whole_definitions(chosen: list[int], prep: Prepared, k: int, max_tokens: int | None) -> list[int]:

@@ -115,11 +115,15 @@ class Kind(Protocol):
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
                 line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray: ...
     def map_lines(self, view: str, path: str | None) -> list[int]: ...
-    # the header line of the definition a snippet starting at `line` is a later part of (code's), else None
-    def head_line(self, view: str, path: str | None, line: int) -> int | None: ...
+    # per line, the header line of the definition a snippet starting there is a later part of (code's), else None
+    def heads(self, view: str, path: str | None) -> Callable[[int], int | None]: ...
     def verdict(self, view: str) -> Verdict | None: ...
     def select(self, view: str, chunks: Sequence[Chunk], scores: np.ndarray, tokenizer: Tokenizer,
                line_span: LineSpanOf, budget: int, k: int) -> list[tuple[Chunk, float]] | None: ...
+
+
+def _no_head(line: int) -> None:  # noqa: ARG001
+    return None
 
 
 class Prose:
@@ -177,8 +181,8 @@ class Prose:
     def map_lines(self, view: str, path: str | None) -> list[int]:  # noqa: ARG002
         return []
 
-    def head_line(self, view: str, path: str | None, line: int) -> int | None:  # noqa: ARG002
-        return None
+    def heads(self, view: str, path: str | None) -> Callable[[int], int | None]:  # noqa: ARG002
+        return _no_head
 
     def verdict(self, view: str) -> Verdict | None:  # noqa: ARG002
         """A log's failures, in the order it prints them, and its result: none but a log has them."""

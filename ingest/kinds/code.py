@@ -22,7 +22,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -1861,10 +1861,10 @@ def _block_opening(lines: list[str], last: int, fences: tuple[str, str] = ("/*",
 _LONGEST_COMMENT = 400  # lines searched up for a block comment's opening
 
 
-def head_of(text: str, language: str | None, line: int) -> int | None:
-    """The 1-based `def`/`class` line of the innermost definition holding 1-based `line` below that header: what a
-    piece of a long definition is part of (None: the line is no definition's, or is its header or above it)."""
-    found: Sequence[Definition] = definitions(text, language) or []
+def head_of(found: Sequence[Definition], line: int) -> int | None:
+    """The 1-based `def`/`class` line of the innermost definition (of `found`, nested) holding 1-based `line` below
+    that header: what a piece of a long definition is part of (None: the line is no definition's, or is its header
+    or above it)."""
     head = None
     while (holding := next((d for d in found if d.first <= line - 1 <= d.last), None)) is not None:
         if holding.header < line - 1:
@@ -2002,8 +2002,8 @@ class Code(ByLines):
     def map_lines(self, view: str, path: str | None) -> list[int]:
         return header_lines(view, language_in(path, view))
 
-    def head_line(self, view: str, path: str | None, line: int) -> int | None:
-        return head_of(view, language_in(path, view), line)
+    def heads(self, view: str, path: str | None) -> Callable[[int], int | None]:
+        return partial(head_of, definitions(view, language_in(path, view)) or [])
 
     def rescore(self, query: str, view: str, chunks: Sequence[Chunk], lexical: np.ndarray, path: str | None,
                 line_span: LineSpanOf, repo: RepoRanking | None = None) -> np.ndarray:

@@ -262,7 +262,7 @@ def test_a_docstring_piece_is_shown_joined_to_its_def_line(sieve: Sieve, words: 
     doc = next(s for s in result.snippets if s.line_start == 2)
     assert not any(s.line_start <= 1 for s in result.snippets), "fixture: no room left for the def line"
     source = sieve.sources.get("t", result.ref)
-    headed = sieve._headed(source, kind_named("code"), [doc], 200)
+    headed = sieve._headed(source, kind_named("code"), [doc], 200, 5)
     assert len(headed) == 1 and headed[0].line_start == 1 and headed[0].line_end == doc.line_end
     assert headed[0].text == DOCUMENTED[:doc.end] and headed[0].tokens == words.count(headed[0].text)
-    assert sieve._headed(source, kind_named("code"), [doc], 0) == [doc], "no room: as it was"
+    assert sieve._headed(source, kind_named("code"), [doc], 0, 5) == [doc], "no room: as it was"
