@@ -986,11 +986,12 @@ def _zig_this_alias(container: Any) -> Any | None:
         holder = holder.parent
     if holder is None or holder.type == "VarDecl":
         return None
-    for member in container.named_children:
-        bound = next((c for c in member.named_children if c.type == "VarDecl"), None) if member.type == "Decl" else None
-        named = next((c for c in bound.named_children if c.type == "IDENTIFIER"), None) if bound is not None else None
-        if named is not None and named.text != b"Self" and bound is not None and \
-                bound.named_children[-1].text.replace(b" ", b"") == b"@This()":
+    for member in (m for m in container.named_children if m.type == "Decl"):
+        bound = next((c for c in member.named_children if c.type == "VarDecl"), None)
+        if bound is None or bound.named_children[-1].text.replace(b" ", b"") != b"@This()":
+            continue
+        named = next((c for c in bound.named_children if c.type == "IDENTIFIER"), None)
+        if named is not None and named.text != b"Self":
             return named
     return None
 
