@@ -9,7 +9,8 @@ and the lines the gold patch edits), each file is read as Claude Code's Read sen
 within the API's 4,000 characters; the filter call is cutting.cut_request's (max_tokens unset: the service's
 budget for code), and the view is the hook's `_numbered_read` of the answer. Facts, per case:
 - place shown: at least one edited line visible together with a line next to it;
-- every edited line shown.
+- every edited line shown, beside the share of cases where any view of that many tokens could show them all
+  (`every_fits`: the edited lines alone fit).
 Tokens are counted as the model receives them (o200k_base), one line number per line: the whole file as Claude
 Code's Read numbers it (`N\\t` before each line); the cut as the hook renders it: its lines (one run as Read
 numbers it, several runs with the hook's `N│` numbers and its `⋮` between runs, without Claude Code's second
@@ -78,6 +79,7 @@ class Outcome:
     every: bool
     tokens: int  # as the model receives them
     whole: int  # the whole file's tokens as the model receives them
+    reachable: bool = True  # the edited lines alone, rendered as the hook renders runs, fit in `tokens`
 
 
 def split_of(repo: str, instance: str) -> str:
@@ -116,7 +118,15 @@ def rendered(runs: list[tuple[int, int]], lines: list[str]) -> str:
 def judged(case: Case, shown: set[int], tokens: int) -> Outcome:
     place = any(line in shown and (line - 1 in shown or line + 1 in shown) for line in case.gold)
     whole = TOKENS.count(read_numbered(case.lines))
-    return Outcome(place, all(line in shown for line in case.gold), tokens, whole)
+    return Outcome(place, all(line in shown for line in case.gold), tokens, whole, every_fits(case, tokens))
+
+
+def every_fits(case: Case, tokens: int) -> bool:
+    """Whether any cut could show every edited line at these tokens: the edited lines alone (no note, no map, no
+    line around them), rendered as the hook renders its runs, fit. The ceiling of "every edited line" for a view
+    of this size, whatever its ranking."""
+    runs = _joined([(line, line) for line in sorted(set(case.gold))])
+    return not runs or TOKENS.count(rendered(runs, case.lines)) <= tokens
 
 
 def read_payload(case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -185,7 +195,8 @@ def report(name: str, rows: dict[str, list[Outcome]]) -> Iterator[str]:
         share = statistics.median(o.tokens / o.whole for o in outcomes)
         tokens, whole = statistics.median(o.tokens for o in outcomes), statistics.median(o.whole for o in outcomes)
         yield (f"{name:<26} {repo:<28} n={n:<4} place {sum(o.place for o in outcomes) / n:.3f}  every line "
-               f"{sum(o.every for o in outcomes) / n:.3f}  tokens median {tokens:>5.0f}"
+               f"{sum(o.every for o in outcomes) / n:.3f} (reachable {sum(o.reachable for o in outcomes) / n:.3f})"
+               f"  tokens median {tokens:>5.0f}"
                f" of the file's {whole:>5.0f} as received (per case {share:.2f})")
 
 
