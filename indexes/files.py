@@ -49,7 +49,9 @@ class FileReader:
         if any(real == s or s in real.parents for s in _SPECIAL):
             raise Forbidden(f"{path}: special file systems are never read")
         if not any(real == root or root in real.parents for root in self.roots):
-            raise Forbidden(f"{path}: outside the read roots (CTXSIEVE_READ_ROOTS: the folders the service may read)")
+            raise Forbidden(f"{path}: outside the read roots (CTXSIEVE_READ_ROOTS: the folders the service may read; "
+                            "restart it with this folder added, `:` between folders; `make run` and `ctxsieve service "
+                            "start` read the home folder when it is unset)")
         return real
 
     def read(self, path: str) -> FileText:

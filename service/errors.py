@@ -28,6 +28,7 @@ from ctxsieve.indexes.errors import (
     UpstreamFailed,
     UpstreamTimeout,
 )
+from ctxsieve_client.names import NAME_PATTERN
 
 log = logging.getLogger("ctxsieve")
 
@@ -83,11 +84,31 @@ def _in_service_terms(exc: Exception) -> str:
 
 
 def _describe(errors: list[Any]) -> str:
-    parts = []
-    for err in errors[:5]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        parts.append(f"{loc or 'body'}: {err.get('msg', 'invalid')}")
-    return "; ".join(parts)
+    return "; ".join(_one_error(err) for err in errors[:5])
+
+
+def _one_error(err: dict[str, Any]) -> str:
+    """A field's error as a user reads it: where the field is (the body's own path, the URL's name, a query
+    parameter), the value given when short, and what was wrong; the body that is no JSON said so (a validator's
+    `5: JSON decode error` named a character offset as if it were a field)."""
+    where, *inside = err.get("loc", ()) or ("body",)
+    if err.get("type") == "json_invalid":
+        at = f" at character {inside[0]}" if inside and isinstance(inside[0], int) else ""
+        return f"the body is not valid JSON{at}: {err.get('ctx', {}).get('error', 'decode error')}"
+    field = ".".join(str(p) for p in inside)
+    named = {"path": f"{field} (in the URL)", "query": f"{field} (query parameter)",
+             "header": f"{field} (header)"}.get(str(where), field or "body")
+    given = err.get("input")
+    shown = f" {given!r}" if isinstance(given, str) and str(where) != "body" and len(given) <= 80 else ""
+    return f"{named}{shown}: {_plain(err)}"
+
+
+_PATTERNS = {NAME_PATTERN: "a name is letters, digits, `_`, `-` and `.`, not dots alone"}
+
+
+def _plain(err: dict[str, Any]) -> str:
+    pattern = err.get("ctx", {}).get("pattern") if err.get("type") == "string_pattern_mismatch" else None
+    return _PATTERNS.get(pattern, str(err.get("msg", "invalid"))) if pattern else str(err.get("msg", "invalid"))
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:

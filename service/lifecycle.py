@@ -286,9 +286,21 @@ def status(url: str, version: str) -> tuple[int, list[str]]:
         state = ("running, not started here (`ctxsieve service stop` leaves it)" if answer is not None
                  else "not running")
     readiness = "ready" if answer and answer.get("ready") else f"not ready: {answer}" if answer else "not answering"
-    lines = [f"ctxsieve service: {state}", f"  url:     {url} ({readiness})", f"  data:    {paths.data}",
-             f"  log:     {paths.log}", f"  version: {version}"]
+    lines = [f"ctxsieve service: {state}", f"  url:     {url} ({readiness})", *_folders(paths, record, answer),
+             f"  version: {version}"]
     return (0 if answer and answer.get("ready") else 1), lines
+
+
+def _folders(paths: Paths, record: dict[str, Any] | None, answer: dict[str, Any] | None) -> list[str]:
+    """The data folder and log of a service started here; of one started elsewhere (make run, serve) nothing, since
+    its folders are its own and this command does not know them; where one started here would keep them when none
+    runs."""
+    if record is not None:
+        return [f"  data:    {paths.data}", f"  log:     {paths.log}"]
+    if answer is not None:
+        return ["  data:    the running service's own (it was not started by `ctxsieve service`)"]
+    return [f"  data:    {paths.data} (when `ctxsieve service start` starts it)",
+            f"  log:     {paths.log} (likewise)"]
 
 
 @contextmanager

@@ -1187,9 +1187,15 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     assert missing.status_code == 404 and "ctxsieve index" in missing.json()["error"]["message"]
     (roots / "afile.py").write_text("x = 1\n")
     assert repos.put("/v1/repos/afile", json={"path": str(roots / "afile.py")}).status_code == 422
-    assert repos.put("/v1/repos/bad name", json={"path": str(roots)}).status_code == 422
+    spaced = repos.put("/v1/repos/bad name", json={"path": str(roots)})
+    assert spaced.status_code == 422, spaced.text  # in words, not the name's regular expression
+    assert spaced.json()["error"]["message"] == ("name (in the URL) 'bad name': a name is letters, digits, `_`, "
+                                                 "`-` and `.`, not dots alone")
     dots = repos.put("/v1/repos/...", json={"path": str(roots)})  # `.` and `..` a URL client resolves first
     assert dots.status_code == 422 and dots.json()["error"]["type"] == "invalid_field", dots.text
+    broken = repos.post("/v1/repos/never/search", content=b'{"query":', headers={"content-type": "application/json"})
+    assert broken.status_code == 422, broken.text  # (was `9: JSON decode error`, the offset read as a field)
+    assert broken.json()["error"]["message"].startswith("the body is not valid JSON at character 9: ")
     assert repos.post("/v1/repos/never/search", json={"query": "x", "k": 0}).status_code == 422
     for asked in ("", "  \n\t "):  # spaces alone ask for nothing, as an empty query does
         blank = repos.post("/v1/repos/never/search", json={"query": asked})

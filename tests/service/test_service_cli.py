@@ -126,3 +126,18 @@ def _answers(url: str) -> bool:
         return httpx.get(url).status_code == 200
     except httpx.TransportError:
         return False
+
+
+def test_status_of_a_service_started_elsewhere_names_no_folders_it_does_not_know(stub_url: str,
+                                                                                   tmp_path: Path) -> None:
+    """A service `make run` or `serve` started keeps its data where it was told: status says it runs and is ready,
+    and does not claim the state folder's data and log (a user trial found both paths absent)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "CTXSIEVE_URL": stub_url}
+    status = ctxsieve(env, "service", "status")
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert status.stdout.startswith("ctxsieve service: running, not started here")
+    assert f"  url:     {stub_url} (ready)" in status.stdout
+    assert ".local/state" not in status.stdout and "  log:" not in status.stdout
+    assert "  data:    the running service's own" in status.stdout
