@@ -114,6 +114,8 @@ def search(args: argparse.Namespace) -> int:
 
     if args.repo is not None and not usable_name(args.repo):
         return _refused("search", f"--repo {args.repo!r}: {NAME_RULE}")
+    if not args.query.strip():
+        return _refused("search", "the query is blank: say what to find (words, a name, a path or an error)")
     if not 1 <= args.k <= MAX_K:
         return _refused("search", f"-k {args.k}: from 1 to {MAX_K} definitions")
     if args.max_tokens is not None and not 1 <= args.max_tokens <= TOOL_MAX_TOKENS:
@@ -124,11 +126,23 @@ def search(args: argparse.Namespace) -> int:
     try:
         text = render_hits(client.send(call))
     except (CtxsieveError, httpx.HTTPError) as exc:
-        around = isinstance(exc, CtxsieveError) and exc.status == 403 and not args.repo
-        return _failed(exc, args, "; that is the folder around here: name an indexed repository with --repo NAME"
-                       if around else "")
+        return _failed(exc, args, _around_hint(exc, args))
     sys.stdout.write(text + "\n")
     return 0
+
+
+def _around_hint(exc: CtxsieveError | httpx.HTTPError, args: argparse.Namespace) -> str:
+    """What the folder around here has to do with a refusal, when no --repo named the repository."""
+    from ctxsieve_client.code_search import in_git_repository
+
+    if args.repo or not isinstance(exc, CtxsieveError):
+        return ""
+    if exc.status == 403:
+        return "; that is the folder around here: name an indexed repository with --repo NAME"
+    if exc.status == 404 and not in_git_repository(Path.cwd()):
+        return (f"; {Path.cwd()} is in no git repository, so nothing was indexed for it: name an indexed "
+                "repository with --repo NAME, or run the search inside a repository's folder")
+    return ""
 
 
 def _named(paths: list[str], count: int) -> str:

@@ -92,6 +92,7 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     (["index", ".", "--name", ".."], "not dots alone", 2),
     (["search", "tax", "--repo", "never-indexed"], "run `ctxsieve index PATH --name never-indexed`", 1),
     (["search", "x", "--repo", "../etc"], "ctxsieve search: --repo '../etc': a repository's name is 1 to 64", 2),
+    (["search", " ", "--repo", "ledger-app"], "ctxsieve search: the query is blank: say what to find", 2),
     (["search", "tax", "--repo", "ledger-app", "-k", "0"], "ctxsieve search: -k 0: from 1 to 50 definitions", 2),
     (["search", "tax", "--repo", "ledger-app", "-k", "100000"], "ctxsieve search: -k 100000: from 1 to 50", 2),
     (["search", "tax", "--repo", "ledger-app", "--max-tokens", "0"], "--max-tokens 0: from 1 to 6000", 2),
@@ -122,6 +123,7 @@ def test_a_folder_in_no_git_repository_is_searched_only_once_indexed(served: tup
     (plain / "shelf.py").write_text("def count_shelves(room):\n    return len(room.shelves)\n")
     asked = ctxsieve(plain, "search", "how many shelves", "--url", url)
     assert asked.returncode == 1 and "run `ctxsieve index PATH --name plain-notes`" in asked.stderr, asked.stderr
+    assert f"{plain} is in no git repository, so nothing was indexed for it" in asked.stderr, asked.stderr
     assert httpx.get(f"{url}/v1/repos/plain-notes").status_code == 404, "nothing indexed unasked"
     assert ctxsieve(plain, "index", ".", "--url", url).returncode == 0
     (root.parent / "plain-moved").mkdir()

@@ -38,6 +38,10 @@ def folder_name(folder: Path) -> str:
     return _UNSAFE.sub("-", folder.name).strip("-.")[:64] or "repo"
 
 
+def in_git_repository(folder: Path) -> bool:
+    return _git_root(folder) is not None
+
+
 def _git_root(folder: Path) -> Path | None:
     try:
         done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True,
