@@ -28,6 +28,7 @@ from ctxsieve.ingest.coderank.ranker import (
     lies_at,
     looked_up,
     order_of,
+    overload_signature,
     paths_meet,
     place_in,
     rerank,
@@ -356,10 +357,6 @@ def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, la
     return [j for _, _, j in sorted(ranked)]
 
 
-# a Python overload's signature (`@overload`, `@typing.overload`, `@t.overload` above it): after the definition it types
-_OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)
-
-
 def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
     """The line of a module's code or a type's own lines that declares a name looked up (date-fns's
     `millisecondsInDay` at line 84 of src/constants/index.ts, shown from line 1 to 11), when below its first lines."""
@@ -384,7 +381,7 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
     return (bool(exact) and not defined_or_declared(unit, exact),
             bool(query.lookup) and not defined_or_declared(unit, query.lookup),
             written is not None and not written.search(unit.text),
-            bool(query.lookup) and _OVERLOAD.search(unit.text) is not None,
+            bool(query.lookup) and overload_signature(unit),
             query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",
             unit.start_line if named else 0)
 

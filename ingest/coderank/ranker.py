@@ -37,8 +37,8 @@ from .units import CodeUnit, last_part, module_name, operator_of
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
            "combine", "declaration_in", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
-           "has_vector", "lies_at", "looked_up", "meaning_units", "nearest", "order_of", "passage_of", "paths_meet",
-           "place_factor", "place_in", "rerank", "score", "signals", "with_files"]
+           "has_vector", "lies_at", "looked_up", "meaning_units", "nearest", "order_of", "overload_signature",
+           "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals", "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
@@ -131,8 +131,21 @@ def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
 
 
 def _unit_place(unit: CodeUnit) -> str | None:
-    """A unit's place: its path's, or tests for a definition inside a source file's test module (Rust's `mod tests`)."""
-    return _place(unit.path) or ("tests" if _TEST_MODULE.search(unit.name) else None)
+    """A unit's place: its path's, or tests for a definition inside a source file's test module (Rust's `mod tests`),
+    or aside for a Python `@overload` signature (a type stub in the module itself, like a `.pyi`'s: its code is the
+    definition of that name after it; a user trial got `BaseRequest.__setitem__`'s two-line stub first)."""
+    return (_place(unit.path) or ("tests" if _TEST_MODULE.search(unit.name) else None)
+            or ("aside" if overload_signature(unit) else None))
+
+
+_OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)  # `@overload`, `@typing.overload`, `@t.overload`
+
+
+def overload_signature(unit: CodeUnit) -> bool:
+    """A Python function or method under `@overload`: a signature that types the definition of that name after it
+    (decorators come before its `def`: a class holding overloads is none)."""
+    return unit.path.endswith((".py", ".pyi")) and unit.kind in ("function", "method") and bool(
+        _OVERLOAD.search(unit.text, 0, unit.text.find("def ") + 1 or len(unit.text)))
 
 
 @lru_cache(maxsize=1 << 16)  # a search asks for every unit of its pool; a repository's paths are few

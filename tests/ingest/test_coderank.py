@@ -859,6 +859,30 @@ def test_a_look_up_puts_the_definition_before_its_overload_signatures() -> None:
     assert [h.unit.start_line for h in hits] == [9, 5, 7], hits
 
 
+def test_words_put_an_overload_signature_after_the_code_it_types() -> None:
+    """A user trial over aiohttp: "retry failed requests with backoff" answered `BaseRequest.__setitem__`'s two-line
+    `@overload` stub first (its `RequestKey` and class name held "request", and a stub is short). A stub counts as a
+    `.pyi`'s does, and a class holding overloads is no stub (a look-up of it comes first)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.ranker import overload_signature
+
+    source = ("from typing import overload\n\n\nclass BaseRequest:\n"
+              "    @overload  # type: ignore[override]\n"
+              "    def __setitem__(self, key: RequestKey[_T], value: _T) -> None: ...\n\n"
+              "    @overload\n    def __setitem__(self, key: str, value: Any) -> None: ...\n\n"
+              "    def __setitem__(self, key: str | RequestKey[_T], value: Any) -> None:\n"
+              "        self._state[key] = value\n\n"
+              "    def read_body(self):\n        return self._payload.read()\n")
+    units = units_of("web_request.py", source)
+    assert [u.start_line for u in units if overload_signature(u)] == [5, 8], units
+    memory = RepoMemory()
+    memory.put_file("web_request.py", "a", units)
+    hits = memory.search(read_code_query("retry failed requests with backoff"), 3)
+    assert [(h.unit.name, h.unit.start_line) for h in hits][2] == ("BaseRequest.__setitem__", 11), hits
+    looked = memory.search(read_code_query("BaseRequest"), 1)
+    assert [h.unit.name for h in looked] == ["BaseRequest"], "a class holding overloads is no overload"
+
+
 def test_a_pasted_error_finds_the_definition_that_says_it_verbatim() -> None:
     """"Attempted to call an async iterator on a sync stream." and "... a sync iterator on an async stream." are the
     same bag of words: httpx's raising method was not among the first 10. The message's words held verbatim (the
