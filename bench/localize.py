@@ -51,6 +51,7 @@ RANKERS = {
     "bm25": "bench.localize_bm25:Bm25Localizer",
     "ctxsieve": "bench.localize_ctxsieve:CtxsieveLocalizer",
     "ctxsieve-lexical": "bench.localize_ctxsieve:lexical_only",
+    "ctxsieve-fused": "bench.localize_ctxsieve:fused",  # tried at stop 68, not kept (see bench.localize_ctxsieve)
 }
 
 

@@ -3,16 +3,20 @@ service, no store), so a run measures the ranking rule itself.
 
 - `ctxsieve`: as a `ready` repository ranks (its best DENSE_TOP units re-ranked by the dense model's vectors, made
   here for the units a search re-ranks and kept by their text, as the service's vector cache keeps them);
-- `ctxsieve-lexical`: as a repository ranks before its vectors are made (state `lexical`).
+- `ctxsieve-lexical`: as a repository ranks before its vectors are made (state `lexical`);
+- `ctxsieve-fused` (tried at stop 68, not kept): `ctxsieve` with the nearest by meaning fused in by their ranks
+  (`fused_by_rank`) for a request whose words in Chinese, Japanese or Korean no definition holds
+  (`RepoMemory.foreign_words`), as if only the vectors could read those words.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -22,7 +26,15 @@ from ctxsieve.indexes.repos.memory import RepoMemory
 from ctxsieve.indexes.repos.walk import read_source, walk
 from ctxsieve.ingest.coderank.lexical import K3
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import QUERY_TOKENS, WEIGHTS, Cosines, Weights, passage_of
+from ctxsieve.ingest.coderank.ranker import (
+    QUERY_TOKENS,
+    WEIGHTS,
+    Cosines,
+    Weights,
+    meaning_units,
+    nearest,
+    passage_of,
+)
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
 from ctxsieve.ingest.embedding import Embedder, head_of
 
@@ -39,10 +51,11 @@ def dense_model() -> Embedder:
 
 
 class CtxsieveLocalizer:
-    def __init__(self, weights: Weights = WEIGHTS, dense: bool = True, k3: float = K3) -> None:
+    def __init__(self, weights: Weights = WEIGHTS, dense: bool = True, k3: float = K3, fused: bool = False) -> None:
         self.memory = RepoMemory(k3)
         self.weights = weights
         self.dense = dense
+        self.fused = fused and dense
         self._vectors: dict[str, np.ndarray] = {}  # passage -> vector, across the repository's commits
 
     def sync(self, root: Path) -> None:
@@ -56,9 +69,21 @@ class CtxsieveLocalizer:
             self.memory.drop_file(path)
 
     def search(self, query: str, k: int) -> list[Hit]:
+        """As a repository index's search ranks (`RepoIndex._hits`): by the words and names, re-ranked by the vectors
+        when dense; when dense and nothing matched, the nearest by meaning alone (its `by_meaning` answer). With
+        `fused`, for words no definition holds, twice k by the words fused with twice k nearest by meaning."""
         cosines = self.cosines(query) if self.dense else None
-        return [hit_of(h.unit, h.score)
-                for h in self.memory.search(read_code_query(query), k, weights=self.weights, cosines=cosines)]
+        read = read_code_query(query)
+        foreign = self.fused and not read.tests and self.memory.foreign_words(read)
+        found = [(h.unit, h.score) for h in
+                 self.memory.search(read, 2 * k if foreign else k, weights=self.weights, cosines=cosines)]
+        if self.dense and not read.tests and read.terms and (foreign or not found):
+            units = meaning_units(self.memory.snapshot()[1])
+            near = self.cosines(query)(units) if units else None
+            meant = [(units[j], float(near[j])) for j in nearest(units, near, 2 * k if found else k)] \
+                if near is not None else []
+            found = fused_by_rank(found, meant, lambda h: (h[0].path, h[0].start_line)) if found else meant
+        return [hit_of(unit, score) for unit, score in found[:k]]
 
     def cosines(self, query: str) -> Cosines:
         model = dense_model()
@@ -77,6 +102,28 @@ class CtxsieveLocalizer:
 
 def lexical_only() -> CtxsieveLocalizer:
     return CtxsieveLocalizer(dense=False)
+
+
+def fused() -> CtxsieveLocalizer:
+    return CtxsieveLocalizer(fused=True)
+
+
+FUSION_K = 10  # a rank r worth 1 / (FUSION_K + r)
+Keyed = TypeVar("Keyed")
+
+
+def fused_by_rank(first: Sequence[Keyed], second: Sequence[Keyed], key: Callable[[Keyed], Hashable]
+                  ) -> list[Keyed]:
+    """Two rankings as one: each item's reciprocal ranks summed (an item both hold counts twice, as the first's);
+    ties in the order the items first appear."""
+    worth: dict[Hashable, float] = {}
+    items: dict[Hashable, Keyed] = {}
+    for ranking in (first, second):
+        for rank, item in enumerate(ranking):
+            found = key(item)
+            worth[found] = worth.get(found, 0.0) + 1.0 / (FUSION_K + rank + 1)
+            items.setdefault(found, item)
+    return [items[found] for found in sorted(items, key=lambda f: -worth[f])]  # (stable: first seen first)
 
 
 def hit_of(unit: CodeUnit, score: float) -> Hit:

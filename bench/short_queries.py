@@ -157,7 +157,8 @@ def main() -> None:
     args = parser.parse_args()
     rankers = args.rankers.split(",")
     splits = args.splits.split(",")
-    chosen = [r for r in REPOS if r.split in splits and (not args.repos or r.name in args.repos.split(","))]
+    chosen = [r for r in REPOS if r.split in splits and (not args.repos or r.name in args.repos.split(","))
+              and (args.annotations / f"{r.name}.json").exists()]  # (another set of queries may cover some only)
     width = max(18, *(len(n) + 2 for n in rankers))
     print(f"{'repository':14}{'split':6}{'queries':>8}" + "".join(f"{n:>{width}}" for n in rankers)
           + f"{'semble (pub.)':>15}")

@@ -32,6 +32,11 @@ def terms(text: str) -> list[str]:
     return out
 
 
+def is_cjk(term: str) -> bool:
+    """A term of Chinese, Japanese or Korean text (a character bigram, or a character alone)."""
+    return bool(_CJK_RUN.match(term))
+
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CASE_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 

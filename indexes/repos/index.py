@@ -231,7 +231,9 @@ class RepoIndex:
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
                                  and n not in declared))
         elsewhere = repo.memory.elsewhere(read, {(h.unit.path, h.unit.name) for h in hits})
-        caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere, self.vectors is None)
+        caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere, self.vectors is None,
+                          not by_meaning and not read.tests and repo.memory.foreign_words(read))  # (tests have no
+        # vectors: a search for them is by words alone)
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows)
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, tokens, len(hits), caveats)

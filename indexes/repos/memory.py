@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ctxsieve.ingest.analyzers import code_terms
+from ctxsieve.ingest.analyzers import code_terms, is_cjk
 from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, stems_of, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
 from ctxsieve.ingest.coderank.ranker import (
@@ -90,6 +90,13 @@ class RepoMemory:
             units = [self._units[i] for key in dict.fromkeys((leaf, unmarked(leaf)))
                      for i in self._by_leaf.get(key, ())]
         return any(looked_up(u, wanted) and (not path_glob or matches(u.path, path_glob)) for u in units)
+
+    def foreign_words(self, query: CodeQuery) -> bool:
+        """The request writes words in Chinese, Japanese or Korean and no unit holds any of them (an English code
+        base asked in Chinese): its words cannot find what they say, only its identifiers and English words can."""
+        written = [t for t in query.terms if is_cjk(t)]
+        with self._lock:
+            return bool(written) and not any(self._lexical.frequency(t) for t in written)
 
     def _widened(self, lookup: frozenset[str], path_glob: str | None) -> frozenset[str]:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is

@@ -104,3 +104,4 @@ class CodeSearchResponse(BaseModel):
     elsewhere: list[str] = []  # a trace's frames whose line is not in the definition they name (another version)
     by_meaning: bool = False  # no definition has a word or name of the query: the results are the nearest by meaning
     vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): state `lexical` is final
+    foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds: read by meaning (ready)

@@ -2212,3 +2212,14 @@ def test_an_objective_c_class_doc_above_its_region_macro_is_the_classs() -> None
     plain = header.replace("NS_ASSUME_NONNULL_BEGIN\n\n", "#define AF_PINNED 1\n\n")
     moved = {u.name: (u.kind, u.start_line) for u in units_of("AFNetworking/AFSecurityPolicy.h", plain)}
     assert moved["AFSecurityPolicy"] == ("class", 9), moved
+
+
+def test_the_closing_line_says_what_became_of_words_no_definition_holds() -> None:
+    from ctxsieve_client.code_search import Caveats, closing_line
+
+    foreign = Caveats(foreign_words=True)
+    assert "they only re-rank by meaning what its other words found" in closing_line("app", 3, 0, "ready", foreign)
+    assert "not read until the repository's vectors are made" in closing_line("app", 3, 0, "lexical", foreign)
+    off = Caveats(foreign_words=True, vectors_off=True)
+    assert "not read (this service makes no vectors)" in closing_line("app", 3, 0, "lexical", off)
+    assert "Chinese" not in closing_line("app", 3, 0, "ready")

@@ -1294,6 +1294,10 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
                                            '    return s.split("-")\n')
     (root / "pkg" / "paint.py").write_text('def mix(x, y):\n    """Blend two colours for a palette."""\n'
                                            '    return (x + y) / 2\n')
+    (root / "pkg" / "report.py").write_text('def format_total(value):\n    """A total as the report shows it."""\n'
+                                            '    return f"{value:.2f}"\n\n\n'
+                                            'def format_day(day):\n    """A day as the report shows it."""\n'
+                                            '    return day.isoformat()\n')
     git(root, "init", "-q")
     client = open_client(make_settings(tmp_path / "data", read_roots=str(tmp_path)))
     try:
@@ -1307,6 +1311,14 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         body = client.post("/v1/repos/geo/search", json={"query": "两座城市相距多远", "k": 3}).json()
         assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
         assert "nearest by meaning alone" in render_hits(CodeSearchResult.from_json(body))
+        # its English words find the report's code and its Chinese ones nothing: said so, and what to do (a user
+        # trial read "WebSocket 心跳超时在哪里处理" answered with WebSocket code and no heartbeat, and no word why)
+        body = client.post("/v1/repos/geo/search", json={"query": "report format 两座城市相距多远", "k": 3}).json()
+        assert body["foreign_words"] and not body["by_meaning"] and body["results"][0]["path"] == "pkg/report.py"
+        said = render_hits(CodeSearchResult.from_json(body))
+        assert "Chinese, Japanese or Korean are in no definition: they only re-rank by meaning" in said, said
+        english = client.post("/v1/repos/geo/search", json={"query": "report format", "k": 3}).json()
+        assert not english["foreign_words"], english
         for nothing in ("城市距离的测试", "!!!"):  # tests asked for (they have no vectors), no word at all
             # (spaces alone are refused: test_bad_input)
             body = client.post("/v1/repos/geo/search", json={"query": nothing, "k": 3}).json()

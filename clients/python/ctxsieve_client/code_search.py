@@ -100,13 +100,14 @@ class Caveats:
     missing: Sequence[str] = ()  # files or places asked for alone that the repository has nothing at
     elsewhere: Sequence[str] = ()  # a trace's frames whose line is not in the definition they name (another version)
     vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): `lexical` is final, not a wait
+    foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds (the code's are English)
 
 
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
     return render_answer(result.repo, result.results, result.usage.chunks_total, result.state,
                          Caveats(result.undefined, result.by_meaning, result.missing, result.elsewhere,
-                                 result.vectors_off))
+                                 result.vectors_off, result.foreign_words))
 
 
 def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
@@ -128,6 +129,12 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     if caveats.by_meaning:
         note += ("; none has a word or name of the request: these are the nearest by meaning alone, less sure (a "
                  "name or words as the code writes them find more)")
+    if caveats.foreign_words:
+        note += ("; its words in Chinese, Japanese or Korean are in no definition: "
+                 + ("they only re-rank by meaning what its other words found" if state == "ready"
+                    else "not read until the repository's vectors are made" if not caveats.vectors_off
+                    else "not read (this service makes no vectors)")
+                 + "; the code's own names and English words find more")
     if caveats.undefined:
         note += f"; no definition is named {_listed(caveats.undefined)}: these are the nearest the search found"
     if caveats.missing:
