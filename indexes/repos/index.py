@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, declares, looked_up, place_in
+from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, declares, in_tests, looked_up, place_in
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.code_search import Caveats, closing_line, render_answer
@@ -225,7 +225,8 @@ class RepoIndex:
         hits, state, by_meaning = self._hits(tenant, repo, read, 2 * k, path, state, windows)
         declared = {n for n in read.lookup if any(declares(h.unit, n) for h in hits)}  # (by a module's or a type's
         # own lines as found: a class widened whole holds its methods' locals too)
-        hits = self._whole_hits(tenant, name, read, hits, repo.memory if windows else None)[:k]
+        hits = self._whole_hits(tenant, name, read, _as_short_outer(read, hits, repo.memory),
+                                repo.memory if windows else None)[:k]
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
@@ -662,7 +663,46 @@ def _spanned(inner: CodeUnit, outer: CodeUnit, last: int) -> bool:
             and outer != inner)
 
 
-REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the whole function up to this long
+REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the whole function up to this long,
+# and so is a definition nested in one (`_as_short_outer`)
+
+
+def _as_short_outer(read: CodeQuery, hits: list[Hit], memory: RepoMemory) -> list[Hit]:
+    """Each hit of the tests nested in a test function of at most REST_WHOLE_LINES lines (its own `class
+    CustomReader(...)`, a handler it defines) as that test's first part, which is shown whole: alone, the inner
+    definition came first and its test after it as a signature and "lines 877-899 not shown", the test's body nowhere
+    (a user trial over aiohttp). Not in shipped code, where an inner function ranking first is shown as itself (a
+    56-line `build_form` shown from its first line left out the inner `submit_signup` asked about), nor a definition
+    the request looks up by name. A hit inside a short function an earlier hit stands for is left out (its own first
+    part, its later part)."""
+    out: list[Hit] = []
+    shown: list[CodeUnit] = []  # the short functions the hits so far stand for
+    for hit in hits:
+        if any(_within_short(hit.unit, whole) for whole in shown):
+            continue
+        outer = None if looked_up(hit.unit, read.lookup) or not in_tests(hit.unit) else _short_outer(hit.unit, memory)
+        out.append(hit if outer is None else Hit(outer, hit.score, hit.focus))
+        if outer is not None or in_tests(hit.unit) and _is_short_function(hit.unit):
+            shown.append(out[-1].unit)
+    return out
+
+
+def _is_short_function(unit: CodeUnit) -> bool:
+    return unit.kind in WHOLE_KINDS and not unit.rest and unit.definition_end - unit.start_line < REST_WHOLE_LINES
+
+
+def _within_short(unit: CodeUnit, function: CodeUnit) -> bool:
+    """`unit` lies in `function`'s lines (the function's first part itself included)."""
+    return unit.path == function.path and function.start_line <= unit.start_line and \
+        unit.end_line <= function.definition_end
+
+
+def _short_outer(unit: CodeUnit, memory: RepoMemory) -> CodeUnit | None:
+    """The first part of the innermost function `unit` is nested in, when that function is at most REST_WHOLE_LINES
+    lines long; else None."""
+    around = [u for u in memory.units_of(unit.path)
+              if _is_short_function(u) and u.start_line < unit.start_line and unit.end_line <= u.definition_end]
+    return max(around, key=lambda u: u.start_line, default=None)
 
 
 def _short_rest(unit: CodeUnit) -> bool:

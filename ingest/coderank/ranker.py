@@ -37,8 +37,9 @@ from .units import CodeUnit, last_part, module_name, operator_of
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
            "combine", "declaration_in", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
-           "has_vector", "lies_at", "looked_up", "meaning_units", "nearest", "order_of", "overload_signature",
-           "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals", "with_files"]
+           "has_vector", "in_tests", "lies_at", "looked_up", "meaning_units", "nearest", "order_of",
+           "overload_signature", "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals",
+           "with_files"]
 
 _TESTS = re.compile(r"(^|/)(tests?|testing|test_utils|unittests?|integration|fixtures|__tests__)(/|$)|^spec/"
                     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$|_spec\.rb$|(^|/)conftest\.py$|\.(spec|test)\.[jt]sx?$"
@@ -106,6 +107,11 @@ class RepoRanking:
 def passage_of(unit: CodeUnit) -> str:
     """What a unit's vector is made of: where it is, its name, and its first lines."""
     return f"{unit.path} {unit.name}\n{unit.text[:PASSAGE_CHARS]}"
+
+
+def in_tests(unit: CodeUnit) -> bool:
+    """A definition of the tests (a test file's, or a source file's test module's)."""
+    return _unit_place(unit) == "tests"
 
 
 def has_vector(unit: CodeUnit) -> bool:

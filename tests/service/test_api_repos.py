@@ -887,6 +887,31 @@ def test_an_inner_function_that_ranks_first_is_shown_as_itself(repos: TestClient
     assert len(tests["results"]) == 10, "the group's tests are hits of their own"
 
 
+def test_a_class_a_test_defines_stands_for_the_test_shown_whole(repos: TestClient, roots: Path) -> None:
+    """A user trial over aiohttp: "tests for the multipart reader" answered a test's own two-line `class
+    CustomReader(MultipartReader)` first, then the test as its signature and "lines 877-899 not shown" (its body in no
+    hit) with a third of the budget left. Now the test comes first, whole, once."""
+    tree = roots / "multi"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "tests" / "test_multipart.py").write_text(
+        "import aiohttp\n\n\nclass TestMultipartReader:\n"
+        "    def test_dispatch_custom_multipart_reader(self) -> None:\n"
+        "        class CustomReader(aiohttp.MultipartReader):\n            pass\n\n"
+        "        reader = CustomReader({}, None)\n        part = reader._get_part_reader({})\n"
+        "        assert isinstance(part, CustomReader)\n\n"
+        "    def test_release(self) -> None:\n        assert aiohttp.release() is None\n")
+    assert repos.put("/v1/repos/multi", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "multi")
+    found = repos.post("/v1/repos/multi/search", json={"query": "tests for the custom multipart reader"}).json()
+    spans = [(r["name"], r["start_line"], r["end_line"]) for r in found["results"]]
+    assert spans[0] == ("TestMultipartReader.test_dispatch_custom_multipart_reader", 5, 11), spans
+    assert "part = reader._get_part_reader({})" in found["results"][0]["text"], found["results"][0]
+    assert [name for name, _, _ in spans].count(spans[0][0]) == 1 and not any(
+        "CustomReader" in name.rsplit(".", 1)[-1] for name, _, _ in spans), spans
+    looked = repos.post("/v1/repos/multi/search", json={"query": "CustomReader"}).json()
+    assert looked["results"][0]["start_line"] == 6, "a class looked up by name is shown as itself"
+
+
 def test_a_definition_is_one_hit_shown_at_the_line_a_frame_points_into() -> None:
     """rich's `_traverse` (lines 621-870, an inner function at 731) came 1st and 2nd under one head line for a pasted
     traceback: its later part, which the frame's line 786 is in, and its first part, shown around its best line (a
