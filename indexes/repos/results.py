@@ -58,7 +58,9 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
     whose lines fit is left out, and so are the ones after it. A hit the request points into (`Hit.focus`: a
     traceback's frame, `app.py:1200`) is shown around that line, growing a line above and one below in turn. With
     `windows` (a client that numbers a hit's text from `shown_start_line`), a definition's later part (after a
-    nested definition) is shown under the definition's whole span too, its lines above said not shown."""
+    nested definition) is shown under the definition's whole span too, its lines above said not shown. A window's
+    lines above it, up to HEAD_MAX_TOKENS, are shown before any hit grows further when the budget has room for them
+    beside what saying they are not shown costs: the `def` line says what the window is of."""
     costs = [_LineCosts(count, hit.unit.text.split("\n"), hit.unit.start_line) for hit in hits]
     shown = [(0, 0)] * len(hits)  # each hit's lines shown, [first, end) of its text's lines
     used = 0
@@ -82,6 +84,11 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
         if first == 0 and through > end and \
                 (more := unit_costs.total(through) - unit_costs.total(end)) <= max_tokens - used:
             shown[i], used = (0, through), used + more
+        elif first > 0 and _start_of(hit.unit, windows) == hit.unit.start_line and \
+                (above := unit_costs.total(first)) <= HEAD_MAX_TOKENS:  # a window a few lines below its `def` line:
+            freed = count(rest_line(hit.unit.path, _end_of(hit.unit), _end_of(hit.unit)) + "\n")  # those lines,
+            if above <= max_tokens - used + freed:  # not "lines 232-234 not shown" (a user trial's traceback)
+                shown[i], used = (0, end), used + above - freed
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then whole definitions, best first
         first, end = shown[i]
         if end == first:

@@ -193,6 +193,31 @@ def test_a_definitions_last_lines_are_shown_where_saying_how_to_read_them_would_
     assert whole_at is not None
 
 
+def test_a_window_a_few_lines_below_its_def_line_reaches_it(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A user trial's pasted traceback over aiohttp: `_connect_and_send_request` was shown around the frame's line
+    under "⋮ lines 232-234 not shown", line 234 its `async def`. With ten hits sharing the budget, each window now
+    reaches its function's first lines when they cost no more than HEAD_MAX_TOKENS and the budget has room."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import render_answer
+
+    body = "".join(f"    step_{i} = await conn.send(request, part={i})\n" for i in range(40))
+    source = ("class Client:\n    async def _connect_and_send_request(self, request):\n"
+              "        conn = await self._connect(request)\n" + body.replace("    step", "        step")
+              + "        return conn\n")
+    long = "".join(f"    total += weigh(item_{i}, {i})\n" for i in range(120))
+    first = next(u for u in units_of("aiohttp/helpers.py", f"def weigh_all(items):\n    total = 0\n{long}"
+                                     "    return total\n") if u.kind == "function")
+    method = next(u for u in units_of("aiohttp/client.py", source) if u.kind == "method")
+    hits = [Hit(first, 2.0), Hit(method, 1.0, focus=method.start_line + 4)]  # (the first grows into what is left)
+    shown = pack_hits(hits, tokenizer.count, 600, windows=True)
+    answer = render_answer("aio", shown, 2, "lexical")
+    assert shown[1].shown_start_line == method.start_line, answer
+    assert "2│    async def _connect_and_send_request(self, request):" in answer and "6│" in answer, answer
+    assert "⋮ lines 2-" not in answer and tokenizer.count(answer) <= 600 + 60, answer
+
+
 def test_a_definitions_later_part_is_shown_under_the_definitions_span(tokenizer) -> None:  # type: ignore[no-untyped-def]
     """zod's `_parse` holds an inner function; its code after it (`return fn;`) was shown as `parse.ts:36-37 function
     _parse`, as if that were the whole function. A client that numbers text from `shown_start_line` now gets the
