@@ -37,7 +37,8 @@ prepare: install
 # No `prepare` first: serve answers within seconds on a first start and prepares the rest in the background.
 # --own: your own service, as `ctxsieve service start` runs it (on loopback it may read your home folder).
 run: $(RUN_STAMP)
-	HF_HUB_OFFLINE=1 $(VENV)/bin/ctxsieve serve --own
+	@echo "make: serving with $(VENV)/bin/ctxsieve serve --own (Ctrl-C stops it; $(VENV)/bin/ctxsieve is the command line)"
+	@HF_HUB_OFFLINE=1 exec $(VENV)/bin/ctxsieve serve --own
 
 # mypy cannot follow the editable install's import hook, so it reads the packages through links named as installed.
 lint: install
