@@ -235,7 +235,8 @@ class RepoIndex:
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere, self.vectors is None,
                           not by_meaning and not read.tests and repo.memory.foreign_words(read))  # (tests have no
         # vectors: a search for them is by words alone)
-        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows)
+        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows,
+                                       lambda packed: self._with_matched(tenant, name, read, repo.memory, packed))
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, tokens, len(hits), caveats)
 
@@ -297,12 +298,14 @@ class RepoIndex:
         found = self.store.get(SPEC.name, list(keys), payload=("text",)) if keys else {}
         return {keys[key]: str(point.payload.get("text", "")) for key, point in found.items()}
 
-    def _packed(self, hits: list[Hit], budget: int, name: str, state: str, caveats: Caveats, windows: bool
-                ) -> tuple[list[CodeResult], int]:
-        """The hits within `budget` as the agent is shown them (`render_answer`), and that answer's tokens."""
+    def _packed(self, hits: list[Hit], budget: int, name: str, state: str, caveats: Caveats, windows: bool,
+                matched: Callable[[list[CodeResult]], list[CodeResult]]) -> tuple[list[CodeResult], int]:
+        """The hits within `budget` as the agent is shown them (`render_answer`), and that answer's tokens; each cut
+        one with the lines not shown that hold the most of the request's words (`matched`: trimming a line off the
+        last one later leaves them not shown)."""
         closing = max(self.tokenizer.count("\n\n" + closing_line(name, shown, left, state, caveats))
                       for shown in {1, len(hits)} for left in {0, len(hits)})  # (its longest form: it says what the
-        results = pack_hits(hits, self._line_tokens, budget - closing, windows)  # packing leaves out)
+        results = matched(pack_hits(hits, self._line_tokens, budget - closing, windows))  # packing leaves out)
 
         def answer(shown: list[CodeResult]) -> str:
             return render_answer(name, shown, len(hits), state, caveats)
@@ -312,6 +315,18 @@ class RepoIndex:
             results = trimmed(results)
             tokens = self.tokenizer.count(answer(results))
         return results, tokens
+
+    def _with_matched(self, tenant: str, name: str, read: CodeQuery, memory: RepoMemory,
+                      results: list[CodeResult]) -> list[CodeResult]:
+        """Each cut result with the lines of its definition not shown that hold the most of the request's words
+        (`matched_lines`), from its file's text as indexed: an agent told "read client.py lines 293-1463" of a
+        1,200-line class read all of it, or guessed, for the three lines the request was about."""
+        cut = {r.path for r in results if not r.whole}
+        if not cut or not read.terms:
+            return results
+        texts = self._file_texts(tenant, name, cut)
+        return [r if r.whole else replace(r, matched_lines=_matched_lines(r, texts.get(r.path), read, memory))
+                for r in results]
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
         """What the tenant's indexed repositories say of a request, for a cut of their files' text: how one ranks
@@ -685,6 +700,30 @@ def _as_short_outer(read: CodeQuery, hits: list[Hit], memory: RepoMemory) -> lis
         if outer is not None or in_tests(hit.unit) and _is_short_function(hit.unit):
             shown.append(out[-1].unit)
     return out
+
+
+MATCHED_LINES = 3  # the lines not shown a cut result points at, where the request's words are most
+LINE_WORDS = 8  # the request's rarest words (that the code holds) they are found by: an issue's 80 words made every
+# line of a 2,000-line module a candidate, +17 ms a search on ansible (bench.repos)
+MATCH_SCAN_LINES = 3000  # of a definition's lines not shown, looked through on each side (a generated file's class)
+
+
+def _matched_lines(result: CodeResult, text: str | None, read: CodeQuery, memory: RepoMemory) -> tuple[int, ...]:
+    """The MATCHED_LINES lines of `result`'s definition outside what it shows with the most of the request's words
+    (by their idf; comments not counted), in line order; none when its file's text is not the one it was cut from."""
+    if text is None:
+        return ()
+    lines = text.split("\n")
+    first = max(result.shown_start_line, result.start_line)
+    if "\n".join(lines[first - 1 : result.shown_end_line]) != result.text:
+        return ()
+    low, high = max(result.start_line, first - MATCH_SCAN_LINES), min(result.end_line,
+                                                                      result.shown_end_line + MATCH_SCAN_LINES)
+    weights = memory.line_weights(read, "\n".join(lines[low - 1 : high]), result.path, LINE_WORDS, read.short)  # (the
+    # whole definition's lines, so that a docstring is known for one)
+    weighed = [(weight, low + i) for i, weight in enumerate(weights)
+               if weight > 0 and not first <= low + i <= result.shown_end_line]
+    return tuple(sorted(line for _, line in sorted(weighed, key=lambda w: (-w[0], w[1]))[:MATCHED_LINES]))
 
 
 def _is_short_function(unit: CodeUnit) -> bool:

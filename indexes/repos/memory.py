@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ctxsieve.ingest.analyzers import code_terms, is_cjk
-from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, stems_of, unit_terms
+from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, stem, stems_of, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
 from ctxsieve.ingest.coderank.ranker import (
     WEIGHTS,
@@ -208,13 +208,32 @@ class RepoMemory:
         date-fns's `getOverlappingDaysInIntervals` showed 31 lines of its JSDoc, the two lines of the bug cut)."""
         if unit.kind not in FOCUSED_KINDS or unit.end_line - unit.start_line < MODULE_FOCUS_LINES or not query.terms:
             return 0
-        asked = set(query.terms)
-        weights = [0.0 if comment else sum(self._lexical.idf(t) for t in asked & set(code_terms(line)))
-                   for line, comment in zip(unit.text.split("\n"), comment_lines(unit.text, language_of(unit.path)),
-                                            strict=True)]  # (a doc comment's lines say in its words what the code
-        # does: the code that does it is shown)
+        weights = self.line_weights(query, unit.text, unit.path)
         best = max(range(len(weights)), key=lambda i: (weights[i], _around(weights, i), -i))
         return unit.start_line + best if weights[best] > 0 and best >= MODULE_FOCUS_LINES else 0
+
+    def line_weights(self, query: CodeQuery, text: str, path: str, rarest: int | None = None,
+                     stems: bool = False) -> list[float]:
+        """Per line of `text` (code of the file at `path`), the idf of the request's words it holds (its `rarest`
+        that the code holds, when given; each by its stem with `stems`); 0 for a comment line (a doc comment says in
+        its words what the code does: the code that does it is what is pointed at)."""
+        with self._lock:
+            asked = sorted((t for t in set(query.terms) if self._lexical.frequency(t)),
+                           key=lambda t: (-self._lexical.idf(t), t))[:rarest]
+            idf = {t: self._lexical.idf(t) for t in asked}
+        forms = {term: stem(term) if stems else term for term in asked}
+        probes = tuple({form[:4] for form in forms.values()})  # (a line holding none of them holds none of the
+        # words: not split into terms)
+
+        def weight(line: str) -> float:
+            lowered = line.lower()
+            if not any(probe in lowered for probe in probes):
+                return 0.0
+            written = {stem(w) for w in code_terms(line)} if stems else set(code_terms(line))
+            return sum(idf[t] for t, form in forms.items() if form in written)
+
+        return [0.0 if comment else weight(line)
+                for line, comment in zip(text.split("\n"), comment_lines(text, language_of(path)), strict=True)]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:

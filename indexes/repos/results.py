@@ -45,6 +45,7 @@ class CodeResult:
     shown_end_line: int
     tokens: int
     shown_start_line: int = 0  # the first line in `text`: start_line, or below it when shown around a place
+    matched_lines: tuple[int, ...] = ()  # lines of the definition not shown where the request's words are most
 
     @property
     def whole(self) -> bool:

@@ -92,6 +92,7 @@ class CodeHit(BaseModel):
     shown_end_line: int  # the last line in `text`: below end_line when the budget cut it
     # the first line in `text`: start_line, or below it when the hit is shown around the line the query points at
     shown_start_line: int
+    matched_lines: list[int] = []  # of the lines not shown, up to three where the query's words are most
 
 
 class CodeSearchResponse(BaseModel):

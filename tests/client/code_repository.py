@@ -147,4 +147,8 @@ def check_hit(root: Path, hit: Hit, truth: Definition) -> None:
         assert hit.rest is None, "a whole definition says nothing is missing"
     else:
         rest = f"{last + 1}-{truth.end}"
-        assert hit.rest == f"⋮ lines {rest} not shown: read {truth.path} lines {rest}", hit.rest
+        said = f"⋮ lines {rest} not shown: read {truth.path} lines {rest}"
+        assert hit.rest is not None and (hit.rest == said or hit.rest.startswith(
+            f"{said} (the request's words most at lines ")), hit.rest
+        pointed = [int(n) for n in re.findall(r"\d+", hit.rest[len(said):])]
+        assert all(last < n <= truth.end and file_lines[n - 1].strip() for n in pointed), (pointed, hit.rest)

@@ -193,6 +193,40 @@ def test_a_definitions_last_lines_are_shown_where_saying_how_to_read_them_would_
     assert whole_at is not None
 
 
+def test_a_cut_result_points_at_the_lines_not_shown_that_hold_the_request(repos: TestClient, roots: Path) -> None:
+    """A user trial over aiohttp: "read aiohttp/client.py lines 293-1463" of a class cut after its first lines, the
+    three lines about retries somewhere in the 1,170. The line saying what is not shown now names them: true lines of
+    the file, holding the request's words (in the singular too, as a short search reads them), outside what is
+    shown; not a comment's."""
+    from ctxsieve_client.code_search import render_hits
+    from ctxsieve_client.models import CodeSearchResult
+
+    tree = roots / "session"
+    tree.mkdir()
+    filler = "".join(f"    def step_{i}(self, value):\n        return value + {i}\n\n" for i in range(60))
+    source = ("class ClientSession:\n    \"\"\"Retries are configured here, says the docstring.\"\"\"\n\n"
+              "    def __init__(self):\n        self._timeout = 5\n\n" + filler
+              + "    def _request(self, method):\n        # the retry loop\n"
+              "        retry_persistent_connection = self._retry_connection and method in SAFE\n"
+              "        return retry_persistent_connection\n")
+    (tree / "client.py").write_text(source)
+    assert repos.put("/v1/repos/session", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "session")
+    body = repos.post("/v1/repos/session/search", json={"query": "ClientSession retries", "max_tokens": 300,
+                                                       "windows": True}).json()
+    first = body["results"][0]
+    assert first["name"] == "ClientSession" and first["shown_end_line"] < first["end_line"], first
+    lines = source.split("\n")
+    assert first["matched_lines"], first
+    for line in first["matched_lines"]:
+        assert not first["shown_start_line"] <= line <= first["shown_end_line"], (line, first)
+        assert "retry" in lines[line - 1] and not lines[line - 1].lstrip().startswith("#"), lines[line - 1]
+    said = render_hits(CodeSearchResult.from_json(body))
+    at = ", ".join(map(str, first["matched_lines"]))
+    assert f"not shown: read client.py lines {first['shown_end_line'] + 1}-{first['end_line']} (the request's words " \
+           f"most at lines {at})" in said, said
+
+
 def test_a_window_a_few_lines_below_its_def_line_reaches_it(tokenizer) -> None:  # type: ignore[no-untyped-def]
     """A user trial's pasted traceback over aiohttp: `_connect_and_send_request` was shown around the frame's line
     under "⋮ lines 232-234 not shown", line 234 its `async def`. With ten hits sharing the budget, each window now

@@ -89,6 +89,8 @@ class ShownHit(Protocol):
     def shown_start_line(self) -> int: ...
     @property
     def whole(self) -> bool: ...
+    @property
+    def matched_lines(self) -> Sequence[int]: ...
 
 
 @dataclass(frozen=True)
@@ -166,9 +168,12 @@ def hit_head(path: str, start_line: int, end_line: int, kind: str, name: str) ->
     return f"{path}:{start_line}-{end_line} {kind} {name}"
 
 
-def rest_line(path: str, first: int, last: int) -> str:
-    """A cut hit's last line: the lines not shown, and how to read them."""
-    return f"⋮ lines {first}-{last} not shown: read {path} lines {first}-{last}"
+def rest_line(path: str, first: int, last: int, matched: Sequence[int] = ()) -> str:
+    """A cut hit's line saying which lines are not shown and how to read them, and where among them the request's
+    words are most (`matched`: those of its lines in first-last)."""
+    at = [line for line in matched if first <= line <= last]
+    where = f" (the request's words most at lines {', '.join(map(str, at))})" if at else ""
+    return f"⋮ lines {first}-{last} not shown: read {path} lines {first}-{last}{where}"
 
 
 def _hit(hit: ShownHit) -> str:
@@ -178,7 +183,7 @@ def _hit(hit: ShownHit) -> str:
     lines = hit.text.split("\n")[:max(0, hit.shown_end_line - first + 1)]
     shown = "".join(f"\n{numbered_line(first + i, line)}" for i, line in enumerate(lines))
     head = hit_head(hit.path, hit.start_line, hit.end_line, hit.kind, hit.name)
-    above = f"\n{rest_line(hit.path, hit.start_line, first - 1)}" if first > hit.start_line else ""
-    below = f"\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line)}" if hit.shown_end_line < hit.end_line \
-        else ""
+    above = f"\n{rest_line(hit.path, hit.start_line, first - 1, hit.matched_lines)}" if first > hit.start_line else ""
+    below = f"\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line, hit.matched_lines)}" \
+        if hit.shown_end_line < hit.end_line else ""
     return f"{head}{above}{shown}{below}"
