@@ -79,7 +79,7 @@ class CtxsieveLocalizer:
                  self.memory.search(read, 2 * k if foreign else k, weights=self.weights, cosines=cosines)]
         if self.dense and not read.tests and read.terms and (foreign or not found):
             units = meaning_units(self.memory.snapshot()[1])
-            near = self.cosines(query)(units) if units else None
+            near = cosines(units) if units and cosines is not None else None  # (the request embedded once)
             meant = [(units[j], float(near[j])) for j in nearest(units, near, 2 * k if found else k)] \
                 if near is not None else []
             found = fused_by_rank(found, meant, lambda h: (h[0].path, h[0].start_line)) if found else meant

@@ -292,8 +292,8 @@ def status(url: str, version: str) -> tuple[int, list[str]]:
 
 
 def _folders(paths: Paths, record: dict[str, Any] | None, answer: dict[str, Any] | None) -> list[str]:
-    """The data folder and log of a service started here; of one started elsewhere (make run, serve) nothing, since
-    its folders are its own and this command does not know them; where one started here would keep them when none
+    """The data folder and log of a service started here; of one started elsewhere (make run, serve) a line saying
+    its folders are its own, which this command does not know; where one started here would keep them when none
     runs."""
     if record is not None:
         return [f"  data:    {paths.data}", f"  log:     {paths.log}"]

@@ -311,8 +311,10 @@ class RepoIndex:
             return render_answer(name, shown, len(hits), state, caveats)
 
         tokens = self.tokenizer.count(answer(results))
-        while results and tokens > budget:  # the parts were counted apart: the whole, as shown, decides
-            results = trimmed(results)
+        while results and tokens > budget:  # the parts were counted apart: the whole, as shown, decides; the lines
+            pointing = [i for i, r in enumerate(results) if r.matched_lines]  # pointed at go first, the last one's
+            results = [*results[:pointing[-1]], replace(results[pointing[-1]], matched_lines=()),  # first, then
+                       *results[pointing[-1] + 1:]] if pointing else trimmed(results)  # the code shown
             tokens = self.tokenizer.count(answer(results))
         return results, tokens
 
@@ -324,8 +326,12 @@ class RepoIndex:
         cut = {r.path for r in results if not r.whole}
         if not cut or not read.terms:
             return results
-        texts = self._file_texts(tenant, name, cut)
-        return [r if r.whole else replace(r, matched_lines=_matched_lines(r, texts.get(r.path), read, memory))
+        lines = {path: text.split("\n") for path, text in self._file_texts(tenant, name, cut).items()}
+        shown: dict[str, set[int]] = {}  # every line the answer shows, of each file: a class's rest holds its
+        for r in results:  # methods, hits of their own below it, whose lines it would point at again
+            shown.setdefault(r.path, set()).update(range(max(r.shown_start_line, r.start_line), r.shown_end_line + 1))
+        return [r if r.whole else replace(r, matched_lines=_matched_lines(r, lines.get(r.path), shown[r.path], read,
+                                                                          memory))
                 for r in results]
 
     def ranking_for(self, tenant: str, query: str, base: str | None = None, first: int = 1) -> RepoRanking:
@@ -683,7 +689,7 @@ REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the w
 
 
 def _as_short_outer(read: CodeQuery, hits: list[Hit], memory: RepoMemory) -> list[Hit]:
-    """Each hit of the tests nested in a test function of at most REST_WHOLE_LINES lines (its own `class
+    """Each hit of the tests nested in a function of the tests of at most REST_WHOLE_LINES lines (a test's own `class
     CustomReader(...)`, a handler it defines) as that test's first part, which is shown whole: alone, the inner
     definition came first and its test after it as a signature and "lines 877-899 not shown", the test's body nowhere
     (a user trial over aiohttp). Not in shipped code, where an inner function ranking first is shown as itself (a
@@ -708,40 +714,41 @@ LINE_WORDS = 8  # the request's rarest words (that the code holds) they are foun
 MATCH_SCAN_LINES = 3000  # of a definition's lines not shown, looked through on each side (a generated file's class)
 
 
-def _matched_lines(result: CodeResult, text: str | None, read: CodeQuery, memory: RepoMemory) -> tuple[int, ...]:
-    """The MATCHED_LINES lines of `result`'s definition outside what it shows with the most of the request's words
-    (by their idf; comments not counted), in line order; none when its file's text is not the one it was cut from."""
-    if text is None:
+def _matched_lines(result: CodeResult, lines: list[str] | None, shown: set[int], read: CodeQuery,
+                   memory: RepoMemory) -> tuple[int, ...]:
+    """The MATCHED_LINES lines of `result`'s definition that the answer does not show (`shown`: its lines of the
+    file) with the most of the request's rarest words (by their idf; comment lines not counted), in line order; none
+    when its file's text (`lines`) is not the one it was cut from."""
+    if lines is None:
         return ()
-    lines = text.split("\n")
     first = max(result.shown_start_line, result.start_line)
     if "\n".join(lines[first - 1 : result.shown_end_line]) != result.text:
         return ()
     low, high = max(result.start_line, first - MATCH_SCAN_LINES), min(result.end_line,
                                                                       result.shown_end_line + MATCH_SCAN_LINES)
-    weights = memory.line_weights(read, "\n".join(lines[low - 1 : high]), result.path, LINE_WORDS, read.short)  # (the
-    # whole definition's lines, so that a docstring is known for one)
-    weighed = [(weight, low + i) for i, weight in enumerate(weights)
-               if weight > 0 and not first <= low + i <= result.shown_end_line]
+    weights = memory.line_weights(read, "\n".join(lines[low - 1 : high]), result.path, LINE_WORDS, read.short)
+    weighed = [(weight, low + i) for i, weight in enumerate(weights) if weight > 0 and low + i not in shown]
     return tuple(sorted(line for _, line in sorted(weighed, key=lambda w: (-w[0], w[1]))[:MATCHED_LINES]))
 
 
 def _is_short_function(unit: CodeUnit) -> bool:
-    return unit.kind in WHOLE_KINDS and not unit.rest and unit.definition_end - unit.start_line < REST_WHOLE_LINES
+    return unit.kind in WHOLE_KINDS and not unit.rest and \
+        max(unit.end_line, unit.definition_end) - unit.start_line < REST_WHOLE_LINES
 
 
 def _within_short(unit: CodeUnit, function: CodeUnit) -> bool:
     """`unit` lies in `function`'s lines (the function's first part itself included)."""
     return unit.path == function.path and function.start_line <= unit.start_line and \
-        unit.end_line <= function.definition_end
+        unit.end_line <= max(function.end_line, function.definition_end)
 
 
 def _short_outer(unit: CodeUnit, memory: RepoMemory) -> CodeUnit | None:
-    """The first part of the innermost function `unit` is nested in, when that function is at most REST_WHOLE_LINES
-    lines long; else None."""
+    """The first part of the outermost function of at most REST_WHOLE_LINES lines that `unit` is nested in; else
+    None."""
     around = [u for u in memory.units_of(unit.path)
               if _is_short_function(u) and u.start_line < unit.start_line and unit.end_line <= u.definition_end]
-    return max(around, key=lambda u: u.start_line, default=None)
+    return min(around, key=lambda u: u.start_line, default=None)  # (the outermost: a definition nested twice
+    # stands for the test, not for the helper between, which the test's first part would not be widened over)
 
 
 def _short_rest(unit: CodeUnit) -> bool:

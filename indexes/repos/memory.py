@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import threading
+import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
@@ -214,20 +215,25 @@ class RepoMemory:
 
     def line_weights(self, query: CodeQuery, text: str, path: str, rarest: int | None = None,
                      stems: bool = False) -> list[float]:
-        """Per line of `text` (code of the file at `path`), the idf of the request's words it holds (its `rarest`
-        that the code holds, when given; each by its stem with `stems`); 0 for a comment line (a doc comment says in
-        its words what the code does: the code that does it is what is pointed at)."""
+        """Per line of `text` (code of the file at `path`), the idf of the request's words it holds; 0 for a comment
+        line (a doc comment says in its words what the code does: the code that does it is what is pointed at).
+        With `rarest`, only that many of the request's words, the rarest in the code among those `text` may hold;
+        with `stems`, each word met by its stem (a short search's `retries` in `self._retry_connection`)."""
+        lowered = _folded(text)
         with self._lock:
-            asked = sorted((t for t in set(query.terms) if self._lexical.frequency(t)),
-                           key=lambda t: (-self._lexical.idf(t), t))[:rarest]
-            idf = {t: self._lexical.idf(t) for t in asked}
-        forms = {term: stem(term) if stems else term for term in asked}
-        probes = tuple({form[:4] for form in forms.values()})  # (a line holding none of them holds none of the
-        # words: not split into terms)
+            counts = {t: self._lexical.stem_frequency(t) if stems else self._lexical.frequency(t)
+                      for t in set(query.terms)}
+            idf = {t: self._lexical.idf_of(n) for t, n in counts.items() if n}
+        forms = {t: stem(t) if stems else t for t in idf}
+        probes = {t: _probe(t, forms[t]) for t in forms}  # (a line holding none of them holds none of the words:
+        # not split into terms)
+        if rarest is not None:
+            kept = sorted((t for t in forms if probes[t] in lowered), key=lambda t: (-idf[t], t))[:rarest]
+            forms = {t: forms[t] for t in kept}
+        held = tuple({probes[t] for t in forms})
 
         def weight(line: str) -> float:
-            lowered = line.lower()
-            if not any(probe in lowered for probe in probes):
+            if not any(probe in _folded(line) for probe in held):
                 return 0.0
             written = {stem(w) for w in code_terms(line)} if stems else set(code_terms(line))
             return sum(idf[t] for t, form in forms.items() if form in written)
@@ -331,6 +337,19 @@ class RepoMemory:
 FOCUSED_KINDS = frozenset({"module", "function", "method", "constructor"})
 MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best line, when that is below its first lines
 NEIGHBOURS = 5  # lines either side of a focus line whose words break a tie between lines of the same words
+
+
+def _folded(text: str) -> str:
+    """Text as the analyzers fold it before their terms (NFKC, lower case): a term of it is a part of this."""
+    return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).lower()
+
+
+def _probe(term: str, form: str) -> str:
+    """A piece of every line a term (met as `form`, its stem or itself) may be found in, folded: the first four
+    characters the term and its form share (`body` and its stem `bodi`: `bod`; `HTTPServer`: `http`)."""
+    word, met = _folded(term), _folded(form)
+    shared = next((i for i, (a, b) in enumerate(zip(word, met, strict=False)) if a != b), min(len(word), len(met)))
+    return word[:max(1, min(4, shared))]
 
 
 def _around(weights: Sequence[float], line: int) -> float:

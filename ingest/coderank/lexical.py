@@ -193,6 +193,14 @@ class UnitIndex:
         """In how many units the term occurs."""
         return len(self._postings.get(term, ()))
 
+    def stem_frequency(self, term: str) -> int:
+        """In how many units the commonest indexed term of its stem occurs (`retries` over code of `retry`)."""
+        return max((len(self._postings.get(t, ())) for t in self._by_stem.get(stem(term), ())), default=0)
+
+    def idf_of(self, containing: int) -> float:
+        """The idf of a term that `containing` units hold."""
+        return self._idf_of(containing)
+
     # --- inside the lock --------------------------------------------------------------------------------
 
     def _add_one(self, bag: Counter[str], stems: Mapping[str, str]) -> int:

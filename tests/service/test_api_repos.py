@@ -213,7 +213,8 @@ def test_a_cut_result_points_at_the_lines_not_shown_that_hold_the_request(repos:
     assert repos.put("/v1/repos/session", json={"path": str(tree)}).status_code == 202
     indexed(repos, "session")
     body = repos.post("/v1/repos/session/search", json={"query": "ClientSession retries", "max_tokens": 300,
-                                                       "windows": True}).json()
+                                                       "windows": True, "k": 1}).json()  # (`_request` no hit of its
+    # own: lines another result shows are not pointed at)
     first = body["results"][0]
     assert first["name"] == "ClientSession" and first["shown_end_line"] < first["end_line"], first
     lines = source.split("\n")
@@ -221,10 +222,36 @@ def test_a_cut_result_points_at_the_lines_not_shown_that_hold_the_request(repos:
     for line in first["matched_lines"]:
         assert not first["shown_start_line"] <= line <= first["shown_end_line"], (line, first)
         assert "retry" in lines[line - 1] and not lines[line - 1].lstrip().startswith("#"), lines[line - 1]
+    assert body["usage"]["output_tokens"] <= 300, body["usage"]  # (the pointers within the budget too)
     said = render_hits(CodeSearchResult.from_json(body))
     at = ", ".join(map(str, first["matched_lines"]))
     assert f"not shown: read client.py lines {first['shown_end_line'] + 1}-{first['end_line']} (the request's words " \
            f"most at lines {at})" in said, said
+
+
+def test_the_lines_pointed_at_hold_the_words_by_their_stems_and_are_not_shown_elsewhere() -> None:
+    """A review's cases: a short search's `body` is `bodi` as a stem, which no line holds, and its `retries` is in
+    no line as written (`self._retry_connection` is); a class's rest holds its methods, whose lines another result
+    of the answer shows, and those are not pointed at again."""
+    from ctxsieve.indexes.repos.index import _matched_lines
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.indexes.repos.results import CodeResult
+    from ctxsieve.ingest.coderank.query import read_code_query
+    from ctxsieve.ingest.coderank.units import units_of
+
+    source = ("class Session:\n    timeout = 5\n\n    def send(self, body):\n        data = copy(body)\n"
+              "        return data\n\n    def again(self):\n        if self._retry_connection:\n"
+              "            return self.send(None)\n")
+    memory = RepoMemory()
+    memory.put_file("session.py", "a", units_of("session.py", source))
+    lines = source.split("\n")
+    cut = CodeResult("session.py", "Session", "class", 1, 10, 1.0, "class Session:", 1, 10, 1)
+    read = read_code_query("retries of a body")
+    assert read.short
+    assert _matched_lines(cut, lines, {1}, read, memory) == (4, 5, 9)
+    assert _matched_lines(cut, lines, {1, 4, 5, 6}, read, memory) == (9,), "a line another result shows"
+    assert memory.line_weights(read, "data = copy(body)", "session.py", stems=True)[0] > 0
+    assert memory.line_weights(read, "data = copy(body)", "session.py")[0] > 0, "as written too"
 
 
 def test_a_window_a_few_lines_below_its_def_line_reaches_it(tokenizer) -> None:  # type: ignore[no-untyped-def]
@@ -249,7 +276,8 @@ def test_a_window_a_few_lines_below_its_def_line_reaches_it(tokenizer) -> None: 
     answer = render_answer("aio", shown, 2, "lexical")
     assert shown[1].shown_start_line == method.start_line, answer
     assert "2│    async def _connect_and_send_request(self, request):" in answer and "6│" in answer, answer
-    assert "⋮ lines 2-" not in answer and tokenizer.count(answer) <= 600 + 60, answer
+    closing = tokenizer.count("\n\n" + answer.rsplit("\n\n", 1)[1])
+    assert "⋮ lines 2-" not in answer and tokenizer.count(answer) <= 600 + closing, answer
 
 
 def test_a_definitions_later_part_is_shown_under_the_definitions_span(tokenizer) -> None:  # type: ignore[no-untyped-def]
