@@ -1421,7 +1421,7 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         # no word of the request is the code's: the nearest by meaning, said so (before: every definition re-ranked
         # from nothing, as if the words had found it)
         body = client.post("/v1/repos/geo/search", json={"query": "两座城市相距多远", "k": 3}).json()
-        assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
+        assert body["by_meaning"] and body["results"][0]["name"] == "gc" and not body["foreign_words"], body
         assert "nearest by meaning alone" in render_hits(CodeSearchResult.from_json(body))
         # its English words find the report's code and its Chinese ones nothing: said so, and what to do (a user
         # trial read "WebSocket 心跳超时在哪里处理" answered with WebSocket code and no heartbeat, and no word why)
@@ -1434,7 +1434,7 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         for nothing in ("城市距离的测试", "!!!"):  # tests asked for (they have no vectors), no word at all
             # (spaces alone are refused: test_bad_input)
             body = client.post("/v1/repos/geo/search", json={"query": nothing, "k": 3}).json()
-            assert not body["by_meaning"] and body["results"] == [], (nothing, body)
+            assert not body["by_meaning"] and body["results"] == [] and not body["foreign_words"], (nothing, body)
 
         (root / "pkg" / "paint.py").write_text(
             'def mix(x, y):\n    """Blend two colours for a palette."""\n    return (x + y) / 2\n\n\n'
