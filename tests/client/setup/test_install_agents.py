@@ -71,7 +71,8 @@ def test_install_doctor_reinstall_and_uninstall_leave_every_file_as_it_was(machi
     doctor = machine.run("doctor")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     rows = [" ".join(m.groups()) for m in map(ROW.match, doctor.stdout.splitlines()) if m]
-    assert rows == ["ok service", "ok model", "ok stages", "ok claude-code: claude", "ok claude-code user: hook",
+    assert rows == ["ok service", "ok model", "ok stages", "ok repositories", "ok claude-code: claude",
+                    "ok claude-code user: hook",
                     "ok claude-code user: output limits", "ok claude-code user: MCP server",
                     "ok claude-code: instructions", "ok codex: codex", "ok codex: MCP server",
                     "ok codex: output limits", "ok codex: instructions"], doctor.stdout
@@ -118,6 +119,32 @@ def test_doctor_says_what_is_broken_and_how_to_mend_it(home: Home) -> None:
     codex = [line for line in lines if "codex" in line]
     assert len(codex) == 2 and codex[0].startswith("warn  codex ") and "not wired to ctxsieve" in codex[0], codex
     assert codex[1].endswith("fix: ctxsieve install --agent codex"), "Codex was found, not wired: said, not broken"
+
+
+def test_doctor_lists_the_repositories_code_search_has(home: Home, tmp_path: Path) -> None:
+    """A trial user looked for the indexed repositories in `ctxsieve doctor`: a row names each with its state and
+    files (none yet: how to index one)."""
+    import time
+
+    import httpx
+
+    from tests.conftest import make_settings, serve_on_loopback, stub_models
+
+    url, stop = serve_on_loopback(make_settings(tmp_path / "data", read_roots=str(tmp_path)), stub_models())
+    try:
+        machine = claude_and_codex(home, url)
+        none = next(line for line in machine.run("doctor").stdout.splitlines() if " repositories " in line)
+        assert none.startswith("ok    repositories ") and "none indexed yet: `ctxsieve index`" in none, none
+        (tmp_path / "app").mkdir()
+        (tmp_path / "app" / "shop.py").write_text("def total(cart):\n    return sum(cart)\n")
+        assert httpx.put(f"{url}/v1/repos/app", json={"path": str(tmp_path / "app")}).status_code == 202
+        while httpx.get(f"{url}/v1/repos/app").json()["state"] == "indexing":
+            time.sleep(0.1)
+        state = httpx.get(f"{url}/v1/repos/app").json()["state"]
+        listed = next(line for line in machine.run("doctor").stdout.splitlines() if " repositories " in line)
+        assert listed.endswith(f"1 indexed: app ({state}, 1 file)"), listed
+    finally:
+        stop()
 
 
 def test_every_agent_found_is_planned_and_an_unknown_one_is_said(machine: Machine) -> None:

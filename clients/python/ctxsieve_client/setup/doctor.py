@@ -60,7 +60,7 @@ def _service(url: str) -> list[Row]:
                 Row("model", "warn", "not checked: the service is not running", "ctxsieve prepare readies it ahead")]
     if body.get("ready"):
         return [Row("service", "ok", f"ready at {url}"), Row("model", "ok", "loaded and warm"),
-                *_stages(body.get("stages"))]
+                *_stages(body.get("stages")), *_repositories(url)]
     detail = body.get("detail") or "starting"
     return [Row("service", "FAIL", f"answers at {url} but is not ready: {detail}", "ctxsieve service status; its log "
                 "says what it is doing"),
@@ -84,6 +84,32 @@ def _stages(stages: Any) -> list[Row]:
                     "then)")]
     done = f" (background preparation done in {seconds:.0f} s)" if seconds else ""
     return [Row("stages", "ok", f"{serving}{done}")]
+
+
+SHOWN_REPOS = 5  # repositories a row names, then how many more
+
+
+def _repositories(url: str) -> list[Row]:
+    """The repositories code search has, each with its state (a trial user looked for them here); one that failed
+    to index, with what to do."""
+    from ..client import Client
+    from ..errors import CtxsieveError
+
+    try:
+        with Client(url, timeout=5) as client:
+            repos = client.repos().repos
+    except (CtxsieveError, httpx.HTTPError) as exc:
+        return [Row("repositories", "warn", f"not listed: {exc}")]
+    if not repos:
+        return [Row("repositories", "ok", "none indexed yet: `ctxsieve index` in a repository's folder (or a search "
+                    "there) indexes it")]
+    failed = [r for r in repos if r.error]
+    named = ", ".join(f"{r.name} ({r.state}, {r.files:,} file{'' if r.files == 1 else 's'})"
+                      for r in repos[:SHOWN_REPOS])
+    more = f" and {len(repos) - SHOWN_REPOS} more" if len(repos) > SHOWN_REPOS else ""
+    rows = [Row("repositories", "ok", f"{len(repos)} indexed: {named}{more}")]
+    return rows + [Row(f"repository {r.name}", "warn", f"{r.path}: {r.error}", f"ctxsieve index {r.path} --name "
+                       f"{r.name}") for r in failed]
 
 
 def _missing() -> list[Row]:
