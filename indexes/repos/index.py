@@ -225,8 +225,9 @@ class RepoIndex:
         hits, state, by_meaning = self._hits(tenant, repo, read, 2 * k, path, state, windows)
         declared = {n for n in read.lookup if any(declares(h.unit, n) for h in hits)}  # (by a module's or a type's
         # own lines as found: a class widened whole holds its methods' locals too)
+        texts: dict[str, str] = {}  # the files' stored texts this search read: each read once
         hits = self._whole_hits(tenant, name, read, _as_short_outer(read, hits, repo.memory),
-                                repo.memory if windows else None)[:k]
+                                repo.memory if windows else None, texts)[:k]
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
@@ -236,7 +237,8 @@ class RepoIndex:
                           not by_meaning and not read.tests and repo.memory.foreign_words(read))  # (tests have no
         # vectors: a search for them is by words alone)
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows,
-                                       lambda packed: self._with_matched(tenant, name, read, repo.memory, packed))
+                                       lambda packed: self._with_matched(tenant, name, read, repo.memory, packed,
+                                                                         texts))
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
         return CodeSearch(results, state, whole, tokens, len(hits), caveats)
 
@@ -260,8 +262,8 @@ class RepoIndex:
         hits = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
         return hits, state, bool(hits)
 
-    def _whole_hits(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit], memory: RepoMemory | None
-                    ) -> list[Hit]:
+    def _whole_hits(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit], memory: RepoMemory | None,
+                    texts: dict[str, str]) -> list[Hit]:
         """Functions (methods) that rank above their parts, and the definitions a request of names looks up, whole: a
         unit stops at its definition's first nested one (a function's inner function, a class's first method), so the
         first part is widened to the definition's last line from the file's text as indexed (a function was shown to
@@ -280,7 +282,7 @@ class RepoIndex:
                       looked_up(hit.unit, read.lookup) or hit.unit.kind in WHOLE_KINDS and first_of_its_parts(i))
                   or _short_rest(hit.unit) and first_of_its_parts(i)]  # (a function's code after an inner one: shown
         # with its signature)
-        texts = self._file_texts(tenant, name, {hits[i].unit.path for i in wanted})
+        self._read_texts(tenant, name, {hits[i].unit.path for i in wanted}, texts)
         widened = list(hits)
         matching = memory if not (read.paths_only or read.at_lines or read.lookup) else None
         for i in wanted:
@@ -291,6 +293,10 @@ class RepoIndex:
             widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, focus)
         kept = [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
         return _one_per_definition(kept, lambda hit: place_in(read, hit.unit) > 0)
+
+    def _read_texts(self, tenant: str, name: str, paths: Collection[str], texts: dict[str, str]) -> None:
+        """`texts` with the stored text of each of `paths` it does not hold yet, in one read of the store."""
+        texts.update(self._file_texts(tenant, name, [p for p in paths if p not in texts]))
 
     def _file_texts(self, tenant: str, name: str, paths: Collection[str]) -> dict[str, str]:
         """The stored text of each file, as indexed, in one read of the store."""
@@ -319,14 +325,15 @@ class RepoIndex:
         return results, tokens
 
     def _with_matched(self, tenant: str, name: str, read: CodeQuery, memory: RepoMemory,
-                      results: list[CodeResult]) -> list[CodeResult]:
+                      results: list[CodeResult], texts: dict[str, str]) -> list[CodeResult]:
         """Each cut result with the lines of its definition not shown that hold the most of the request's words
         (`matched_lines`), from its file's text as indexed: an agent told "read client.py lines 293-1463" of a
         1,200-line class read all of it, or guessed, for the three lines the request was about."""
         cut = {r.path for r in results if not r.whole}
         if not cut or not read.terms:
             return results
-        lines = {path: text.split("\n") for path, text in self._file_texts(tenant, name, cut).items()}
+        self._read_texts(tenant, name, cut, texts)  # (those widened whole are read already)
+        lines = {path: texts[path].split("\n") for path in cut if path in texts}
         shown: dict[str, set[int]] = {}  # every line the answer shows, of each file: a class's rest holds its
         for r in results:  # methods, hits of their own below it, whose lines it would point at again
             shown.setdefault(r.path, set()).update(range(max(r.shown_start_line, r.start_line), r.shown_end_line + 1))

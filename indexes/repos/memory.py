@@ -233,14 +233,17 @@ class RepoMemory:
             forms = {t: forms[t] for t in [t for t in ordered if probes[t] in lowered][:rarest]}
         held = tuple({probes[t] for t in forms})
 
-        def weight(line: str) -> float:
-            if not any(probe in _folded(line) for probe in held):
+        def weight(line: str, folded: str) -> float:
+            if not any(probe in folded for probe in held):
                 return 0.0
             written = {stem(w) for w in code_terms(line)} if stems else set(code_terms(line))
             return sum(idf[t] for t, form in forms.items() if form in written)
 
-        return [0.0 if comment else weight(line)
-                for line, comment in zip(text.split("\n"), comment_lines(text, language_of(path)), strict=True)]
+        lines, folded_lines = text.split("\n"), lowered.split("\n")
+        if len(folded_lines) != len(lines):  # (no NFKC form is known to break a line: each folded alone if one did)
+            folded_lines = [_folded(line) for line in lines]
+        return [0.0 if comment else weight(line, folded) for line, folded, comment in
+                zip(lines, folded_lines, comment_lines(text, language_of(path)), strict=True)]
 
     def candidates(self, query: CodeQuery, path_glob: str | None = None, within: Collection[str] | None = None
                    ) -> tuple[list[CodeUnit], np.ndarray]:
