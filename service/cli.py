@@ -110,9 +110,11 @@ def _own(settings: Settings) -> Settings:
     otherwise; served on another address, only what that says (default-deny)."""
     from ctxsieve_client.setup.state import is_loopback
 
-    if "CTXSIEVE_READ_ROOTS" in os.environ or not is_loopback(settings.host):
+    from .settings import own_read_roots
+
+    if (home := own_read_roots()) is None or not is_loopback(settings.host):
         return settings
-    return settings.model_copy(update={"read_roots": str(Path.home())})
+    return settings.model_copy(update={"read_roots": home})
 
 
 def prepare(args: argparse.Namespace) -> int:

@@ -196,8 +196,24 @@ def _dry_run(name: str, root: Path) -> int:
     _say(f"dry run: {root} as repository {name}: {files_said}{skips}, "
          f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if every else 'about '}{found:,.0f} definitions "
          f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, by meaning (its "
-         f"vectors, made behind it) in about {_duration(found * VECTOR_S_PER_DEFINITION)} more; nothing written")
+         f"vectors, made behind it) in about {_duration(found * VECTOR_S_PER_DEFINITION)} more; nothing written"
+         f"{_outside_own_roots(root)}")
     return 0
+
+
+def _outside_own_roots(root: Path) -> str:
+    """A dry run asks no service; it says when the user's own service would refuse the folder (a trial user learnt
+    it only from `index`'s 403), by the rule that service starts with."""
+    from .settings import own_read_roots
+
+    roots = own_read_roots() or os.environ.get("CTXSIEVE_READ_ROOTS", "")
+    real = Path(os.path.realpath(root))
+    for folder in (Path(os.path.realpath(Path(p).expanduser())) for p in roots.split(os.pathsep) if p.strip()):
+        if real == folder or folder in real.parents:
+            return ""
+    return (f"; a service started here (`make run`, `ctxsieve service start`) would refuse it: it reads only "
+            f"{roots or 'nothing'} (CTXSIEVE_READ_ROOTS; restart it with this folder added, `{os.pathsep}` between "
+            "folders)")
 
 
 def _duration(seconds: float) -> str:

@@ -102,3 +102,10 @@ class Settings(BaseSettings):
                 raise ValueError("each API key entry must look like 'key:tenant'")
             table[key] = tenant
         return table
+
+
+def own_read_roots() -> str | None:
+    """The folders this user's own service (`make run`, `ctxsieve service start`) reads when CTXSIEVE_READ_ROOTS
+    leaves it to ctxsieve: the home folder, so that `ctxsieve index` and search_code reach the user's repositories.
+    None when CTXSIEVE_READ_ROOTS is set: then it says."""
+    return None if "CTXSIEVE_READ_ROOTS" in os.environ else str(Path.home())

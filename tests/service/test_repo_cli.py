@@ -83,6 +83,25 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     assert f"dry run: {root} as repository ledger-app: 3 source files" in around.stdout, around.stdout
 
 
+def test_a_dry_run_says_when_the_users_own_service_would_refuse_the_folder(served: tuple[str, Path]) -> None:
+    """A trial user learnt only from `index`'s 403 that the folder was outside what the service reads."""
+    _, root = served
+    env = {k: v for k, v in os.environ.items() if k != "CTXSIEVE_READ_ROOTS"}
+
+    def dry_run(**changes: str) -> str:
+        done = subprocess.run([str(BIN / "ctxsieve"), "index", str(root), "--dry-run"], cwd=root, text=True,
+                              capture_output=True, timeout=300, check=False, env={**env, **changes})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    refused = dry_run(HOME=str(root / "billing"))  # the own service reads the home folder: not this one
+    assert refused.rstrip().endswith(f"would refuse it: it reads only {root / 'billing'} (CTXSIEVE_READ_ROOTS; "
+                                     "restart it with this folder added, `:` between folders)"), refused
+    assert "refuse" not in dry_run(HOME=str(root.parent))
+    assert "refuse" not in dry_run(HOME=str(root / "billing"), CTXSIEVE_READ_ROOTS=f"/nowhere:{root}")
+    assert "it reads only /nowhere" in dry_run(CTXSIEVE_READ_ROOTS="/nowhere")
+
+
 @pytest.mark.parametrize(("args", "said", "code"), [
     (["index", "/no/such/folder"], "ctxsieve index: /no/such/folder: no such folder", 2),
     (["index", "/no/such/folder", "--dry-run"], "ctxsieve index: /no/such/folder: no such folder", 2),
