@@ -22,11 +22,11 @@ from ctxsieve.ingest.coderank.ranker import (
     WEIGHTS,
     Cosines,
     Weights,
+    at_places,
     declaration_in,
     defined_or_declared,
     frame_targets,
     frames_elsewhere,
-    lies_at,
     looked_up,
     order_of,
     overload_signature,
@@ -190,7 +190,8 @@ class RepoMemory:
             asked = replace(query, lookup=self._widened(query.lookup, path_glob))
             written = written_names(asked.lookup) if any(defined_or_declared(units[j], asked.lookup)
                                                          for j in order) else None
-            order = sorted(order, key=lambda j: _asked_first(asked, units[j], written, query.lookup))
+            at = at_places(query, units) if query.at_lines else {}
+            order = sorted(order, key=lambda j: _asked_first(asked, units[j], written, query.lookup, at.get(j)))
         elif query.short:
             order = _files_first(order, units, scores, weights.later, _subject_files(query, units))
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
@@ -286,7 +287,9 @@ class RepoMemory:
 
     def missing(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of files or places alone names that the repository has nothing at: a file no path of it
-        ends with (`src/requests/nosuchfile.py`), a line past the end of the file named (`hooks.py:4000`)."""
+        ends with (`src/requests/nosuchfile.py`), a line past the end of the file named (`hooks.py:4000`). (A line of
+        the file in none of its definitions, a blank line between two methods, is there: those either side come
+        first, `at_places`, their lines saying where it is.)"""
         with self._lock:
             if query.paths_only:
                 return tuple(w for w in query.files if not self._paths_at(w))
@@ -417,21 +420,23 @@ def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
 
 
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,
-                 exact: frozenset[str] = frozenset()) -> tuple[bool, bool, bool, bool, bool, int, str, int]:
+                 exact: frozenset[str] = frozenset(), placed: int | None = None
+                 ) -> tuple[bool, bool, bool, bool, bool, int, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
     (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
     definition with its body), then the code that writes a
     name (`written`, where a definition has one: its uses, before a line that only shares a word with the name, such
     as its folder's; with none, a file of that name is nearer than code importing another project's), what lies
-    at the places (`lies_at`), each named file's units in its order, the path as written before a file name alone
-    (`names_file`). A name as asked (`exact`: `HttpUrl.isHttps`) before its last part alone where a look-up was widened
-    to it (`isHttps`, which okhttp's `Request` declares too)."""
+    at the places (`placed`: how many lines it is from one, `at_places`; the nearer first), each named file's units
+    in its order, the path as written before a file name alone (`names_file`). A name as asked (`exact`:
+    `HttpUrl.isHttps`) before its last part alone where a look-up was widened to it (`isHttps`, which okhttp's
+    `Request` declares too)."""
     named = query.names_file(unit.path) if query.paths_only else 0
     return (bool(exact) and not defined_or_declared(unit, exact),
             bool(query.lookup) and not defined_or_declared(unit, query.lookup),
             written is not None and not written.search(unit.text),
             bool(query.lookup) and overload_signature(unit),
-            query.at_lines and not lies_at(query, unit), -named, unit.path if named else "",
+            query.at_lines and placed is None, placed or 0, -named, unit.path if named else "",
             unit.start_line if named else 0)
 
 

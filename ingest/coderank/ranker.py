@@ -36,8 +36,8 @@ from .query import PHRASE_WORDS, CodeQuery
 from .units import CodeUnit, last_part, module_name, operator_of
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
-           "combine", "declaration_in", "declares", "defined_or_declared", "factor_of", "frame_targets", "frames_at",
-           "has_vector", "in_tests", "lies_at", "looked_up", "meaning_units", "nearest", "order_of",
+           "at_places", "combine", "declaration_in", "declares", "defined_or_declared", "factor_of", "frame_targets",
+           "frames_at", "has_vector", "in_tests", "looked_up", "meaning_units", "nearest", "order_of",
            "overload_signature", "passage_of", "paths_meet", "place_factor", "place_in", "rerank", "score", "signals",
            "with_files"]
 
@@ -484,10 +484,30 @@ def _named(query: CodeQuery, unit: CodeUnit, counts: dict[str, int]) -> tuple[fl
     return rarity, 1.0 if paired else 0.0
 
 
-def lies_at(query: CodeQuery, unit: CodeUnit) -> bool:
-    """One of the request's places (`tree.go:452`, a frame's path from another checkout or an installed copy,
-    `/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:452`) is a line of this unit."""
-    return place_in(query, unit) > 0
+def at_places(query: CodeQuery, units: Sequence[CodeUnit]) -> dict[int, int]:
+    """Per unit at one of the request's places (`tree.go:452`, a frame's path from another checkout or an installed
+    copy, `/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/tree.go:452`), how many lines it is from the place:
+    0 for a unit holding its line, in the files the place's path meets best (`axum/src/routing/mod.rs` is not
+    `axum-extra/src/routing/mod.rs`). Where none holds it (a blank line between two methods, a line past the file's
+    end), the nearest unit above it and the nearest below, each by its distance: a trial's `schemas.ts:1200` was
+    answered with a thousand lines' distant `// );` runs by their words alone."""
+    at: dict[int, int] = {}
+    for frame, holding, _moved, own in _frame_points(query, units):
+        line = frame.line or 0
+        for i, far in [(i, 0) for i in holding] or _beside(units, own, line):
+            at[i] = min(far, at.get(i, far))
+    return at
+
+
+def _beside(units: Sequence[CodeUnit], own: list[int], line: int) -> list[tuple[int, int]]:
+    """Of a file's units (`own`), the one ending nearest above the line (the innermost of those ending there) and
+    the one starting nearest below it, each with its distance from the line."""
+    above = max((i for i in own if units[i].end_line < line), default=None,
+                key=lambda i: (units[i].end_line, units[i].start_line, -i))
+    below = min((i for i in own if units[i].start_line > line), default=None,
+                key=lambda i: (units[i].start_line, -units[i].end_line, i))
+    return ([(above, line - units[above].end_line)] if above is not None else []) + (
+        [(below, units[below].start_line - line)] if below is not None else [])
 
 
 def place_in(query: CodeQuery, unit: CodeUnit) -> int:
@@ -513,23 +533,23 @@ def frame_targets(query: CodeQuery, units: Sequence[CodeUnit]) -> list[list[int]
     `single_include/nlohmann/json.hpp`, not the 5,000-line `include/nlohmann/json.hpp`), then those sharing the most
     of its folders. In a pasted trace, a frame several files meet (the user's own `src/main.rs` against every
     example's) points at none."""
-    return [held for _frame, held, _moved in _frame_points(query, units)]
+    return [held for _frame, held, _moved, _own in _frame_points(query, units)]
 
 
 def frames_elsewhere(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Frame, CodeUnit, CodeUnit | None]]:
     """The frames whose line is not in the definition they name (`frame_targets` points them at it instead): each
     with that definition and the one its line is in here (None: in none), for the answer to say so."""
     found = []
-    for frame, held, moved in _frame_points(query, units):
+    for frame, held, moved, _own in _frame_points(query, units):
         if moved and frame.line is not None:
             at_line = [u for u in units if u.path == units[held[0]].path and u.start_line <= frame.line <= u.end_line]
             found.append((frame, units[held[0]], min(at_line, key=lambda u: u.end_line - u.start_line, default=None)))
     return found
 
 
-def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Frame, list[int], bool]]:
-    """`frame_targets`'s frames (those with a line), each with its units and whether it was pointed at the definition
-    its name names rather than at its line (`frames_elsewhere`)."""
+def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Frame, list[int], bool, list[int]]]:
+    """`frame_targets`'s frames (those with a line), each with its units, whether it was pointed at the definition
+    its name names rather than at its line (`frames_elsewhere`), and the units of the files its path meets best."""
     if not query.frames:
         return []
     paths = sorted({u.path for u in units})
@@ -539,7 +559,7 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
     deepest: dict[str, int] = {}  # per path as written, its frames' last line: a file shorter is another file
     for frame in query.frames:
         deepest[frame.path] = max(deepest.get(frame.path, 0), frame.line or 0)
-    points: list[tuple[Frame, list[int], bool]] = []
+    points: list[tuple[Frame, list[int], bool, list[int]]] = []
     for frame in query.frames:
         line = frame.line
         if line is None:
@@ -548,7 +568,7 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         met = [p for p in paths if file_name(p) == name and paths_meet(frame.path, p)]
         meeting = _closest(frame.path, [p for p in met if ends[p] >= deepest[frame.path]] or met)
         if query.trace and len(meeting) > 1:
-            points.append((frame, [], False))
+            points.append((frame, [], False, []))
             continue
         own = [i for i, u in enumerate(units) if u.path in meeting]
         holding = [i for i in own if units[i].start_line <= line <= units[i].end_line]
@@ -560,7 +580,7 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
         elif function and not named and _INSTALLED.search(frame.path):  # another installed package's file of the
             holding = []  # same path (`node_modules/other-lib/lib/index.js`), its function none of the repository's
-        points.append((frame, holding, moved))
+        points.append((frame, holding, moved, own))
     return points
 
 

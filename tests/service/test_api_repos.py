@@ -1497,6 +1497,30 @@ def test_a_place_the_query_points_at_is_shown_around_its_line(repos: TestClient,
     assert (whole.shown_start_line, whole.shown_end_line) == (1, 122) and whole.whole, whole
 
 
+def test_a_place_between_definitions_is_answered_with_those_either_side(repos: TestClient, roots: Path) -> None:
+    """A trial's `schemas.ts:1200`, a blank line after a definition, was answered with one-line `// );` runs from a
+    thousand lines away, and `axum/src/routing/mod.rs:194` with `axum-extra/src/routing/mod.rs` first."""
+    tree = roots / "between"
+    body = "".join(f"    def step_{i}(self):\n        return {i}\n\n" for i in range(40))
+    for folder in ("core/routing", "extra/routing"):
+        (tree / folder).mkdir(parents=True)
+        (tree / folder / "router.py").write_text(f"class Router:\n{body}")  # step_3 is lines 11-12, 13 blank
+    committed(tree)
+    assert repos.put("/v1/repos/between", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "between")
+
+    def first(query: str, k: int = 2) -> list[tuple[str, str]]:
+        found = repos.post("/v1/repos/between/search", json={"query": query, "k": k}).json()
+        assert found["missing"] == [] or query.endswith("9999"), found["missing"]
+        return [(hit["path"], hit["name"]) for hit in found["results"]]
+
+    assert first("core/routing/router.py:13") == [("core/routing/router.py", "Router.step_3"),
+                                                   ("core/routing/router.py", "Router.step_4")]
+    assert first("extra/routing/router.py:14")[0] == ("extra/routing/router.py", "Router.step_4")
+    assert first("core/routing/router.py:12", 1) == [("core/routing/router.py", "Router.step_3")]
+    assert first("core/routing/router.py:9999", 1) == [("core/routing/router.py", "Router.step_39")]
+
+
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:
     """`src/requests/nosuchfile.py` and `hooks.py:4000` (a 53-line file) were answered with unrelated definitions and
     no word: now the answer says the repository has nothing there, above the nearest the search found."""
