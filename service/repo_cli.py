@@ -75,7 +75,7 @@ def index(args: argparse.Namespace) -> int:
     started = time.monotonic()
     _say(f"indexing {root} as repository {name} at {client_url(args)}")
     try:
-        _say_if_moved(client, name, root)
+        again = _said_if_moved(client, name, root)
         info = client.index_repo(name, str(root))
         info = _wait(client, name, info, args.timeout, started)
     except (CtxsieveError, httpx.HTTPError) as exc:
@@ -86,26 +86,39 @@ def index(args: argparse.Namespace) -> int:
     skipped = ", ".join(f"{n} {why}{_named(info.skipped_paths.get(why, []), n)}"
                         for why, n in sorted(info.skipped.items())) or "none"
     _say(f"{name}: {_count(info.files, 'file')}, {_count(info.definitions, 'definition')}, state {info.state} "
-         f"({time.monotonic() - started:.1f} s; skipped: {skipped}); search it with `ctxsieve search QUERY "
-         f"--repo {name}` or the agents' search_code")
+         f"({time.monotonic() - started:.1f} s; {_changes(info) + '; ' if again else ''}skipped: {skipped}); search it "
+         f"with `ctxsieve search QUERY --repo {name}` or the agents' search_code")
     left = info.progress.vectors_left if info.progress is not None else None
     if info.state == "lexical" and left:
-        _say(f"{name}: the vectors of {left} definitions of the code it ships are made in the background, while the "
+        _say(f"{name}: the vectors of {left:,} definitions of the code it ships are made in the background, while the "
              "service is idle (tests, examples, docs and vendored code are found by their words and names); the "
              "state is `ready` once they are (`ctxsieve search` and search_code answer meanwhile)")
     return 0 if info.state != "indexing" else 1
 
 
-def _say_if_moved(client: Client, name: str, root: Path) -> None:
-    """A name already given to another folder is moved to this one (the service's PUT replaces): said, not silent."""
+def _said_if_moved(client: Client, name: str, root: Path) -> bool:
+    """A name already given to another folder is moved to this one (the service's PUT replaces): said, not silent.
+    Whether this folder was indexed under this name before (its index is then brought up to date)."""
     try:
         known = client.repo(name)
     except CtxsieveError as exc:
         if exc.status == 404:
-            return
+            return False
         raise
     if Path(known.path) != root:
         _say(f"{name}: was the repository at {known.path}; it is now {root} (index the other with --name)")
+        return False
+    return True
+
+
+def _changes(info: RepoInfo) -> str:
+    """What the sync that brought an indexed folder up to date did (a trial user re-indexed after editing and
+    deleting files and was told only the new totals)."""
+    read, dropped = (info.progress.total, info.progress.dropped) if info.progress is not None else (0, 0)
+    if not read and not dropped:
+        return "no file changed since the last sync"
+    said = [f"{_count(read, 'new or changed file')} read"] if read else []
+    return ", ".join(said + ([f"{_count(dropped, 'deleted file')} dropped"] if dropped else []))
 
 
 def search(args: argparse.Namespace) -> int:

@@ -66,6 +66,7 @@ class RepoStatus:
     skipped: dict[str, int]
     done: int = 0  # files read by the sync under way, of `total`
     total: int = 0
+    dropped: int = 0  # files that sync dropped, gone from the folder
     error: str | None = None
     vectors_left: int | None = None  # units still without a vector (None: not counted yet, or no vector stage)
     skipped_paths: dict[str, list[str]] = field(default_factory=dict)  # the first SKIPPED_NAMED of each why
@@ -98,6 +99,7 @@ class _Repo:
     finished: int = 0  # syncs done (a sync covers every request made before it started)
     done: int = 0
     total: int = 0
+    dropped: int = 0  # files the sync under way (else the last) dropped: gone from the folder
     error: str | None = None
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size) when hashed
     skipped: Skipped = field(default_factory=Skipped)
@@ -553,7 +555,7 @@ class RepoIndex:
         files = listing.files
         changed, skipped = self._changed_files(repo, root, files)
         skipped.update(listing.skipped)
-        repo.done, repo.total, repo.skipped = 0, len(changed), skipped
+        repo.done, repo.total, repo.dropped, repo.skipped = 0, len(changed), 0, skipped
         try:
             for batch in _batches(changed, BATCH_FILES):
                 self._write(tenant, repo, batch)
@@ -571,6 +573,7 @@ class RepoIndex:
             self.store.delete_where(SPEC.name, scope(tenant, repo.head.name, path=path))
             repo.memory.drop_file(path)
             repo.stats.pop(path, None)
+            repo.dropped += 1
         repo.head = replace(repo.head, head=git_head(root), indexed_at=utc_stamp(), files=repo.memory.file_count,
                             definitions=repo.memory.unit_count, skipped=dict(skipped.counts),
                             skipped_paths=skipped.paths)
@@ -840,5 +843,5 @@ def _status(repo: _Repo, state: str, vectors_left: int | None) -> RepoStatus:
     files, units = (repo.memory.file_count, repo.memory.unit_count) if repo.loaded else (head.files, head.definitions)
     return RepoStatus(head.name, head.path, files, units, state, head.head,  # while loading: as last stored
                       head.indexed_at, dict(repo.skipped.counts or head.skipped or {}), repo.done, repo.total,
-                      repo.error, vectors_left, {why: list(paths) for why, paths in (
+                      repo.dropped, repo.error, vectors_left, {why: list(paths) for why, paths in (
                           repo.skipped.paths if repo.skipped.counts else head.skipped_paths or {}).items()})

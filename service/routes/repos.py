@@ -84,5 +84,5 @@ def _info(status: RepoStatus) -> RepoInfo:
     return RepoInfo(name=status.name, path=status.path, files=status.files, definitions=status.definitions,
                     state=status.state, head=status.head, indexed_at=status.indexed_at,
                     skipped=status.skipped, progress=RepoProgress(done=status.done, total=status.total,
-                                          vectors_left=status.vectors_left),
+                                          dropped=status.dropped, vectors_left=status.vectors_left),
                     error=status.error, skipped_paths=status.skipped_paths)

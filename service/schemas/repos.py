@@ -30,6 +30,7 @@ class RepoPut(Strict):
 class RepoProgress(BaseModel):
     done: int  # files read by the sync under way
     total: int  # files it has to read (the ones whose content changed)
+    dropped: int = 0  # files it dropped, gone from the folder
     vectors_left: int | None = None  # definitions still without a vector (state `lexical` until none is left)
 
 

@@ -62,6 +62,25 @@ def test_index_names_the_files_it_left_out(served: tuple[str, Path]) -> None:
     assert "1 source file (skipped: 1 binary (blob.py), 1 huge (huge.py))," in planned.stdout, planned.stdout
 
 
+def test_index_again_says_what_changed(served: tuple[str, Path]) -> None:
+    """A trial user edited a file and deleted two, ran `ctxsieve index` again and was told only the new totals."""
+    url, root = served
+    folder = root.parent / "changing"
+    folder.mkdir()
+    for name in ("a", "b", "c"):
+        (folder / f"{name}.py").write_text(f"def {name}():\n    return 1\n")
+    first = ctxsieve(root.parent, "index", str(folder), "--url", url)
+    assert "changing: 3 files, 3 definitions, state " in first.stdout and "files read" not in first.stdout, first.stdout
+    unchanged = ctxsieve(root.parent, "index", str(folder), "--url", url)
+    assert "; no file changed since the last sync; skipped: none)" in unchanged.stdout, unchanged.stdout
+    (folder / "a.py").write_text("def a():\n    return 2\n")
+    (folder / "d.py").write_text("def d():\n    return 1\n")
+    (folder / "b.py").unlink()
+    again = ctxsieve(root.parent, "index", str(folder), "--url", url)
+    assert "changing: 3 files, 3 definitions, " in again.stdout, again.stdout
+    assert "; 2 new or changed files read, 1 deleted file dropped; skipped: none)" in again.stdout, again.stdout
+
+
 def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     url, root = served
     done = ctxsieve(root.parent, "index", str(root / "billing"), "--url", url)

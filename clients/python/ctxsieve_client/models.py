@@ -360,6 +360,7 @@ class Compaction(Model):
 class RepoProgress(Model):
     done: int
     total: int
+    dropped: int = 0  # files the sync (under way, else the last) dropped: gone from the folder
     vectors_left: int | None = None  # definitions still without a vector (the repository is `lexical` until none)
 
 
