@@ -1,6 +1,6 @@
 """Pasted error messages: is the definition that raises one first?
 
-Usage: python -m bench.error_messages [--splits dev,test] [--rankers bm25,ctxsieve-lexical] [--per-repo 40]
+Usage: python -m bench.error_messages [--splits dev,test] [--rankers bm25,ctxsieve-lexical] [--per-repo 40] [--alone]
 
 An agent pastes the error its run printed (`requests.exceptions.InvalidSchema: No connection adapters were found for
 'htp://x'`) and asks where it comes from. The cases are made from the code itself: every `raise Name("...")` of a
@@ -11,7 +11,8 @@ wanted definitions: every function or method that raises that message. At most -
 path order thinned evenly. Each repository is checked out at COMMITS from its snapshot in /work/.mirror (the search
 tool's `fetch`). Printed: per split, the share of cases whose wanted definition is first, in the first 3 and in the
 first 10, with each ranker. dev: requests, flask, httpx; test: click, starlette, fastapi, aiohttp (chosen before any
-ranking was run).
+ranking was run). With --alone, the message is pasted alone, as a logger or a framework prints it (no exception's
+name before it).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Case:
     wanted: frozenset[tuple[str, int, int]]  # (path from the root, first line, last line) of each raising definition
 
 
-def cases_of(root: Path, package: str, per_repo: int) -> list[Case]:
+def cases_of(root: Path, package: str, per_repo: int, alone: bool = False) -> list[Case]:
     """The repository's raise sites as pasted errors (see the module's docstring)."""
     classes: dict[str, str] = {}  # exception class name -> its module path
     raises: dict[str, set[tuple[str, int, int]]] = {}  # query -> raising definitions
@@ -65,7 +66,7 @@ def cases_of(root: Path, package: str, per_repo: int) -> list[Case]:
         for definition in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
             first = min([definition.lineno, *(d.lineno for d in definition.decorator_list)])
             for node in ast.walk(definition):
-                pasted = _pasted(node, classes)
+                pasted = _pasted(node, classes, alone)
                 if pasted is not None:
                     raises.setdefault(pasted, set()).add((rel, first, definition.end_lineno or first))
     queries = sorted(raises)
@@ -73,14 +74,16 @@ def cases_of(root: Path, package: str, per_repo: int) -> list[Case]:
     return [Case(q, frozenset(raises[q])) for q in queries[::step][:per_repo]]
 
 
-def _pasted(node: ast.AST, classes: dict[str, str]) -> str | None:
-    """`raise Name("message ...")` as the traceback's last line prints it, or None."""
+def _pasted(node: ast.AST, classes: dict[str, str], alone: bool = False) -> str | None:
+    """`raise Name("message ...")` as the traceback's last line prints it (`alone`: its message), or None."""
     if not isinstance(node, ast.Raise) or not isinstance(node.exc, ast.Call) or not node.exc.args:
         return None
     func, message = node.exc.func, _message(node.exc.args[0])
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
     if name is None or message is None or len(message.split()) < 4:
         return None
+    if alone:
+        return message
     return f"{classes[name]}.{name}: {message}" if name in classes else f"{name}: {message}"
 
 
@@ -111,6 +114,7 @@ def main() -> None:
     parser.add_argument("--rankers", default="bm25,ctxsieve-lexical")
     parser.add_argument("--per-repo", type=int, default=40)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--alone", action="store_true", help="the message pasted without its exception's name")
     args = parser.parse_args()
     rankers = args.rankers.split(",")
     totals: dict[tuple[str, str], list[int | None]] = {}
@@ -119,7 +123,7 @@ def main() -> None:
             continue
         with workdir(repo, WORK / "error_messages") as folder:
             checkout(folder, commit)
-            cases = cases_of(folder, package, args.per_repo)
+            cases = cases_of(folder, package, args.per_repo, args.alone)
             for name in rankers:
                 localizer = ranker(name)()
                 localizer.sync(folder)

@@ -15,7 +15,7 @@ from ..request import Frame, outside_frames, read_request
 from .units import last_part, operator_of
 
 __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
-           "message_phrases", "read_code_query"]
+           "message_phrases", "read_code_query", "said_phrases"]
 
 _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
 _FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:{_SUFFIXES}))\b")
@@ -41,6 +41,10 @@ class CodeQuery:
     # so: on the localization dev split they lowered file Acc@1 by 2 cases (the fix is seldom where the error is raised)
     phrases: tuple[str, ...] = ()
     trace: bool = False  # a stack trace pasted, with at most TRACE_WORDS words besides its frames (not an issue's)
+    # a short search of words with no error line nor quoted string, read as a message printed as it is pasted
+    # (`Overlapping method route. Handler for `GET /users` already exists`): its runs of words (`said_phrases`),
+    # which count where a definition holds SAID_WORDS of one verbatim
+    said: tuple[str, ...] = ()
 
     def names_file(self, path: str) -> int:
         """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more; or a
@@ -126,11 +130,13 @@ def read_code_query(text: str) -> CodeQuery:
     names = request.names | {last_part(name) for name in lookup}  # `serve` alone names `serve`
     terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
              *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
+    at_lines = bool(request.frames) and len(_placed_words(text)) == len(request.frames)
+    paths_only = bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split())
+    phrases = message_phrases(text) if short or trace else ()
+    said = said_phrases(text) if short and not (phrases or lookup or at_lines or paths_only or trace) else ()
     return CodeQuery(text, terms, names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
-                     asks_for_tests(text), bool(request.frames) and len(_placed_words(text)) == len(request.frames),
-                     bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split()),
-                     short, message_phrases(text) if short or trace else (), trace)
+                     asks_for_tests(text), at_lines, paths_only, short, phrases, trace, said)
 
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
@@ -142,7 +148,7 @@ _ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled )?(
 # fatal: ...`; the message up to its last character that is not a
 # space, found greedily after spaces taken once: a lazy match, or spaces given back, tried the rest of the line at
 # each character: quadratic in a run of spaces)
-_QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'`\n]{12,300})\1(?![\w`])")
+_QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'\n]{12,300})\1(?![\w`])")  # (code quoted in it: `GET /users`)
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
 # before the place (`panicked at 'message', src/main.rs:20:10`) before
 _RUST_PANIC = re.compile(r"panicked at (?:'(.+?)', \S+:\d+|\S+:\d+(?::\d+)?:[ \t]*\n[ \t]*(.+))")
@@ -159,11 +165,24 @@ def message_phrases(text: str) -> tuple[str, ...]:
     on an async stream"."""
     found = [m.group(1) for m in _ERROR_LINE.finditer(text)] + [m.group(2) for m in _QUOTED.finditer(text)]
     found += [m.group(1) or m.group(2) for m in _RUST_PANIC.finditer(text)]
+    return _runs(found, PHRASE_WORDS)
+
+
+SAID_WORDS = 4  # a run of the whole search counts held this long: three (`how does the`) are held by comments
+
+
+def said_phrases(text: str) -> tuple[str, ...]:
+    """The runs of SAID_WORDS words or more of a short search read whole as a message printed (`message_phrases`):
+    a message pasted alone has no `Error:` before it, and quotes code in it (`GET /users`)."""
+    return _runs([text], SAID_WORDS)
+
+
+def _runs(messages: list[str], least: int) -> tuple[str, ...]:
     out: dict[str, None] = {}
-    for message in found:
+    for message in messages:
         for part in _FILLED.split(message):
             words = part.split()
-            if len(words) >= PHRASE_WORDS and all(_PHRASE_WORD.fullmatch(w) for w in words):
+            if len(words) >= least and all(_PHRASE_WORD.fullmatch(w) for w in words):
                 out[" ".join(words).lower().rstrip(".,;:!?")] = None
     return tuple(out)
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..request import Frame, file_name, paths_meet, shared_tail
 from .lexical import stem
-from .query import PHRASE_WORDS, CodeQuery
+from .query import PHRASE_WORDS, SAID_WORDS, CodeQuery
 from .units import CodeUnit, last_part, module_name, operator_of
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
@@ -195,7 +195,10 @@ def signals(query: CodeQuery, units: Sequence[CodeUnit], lexical: np.ndarray, *,
         out[:, 5] = np.nan_to_num(dense, nan=0.0)
     if query.phrases:
         out[:, 6] = phrases_held(query.phrases, units)
-    if query.short and not query.lookup and not query.phrases:  # (a pasted error is found by its message)
+    elif query.said:  # (a search held by no definition verbatim is read as words, as before)
+        out[:, 6] = phrases_held(query.said, units, SAID_WORDS, literal=True)
+    if query.short and not query.lookup and not query.phrases and not out[:, 6].any():  # (a pasted error is found
+        # by its message)
         stems = frozenset(stem(t) for t in query.terms)
         shares: dict[str, float] = {}
         for i, unit in enumerate(units):
@@ -222,31 +225,50 @@ _TEST_WORDS = frozenset({"test", "spec"})  # a test file's marker: where it is, 
 PHRASE_PEERS = 3  # a phrase more definitions than this hold tells them apart in proportion only
 
 
-def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit]) -> np.ndarray:
+def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int = PHRASE_WORDS,
+                  literal: bool = False) -> np.ndarray:
     """Per unit, the most of one of the request's message phrases it holds verbatim: the share of the phrase's words
-    its longest held beginning has (three words at least; a printed message fills values in after them), divided
+    its longest held beginning has (`least` words at least; a printed message fills values in after them), divided
     among the units holding it when more than PHRASE_PEERS do (`was not found in` says less than `attempted to call
-    an async iterator on a sync stream`)."""
+    an async iterator on a sync stream`). With `literal`, held only where it opens a string literal or follows a
+    value the literal fills in (`opens_message`): a search read whole as a message (`CodeQuery.said`), not a
+    comment's words (gson's `Unit tests for the {@link ...}` for "unit tests for the number policy")."""
     texts = [_flat(u.text) for u in units]
     best = np.zeros(len(units))
     for phrase in phrases:
         words = phrase.split()
-        held = np.array([_held_share(words, text) for text in texts])
+        held = np.array([_held_share(words, text, least, literal) for text in texts])
         holders = int(np.count_nonzero(held))
         if holders:
             best = np.maximum(best, held * min(1.0, PHRASE_PEERS / holders))
     return best
 
 
-def _held_share(words: list[str], text: str) -> float:
+def _held_share(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool = False) -> float:
     if words[0] not in text:
         return 0.0
     formats = "%" in text or "{" in text  # (a placeholder's mark: else no pattern is tried)
-    for n in range(len(words), PHRASE_WORDS - 1, -1):
-        if " ".join(words[:n]) in text or formats and any(len(_FILLED_IN.findall(m.group(0))) <= n - PHRASE_WORDS
-                                                          for m in _formatted(tuple(words[:n])).finditer(text)):
+    for n in range(len(words), least - 1, -1):
+        head = " ".join(words[:n])
+        if (_opens_message(text, head) if literal else head in text) or formats and any(
+                len(_FILLED_IN.findall(m.group(0))) <= n - least and (not literal or _opens_at(text, m.start()))
+                for m in _formatted(tuple(words[:n])).finditer(text)):
             return n / len(words)
     return 0.0
+
+
+def _opens_message(text: str, head: str) -> bool:
+    """`head` is in `text` where a string literal opens, or after a value the literal fills in."""
+    at = text.find(head)
+    while at >= 0:
+        if _opens_at(text, at):
+            return True
+        at = text.find(head, at + 1)
+    return False
+
+
+def _opens_at(text: str, at: int) -> bool:
+    return _MESSAGE_OPENS.search(text, max(0, at - OPENING_CHARS), at) is not None
 
 
 # a value a printed message fills in, as the code writes it: printf's `%s`, `%-8d`, `%v`; Python's and Rust's `{}`,
@@ -255,6 +277,9 @@ _PLACEHOLDER = r"(?:%[-+ #0-9.*]*[a-zA-Z]|\$?\{[^{}\s]*\})"
 
 
 _FILLED_IN = re.compile(_PLACEHOLDER)
+# where a message's words open in code (matched up to their first): a quote, or a value filled in and a space
+OPENING_CHARS = 40  # looked at before a message's first word: a quote, or a placeholder (`{name!r}`) and a space
+_MESSAGE_OPENS = re.compile(r"(?:[\"'`]|(?:" + _PLACEHOLDER + r"|[\"'`]) )\Z")
 
 
 @lru_cache(maxsize=1 << 10)

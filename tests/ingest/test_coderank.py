@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -947,6 +948,42 @@ def test_a_programs_own_error_line_finds_the_format_string_that_prints_it() -> N
         CodeUnit("a.c", "a", "function", 1, 1, 'fail("Cannot %s %s %s %s", a, b, c, d);'),
         CodeUnit("b.c", "b", "function", 1, 1, 'fail("Cannot index %d with %-8s", a, b);')])
     assert list(held) == [0.0, 1.0], "three of its words written out, at least"
+
+
+def test_a_message_pasted_alone_finds_the_definition_that_prints_it() -> None:
+    """A trial pasted axum's panic message alone, as it printed (`Overlapping method route. Handler for `GET /users`
+    already exists`): with no `Error:` before it, read as words, the function that says it was not among the first
+    ten once the vectors re-ranked. A short search is now also read whole as a message printed, held where a string
+    literal opens with four of its words; a comment holding them is not a message (gson's `Unit tests for the ...`
+    came before the tests asked for)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.query import said_phrases
+    from ctxsieve.ingest.coderank.ranker import phrases_held
+
+    pasted = "Overlapping method route. Handler for `GET /users` already exists"
+    query = read_code_query(pasted)
+    assert query.phrases == () and query.said == ("overlapping method route. handler for",), query
+    assert read_code_query(f'"{pasted}"').phrases == query.said, "a quoted message may quote code"
+    for not_said in ("RuntimeError: a message read as an error's", "Router::nest", "src/lib.rs:120", "route method"):
+        assert read_code_query(not_said).said == (), not_said
+    memory = RepoMemory()
+    memory.put_file("src/routing/method_routing.rs", "a", units_of("src/routing/method_routing.rs", (
+        "fn merge_inner(path: &str, name: &str, first: Endpoint, second: Endpoint) -> Result<Endpoint, String> {\n"
+        "    match (first, second) {\n        (Endpoint::None, pick) => Ok(pick),\n"
+        "        _ => Err(format!(\"Overlapping method route. Handler for `{name} {path}` already exists\")),\n"
+        "    }\n}\n")))
+    memory.put_file("src/routing/mod.rs", "b", units_of("src/routing/mod.rs", "".join(
+        "/// Whether a handler for the method route already exists: routes overlapping.\n"
+        f"pub fn route_handler_exists_{i}(method: Method, route: &Route) -> bool {{\n"
+        "    route.handler(method).exists()\n}\n\n" for i in range(6))))
+    assert [h.unit.name for h in memory.search(replace(query, said=()), 2)] == [
+        "route_handler_exists_0", "merge_inner"], "read as words alone, the message's raiser is second"
+    assert memory.search(query, 1)[0].unit.name == "merge_inner"
+    comment = CodeUnit("a.java", "a", "class", 1, 2, "/** Unit tests for the {@link Gson} policy. */\nclass A {}")
+    literal = CodeUnit("b.py", "b", "function", 1, 1, "raise ValueError(f'{name!r} unit tests for the policy')")
+    assert said_phrases("unit tests for the number policy") == ("unit tests for the number policy",)
+    assert list(phrases_held(["unit tests for the number policy"], [comment, literal], 4, literal=True)) == [
+        0.0, 4 / 6], "a comment's words are not a message's; a literal's after a value filled in are"
 
 
 def test_a_short_search_holding_a_files_name_puts_that_file_first() -> None:
