@@ -318,11 +318,12 @@ def factor_of(unit: CodeUnit, weights: Weights = WEIGHTS, query: CodeQuery | Non
     place = _unit_place(unit)
     if query is not None and query.tests and place in (None, "tests"):
         place = None if place == "tests" else "tests"
-    return _factor(place, weights) * (weights.commented if _aside_comments(unit, query) else 1.0)
+    return _factor(place, weights) * (weights.commented if _says_nothing(unit, query) else 1.0)
 
 
-def _aside_comments(unit: CodeUnit, query: CodeQuery | None) -> bool:
-    if not unit.commented_out:
+def _says_nothing(unit: CodeUnit, query: CodeQuery | None) -> bool:
+    """A module run of comments alone, or of imports alone, unless it holds a name a look-up asks for."""
+    if not (unit.commented_out or unit.imports_only):
         return False
     written = written_names(query.lookup) if query is not None else None
     return written is None or written.search(unit.text) is None

@@ -106,6 +106,14 @@ class CodeUnit:
         return self.kind == "module" and self.end_line > self.start_line and \
             only_comments(self.text, language_of(self.path))
 
+    @cached_property  # asked for every unit of every search's pool
+    def imports_only(self) -> bool:
+        """A module run of imports alone (`only_imports`): axum's `strip_prefix.rs:1-8`, eight `use` lines, came
+        before the `strip_prefix` function for "where does axum strip the prefix of the uri"."""
+        from ..kinds.code import language_of, only_imports
+
+        return self.kind == "module" and only_imports(self.text, language_of(self.path))
+
     @property
     def answers_to_name(self) -> bool:
         """A request naming its name's end may mean it: not a test framework's test or group (`describe('parse',

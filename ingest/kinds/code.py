@@ -1769,6 +1769,33 @@ def only_comments(text: str, language: str | None) -> bool:
                                                                         strict=True))
 
 
+# a line that imports, or declares the file's module or package: Rust's `use` and `mod a;` (under `pub` or an
+# attribute line), Python's `import` and `from`, JS's and TS's `import` and `const x = require(...)`, `export ... from`,
+# Go's, Java's and Kotlin's `package` and `import`, C#'s `using`, C's and Objective-C's `#include` and `#import`,
+# Ruby's `require`, PHP's `namespace` and `use`, Swift's and Haskell's `import`, Dart's `library` and `part`
+_IMPORT_LINE = re.compile(r"(?:(?:pub(?:\([^)]*\))?|export)\s+)?(?:use|import|from|using|require|require_relative|"
+                          r"package|namespace|library|part|extern\s+crate|mod\s+\w+\s*;)\b|#\s*(?:include|import)\b|"
+                          r"#!?\[.*\]$|@import\b|(?:const|let|var)\s+[\w${}\s,:]+=\s*require\s*\(|"
+                          r"export\s.*\bfrom\s+[\"']|[\"']use strict[\"'];?$")
+_BRACKETS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def only_imports(text: str, language: str | None) -> bool:
+    """Every line of `text` holding code imports or declares the file's module, or is a line of such a statement
+    (a Rust `use` over lines, a Go `import (...)`, Python's `from x import (...)`): a file's head, which names what
+    the file uses and not what it does."""
+    depth, held = 0, False
+    for line, comment in zip(text.split("\n"), comment_lines(text, language), strict=True):
+        stripped = line.strip()
+        if not stripped or comment:
+            continue
+        if depth <= 0 and not _IMPORT_LINE.match(stripped):
+            return False
+        held = True
+        depth = max(0, depth) + sum(_BRACKETS.get(c, 0) for c in stripped)
+    return held
+
+
 def comment_lines(text: str, language: str | None) -> list[bool]:
     """Per line of `text`, whether it is a comment's and nothing else (a blank line is not): `//`, `--`, `#` where it
     opens one, inside `/* */` with no code after its end."""

@@ -1423,6 +1423,33 @@ def test_the_reviews_cases_of_traces_and_javascript_read_as_they_are() -> None:
     assert not read_request("\t/usr/local/go/src/net/http/server.go:2136 +0x1\n").frames
 
 
+def test_a_files_imports_alone_count_less_than_its_code() -> None:
+    """axum's `strip_prefix.rs:1-8`, eight `use` lines, came first for "where does axum strip the prefix of the uri
+    for nested routers", the `strip_prefix` function fifth: the file's name held the search's words and the short
+    run of imports held `Uri` and `Request`. A module run of imports alone counts for less, as one of comments does."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.kinds.code import only_imports
+
+    imports = ("use http::{Request, Uri};\nuse crate::routing::{nested::NestedRouters, Prefix};\nuse std::{\n"
+               "    sync::Arc,\n    task::{Context, Poll},\n};\nuse tower::Layer;\n\n")
+    code = ("pub(super) fn strip_prefix(uri: &Uri, prefix: &str) -> Option<Uri> {\n"
+            "    let path = uri.path().strip_prefix(prefix)?;\n    let query = uri.query();\n"
+            "    let scheme = uri.scheme();\n    Some(rebuild(uri, path, query, scheme))\n}\n\n"
+            "fn rebuild(uri: &Uri, path: &str) -> Uri {\n    let mut parts = uri.clone().into_parts();\n"
+            "    parts.path_and_query = path.parse().ok();\n    Uri::from_parts(parts).unwrap()\n}\n")
+    memory = RepoMemory()
+    memory.put_file("axum/src/routing/strip_prefix.rs", "a", units_of("axum/src/routing/strip_prefix.rs",
+                                                                       imports + code))
+    found = memory.search(read_code_query("where does axum strip the prefix of the uri for nested routers"), 3)
+    assert [h.unit.name for h in found][:1] == ["strip_prefix"], [(h.unit.name, h.unit.kind) for h in found]
+    assert any(h.unit.imports_only for h in found), "still found, lower"
+    assert only_imports(imports, "rust") and only_imports("from a import (\n    b,\n)\nimport os\n", "python")
+    assert only_imports('package main\n\nimport (\n\t"fmt"\n)\n', "go")
+    assert only_imports('import { a,\n  b } from "./x";\nconst y = require("y");\n', "typescript")
+    assert not only_imports("import os\nTIMEOUT = 5\n", "python") and not only_imports("\n", "python")
+    assert not only_imports('"use strict";\nmodule.exports = { a };\n', "javascript")
+
+
 def test_code_commented_out_counts_less_than_code_that_runs_but_is_found_by_its_name() -> None:
     """gin's tree_test.go keeps a test commented out (`/*func TestTreeDuplicateWildcard(...) {...}*/`): it came first
     for "tests for duplicate wildcard in the tree", above the live tests. A run of comments counts for less, but a
