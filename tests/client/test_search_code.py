@@ -108,7 +108,7 @@ def check_small(whole: str, small: str, count: Callable[[str], int]) -> None:
     head lines came on top)."""
     assert count(small) <= SMALL["max_tokens"] and count(whole) <= 2000, (count(small), count(whole))
     assert 0 < len(hits_of(small)) < len(hits_of(whole)), small
-    assert "more found did not fit in the token budget: search with a larger max_tokens" in small, small
+    assert "more found are not shown: search with a larger max_tokens or k" in small, small
 
 
 def place_query(root: Path) -> tuple[dict[str, str], int]:
@@ -151,9 +151,9 @@ async def mcp_calls(service: CodeService, server: dict[str, Any], mode: str) -> 
     texts = [(bool(a.is_error), a.content[0].text) for a in answers]  # type: ignore[union-attr]
     small, whole = texts.pop()[1], texts.pop()[1]  # once the repository is indexed: the same search, two budgets
     shown = [int(re.search(r"(\d+) definitions? of repository", text).group(1)) for text in (whole, small)]  # type: ignore[union-attr]
-    assert 0 < shown[1] < shown[0] and "did not fit" not in whole, "a smaller budget shows fewer definitions"
+    assert 0 < shown[1] < shown[0] and "more found are not" not in whole, "a smaller budget shows fewer definitions"
     left = shown[0] - shown[1]
-    assert f"; {left} more found did not fit in the token budget: search with a larger max_tokens" in small, small
+    assert f"; {left} more found are not shown: search with a larger max_tokens or k" in small, small
     return texts
 
 

@@ -1100,7 +1100,7 @@ def test_a_looked_up_definition_holding_a_nested_one_is_shown_whole(repos: TestC
     shown = [line for span in spans for line in span]
     assert len(shown) == len(set(shown)), ("no line twice, whichever ranked first", both)
     cut = CodeSearchResult.from_json(repos.post("/v1/repos/wrapped/search", json={
-        "query": "Retry.wrap", "max_tokens": 100}).json())
+        "query": "Retry.wrap", "max_tokens": 90}).json())
     shown = render_hits(cut)
     assert cut.results[0].end_line == 15 and cut.results[0].shown_end_line < 15, shown
     assert f"read retry.py lines {cut.results[0].shown_end_line + 1}-15" in shown, shown
@@ -1519,6 +1519,27 @@ def test_a_place_between_definitions_is_answered_with_those_either_side(repos: T
     assert first("extra/routing/router.py:14")[0] == ("extra/routing/router.py", "Router.step_4")
     assert first("core/routing/router.py:12", 1) == [("core/routing/router.py", "Router.step_3")]
     assert first("core/routing/router.py:9999", 1) == [("core/routing/router.py", "Router.step_39")]
+
+
+def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, roots: Path) -> None:
+    """A trial listed axum's ws.rs: its first 10 definitions, to line 203 of 1,267, closed with "10 definitions ...",
+    nothing saying the file held more."""
+    tree = roots / "listing-more"
+    tree.mkdir()
+    (tree / "many.py").write_text("".join(f"def step_{i}():\n    return {i}\n\n\n" for i in range(30)))
+    (tree / "other.py").write_text("def many():\n    return 'many'\n")
+    committed(tree)
+    assert repos.put("/v1/repos/listing-more", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "listing-more")
+    for k, shown in ((5, 5), (30, 30), (50, 30)):
+        body = repos.post("/v1/repos/listing-more/search", json={"query": "many.py", "k": k, "max_tokens": 6000}).json()
+        result = CodeSearchResult.from_json(body)
+        assert [h.name for h in result.results][:shown] == [f"step_{i}" for i in range(shown)], (k, result.results)
+        closing = render_hits(result).rsplit("\n", 1)[-1]
+        more = f"; {30 - shown} more found are not shown: search with a larger max_tokens or k" if shown < 30 else ""
+        assert closing.startswith(f"[ctxsieve search_code: {len(result.results)} definitions of repository "
+                                  f"listing-more, best first{more}"), closing
+        assert ("more found" in closing) == (shown < 30), closing
 
 
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:

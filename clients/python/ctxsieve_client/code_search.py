@@ -146,7 +146,7 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
         note += ("; a frame names a definition its line is not in here (the trace may come from another version of "
                  f"the file), the definition shown at its own lines: {_listed(caveats.elsewhere)}")
     if left > 0:
-        note += f"; {left} more found did not fit in the token budget: search with a larger max_tokens"
+        note += f"; {left} more found are not shown: search with a larger max_tokens or k"
     if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
     elif state == "lexical":  # (a search in plain words gains most from the vectors; a name looked up, nothing)
