@@ -241,9 +241,11 @@ class RepoIndex:
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
                                  and n not in declared))
         elsewhere = repo.memory.elsewhere(read, {(h.unit.path, h.unit.name) for h in hits})
+        outside = tuple(n for n in undefined if path and repo.memory.defines(n))  # (a trial's `--path .../v4`
+        # answer said no `ZodObject.extend` was defined: v3 defines one)
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere, self.vectors is None,
-                          not by_meaning and not read.tests and repo.memory.foreign_words(read))  # (tests have no
-        # vectors: a search for them is by words alone)
+                          not by_meaning and not read.tests and repo.memory.foreign_words(read),  # (tests have no
+                          outside)  # vectors: a search for them is by words alone)
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows,
                                        lambda packed: self._with_matched(tenant, name, read, repo.memory, packed,
                                                                          texts))

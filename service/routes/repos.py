@@ -77,7 +77,8 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
     return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state,
                               undefined=list(found.caveats.undefined), by_meaning=found.caveats.by_meaning,
                               missing=list(found.caveats.missing), elsewhere=list(found.caveats.elsewhere),
-                              vectors_off=found.caveats.vectors_off, foreign_words=found.caveats.foreign_words)
+                              vectors_off=found.caveats.vectors_off, foreign_words=found.caveats.foreign_words,
+                              outside_path=list(found.caveats.outside_path))
 
 
 def _info(status: RepoStatus) -> RepoInfo:

@@ -107,3 +107,4 @@ class CodeSearchResponse(BaseModel):
     by_meaning: bool = False  # no definition has a word or name of the query: the results are the nearest by meaning
     vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): state `lexical` is final
     foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds: read by meaning (ready)
+    outside_path: list[str] = []  # of `undefined`, the names a definition outside the files `path` matches has

@@ -1542,6 +1542,33 @@ def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, root
         assert ("more found" in closing) == (shown < 30), closing
 
 
+def test_a_name_defined_only_outside_the_path_is_said_so(repos: TestClient, roots: Path) -> None:
+    """A trial searched `ZodObject.extend` under `--path packages/zod/src/v4` and was told no definition is named
+    so, though v3 defines one: the answer now says it is outside the files the path matches."""
+    tree = roots / "two-versions"
+    for version in ("v3", "v4"):
+        (tree / version).mkdir(parents=True)
+    (tree / "v3" / "types.py").write_text("class ZodObject:\n    def extend(self, shape):\n        return shape\n")
+    (tree / "v4" / "schemas.py").write_text("class ZodObject:\n    def merge(self, other):\n        return other\n")
+    committed(tree)
+    assert repos.put("/v1/repos/two-versions", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "two-versions")
+
+    def closing(query: str, path: str) -> tuple[CodeSearchResult, str]:
+        body = repos.post("/v1/repos/two-versions/search", json={"query": query, "path": path}).json()
+        result = CodeSearchResult.from_json(body)
+        return result, render_hits(result).rsplit("\n", 1)[-1]
+
+    result, said = closing("ZodObject.extend", "v4")
+    assert result.undefined == ["ZodObject.extend"] and result.outside_path == ["ZodObject.extend"], result
+    assert "; no definition in the files the path matches is named ZodObject.extend, one outside them is: search " \
+           "without the path to see it" in said and "; no definition is named" not in said, said
+    result, said = closing("ZodObject.pick", "v4")
+    assert result.outside_path == [] and "; no definition is named ZodObject.pick: these are the nearest" in said
+    result, said = closing("ZodObject.extend", "v3")
+    assert result.undefined == [] and result.results[0].name == "ZodObject.extend", result
+
+
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:
     """`src/requests/nosuchfile.py` and `hooks.py:4000` (a 53-line file) were answered with unrelated definitions and
     no word: now the answer says the repository has nothing there, above the nearest the search found."""

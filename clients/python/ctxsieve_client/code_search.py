@@ -103,13 +103,14 @@ class Caveats:
     elsewhere: Sequence[str] = ()  # a trace's frames whose line is not in the definition they name (another version)
     vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): `lexical` is final, not a wait
     foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds (the code's are English)
+    outside_path: Sequence[str] = ()  # of `undefined`, the names a definition outside the files `path` matches has
 
 
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
     return render_answer(result.repo, result.results, result.usage.chunks_total, result.state,
                          Caveats(result.undefined, result.by_meaning, result.missing, result.elsewhere,
-                                 result.vectors_off, result.foreign_words))
+                                 result.vectors_off, result.foreign_words, result.outside_path))
 
 
 def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
@@ -137,8 +138,12 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
                     else "not read until the repository's vectors are made" if not caveats.vectors_off
                     else "not read (this service makes no vectors)")
                  + "; the code's own names and English words find more")
-    if caveats.undefined:
-        note += f"; no definition is named {_listed(caveats.undefined)}: these are the nearest the search found"
+    nowhere = [name for name in caveats.undefined if name not in caveats.outside_path]
+    if nowhere:
+        note += f"; no definition is named {_listed(nowhere)}: these are the nearest the search found"
+    if caveats.outside_path:
+        note += (f"; no definition in the files the path matches is named {_listed(caveats.outside_path)}, one "
+                 "outside them is: search without the path to see it")
     if caveats.missing:
         note += (f"; its indexed source has nothing at {_listed(caveats.missing)}: these are the nearest the search "
                  "found")

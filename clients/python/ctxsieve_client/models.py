@@ -421,3 +421,4 @@ class CodeSearchResult(Model):
     by_meaning: bool = False  # no definition has a word or name of the query: the nearest by meaning alone
     vectors_off: bool = False  # the service makes no vectors: state `lexical` is how it always ranks
     foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds: read by meaning (ready)
+    outside_path: list[str] = field(default_factory=list)  # of `undefined`, names defined outside the `path` asked
