@@ -231,7 +231,7 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int =
     its longest held beginning has (`least` words at least; a printed message fills values in after them), divided
     among the units holding it when more than PHRASE_PEERS do (`was not found in` says less than `attempted to call
     an async iterator on a sync stream`). With `literal`, held only where it opens a string literal or follows a
-    value the literal fills in (`opens_message`): a search read whole as a message (`CodeQuery.said`), not a
+    value the literal fills in (`_opens_message`): a search read whole as a message (`CodeQuery.said`), not a
     comment's words (gson's `Unit tests for the {@link ...}` for "unit tests for the number policy")."""
     texts = [_flat(u.text) for u in units]
     best = np.zeros(len(units))
@@ -277,7 +277,6 @@ _PLACEHOLDER = r"(?:%[-+ #0-9.*]*[a-zA-Z]|\$?\{[^{}\s]*\})"
 
 
 _FILLED_IN = re.compile(_PLACEHOLDER)
-# where a message's words open in code (matched up to their first): a quote, or a value filled in and a space
 OPENING_CHARS = 40  # looked at before a message's first word: a quote, or a placeholder (`{name!r}`) and a space
 _MESSAGE_OPENS = re.compile(r"(?:[\"'`]|(?:" + _PLACEHOLDER + r"|[\"'`]) )\Z")
 
