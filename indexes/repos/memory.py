@@ -12,6 +12,7 @@ import threading
 import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -460,5 +461,30 @@ def _best(values: np.ndarray, n: int) -> np.ndarray:
 
 
 def matches(path: str, glob: str) -> bool:
-    """A glob over the relative path (`lib/**/*.py`, `*.py`), or a folder prefix (`lib/ansible`)."""
-    return fnmatch.fnmatch(path, glob) or path.startswith(glob.rstrip("/") + "/")
+    """A glob over the relative path (`lib/**/*.py`, `*.py`: any Python file), or a folder prefix (`lib/ansible`). In
+    a glob with a `/`, `*` and `?` stay within a folder and `**` crosses folders, as git and ripgrep read one (a
+    trial's `packages/zod/src/v4/*.ts` had matched `v4/classic/schemas.ts`)."""
+    return _glob(glob).fullmatch(path) is not None or path.startswith(glob.rstrip("/") + "/")
+
+
+@lru_cache(maxsize=256)
+def _glob(glob: str) -> re.Pattern[str]:
+    """`matches`' glob as a regular expression over the whole relative path."""
+    if "/" not in glob:  # (`*.py`: any Python file, in any folder)
+        return re.compile(fnmatch.translate(glob))
+    return re.compile(_glob_parts(glob), re.DOTALL)
+
+
+_GLOB_PART = re.compile(r"\*\*/|\*\*|\*|\?|\[!?\]?[^\]]*\]|.", re.DOTALL)
+
+
+def _glob_parts(glob: str) -> str:
+    out = []
+    for part in _GLOB_PART.findall(glob):
+        if part in ("**/", "**", "*", "?"):
+            out.append({"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}[part])
+        elif part.startswith("[") and len(part) > 2:  # a class (`[a-z]`, `[!a]`), as fnmatch reads it
+            out.append(fnmatch.translate(part).removeprefix("(?s:").removesuffix(")\\Z"))
+        else:
+            out.append(re.escape(part))
+    return "".join(out)

@@ -1329,6 +1329,26 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     assert found(repos, "globbed", "ServeHTTP", path="*.go")[0] == ("engine.go", "ServeHTTP")
 
 
+def test_a_paths_star_stays_in_its_folder(repos: TestClient, roots: Path) -> None:
+    """A trial's `--path 'packages/zod/src/v4/*.ts'` matched `v4/classic/schemas.ts`: in a glob with a `/`, `*` and
+    `?` now stay within a folder and `**` crosses folders, as git and ripgrep read one; `*.ts` alone is still any
+    TypeScript file, and a folder is still every file under it."""
+    from ctxsieve.indexes.repos.memory import matches
+
+    tree = roots / "starred"
+    (tree / "v4" / "classic").mkdir(parents=True)
+    (tree / "v4" / "index.ts").write_text("export function parse(input: string) {\n  return input;\n}\n")
+    (tree / "v4" / "classic" / "schemas.ts").write_text("export function parse(s: string) {\n  return s;\n}\n")
+    assert repos.put("/v1/repos/starred", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "starred")
+    for glob, paths in (("v4/*.ts", {"v4/index.ts"}), ("v4/**/*.ts", {"v4/index.ts", "v4/classic/schemas.ts"}),
+                        ("*.ts", {"v4/index.ts", "v4/classic/schemas.ts"}), ("v4/classic", {"v4/classic/schemas.ts"}),
+                        ("v4/c*/*.ts", {"v4/classic/schemas.ts"}), ("v4/[ci]*.ts", {"v4/index.ts"})):
+        body = repos.post("/v1/repos/starred/search", json={"query": "parse", "path": glob}).json()
+        assert {hit["path"] for hit in body["results"]} == paths, (glob, body)
+    assert matches("lib/a/x.py", "lib/?/x.py") and not matches("lib/ab/x.py", "lib/?/x.py")
+
+
 KILLED_INDEXER = textwrap.dedent("""
     import sys
     from pathlib import Path
