@@ -255,6 +255,12 @@ def search(args: argparse.Namespace) -> int:
     return run_search(args)
 
 
+def repos(args: argparse.Namespace) -> int:
+    from .repo_cli import repos as run_repos
+
+    return run_repos(args)
+
+
 def mcp(args: argparse.Namespace) -> int:
     return run_mcp(args)
 
@@ -401,13 +407,15 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--port", type=int)
     cmd.add_argument("--data-dir", type=Path)
     cmd.set_defaults(fn=ingest)
-    from .repo_cli import add_index_arguments, add_search_arguments
+    from .repo_cli import add_index_arguments, add_repos_arguments, add_search_arguments
 
     _commands(sub, [
         ("index", "index a repository's code for search (default: the one around here); incremental",
          add_index_arguments, index),
         ("search", "search an indexed repository's code: definitions best first, with line numbers",
          add_search_arguments, search),
+        ("repos", "the indexed repositories, a line each; `repos forget NAME` drops one's index", add_repos_arguments,
+         repos),
         ("mcp", "serve ctxsieve's tools over MCP (stdio, or --http); also ctxsieve-mcp", mcp_arguments, mcp),
         ("hook", "a tool-output hook for an agent runtime (claude-code)", hook_arguments, hook),
         ("gateway", "one MCP server in front of your MCP servers (their mcpServers config)", gateway_arguments,

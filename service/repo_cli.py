@@ -55,6 +55,43 @@ def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--api-key")
 
 
+def add_repos_arguments(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("action", nargs="?", choices=["list", "forget"], default="list")
+    cmd.add_argument("name", nargs="?", help="forget: the repository whose index to drop (its folder is untouched)")
+    cmd.add_argument("--url", help="the service (default: CTXSIEVE_URL, else the one install wired)")
+    cmd.add_argument("--api-key", help="for --url when keys are configured (also CTXSIEVE_API_KEY)")
+
+
+def repos(args: argparse.Namespace) -> int:
+    """`ctxsieve repos`: the indexed repositories, a line each; `ctxsieve repos forget NAME` drops one's index (a
+    trial user found neither but over HTTP)."""
+    from ctxsieve_client.names import usable_name
+
+    if args.action == "forget" and (args.name is None or not usable_name(args.name)):
+        return _refused("repos", "forget NAME: name the repository to forget (`ctxsieve repos` lists them)"
+                        if args.name is None else f"forget {args.name!r}: {NAME_RULE}")
+    if args.action == "list" and args.name is not None:
+        return _refused("repos", f"{args.name!r}: to drop a repository's index, `ctxsieve repos forget {args.name}`")
+    client = _client(args)
+    try:
+        if args.action == "forget":
+            client.delete_repo(args.name)
+            _say(f"{args.name}: forgotten (its index is dropped; the folder is untouched; `ctxsieve index` makes it "
+                 "again)")
+            return 0
+        listed = client.repos().repos
+    except (CtxsieveError, httpx.HTTPError) as exc:
+        missing = isinstance(exc, CtxsieveError) and exc.status == 404
+        return _failed(exc, args, "; `ctxsieve repos` lists them" if missing else "")
+    for info in listed:
+        _say(f"{info.name}: {info.path}, {_count(info.files, 'file')}, {_count(info.definitions, 'definition')}, "
+             f"state {info.state}" + (f", indexed {info.indexed_at}" if info.indexed_at else "")
+             + (f"; the last sync failed: {info.error}" if info.error else ""))
+    if not listed:
+        _say("no repository is indexed: `ctxsieve index PATH` indexes one")
+    return 0
+
+
 def index(args: argparse.Namespace) -> int:
     from ctxsieve_client.code_search import folder_name, repo_around
     from ctxsieve_client.names import usable_name

@@ -81,6 +81,29 @@ def test_index_again_says_what_changed(served: tuple[str, Path]) -> None:
     assert "; 2 new or changed files read, 1 deleted file dropped; skipped: none)" in again.stdout, again.stdout
 
 
+def test_repos_lists_and_forgets_from_the_command_line(served: tuple[str, Path]) -> None:
+    """A trial user found no way to list or drop a repository's index but over HTTP."""
+    url, root = served
+    folder = root.parent / "forgettable"
+    folder.mkdir()
+    (folder / "a.py").write_text("def forgettable_thing():\n    return 1\n")
+    assert ctxsieve(root.parent, "index", str(folder), "--url", url).returncode == 0
+    listed = ctxsieve(root.parent, "repos", "--url", url)
+    assert listed.returncode == 0 and f"forgettable: {folder}, 1 file, 1 definition, state " in listed.stdout, listed
+    assert all(": " in line and ", state " in line for line in listed.stdout.splitlines()), listed.stdout
+    gone = ctxsieve(root.parent, "repos", "forget", "forgettable", "--url", url)
+    assert gone.returncode == 0 and gone.stdout.startswith("forgettable: forgotten (its index is dropped; the folder "
+                                                           "is untouched"), gone.stdout
+    assert "forgettable:" not in ctxsieve(root.parent, "repos", "--url", url).stdout and (folder / "a.py").exists()
+    again = ctxsieve(root.parent, "repos", "forget", "forgettable", "--url", url)
+    assert again.returncode == 1 and "`ctxsieve repos` lists them" in again.stderr, again.stderr
+    for args, said in ((["repos", "forget"], "forget NAME: name the repository to forget"),
+                       (["repos", "forget", "../x"], "a repository's name is 1 to 64"),
+                       (["repos", "list", "ledger-app"], "`ctxsieve repos forget ledger-app`")):
+        refused = ctxsieve(root.parent, *args, "--url", url)
+        assert refused.returncode == 2 and said in refused.stderr, (args, refused.stderr)
+
+
 def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
     url, root = served
     done = ctxsieve(root.parent, "index", str(root / "billing"), "--url", url)
