@@ -92,6 +92,7 @@ def serve(args: argparse.Namespace) -> int:
     logging.getLogger("ctxsieve").info("files it may read (CTXSIEVE_READ_ROOTS): %s", settings.read_roots or "none")
     _trim_freed_memory(settings.malloc_trim_seconds)
     logging.getLogger("uvicorn.access").addFilter(_probes_unlogged)
+    logging.getLogger("uvicorn.access").addFilter(PollsLoggedOnce())
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level)
     return 0
 
@@ -102,6 +103,30 @@ def _probes_unlogged(record: logging.LogRecord) -> bool:
     logged by the service itself, and the probe's answer says it."""
     args = record.args
     return not (isinstance(args, tuple) and len(args) >= 3 and args[2] in ("/healthz", "/readyz"))
+
+
+POLL_LINE_S = 30.0  # a poll answered the same way gets an access line this often at most
+
+
+class PollsLoggedOnce(logging.Filter):
+    """A GET answered as the one before it (`ctxsieve index` asks for its repository's state four times a second
+    while it indexes: 240 lines a minute in `make run`'s terminal) gets an access line when its answer's status
+    changes, or every POLL_LINE_S while it is repeated; any other request is logged as it comes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: tuple[object, ...] | None = None
+        self._logged_at = 0.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if not (isinstance(args, tuple) and len(args) >= 5):
+            return True
+        key, now = (args[1], args[2], args[4]), time.monotonic()
+        if key == self._last and args[1] == "GET" and now - self._logged_at < POLL_LINE_S:
+            return False
+        self._last, self._logged_at = key, now
+        return True
 
 
 def _own(settings: Settings) -> Settings:

@@ -101,7 +101,8 @@ def test_own_service_reads_the_home_folder_on_loopback_only(monkeypatch: pytest.
 
 @pytest.mark.slow
 def test_the_foreground_service_logs_the_users_requests_not_its_probes(tmp_path: Path) -> None:
-    """`make run`'s service prints an access line per request; a health probe polled until it is ready gets none."""
+    """`make run`'s service prints an access line per request; a health probe polled until it is ready gets none, and
+    a poll answered as the one before it one line (`ctxsieve index` polled four times a second while it indexed)."""
     port = free_port()
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "CTXSIEVE_MODEL_DIR": str(CACHE / "models"),
            "CTXSIEVE_TIKTOKEN_CACHE_DIR": str(CACHE / "tiktoken"), "HF_HUB_OFFLINE": "1"}
@@ -114,11 +115,17 @@ def test_the_foreground_service_logs_the_users_requests_not_its_probes(tmp_path:
             assert time.monotonic() < deadline and server.poll() is None, "the service got ready"
             time.sleep(0.2)
         assert httpx.get(f"{url}/v1/repos").status_code == 200 and httpx.get(f"{url}/healthz").status_code == 200
+        for _ in range(20):  # `ctxsieve index` polling its repository's state while it indexes
+            assert httpx.get(f"{url}/v1/repos/polled").status_code == 404
+        assert httpx.post(f"{url}/v1/repos/polled/sync").status_code == 404
+        assert httpx.get(f"{url}/v1/repos/polled").status_code == 404
     finally:
         server.terminate()
         log = server.communicate(timeout=60)[0]  # uvicorn's access lines go to stdout
     assert '"GET /v1/repos HTTP/1.1" 200' in log, log
     assert "/readyz" not in log and "/healthz" not in log, log
+    polled = [line for line in log.splitlines() if "/v1/repos/polled" in line]
+    assert len(polled) == 3 and '"POST /v1/repos/polled/sync HTTP/1.1" 404' in polled[1], polled
 
 
 def _answers(url: str) -> bool:
