@@ -86,7 +86,7 @@ class CodeSearch:
     input_tokens: int  # the tokens of every hit's whole definition
     output_tokens: int
     found: int = 0  # the hits among the first k, shown or left out by the budget; for a listing of files (a request
-    # of paths alone), every definition of theirs
+    # of paths alone), and their definitions beyond those hits too
     caveats: Caveats = Caveats()  # what the search could not do as asked (a name no definition has, ...)
 
 
@@ -225,17 +225,15 @@ class RepoIndex:
         read = read_code_query(query)
         # a function and a definition looked up are shown whole, and the hits inside them (nested definitions, later
         # parts) are left out: k are asked for, not k less those
-        listed = repo.memory.listed(read, path)  # (a listing of files counts all theirs: a trial's first 10 of
-        # ws.rs's 41 ended at line 203 of 1,267, and nothing said the file held more)
-        hits, state, by_meaning = self._hits(tenant, repo, read, max(2 * k, sum(listed.values())), path, state,
-                                             windows)
+        hits, state, by_meaning = self._hits(tenant, repo, read, 2 * k, path, state, windows)
         declared = {n for n in read.lookup if any(declares(h.unit, n) for h in hits)}  # (by a module's or a type's
         # own lines as found: a class widened whole holds its methods' locals too)
         texts: dict[str, str] = {}  # the files' stored texts this search read: each read once
         hits = self._whole_hits(tenant, name, read, _as_short_outer(read, hits, repo.memory),
-                                repo.memory if windows else None, texts)
-        found = max(min(len(hits), k), sum(1 for h in hits if h.unit.path in listed))
-        hits = hits[:k]
+                                repo.memory if windows else None, texts)[:k]
+        found = len(hits) + sum(1 for u in repo.memory.listed_units(read, path)  # (a listing of files counts all
+                                if not any(_within(u, h.unit) for h in hits))  # theirs: a trial's first 10 of ws.rs's
+        # 105 ended at line 203 of 1,267, and nothing said the file held more)
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
@@ -301,7 +299,7 @@ class RepoIndex:
             if matching is not None and whole is not None:  # (a frame's line first, as a part's)
                 focus = place_in(read, whole) or matching.matched_line(read, whole)
             widened[i] = hits[i] if whole is None else Hit(whole, hits[i].score, focus)
-        kept = [hit for hit in widened if not any(_spanned(hit.unit, o.unit, o.unit.end_line) for o in widened)]
+        kept = [hit for hit in widened if not any(_within(hit.unit, o.unit) and o.unit != hit.unit for o in widened)]
         return _one_per_definition(kept, lambda hit: place_in(read, hit.unit) > 0)
 
     def _read_texts(self, tenant: str, name: str, paths: Collection[str], texts: dict[str, str]) -> None:
@@ -695,11 +693,10 @@ def _definition_of(unit: CodeUnit) -> tuple[str, int, int] | None:
     return None
 
 
-def _spanned(inner: CodeUnit, outer: CodeUnit, last: int) -> bool:
-    """`inner` lies within `outer`'s lines from its first through `last` (its own last line, or the last of the
-    definition it begins: its nested definitions and later parts), and is not `outer`."""
-    return (outer.path == inner.path and outer.start_line <= inner.start_line and inner.end_line <= last
-            and outer != inner)
+def _within(inner: CodeUnit, outer: CodeUnit) -> bool:
+    """`inner` lies within `outer`'s own lines (those of a function widened whole hold its nested definitions and
+    later parts; a class's, its head alone), or is `outer`."""
+    return outer.path == inner.path and outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
 
 
 REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the whole function up to this long,

@@ -286,13 +286,13 @@ class RepoMemory:
         pool = set(best.tolist()) | {i for i in named if allowed is None or i in allowed}
         return sorted(pool)
 
-    def listed(self, query: CodeQuery, path_glob: str | None = None) -> dict[str, int]:
-        """The files a request of file paths alone lists, each with its units (none for any other request)."""
+    def listed_units(self, query: CodeQuery, path_glob: str | None = None) -> list[CodeUnit]:
+        """The units of the files a request of file paths alone lists (none for any other request)."""
         if not query.paths_only:
-            return {}
+            return []
         with self._lock:
-            paths = {p for written in query.files for p in self._paths_at(written)}
-            return {p: len(self._by_path[p]) for p in sorted(paths) if not path_glob or matches(p, path_glob)}
+            return [self._units[i] for written in query.files for p in self._paths_at(written)
+                    if not path_glob or matches(p, path_glob) for i in self._by_path[p]]
 
     def missing(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of files or places alone names that the repository has nothing at: a file no path of it
