@@ -253,17 +253,20 @@ def _dry_run(name: str, root: Path) -> int:
 
 def _outside_own_roots(root: Path) -> str:
     """A dry run asks no service; it says when the user's own service would refuse the folder (a trial user learnt
-    it only from `index`'s 403), by the rule that service starts with."""
-    from .settings import own_read_roots
+    it only from `index`'s 403), by the roots that service starts with and the reader it checks paths with."""
+    from ctxsieve.indexes.errors import Forbidden
+    from ctxsieve.indexes.files import FileReader
+
+    from .settings import own_read_roots, root_paths
 
     roots = own_read_roots() or os.environ.get("CTXSIEVE_READ_ROOTS", "")
-    real = Path(os.path.realpath(root))
-    for folder in (Path(os.path.realpath(Path(p).expanduser())) for p in roots.split(os.pathsep) if p.strip()):
-        if real == folder or folder in real.parents:
-            return ""
-    return (f"; a service started here (`make run`, `ctxsieve service start`) would refuse it: it reads only "
-            f"{roots or 'nothing'} (CTXSIEVE_READ_ROOTS; restart it with this folder added, `{os.pathsep}` between "
-            "folders)")
+    try:
+        FileReader(root_paths(roots), 1).resolve(str(root))
+    except Forbidden:
+        return (f"; a service started here (`make run`, `ctxsieve service start`) would refuse it: it reads only "
+                f"{roots or 'nothing'} (CTXSIEVE_READ_ROOTS; restart it with this folder added, `{os.pathsep}` "
+                "between folders)")
+    return ""
 
 
 def _duration(seconds: float) -> str:

@@ -87,7 +87,7 @@ class Settings(BaseSettings):
         return self
 
     def read_root_paths(self) -> list[Path]:
-        return [Path(p).expanduser() for p in self.read_roots.split(os.pathsep) if p.strip()]
+        return root_paths(self.read_roots)
 
     def key_table(self) -> dict[str, str]:
         """API key -> tenant, from CTXSIEVE_API_KEYS and the keys file."""
@@ -102,6 +102,11 @@ class Settings(BaseSettings):
                 raise ValueError("each API key entry must look like 'key:tenant'")
             table[key] = tenant
         return table
+
+
+def root_paths(read_roots: str) -> list[Path]:
+    """CTXSIEVE_READ_ROOTS's folders."""
+    return [Path(p).expanduser() for p in read_roots.split(os.pathsep) if p.strip()]
 
 
 def own_read_roots() -> str | None:
