@@ -138,7 +138,9 @@ def test_doctor_lists_the_repositories_code_search_has(home: Home, tmp_path: Pat
         (tmp_path / "app").mkdir()
         (tmp_path / "app" / "shop.py").write_text("def total(cart):\n    return sum(cart)\n")
         assert httpx.put(f"{url}/v1/repos/app", json={"path": str(tmp_path / "app")}).status_code == 202
+        deadline = time.monotonic() + 120
         while httpx.get(f"{url}/v1/repos/app").json()["state"] == "indexing":
+            assert time.monotonic() < deadline, "indexed within two minutes"
             time.sleep(0.1)
         state = httpx.get(f"{url}/v1/repos/app").json()["state"]
         listed = next(line for line in machine.run("doctor").stdout.splitlines() if " repositories " in line)
