@@ -1528,11 +1528,12 @@ def _anonymous_class(node: Any) -> tuple[Any, Any] | None:
 
 def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
     """A definition's name as its language qualifies it: a Go method's with its receiver's type
-    (`Context.Param`), a Rust `impl`'s the type's (`impl<S> Router<S>` and `impl Display for Router` -> `Router`),
-    a C/C++ function's from its declarator (`void file::close()` -> `file.close`, not its return type), scopes
-    joined with `.` (Ruby's `Rack::Builder` -> `Rack.Builder`), template arguments left out."""
+    (`Context.Param`), a Rust `impl`'s the type's (`impl<S> Router<S>` and `impl Display for Router` -> `Router`;
+    a blanket impl's its trait's), a C/C++ function's from its declarator (`void file::close()` -> `file.close`,
+    not its return type), scopes joined with `.` (Ruby's `Rack::Builder` -> `Rack.Builder`), template arguments
+    left out."""
     if node.type == "impl_item" and (implemented := node.child_by_field_name("type")) is not None:
-        return _type_name(implemented.text.decode("utf-8", "replace"))
+        return _impl_name(node, implemented)
     parts = _own_name(node, name_node, lines).replace("::", ".").split(".")
     name = ".".join(p if p.startswith("operator") else _TEMPLATE_ARGUMENTS.sub("", p) for p in parts).strip(".")
     name = name or "?"
@@ -1543,6 +1544,19 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
         if typed is not None:
             return f"{_type_name(typed.text.decode('utf-8', 'replace'))}.{name}"
     return name
+
+
+def _impl_name(node: Any, implemented: Any) -> str:
+    """A Rust `impl`'s name: its type's, but a blanket impl's its trait's (`impl<F, S> Handler<S> for F` ->
+    `Handler`, its `call` -> `Handler.call`, as Rust calls it: `Handler::call`): a bare type parameter names
+    nothing. (A slice of one, `impl<T> Serialize for [T]`, stays `T`: the element is what it is for.)"""
+    name = _type_name(implemented.text.decode("utf-8", "replace"))
+    trait, generics = node.child_by_field_name("trait"), node.child_by_field_name("type_parameters")
+    if trait is None or generics is None or implemented.type != "type_identifier":
+        return name
+    own = {c.child_by_field_name("name").text.decode("utf-8", "replace") for c in generics.named_children
+           if c.type == "type_parameter" and c.child_by_field_name("name") is not None}
+    return _type_name(trait.text.decode("utf-8", "replace")) if name in own else name
 
 
 _PROTOTYPE = re.compile(r"\s*\.\s*prototype\s*\.\s*|\s*\.\s*")

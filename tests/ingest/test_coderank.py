@@ -1539,6 +1539,15 @@ def test_a_rust_impl_for_a_slice_is_named_by_its_element() -> None:
         ("T", "impl"), ("T.serialize", "method"), ("u8", "impl"), ("u8.deserialize", "method")}
 
 
+def test_a_rust_blanket_impl_is_named_by_its_trait() -> None:
+    """axum's `impl<F, Fut, Res, S> Handler<((),), S> for F` was `impl F` and its method `F.call`: a type parameter
+    names nothing, so a blanket impl is its trait's (`Handler::call`, as Rust calls it); a type is still its own."""
+    text = ("impl<F, Fut, S> Handler<((),), S> for F\nwhere\n    F: Clone,\n{\n    fn call(self) {}\n}\n\n"
+            "impl<T> From<T> for Wrapper {\n    fn from(t: T) -> Self {}\n}\n")
+    assert [(u.name, u.kind) for u in units_of("axum/src/handler/mod.rs", text)] == [
+        ("Handler", "impl"), ("Handler.call", "method"), ("Wrapper", "impl"), ("Wrapper.from", "method")]
+
+
 def test_a_look_up_by_a_module_qualified_name_finds_the_definition_it_names() -> None:
     """`click.core.Option` (as an import writes it) put the class first but said no definition had the name; a Java
     class's full name (`org.apache.commons.lang3.StringUtils.isBlank`) too."""
