@@ -243,7 +243,8 @@ class RepoIndex:
         # answer said no `ZodObject.extend` was defined: v3 defines one)
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere, self.vectors is None,
                           not by_meaning and not read.tests and repo.memory.foreign_words(read),  # (tests have no
-                          outside)  # vectors: a search for them is by words alone)
+                          outside, read.paths_only and bool(hits),  # vectors: a search for them is by words alone)
+                          repo.memory.between(read))
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows,
                                        lambda packed: self._with_matched(tenant, name, read, repo.memory, packed,
                                                                          texts))

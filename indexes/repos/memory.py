@@ -307,6 +307,18 @@ class RepoMemory:
                     (frame.line or 0) <= self._lines_of(path) for path in self._paths_at(frame.path)))
             return ()
 
+    def between(self, query: CodeQuery) -> tuple[str, ...]:
+        """What a request of places alone names that is a line of its file in no definition (a blank line or a
+        comment between two functions; not one between two methods, which is in their class): answered with the
+        definitions either side (`at_places`), for the answer to say the line itself is in none of them."""
+        if not query.at_lines:
+            return ()
+        with self._lock:
+            return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if any(
+                (frame.line or 0) <= self._lines_of(path) and not any(
+                    u.start_line <= (frame.line or 0) <= max(u.end_line, u.definition_end) for u in self.units_of(path))
+                for path in self._paths_at(frame.path)))
+
     def elsewhere(self, query: CodeQuery, shown: Collection[tuple[str, str]]) -> tuple[str, ...]:
         """The request's frames that name a definition their line is not in here (a trace from another version of
         the file: the search points them at the definition they name), of those definitions `shown` (path, name),

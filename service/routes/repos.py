@@ -78,7 +78,8 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
                               undefined=list(found.caveats.undefined), by_meaning=found.caveats.by_meaning,
                               missing=list(found.caveats.missing), elsewhere=list(found.caveats.elsewhere),
                               vectors_off=found.caveats.vectors_off, foreign_words=found.caveats.foreign_words,
-                              outside_path=list(found.caveats.outside_path))
+                              outside_path=list(found.caveats.outside_path), listing=found.caveats.listing,
+                              between=list(found.caveats.between))
 
 
 def _info(status: RepoStatus) -> RepoInfo:

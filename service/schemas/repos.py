@@ -108,3 +108,5 @@ class CodeSearchResponse(BaseModel):
     vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): state `lexical` is final
     foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds: read by meaning (ready)
     outside_path: list[str] = []  # of `undefined`, the names a definition outside the files `path` matches has
+    listing: bool = False  # a query of file paths alone: the results are their definitions in the files' order
+    between: list[str] = []  # a query of places alone: those whose line is in no definition (either side shown)

@@ -1532,6 +1532,7 @@ def test_a_place_between_definitions_is_answered_with_those_either_side(repos: T
     def first(query: str, k: int = 2) -> list[tuple[str, str]]:
         found = repos.post("/v1/repos/between/search", json={"query": query, "k": k}).json()
         assert found["missing"] == [] or query.endswith("9999"), found["missing"]
+        assert found["between"] == [], found  # (a blank line between two methods is in their class)
         return [(hit["path"], hit["name"]) for hit in found["results"]]
 
     assert first("core/routing/router.py:13") == [("core/routing/router.py", "Router.step_3"),
@@ -1543,7 +1544,7 @@ def test_a_place_between_definitions_is_answered_with_those_either_side(repos: T
 
 def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, roots: Path) -> None:
     """A trial listed axum's ws.rs: its first 10 definitions, to line 203 of 1,267, closed with "10 definitions ...",
-    nothing saying the file held more."""
+    nothing saying the file held more; and "best first" of definitions in the file's order."""
     tree = roots / "listing-more"
     tree.mkdir()
     (tree / "many.py").write_text("".join(f"def step_{i}():\n    return {i}\n\n\n" for i in range(30)))
@@ -1558,8 +1559,10 @@ def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, root
         closing = render_hits(result).rsplit("\n", 1)[-1]
         more = f"; {30 - shown} more found are not shown: search with a larger max_tokens or k" if shown < 30 else ""
         assert closing.startswith(f"[ctxsieve search_code: {len(result.results)} definitions of repository "
-                                  f"listing-more, best first{more}"), closing
-        assert ("more found" in closing) == (shown < 30), closing
+                                  f"listing-more, in their files' order{more}"), closing
+        assert ("more found" in closing) == (shown < 30) and result.listing, closing
+    ranked = CodeSearchResult.from_json(repos.post("/v1/repos/listing-more/search", json={"query": "step"}).json())
+    assert not ranked.listing and "best first" in render_hits(ranked), render_hits(ranked)
 
 
 def test_a_name_defined_only_outside_the_path_is_said_so(repos: TestClient, roots: Path) -> None:
@@ -1606,8 +1609,13 @@ def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClie
                            (".github/release.py", [])):  # (its leading dot was stripped: `github/release.py`)
         result = CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={"query": query}).json())
         assert result.missing == missing, (query, result)
+        assert result.between == (["src/hooks.py:3"] if query == "src/hooks.py:3" else []), (query, result)
         if missing:
             assert f"its indexed source has nothing at {missing[0]}" in render_hits(result), render_hits(result)
+    blank = render_hits(CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={
+        "query": "src/hooks.py:3"}).json()))
+    assert "src/hooks.py:3 is in no definition (a blank line or a comment between two): the definitions either " \
+        "side are shown" in blank and blank.startswith("src/hooks.py:"), blank
     many = " ".join(f"src/gone{i}.py" for i in range(40))  # every one listed: a 758-token answer of a 50 one
     body = repos.post("/v1/repos/hooked/search", json={"query": many, "max_tokens": 200}).json()
     assert len(body["missing"]) == 40 and body["usage"]["output_tokens"] <= 200, body["usage"]

@@ -104,13 +104,16 @@ class Caveats:
     vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): `lexical` is final, not a wait
     foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds (the code's are English)
     outside_path: Sequence[str] = ()  # of `undefined`, the names a definition outside the files `path` matches has
+    listing: bool = False  # a request of file paths alone: their definitions in the files' order, not ranked
+    between: Sequence[str] = ()  # places asked for alone whose line is in no definition: those either side shown
 
 
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
     return render_answer(result.repo, result.results, result.usage.chunks_total, result.state,
                          Caveats(result.undefined, result.by_meaning, result.missing, result.elsewhere,
-                                 result.vectors_off, result.foreign_words, result.outside_path))
+                                 result.vectors_off, result.foreign_words, result.outside_path, result.listing,
+                                 result.between))
 
 
 def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
@@ -128,7 +131,8 @@ def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, c
 
 def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats = Caveats()) -> str:
     """The answer's last line: how many are shown, how many more were found, what the search could not do."""
-    note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {repo}, best first"
+    order = "in their files' order" if caveats.listing else "best first"
+    note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {repo}, {order}"
     if caveats.by_meaning:
         note += ("; none has a word or name of the request: these are the nearest by meaning alone, less sure (a "
                  "name or words as the code writes them find more)")
@@ -147,6 +151,9 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     if caveats.missing:
         note += (f"; its indexed source has nothing at {_listed(caveats.missing)}: these are the nearest the search "
                  "found")
+    if caveats.between:
+        note += (f"; {_listed(caveats.between)} {'is' if len(caveats.between) == 1 else 'are'} in no definition (a "
+                 "blank line or a comment between two): the definitions either side are shown")
     if caveats.elsewhere:
         note += ("; a frame names a definition its line is not in here (the trace may come from another version of "
                  f"the file), the definition shown at its own lines: {_listed(caveats.elsewhere)}")

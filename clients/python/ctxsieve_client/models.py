@@ -422,3 +422,5 @@ class CodeSearchResult(Model):
     vectors_off: bool = False  # the service makes no vectors: state `lexical` is how it always ranks
     foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds: read by meaning (ready)
     outside_path: list[str] = field(default_factory=list)  # of `undefined`, names defined outside the `path` asked
+    listing: bool = False  # a query of file paths alone: their definitions in the files' order, not ranked
+    between: list[str] = field(default_factory=list)  # places asked for alone whose line is in no definition
