@@ -67,6 +67,7 @@ _KINDS = {
     "class_interface": ("class", True), "class_implementation": ("class", True),
     "function_statement": ("function", False), "class_statement": ("class", True),
     "class_method_definition": ("method", False), "enum_statement": ("enum", False),
+    "type_spec": ("type", False),  # one of a Go group's, `type (\n\ta struct{}\n\tb struct{}\n)` (`_grouped`)
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -616,7 +617,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         if (declared := _dart_declared(child)) is not None:  # a constructor or member with no body of its own
             yield _dart_function(declared, None, lines, opaque, comments, child)
             continue
-        if child.type not in _DEFINING:  # most nodes: what they hold is all there is to read
+        if child.type not in _DEFINING or _grouped(child):  # most nodes: what they hold is all there is to read
             yield from _definitions(child, lines, opaque, comments)
             continue
         target = child
@@ -653,6 +654,13 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
                          statements, _header_row(target, name_node))
+
+
+def _grouped(node: Any) -> bool:
+    """A Go group of types, `type (\n\tformBinding struct{}\n\tformPostBinding struct{}\n)`: each type its own
+    definition (the group was one named `?`, and gin's `formPostBinding` said to be defined nowhere)."""
+    return node.type == "type_declaration" and \
+        sum(1 for c in node.named_children if c.type in ("type_spec", "type_alias")) > 1
 
 
 _STATEMENT_WORDS = frozenset({"if", "else", "for", "while", "switch", "return", "do", "sizeof", "catch", "case"})

@@ -1539,6 +1539,24 @@ def test_a_rust_impl_for_a_slice_is_named_by_its_element() -> None:
         ("T", "impl"), ("T.serialize", "method"), ("u8", "impl"), ("u8.deserialize", "method")}
 
 
+def test_each_type_of_a_go_group_is_a_definition_of_its_own() -> None:
+    """gin's `type (\n\tformBinding struct{}\n\tformPostBinding struct{}\n...)` was one unit named `?`, and a search
+    for `formPostBinding` said no definition had the name; a lone `type One struct` stays whole, its comment too."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    text = ("package binding\n\ntype (\n\t// formBinding binds a form.\n\tformBinding struct{}\n"
+            "\tformPostBinding struct {\n\t\tA int\n\t}\n\tAlias = int\n)\n\n// One is one.\ntype One struct {\n"
+            "\tA int\n}\n")
+    units = units_of("binding/form.go", text)
+    assert {(u.name, u.kind, u.start_line, u.end_line) for u in units if u.kind != "module"} == {
+        ("formBinding", "type", 4, 5), ("formPostBinding", "type", 6, 8), ("Alias", "type", 9, 9),
+        ("One", "type", 12, 15)}
+    memory = RepoMemory()
+    memory.put_file("binding/form.go", "a", units)
+    assert memory.defines("formPostBinding") and \
+        memory.search(read_code_query("formPostBinding"), 1)[0].unit.name == "formPostBinding"
+
+
 def test_a_rust_blanket_impl_is_named_by_its_trait() -> None:
     """axum's `impl<F, Fut, Res, S> Handler<((),), S> for F` was `impl F` and its method `F.call`: a type parameter
     names nothing, so a blanket impl is its trait's (`Handler::call`, as Rust calls it); a type is still its own."""
