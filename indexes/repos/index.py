@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_query
@@ -217,6 +217,7 @@ class RepoIndex:
         with self._lock:
             repo = self._get(tenant, name)
             state = self._state(tenant, repo)
+        path = _within_repository(path, repo.head.path)
         indexed = repo.loaded and repo.head.indexed_at is not None  # its files all read once: a glob they miss is
         if path and indexed and not repo.memory.any_file(path):  # wrong, not "no definition is named ..."
             raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} among those it indexed "
@@ -224,13 +225,19 @@ class RepoIndex:
                                  "paths relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         read = read_code_query(query)
         # a function and a definition looked up are shown whole, and the hits inside them (nested definitions, later
-        # parts) are left out: k are asked for, not k less those
-        hits, state, by_meaning = self._hits(tenant, repo, read, 2 * k, path, state, windows)
-        declared = {n for n in read.lookup if any(declares(h.unit, n) for h in hits)}  # (by a module's or a type's
-        # own lines as found: a class widened whole holds its methods' locals too)
+        # parts) are left out: k are asked for, not k less those; more while those leave fewer than k (a trial's
+        # `TypeAdapterFactory` gave 7 of k 10, its interface's methods inside it, and 18 of k 20)
         texts: dict[str, str] = {}  # the files' stored texts this search read: each read once
-        hits = self._whole_hits(tenant, name, read, _as_short_outer(read, hits, repo.memory),
-                                repo.memory if windows else None, texts)[:k]
+        asked = 2 * k
+        while True:
+            found_hits, state, by_meaning = self._hits(tenant, repo, read, asked, path, state, windows)
+            hits = self._whole_hits(tenant, name, read, _as_short_outer(read, found_hits, repo.memory),
+                                    repo.memory if windows else None, texts)[:k]
+            if len(hits) >= k or len(found_hits) < asked or asked >= WIDEST * k:
+                break
+            asked *= 2
+        declared = {n for n in read.lookup if any(declares(h.unit, n) for h in found_hits)}  # (by a module's or a
+        # type's own lines as found: a class widened whole holds its methods' locals too)
         found = len(hits) + sum(1 for u in repo.memory.listed_units(read, path)  # (a listing of files counts all
                                 if not any(_within(u, h.unit) for h in hits))  # theirs: a trial's first 10 of ws.rs's
         # 105 ended at line 203 of 1,267, and nothing said the file held more)
@@ -702,6 +709,23 @@ def _within(inner: CodeUnit, outer: CodeUnit) -> bool:
 
 REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the whole function up to this long,
 # and so is a definition nested in one (`_as_short_outer`)
+
+
+def _within_repository(path: str | None, root: str) -> str | None:
+    """A `path` glob as the repository's paths are written: a trial's `./binding` and `/tmp/gin/binding` (the folder
+    as a shell names it) were refused, no file matching."""
+    if not path:
+        return path
+    written = next((PurePosixPath(p) for p in (path, os.path.realpath(path)) if path.startswith("/") and
+                    PurePosixPath(p).is_relative_to(root)), None)  # (the root as registered: its real path)
+    if written is not None:
+        path = written.relative_to(root).as_posix()
+    while path.startswith("./"):
+        path = path[2:]
+    return "" if path == "." else path
+
+
+WIDEST = 8  # times k the hits a search looks through for k not inside each other
 
 
 def _as_short_outer(read: CodeQuery, hits: list[Hit], memory: RepoMemory) -> list[Hit]:

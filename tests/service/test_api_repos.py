@@ -1332,7 +1332,7 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
 def test_a_paths_star_stays_in_its_folder(repos: TestClient, roots: Path) -> None:
     """A trial's `--path 'packages/zod/src/v4/*.ts'` matched `v4/classic/schemas.ts`: in a glob with a `/`, `*` and
     `?` now stay within a folder and `**` crosses folders, as git and ripgrep read one; `*.ts` alone is still any
-    TypeScript file, and a folder is still every file under it."""
+    TypeScript file, and a folder is still every file under it, named from the repository or as a shell names it."""
     from ctxsieve.indexes.repos.memory import matches
 
     tree = roots / "starred"
@@ -1343,7 +1343,10 @@ def test_a_paths_star_stays_in_its_folder(repos: TestClient, roots: Path) -> Non
     indexed(repos, "starred")
     for glob, paths in (("v4/*.ts", {"v4/index.ts"}), ("v4/**/*.ts", {"v4/index.ts", "v4/classic/schemas.ts"}),
                         ("*.ts", {"v4/index.ts", "v4/classic/schemas.ts"}), ("v4/classic", {"v4/classic/schemas.ts"}),
-                        ("v4/c*/*.ts", {"v4/classic/schemas.ts"}), ("v4/[ci]*.ts", {"v4/index.ts"})):
+                        ("v4/c*/*.ts", {"v4/classic/schemas.ts"}), ("v4/[ci]*.ts", {"v4/index.ts"}),
+                        ("./v4/classic", {"v4/classic/schemas.ts"}), (f"{tree}/v4/*.ts", {"v4/index.ts"}),
+                        (str(tree), {"v4/index.ts", "v4/classic/schemas.ts"})):  # (a trial's `./binding` and
+        # `/tmp/gin/binding`, as a shell names a folder, were refused)
         body = repos.post("/v1/repos/starred/search", json={"query": "parse", "path": glob}).json()
         assert {hit["path"] for hit in body["results"]} == paths, (glob, body)
     assert matches("lib/a/x.py", "lib/?/x.py") and not matches("lib/ab/x.py", "lib/?/x.py")
@@ -1620,3 +1623,20 @@ def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClie
     body = repos.post("/v1/repos/hooked/search", json={"query": many, "max_tokens": 200}).json()
     assert len(body["missing"]) == 40 and body["usage"]["output_tokens"] <= 200, body["usage"]
     assert "src/gone0.py, src/gone1.py, src/gone2.py and 37 more" in render_hits(CodeSearchResult.from_json(body))
+
+
+def test_a_search_shows_k_definitions_when_those_it_widens_hold_many_hits(repos: TestClient, roots: Path) -> None:
+    """A trial's `TypeAdapterFactory` at k 10 showed 7, and nothing said more were found (k 20 showed 18): the
+    interface looked up was shown whole and the hits inside it, its methods, left out of the 2k looked through."""
+    tree = roots / "widened"
+    tree.mkdir()
+    methods = "".join(f"    def render_{i}(self):\n        return Widget({i})\n\n" for i in range(30))
+    (tree / "widget.py").write_text(f"class Widget:\n    '''A Widget.'''\n\n{methods}")
+    (tree / "makers.py").write_text("".join(f"def make_{i}():\n    return Widget({i})\n\n\n" for i in range(12)))
+    committed(tree)
+    assert repos.put("/v1/repos/widened", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "widened")
+    result = CodeSearchResult.from_json(repos.post("/v1/repos/widened/search", json={
+        "query": "Widget", "k": 10, "max_tokens": 6000}).json())
+    assert result.results[0].name == "Widget" and result.results[0].whole, result.results[0]
+    assert len(result.results) == 10 and all(h.path == "makers.py" for h in result.results[1:]), result.results
