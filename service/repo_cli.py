@@ -51,8 +51,8 @@ def add_search_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--path", help="only files matching this glob or under this folder")
     cmd.add_argument("--max-tokens", type=int,
                      help=f"tokens of the whole answer as printed (default 2000, at most {TOOL_MAX_TOKENS})")
-    cmd.add_argument("--url")
-    cmd.add_argument("--api-key")
+    cmd.add_argument("--url", help="the service (default: CTXSIEVE_URL, else the one install wired)")
+    cmd.add_argument("--api-key", help="for --url when keys are configured (also CTXSIEVE_API_KEY)")
 
 
 def add_repos_arguments(cmd: argparse.ArgumentParser) -> None:
@@ -107,7 +107,7 @@ def index(args: argparse.Namespace) -> int:
     if not usable_name(name):
         return _refused("index", f"--name {name!r}: {NAME_RULE}")
     if args.dry_run:
-        return _dry_run(name, root)
+        return _dry_run(name, root, own=not (args.url or os.environ.get("CTXSIEVE_URL")))
     client = _client(args)
     started = time.monotonic()
     _say(f"indexing {root} as repository {name} at {client_url(args)}")
@@ -215,7 +215,9 @@ def _wait(client: Client, name: str, info: RepoInfo, timeout: float, started: fl
     return info
 
 
-def _dry_run(name: str, root: Path) -> int:
+def _dry_run(name: str, root: Path, own: bool) -> int:
+    """With `own`, no service named (`--url`, CTXSIEVE_URL): the user's own one would index it, whose read roots it
+    checks (a trial's `--url` service read the folder, and the dry run said a service would refuse it)."""
     from ctxsieve.indexes.repos.walk import read_source, walk  # the parser and numpy: only for a dry run
     from ctxsieve.ingest.coderank.units import units_of
 
@@ -247,7 +249,7 @@ def _dry_run(name: str, root: Path) -> int:
          f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if every else 'about '}{found:,.0f} definitions "
          f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, by meaning (its "
          f"vectors, made behind it) in about {_duration(found * VECTOR_S_PER_DEFINITION)} more; nothing written"
-         f"{_outside_own_roots(root)}")
+         f"{_outside_own_roots(root) if own else ''}")
     return 0
 
 

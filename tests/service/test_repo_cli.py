@@ -126,9 +126,10 @@ def test_a_folder_named_is_indexed_as_it_is(served: tuple[str, Path]) -> None:
 
 
 def test_a_dry_run_says_when_the_users_own_service_would_refuse_the_folder(served: tuple[str, Path]) -> None:
-    """A trial user learnt only from `index`'s 403 that the folder was outside what the service reads."""
+    """A trial user learnt only from `index`'s 403 that the folder was outside what the service reads; another, with
+    `--url` naming a service that reads it, was told a service would refuse it."""
     _, root = served
-    env = {k: v for k, v in os.environ.items() if k != "CTXSIEVE_READ_ROOTS"}
+    env = {k: v for k, v in os.environ.items() if k not in ("CTXSIEVE_READ_ROOTS", "CTXSIEVE_URL")}
 
     def dry_run(**changes: str) -> str:
         done = subprocess.run([str(BIN / "ctxsieve"), "index", str(root), "--dry-run"], cwd=root, text=True,
@@ -142,6 +143,7 @@ def test_a_dry_run_says_when_the_users_own_service_would_refuse_the_folder(serve
     assert "refuse" not in dry_run(HOME=str(root.parent))
     assert "refuse" not in dry_run(HOME=str(root / "billing"), CTXSIEVE_READ_ROOTS=f"/nowhere:{root}")
     assert "it reads only /nowhere" in dry_run(CTXSIEVE_READ_ROOTS="/nowhere")
+    assert "refuse" not in dry_run(HOME=str(root / "billing"), CTXSIEVE_URL="http://127.0.0.1:9")  # its own roots
 
 
 @pytest.mark.parametrize(("args", "said", "code"), [
