@@ -90,6 +90,12 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
             freed = count(rest_line(hit.unit.path, _end_of(hit.unit), _end_of(hit.unit)) + "\n")  # those lines,
             if above <= max_tokens - used + freed:  # not "lines 232-234 not shown" (a user trial's traceback)
                 shown[i], used = (0, end), used + above - freed
+        elif first > 0 and (header := _header_row(hit, unit_costs, min(first, LONGEST_DOC))) is not None and \
+                (above := unit_costs.total(first) - unit_costs.total(header)) <= min(HEAD_MAX_TOKENS,
+                                                                                   max_tokens - used):
+            shown[i], used = (header, end), used + above  # a window a few lines below its header line, under a long
+            # doc comment: from that line, the doc above said not shown (a trial's Java trace into `Gson.fromJson`
+            # showed lines 1088-, its signature at 1087 and its overloads' alike, with "lines 1051-1087 not shown")
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # then whole definitions, best first
         first, end = shown[i]
         if end == first:

@@ -280,6 +280,33 @@ def test_a_window_a_few_lines_below_its_def_line_reaches_it(tokenizer) -> None: 
     assert "⋮ lines 2-" not in answer and tokenizer.count(answer) <= 600 + closing, answer
 
 
+def test_a_window_below_a_long_doc_reaches_its_header_line(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A trial's Java trace into gson's `Gson.fromJson` (ten overloads of the name) showed lines 1088- around the
+    frame's, under "lines 1051-1087 not shown": its signature, line 1087 below a 36-line Javadoc, nowhere, so no
+    overload could be told from another. The window now starts at its header line; the doc above is said not shown."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+    from ctxsieve_client.code_search import render_answer
+
+    doc = "".join(f"   * Reads the value of part {i} of the document, as its policy says.\n" for i in range(36))
+    body = "".join(f"    Object part{i} = reader.read({i});\n" for i in range(20))
+    source = (f"class Gson {{\n  /**\n{doc}   */\n  public <T> T fromJson(JsonReader reader, TypeToken<T> typeOfT) {{\n"
+              f"{body}    return null;\n  }}\n}}\n")
+    method = next(u for u in units_of("gson/Gson.java", source) if u.kind == "method")
+    header = method.start_line + 38
+    assert source.split("\n")[header - 1].strip().startswith("public <T> T fromJson("), header
+    long = "".join(f"    total += weigh(item_{i}, {i});\n" for i in range(120))
+    first = next(u for u in units_of("gson/Weights.java", f"class Weights {{\n  int weighAll() {{\n{long}"
+                                     "    return total;\n  }\n}\n") if u.kind == "method")
+    hits = [Hit(first, 2.0), Hit(method, 1.0, focus=header + 12)]  # (the first grows into what is left)
+    shown = pack_hits(hits, tokenizer.count, 600, windows=True)
+    answer = render_answer("gson", shown, 2, "lexical")
+    assert header - 2 <= shown[1].shown_start_line <= header, answer  # (grown a line above it, room left)
+    assert f"{header}│  public <T> T fromJson(" in answer and f"{header + 12}│" in answer, answer
+    assert f"⋮ lines {method.start_line}-{shown[1].shown_start_line - 1} not shown" in answer, answer
+
+
 def test_a_definitions_later_part_is_shown_under_the_definitions_span(tokenizer) -> None:  # type: ignore[no-untyped-def]
     """zod's `_parse` holds an inner function; its code after it (`return fn;`) was shown as `parse.ts:36-37 function
     _parse`, as if that were the whole function. A client that numbers text from `shown_start_line` now gets the
