@@ -128,8 +128,8 @@ def index(args: argparse.Namespace) -> int:
     left = info.progress.vectors_left if info.progress is not None else None
     if info.state == "lexical" and left:
         _say(f"{name}: the vectors of {left:,} definitions of the code it ships are made in the background, while the "
-             "service is idle (tests, examples, docs and vendored code are found by their words and names); the "
-             "state is `ready` once they are (`ctxsieve search` and search_code answer meanwhile)")
+             "service is idle (the code in tests, examples, docs and vendored folders is found by its words and "
+             "names); the state is `ready` once they are (`ctxsieve search` and search_code answer meanwhile)")
     return 0 if info.state != "indexing" else 1
 
 
