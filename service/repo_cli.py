@@ -20,6 +20,7 @@ import httpx
 
 from ctxsieve_client.code_search import TOOL_MAX_TOKENS
 from ctxsieve_client.errors import CtxsieveError
+from ctxsieve_client.models import RepoProgress
 from ctxsieve_client.names import MAX_K
 
 if TYPE_CHECKING:
@@ -151,11 +152,13 @@ def _said_if_moved(client: Client, name: str, root: Path) -> bool:
 def _changes(info: RepoInfo) -> str:
     """What the sync that brought an indexed folder up to date did (a trial user re-indexed after editing and
     deleting files and was told only the new totals)."""
-    read, dropped = (info.progress.total, info.progress.dropped) if info.progress is not None else (0, 0)
+    progress = info.progress or RepoProgress(done=0, total=0)
+    read, dropped = progress.total, progress.dropped
     if not read and not dropped:
         return "no file changed since the last sync"
-    said = [f"{_count(read, 'new or changed file')} read"] if read else []
-    return ", ".join(said + ([f"{_count(dropped, 'deleted file')} dropped"] if dropped else []))
+    said = [f"{_count(read, 'new or changed file')} read{_named(progress.read_paths, read)}"] if read else []
+    return ", ".join(said + ([f"{_count(dropped, 'deleted file')} dropped{_named(progress.dropped_paths, dropped)}"]
+                             if dropped else []))
 
 
 def search(args: argparse.Namespace) -> int:

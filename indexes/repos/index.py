@@ -37,7 +37,7 @@ from .memory import Hit, RepoMemory
 from .records import SPEC, RepoHead, current_units, file_key, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits, trimmed
 from .vectors import UnitVectors
-from .walk import FileState, Skipped, nested, read_source, walk
+from .walk import SKIPPED_NAMED, FileState, Skipped, nested, read_source, walk
 from .walk import head_of as git_head
 
 __all__ = ["CodeSearch", "FileOrder", "RepoIndex", "RepoStatus"]
@@ -70,6 +70,8 @@ class RepoStatus:
     error: str | None = None
     vectors_left: int | None = None  # units still without a vector (None: not counted yet, or no vector stage)
     skipped_paths: dict[str, list[str]] = field(default_factory=dict)  # the first SKIPPED_NAMED of each why
+    read_paths: list[str] = field(default_factory=list)  # the first SKIPPED_NAMED of the files that sync read
+    dropped_paths: list[str] = field(default_factory=list)  # and of those it dropped
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,8 @@ class _Repo:
     done: int = 0
     total: int = 0
     dropped: int = 0  # files the sync under way (else the last) dropped: gone from the folder
+    read_paths: list[str] = field(default_factory=list)  # the first SKIPPED_NAMED it reads, and drops: a user told
+    dropped_paths: list[str] = field(default_factory=list)  # "1 new or changed file read" is told which one
     error: str | None = None
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size) when hashed
     skipped: Skipped = field(default_factory=Skipped)
@@ -570,6 +574,7 @@ class RepoIndex:
         changed, skipped = self._changed_files(repo, root, files)
         skipped.update(listing.skipped)
         repo.done, repo.total, repo.dropped, repo.skipped = 0, len(changed), 0, skipped
+        repo.read_paths, repo.dropped_paths = [state.path for state in changed[:SKIPPED_NAMED]], []
         try:
             for batch in _batches(changed, BATCH_FILES):
                 self._write(tenant, repo, batch)
@@ -588,6 +593,8 @@ class RepoIndex:
             repo.memory.drop_file(path)
             repo.stats.pop(path, None)
             repo.dropped += 1
+            if len(repo.dropped_paths) < SKIPPED_NAMED:
+                repo.dropped_paths.append(path)
         repo.head = replace(repo.head, head=git_head(root), indexed_at=utc_stamp(), files=repo.memory.file_count,
                             definitions=repo.memory.unit_count, skipped=dict(skipped.counts),
                             skipped_paths=skipped.paths)
@@ -874,4 +881,5 @@ def _status(repo: _Repo, state: str, vectors_left: int | None) -> RepoStatus:
     return RepoStatus(head.name, head.path, files, units, state, head.head,  # while loading: as last stored
                       head.indexed_at, dict(repo.skipped.counts or head.skipped or {}), repo.done, repo.total,
                       repo.dropped, repo.error, vectors_left, {why: list(paths) for why, paths in (
-                          repo.skipped.paths if repo.skipped.counts else head.skipped_paths or {}).items()})
+                          repo.skipped.paths if repo.skipped.counts else head.skipped_paths or {}).items()},
+                      list(repo.read_paths), list(repo.dropped_paths))

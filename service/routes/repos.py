@@ -86,5 +86,6 @@ def _info(status: RepoStatus) -> RepoInfo:
     return RepoInfo(name=status.name, path=status.path, files=status.files, definitions=status.definitions,
                     state=status.state, head=status.head, indexed_at=status.indexed_at,
                     skipped=status.skipped, progress=RepoProgress(done=status.done, total=status.total,
-                                          dropped=status.dropped, vectors_left=status.vectors_left),
+                                          dropped=status.dropped, vectors_left=status.vectors_left,
+                                          read_paths=status.read_paths, dropped_paths=status.dropped_paths),
                     error=status.error, skipped_paths=status.skipped_paths)

@@ -32,6 +32,8 @@ class RepoProgress(BaseModel):
     total: int  # files it has to read (the ones whose content changed)
     dropped: int = 0  # files it dropped, gone from the folder
     vectors_left: int | None = None  # definitions still without a vector (state `lexical` until none is left)
+    read_paths: list[str] = []  # the first five of the files it reads (new or changed), in path order
+    dropped_paths: list[str] = []  # the first five of the files it dropped
 
 
 class RepoInfo(BaseModel):

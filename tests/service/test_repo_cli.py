@@ -63,7 +63,8 @@ def test_index_names_the_files_it_left_out(served: tuple[str, Path]) -> None:
 
 
 def test_index_again_says_what_changed(served: tuple[str, Path]) -> None:
-    """A trial user edited a file and deleted two, ran `ctxsieve index` again and was told only the new totals."""
+    """A trial user edited a file and deleted two, ran `ctxsieve index` again and was told only the new totals;
+    another was told "1 new or changed file read" and not which."""
     url, root = served
     folder = root.parent / "changing"
     folder.mkdir()
@@ -78,7 +79,8 @@ def test_index_again_says_what_changed(served: tuple[str, Path]) -> None:
     (folder / "b.py").unlink()
     again = ctxsieve(root.parent, "index", str(folder), "--url", url)
     assert "changing: 3 files, 3 definitions, " in again.stdout, again.stdout
-    assert "; 2 new or changed files read, 1 deleted file dropped; skipped: none)" in again.stdout, again.stdout
+    assert "; 2 new or changed files read (a.py, d.py), 1 deleted file dropped (b.py); skipped: none)" in \
+        again.stdout, again.stdout
 
 
 def test_repos_lists_and_forgets_from_the_command_line(served: tuple[str, Path]) -> None:

@@ -362,6 +362,8 @@ class RepoProgress(Model):
     total: int
     dropped: int = 0  # files the sync (under way, else the last) dropped: gone from the folder
     vectors_left: int | None = None  # definitions still without a vector (the repository is `lexical` until none)
+    read_paths: list[str] = field(default_factory=list)  # the first five of the files it reads, in path order
+    dropped_paths: list[str] = field(default_factory=list)  # the first five of the files it dropped
 
 
 @dataclass(kw_only=True)
