@@ -106,6 +106,17 @@ class CodeUnit:
         return self.kind == "module" and self.end_line > self.start_line and \
             only_comments(self.text, language_of(self.path))
 
+    @cached_property  # asked once per unit, when it is indexed
+    def searched_text(self) -> str:
+        """Its text as BM25 reads it: a file's first module run without its licence header (`licence_header`), whose
+        words (gin's `path.go`: "the path package ... BSD-style license") matched "path parameters" third."""
+        from ..kinds.code import language_of, licence_header
+
+        if self.kind != "module" or self.start_line != 1:
+            return self.text
+        skipped = licence_header(self.text, language_of(self.path))
+        return "\n".join(self.text.split("\n")[skipped:]) if skipped else self.text
+
     @cached_property  # asked for every unit of every search's pool
     def imports_only(self) -> bool:
         """A module run of imports alone (`only_imports`): axum's `strip_prefix.rs:1-8`, eight `use` lines, came

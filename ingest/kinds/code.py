@@ -1809,6 +1809,20 @@ def only_imports(text: str, language: str | None) -> bool:
     return bool(code) and all(n in imports or _DECLARES_MODULE.match(lines[n - 1].strip()) for n in code)
 
 
+_LICENCE = re.compile(r"copyright|licen[cs]e|SPDX-", re.IGNORECASE)
+LICENCE_LINES = 60  # a file's first lines looked through for its licence header
+
+
+def licence_header(text: str, language: str | None) -> int:
+    """How many of a file's first lines are its licence header: the comments (and blank lines) it opens with, when
+    they say copyright or licence; 0 when it opens otherwise. Their words say nothing of what the file does."""
+    head = text.split("\n")[:LICENCE_LINES]
+    comments = comment_lines("\n".join(head), language)
+    end = next((i for i, (line, comment) in enumerate(zip(head, comments, strict=True))
+                if line.strip() and not comment), len(head))
+    return end if end and _LICENCE.search("\n".join(head[:end])) else 0
+
+
 def comment_lines(text: str, language: str | None) -> list[bool]:
     """Per line of `text`, whether it is a comment's and nothing else (a blank line is not): `//`, `--`, `#` where it
     opens one, inside `/* */` with no code after its end."""

@@ -1539,6 +1539,27 @@ def test_a_rust_impl_for_a_slice_is_named_by_its_element() -> None:
         ("T", "impl"), ("T.serialize", "method"), ("u8", "impl"), ("u8.deserialize", "method")}
 
 
+def test_a_files_licence_header_is_not_searched_by_its_words() -> None:
+    """gin's `path.go` opens with "Based on the path package, ... a BSD-style license": its first lines came third for
+    "how are routes with path parameters matched". A licence header's words are left out of BM25's bag (its lines
+    are still the unit's); a file opening with any other comment, or a docstring, keeps its words."""
+    from ctxsieve.ingest.coderank.lexical import unit_terms
+
+    go = ("// Copyright 2013 Julien Schmidt. All rights reserved.\n// Based on the path package, Copyright 2009 The Go "
+          "Authors.\n// Use of this source code is governed by a BSD-style license.\n\npackage gin\n\n"
+          "const stackBufSize = 128\n")
+    python = ("#!/usr/bin/env python\n# Copyright (c) 2017 Ansible Project\n# GNU General Public License v3.0+\n\n"
+              '"""Wraps the path module."""\nimport os\n')
+    other = "// Routes are matched by a radix tree of path segments.\n\npackage gin\n\nconst depth = 3\n"
+    for path, text, kept, gone in (("path.go", go, {"stack", "buf", "size", "gin"}, {"schmidt", "license", "bsd"}),
+                                   ("lib/paths.py", python, {"wraps", "module", "os"}, {"gnu", "copyright"}),
+                                   ("tree.go", other, {"routes", "radix", "path", "depth"}, set())):
+        module = units_of(path, text)[0]
+        assert module.kind == "module" and module.text == text.rstrip("\n"), module
+        terms = set(unit_terms(replace(module, path="x/y.txt")))  # (not its path's terms)
+        assert kept <= terms and not gone & terms, (path, terms)
+
+
 def test_each_type_of_a_go_group_is_a_definition_of_its_own() -> None:
     """gin's `type (\n\tformBinding struct{}\n\tformPostBinding struct{}\n...)` was one unit named `?`, and a search
     for `formPostBinding` said no definition had the name; a lone `type One struct` stays whole, its comment too."""
