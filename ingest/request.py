@@ -30,8 +30,9 @@ _COMPOUND = re.compile(r"\b(?:_*[a-z0-9]+(?:_[a-z0-9]+)+_*|_{1,2}[a-z0-9_]+|[A-Z
 _HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+(?![\w/-])")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
 # Node's `at fn (path:line:col)`, as V8 writes it: `at async fn (...)`, `at new Foo (...)`, a method called by another
-# name `at Object.saveCart [as onSave] (...)`, a bundler's `webpack://app/src/x.ts:3:1`
-_AT_FRAME = re.compile(r"\bat (?:(?:async |(new ))?([\w.$<>]+)( \[as [\w$]+\])? )?\(?(?:webpack://[\w.@-]*/)?"
+# name `at Object.saveCart [as onSave] (...)`, a bundler's `webpack://app/src/x.ts:3:1`, an ES module's URL
+# `file:///app/node_modules/zod/v4/core/parse.js:27:15`
+_AT_FRAME = re.compile(r"\bat (?:(?:async |(new ))?([\w.$<>]+)( \[as [\w$]+\])? )?\(?(?:webpack://[\w.@-]*/|file://)?"
                        r"([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
 # a JVM stack trace's frame: `at com.google.gson.Gson.fromJson(Gson.java:932)`, the class's package its folders
 _JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|kts|scala|groovy)):(\d+)\)")
@@ -312,6 +313,18 @@ def _module_path(path: str) -> str:
     if "/registry/src/" in path or "/git/checkouts/" in path:  # (wherever CARGO_HOME is: /usr/local/cargo too)
         return _CRATE_AT_VERSION.sub(lambda m: f"{m[1]}/" if m[1] else "", path)
     return path
+
+
+# JavaScript a TypeScript source compiles to, by suffix: a Node trace names the `.js` an installed package ships
+# (`node_modules/zod/v4/core/parse.js`), the repository holds the `.ts` it came from
+_COMPILED = {".js": (".ts", ".tsx"), ".mjs": (".mts", ".ts"), ".cjs": (".cts", ".ts")}
+
+
+def sources_of(written: str) -> tuple[str, ...]:
+    """The paths of the TypeScript sources a compiled `.js` path as written may come from (none for another path):
+    its lines are not theirs, its function's name is."""
+    stem, dot, suffix = written.rpartition(".")
+    return tuple(f"{stem}{other}" for other in _COMPILED.get(f"{dot}{suffix}", ())) if dot else ()
 
 
 def paths_meet(written: str, path: str) -> bool:

@@ -41,7 +41,7 @@ from ctxsieve.ingest.coderank.ranker import (
 )
 from ctxsieve.ingest.coderank.units import CodeUnit, last_part, operator_of
 from ctxsieve.ingest.kinds.code import comment_lines, language_of
-from ctxsieve.ingest.request import file_name, scoped_parts
+from ctxsieve.ingest.request import Frame, file_name, scoped_parts, sources_of
 
 __all__ = ["Hit", "RepoMemory", "matches"]
 
@@ -303,9 +303,15 @@ class RepoMemory:
             if query.paths_only:
                 return tuple(w for w in query.files if not self._paths_at(w))
             if query.at_lines:
-                return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if not any(
-                    (frame.line or 0) <= self._lines_of(path) for path in self._paths_at(frame.path)))
+                return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if self._nothing_at(frame))
             return ()
+
+    def _nothing_at(self, frame: Frame) -> bool:
+        """No file the place names, or no such line in it (a compiled `.js`'s source is there: its lines are not)."""
+        direct = self._paths_at(frame.path, sources=False)
+        if not direct:
+            return not self._paths_at(frame.path)
+        return not any((frame.line or 0) <= self._lines_of(path) for path in direct)
 
     def between(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of places alone names that is a line of its file in no definition (a blank line or a
@@ -317,7 +323,7 @@ class RepoMemory:
             return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if any(
                 (frame.line or 0) <= self._lines_of(path) and not any(
                     u.start_line <= (frame.line or 0) <= max(u.end_line, u.definition_end) for u in self.units_of(path))
-                for path in self._paths_at(frame.path)))
+                for path in self._paths_at(frame.path, sources=False)))
 
     def elsewhere(self, query: CodeQuery, shown: Collection[tuple[str, str]]) -> tuple[str, ...]:
         """The request's frames that name a definition their line is not in here (a trace from another version of
@@ -341,9 +347,13 @@ class RepoMemory:
         known = self._files[path].lines
         return known or max((max(u.end_line, u.definition_end) for u in self.units_of(path)), default=0)
 
-    def _paths_at(self, written: str) -> list[str]:
-        """The files a path as written names (`paths_meet`), looked up by their file names."""
-        return sorted(p for p in self._by_file_key.get(file_name(written), ()) if paths_meet(written, p))
+    def _paths_at(self, written: str, sources: bool = True) -> list[str]:
+        """The files a path as written names (`paths_meet`), looked up by their file names; for a compiled `.js`
+        that names none, with `sources`, the TypeScript sources it may come from (`sources_of`)."""
+        for form in (written, *(sources_of(written) if sources else ())):
+            if found := sorted(p for p in self._by_file_key.get(file_name(form), ()) if paths_meet(form, p)):
+                return found
+        return []
 
     def _live_ids(self) -> np.ndarray:
         if self._live is None:

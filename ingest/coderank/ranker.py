@@ -30,7 +30,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..request import Frame, file_name, paths_meet, shared_tail
+from ..request import Frame, file_name, paths_meet, shared_tail, sources_of
 from .lexical import stem
 from .query import PHRASE_WORDS, SAID_WORDS, CodeQuery
 from .units import CodeUnit, last_part, module_name, operator_of
@@ -589,17 +589,25 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         line = frame.line
         if line is None:
             continue
-        name = file_name(frame.path)
-        met = [p for p in paths if file_name(p) == name and paths_meet(frame.path, p)]
-        meeting = _closest(frame.path, [p for p in met if ends[p] >= deepest[frame.path]] or met)
+        written, compiled = frame.path, False
+        met = _met(written, paths)
+        for source in sources_of(frame.path) if not met else ():  # a Node frame's compiled `.js`: its TypeScript
+            if met := _met(source, paths):  # source's lines are not the frame's, its function's name is
+                written, compiled = source, True
+                break
+        meeting = _closest(written, [p for p in met if ends[p] >= deepest[frame.path]] or met)
         if query.trace and len(meeting) > 1:
             points.append((frame, [], False, []))
             continue
         own = [i for i, u in enumerate(units) if u.path in meeting]
-        holding = [i for i in own if units[i].start_line <= line <= units[i].end_line]
+        holding = [] if compiled else [i for i in own if units[i].start_line <= line <= units[i].end_line]
         function = None if frame.path.endswith(".rb") else _frame_function(frame.function)
         named = [i for i in own if function and units[i].leaf == function and units[i].kind != "module"]  # (a
         # later part of the function counts: it is of that name)
+        if compiled:  # the definition of its name nearest its line (the compiled file keeps the source's order); not
+            nearest = [min(named, key=lambda i: (abs(units[i].start_line - line), i))] if named else []  # said
+            points.append((frame, nearest, False, []))  # to come from another version: it is this one, compiled
+            continue
         moved = bool(named) and not any(i in named for i in holding)
         if moved:
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
@@ -607,6 +615,11 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
             holding = []  # same path (`node_modules/other-lib/lib/index.js`), its function none of the repository's
         points.append((frame, holding, moved, own))
     return points
+
+
+def _met(written: str, paths: list[str]) -> list[str]:
+    name = file_name(written)
+    return [p for p in paths if file_name(p) == name and paths_meet(written, p)]
 
 
 def _closest(written: str, paths: list[str]) -> set[str]:

@@ -1607,6 +1607,36 @@ def test_a_look_up_by_a_module_qualified_name_finds_the_definition_it_names() ->
     assert not memory.defines("click.parser.Option", None), "another module's"
 
 
+def test_a_node_frame_in_compiled_javascript_finds_its_typescript_source() -> None:
+    """A Node trace names the `.js` an installed package ships, as an ES module's URL
+    (`file:///app/node_modules/zod/v4/core/parse.js:27:15`); the repository holds the `.ts` it was compiled from. The
+    frame was not read (the URL), then met no file: now it points at the definition its function names in the source,
+    whose lines are not the compiled file's (no line of it is taken for the frame's, nor said to be missing)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("export const finalize = (x: number): number => {\n  return x;\n};\n\n"
+              + "".join(f"export const check{i} = (x: number): number => {{\n  return x + {i};\n}};\n\n"
+                        for i in range(12))
+              + "export const _parse = (schema: Schema): number => {\n  const result = schema.run();\n"
+              "  return result;\n};\n")
+    memory = RepoMemory()
+    memory.put_file("packages/zod/src/v4/core/parse.ts", "a", units_of("packages/zod/src/v4/core/parse.ts", source))
+    memory.put_file("packages/zod/src/v4/core/run.ts", "b", units_of(
+        "packages/zod/src/v4/core/run.ts", "export function run(schema: Schema) {\n  return schema.parse();\n}\n"))
+    trace = ("ZodError: invalid input\n    at _parse (file:///app/node_modules/zod/v4/core/parse.js:27:15)\n"
+             "    at main (file:///app/src/index.js:6:16)\n")
+    read = read_code_query(trace)
+    assert read.trace and read.frames[0].path == "/app/node_modules/zod/v4/core/parse.js", read.frames
+    assert read.frames[0].function == "_parse", read.frames
+    first = memory.search(read, 1)[0]
+    assert (first.unit.name, first.unit.path) == ("_parse", "packages/zod/src/v4/core/parse.ts"), first
+    assert first.focus == 0, "the compiled file's line is not the source's"
+    place = read_code_query("node_modules/zod/v4/core/parse.js:27")
+    assert memory.missing(place) == () and memory.between(place) == (), "the source is there, its lines differ"
+    assert memory.missing(read_code_query("node_modules/zod/v4/core/gone.js:27")) == (
+        "node_modules/zod/v4/core/gone.js:27",)
+
+
 def test_a_frames_file_is_one_as_long_as_its_frames_go() -> None:
     """gdb's frames in `/usr/include/nlohmann/json.hpp` (the installed single header) at lines past the end of the
     checkout's `include/nlohmann/json.hpp` were pointed into the latter, at unrelated functions: the generated
