@@ -29,7 +29,8 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "last_pa
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 37  # (37: each type of a Go group its own unit, a Rust blanket impl named by its trait)
+UNITS_VERSION = 37  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
+# a Rust blanket impl named by its trait)
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is

@@ -737,7 +737,23 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return (declared.text.decode("utf-8", "replace"), True), name_node, target, None
     if target.type in _OBJC_CLASSES and target.child_by_field_name("category") is not None:  # Objective-C's
         return ("extension", True), name_node, target, None  # `@interface Greeter (Extra)`: its methods are Greeter's
+    if (shape := _go_shape(target)) is not None:
+        return (shape, False), name_node, target, None
     return _KINDS.get(target.type), name_node, target, None
+
+
+_GO_SHAPES = {"struct_type": "struct", "interface_type": "interface"}
+
+
+def _go_shape(target: Any) -> str | None:
+    """A Go type's kind as Go writes it, `type Context struct {...}`, `type IRoutes interface {...}` (a trial read
+    `type IRoutes` and could not tell); None for another type (`type HandlerFunc func(*Context)` stays `type`)."""
+    if target.type not in ("type_declaration", "type_spec"):
+        return None
+    spec = target if target.type == "type_spec" else next(
+        (c for c in target.named_children if c.type == "type_spec"), None)
+    shape = spec.child_by_field_name("type") if spec is not None else None
+    return _GO_SHAPES.get(shape.type) if shape is not None else None
 
 
 _OBJC_CLASSES = frozenset({"class_interface", "class_implementation"})

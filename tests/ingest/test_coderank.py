@@ -1562,16 +1562,17 @@ def test_a_files_licence_header_is_not_searched_by_its_words() -> None:
 
 def test_each_type_of_a_go_group_is_a_definition_of_its_own() -> None:
     """gin's `type (\n\tformBinding struct{}\n\tformPostBinding struct{}\n...)` was one unit named `?`, and a search
-    for `formPostBinding` said no definition had the name; a lone `type One struct` stays whole, its comment too."""
+    for `formPostBinding` said no definition had the name; a lone `type One struct` stays whole, its comment too. A
+    struct and an interface are of those kinds, as Go writes them (`type IRoutes` did not say which)."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
     text = ("package binding\n\ntype (\n\t// formBinding binds a form.\n\tformBinding struct{}\n"
             "\tformPostBinding struct {\n\t\tA int\n\t}\n\tAlias = int\n)\n\n// One is one.\ntype One struct {\n"
-            "\tA int\n}\n")
+            "\tA int\n}\n\ntype IRoutes interface {\n\tUse() IRoutes\n}\n\ntype HandlerFunc func(*Context)\n")
     units = units_of("binding/form.go", text)
     assert {(u.name, u.kind, u.start_line, u.end_line) for u in units if u.kind != "module"} == {
-        ("formBinding", "type", 4, 5), ("formPostBinding", "type", 6, 8), ("Alias", "type", 9, 9),
-        ("One", "type", 12, 15)}
+        ("formBinding", "struct", 4, 5), ("formPostBinding", "struct", 6, 8), ("Alias", "type", 9, 9),
+        ("One", "struct", 12, 15), ("IRoutes", "interface", 17, 19), ("HandlerFunc", "type", 21, 21)}
     memory = RepoMemory()
     memory.put_file("binding/form.go", "a", units)
     assert memory.defines("formPostBinding") and \
