@@ -60,8 +60,8 @@ def file_point(tenant: str, repo: str, path: str, digest: str, text: str, units:
     """The file's bytes as indexed and its units' places: one point, so a file is stored whole or not at all."""
     return PointData(key=file_key(tenant, repo, path), payload={
         "type": "file", "tenant": tenant, "repo": repo, "path": path, "hash": digest, "text": text,
-        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature, u.rest, u.definition_end, u.definition_start]
-                  for u in units],
+        "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature, u.rest, u.definition_end, u.definition_start,
+                   u.within] for u in units],
         "units_version": UNITS_VERSION})
 
 

@@ -46,6 +46,7 @@ class CodeResult:
     tokens: int
     shown_start_line: int = 0  # the first line in `text`: start_line, or below it when shown around a place
     matched_lines: tuple[int, ...] = ()  # lines of the definition not shown where the request's words are most
+    within: str = ""  # a Rust trait impl's method: the impl's header (`CodeUnit.within`)
 
     @property
     def whole(self) -> bool:
@@ -68,7 +69,7 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads (or the focused line) first
         unit, focus = hit.unit, _focus_of(hit, unit_costs) or _header_below_doc(hit, unit_costs)
         rest, start = rest_line(unit.path, _end_of(unit), _end_of(unit)), _start_of(unit, windows)
-        around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name) + "\n") \
+        around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name, unit.within) + "\n") \
             + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
         first, end, spent = _grow(unit_costs, focus, focus, min(_head_tokens(unit_costs, focus, max_tokens),
                                                                max_tokens - used - around))
@@ -200,7 +201,8 @@ class _LineCosts:
 def _result(hit: Hit, lines: list[str], first: int, end: int, tokens: int, windows: bool) -> CodeResult:
     unit = hit.unit
     return CodeResult(unit.path, unit.name, unit.kind, _start_of(unit, windows), _end_of(unit), round(hit.score, 6),
-                      "\n".join(lines[first:end]), unit.start_line + end - 1, tokens, unit.start_line + first)
+                      "\n".join(lines[first:end]), unit.start_line + end - 1, tokens, unit.start_line + first,
+                      within=unit.within)
 
 
 def _start_of(unit: CodeUnit, windows: bool) -> int:

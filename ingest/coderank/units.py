@@ -89,6 +89,8 @@ class CodeUnit:
     definition_end: int = 0  # the first part of a definition holding nested ones: the definition's last line
     # (a later part's too); a later part (`rest`): the definition's first line
     definition_start: int = 0
+    within: str = ""  # a Rust trait impl's method: the impl's header (`impl fmt::Display for PathError`), which its
+    # name does not say (a type's `Display` and `Debug` both have `fmt`: two heads `PathError.fmt` a model cannot tell)
 
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
@@ -207,7 +209,7 @@ def _member_written(scope: str, leaf: str) -> re.Pattern[str]:
 
 
 def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: list[str], prefix: str,
-          parent_kind: str | None, namespaces: frozenset[str] | None = None) -> Iterator[CodeUnit]:
+          parent_kind: str | None, namespaces: frozenset[str] | None = None, within: str = "") -> Iterator[CodeUnit]:
     for d in found:
         word, _, name = d.label.partition(" ")
         kind = kind_of(word, parent_kind)
@@ -219,16 +221,28 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
             own_last = max(d.first, d.children[0].first - 1)
             while own_last > d.first and not lines[own_last].strip():
                 own_last -= 1
-            yield replace(_unit(path, qualified, kind, d.first, own_last, lines, d.header), definition_end=last + 1)
+            yield replace(_unit(path, qualified, kind, d.first, own_last, lines, d.header), definition_end=last + 1,
+                          within=within)
             inside = prefix if (word, name) == ("class", "self") else qualified  # Ruby's `class << self`: its
-            yield from _walk(path, d.children, lines, inside, kind, namespaces)  # methods are the class's own
+            yield from _walk(path, d.children, lines, inside, kind, namespaces,  # methods are the class's own
+                             _trait_impl(kind, lines[d.header]))
             # (`Base.route`)
             for first, end in _runs(lines, d.children[0].first, last, d.children):
                 if not all(_NO_CODE.fullmatch(line) for line in lines[first : end + 1]):
                     yield replace(_unit(path, qualified, kind, first, end, lines, d.header), rest=True,
-                                  definition_start=d.first + 1, definition_end=last + 1)
+                                  definition_start=d.first + 1, definition_end=last + 1, within=within)
         else:
-            yield _unit(path, qualified, kind, d.first, last, lines, d.header)
+            yield replace(_unit(path, qualified, kind, d.first, last, lines, d.header), within=within)
+
+
+def _trait_impl(kind: str, header: str) -> str:
+    """A Rust impl of a trait, by its header line (`impl<T, S> FromRequest<S> for Json<T>`, less its `{` and a
+    `where`); "" for another definition, or an impl of the type's own methods."""
+    written = re.sub(r"\s*(?:\bwhere\b.*|\{.*)$", "", header.strip())
+    return written if kind == "impl" and _FOR_TYPE.search(written) else ""
+
+
+_FOR_TYPE = re.compile(r"\sfor\s+\S")
 
 
 def _unit(path: str, name: str, kind: str, first: int, last: int, lines: list[str], header: int) -> CodeUnit:

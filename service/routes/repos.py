@@ -71,7 +71,8 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
     found = engine.repos.search(tenant, name, body.query, body.k, body.max_tokens, body.path, windows=body.windows)
     results = [CodeHit(path=r.path, name=r.name, kind=r.kind, start_line=r.start_line, end_line=r.end_line,
                        score=r.score, text=r.text, shown_end_line=r.shown_end_line,
-                       shown_start_line=r.shown_start_line, matched_lines=list(r.matched_lines)) for r in found.results]
+                       shown_start_line=r.shown_start_line, matched_lines=list(r.matched_lines), within=r.within)
+               for r in found.results]
     usage = make_usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens,
                        chunks_total=found.found, chunks_returned=len(found.results))
     return CodeSearchResponse(repo=name, results=results, usage=UsageOut(**asdict(usage)), state=found.state,

@@ -96,6 +96,7 @@ class CodeHit(BaseModel):
     # the first line in `text`: start_line, or below it when the hit is shown around the line the query points at
     shown_start_line: int
     matched_lines: list[int] = []  # of the lines not shown, up to three where the query's words are most
+    within: str = ""  # a Rust trait impl's method: the impl's header (`impl fmt::Display for PathError`)
 
 
 class CodeSearchResponse(BaseModel):

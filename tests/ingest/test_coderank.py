@@ -1579,6 +1579,36 @@ def test_each_type_of_a_go_group_is_a_definition_of_its_own() -> None:
         memory.search(read_code_query("formPostBinding"), 1)[0].unit.name == "formPostBinding"
 
 
+def test_a_rust_trait_impls_method_says_which_impl_it_is_in(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """axum's `Json` has `from_request` in `impl FromRequest` and in `impl OptionalFromRequest` (a type's `Display` and
+    `Debug` both have `fmt`): two heads `Json.from_request` a model could not tell apart. A method of a trait impl
+    carries the impl's header, and its head line says it; a method of the type's own impl says nothing more."""
+    from ctxsieve_client.code_search import render_answer
+
+    text = ("impl<T, S> FromRequest<S> for Json<T>\nwhere\n    T: DeserializeOwned,\n{\n"
+            "    async fn from_request(req: Request) -> Self {\n        todo!()\n    }\n}\n\n"
+            "impl<T, S> OptionalFromRequest<S> for Json<T> {\n    async fn from_request(req: Request) -> Self {\n"
+            "        todo!()\n    }\n}\n\nimpl<T> Json<T> {\n    fn from_bytes(bytes: &[u8]) -> Self {\n"
+            "        todo!()\n    }\n}\n")
+    units = [u for u in units_of("axum/src/json.rs", text) if u.kind == "method"]
+    methods = [(u.name, u.start_line, u.within) for u in units]
+    assert methods == [("Json.from_request", 5, "impl<T, S> FromRequest<S> for Json<T>"),
+                       ("Json.from_request", 11, "impl<T, S> OptionalFromRequest<S> for Json<T>"),
+                       ("Json.from_bytes", 17, "")], methods
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+
+    shown = pack_hits([Hit(u, 1.0) for u in units], tokenizer.count, 2000, windows=True)
+    answer = render_answer("axum", shown, 3, "lexical")
+    assert "axum/src/json.rs:5-7 method Json.from_request (in impl<T, S> FromRequest<S> for Json<T>)\n" in answer
+    assert "axum/src/json.rs:11-13 method Json.from_request (in impl<T, S> OptionalFromRequest<S> for Json<T>)\n" \
+        in answer and "axum/src/json.rs:17-19 method Json.from_bytes\n" in answer, answer
+    from ctxsieve.indexes.repos.records import file_point, units_of_point
+
+    stored = file_point("t", "axum", "axum/src/json.rs", "h", text, units_of("axum/src/json.rs", text))
+    assert units_of_point(stored.payload) == units_of("axum/src/json.rs", text), "kept as the file is stored"
+
+
 def test_a_rust_blanket_impl_is_named_by_its_trait() -> None:
     """axum's `impl<F, Fut, Res, S> Handler<((),), S> for F` was `impl F` and its method `F.call`: a type parameter
     names nothing, so a blanket impl is its trait's (`Handler::call`, as Rust calls it); a type is still its own."""

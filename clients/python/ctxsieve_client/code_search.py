@@ -84,6 +84,8 @@ class ShownHit(Protocol):
     @property
     def text(self) -> str: ...
     @property
+    def within(self) -> str: ...
+    @property
     def shown_end_line(self) -> int: ...
     @property
     def shown_start_line(self) -> int: ...
@@ -175,9 +177,9 @@ def _listed(items: Sequence[str]) -> str:
     return shown if len(items) <= LISTED else f"{shown} and {len(items) - LISTED} more"
 
 
-def hit_head(path: str, start_line: int, end_line: int, kind: str, name: str) -> str:
-    """A hit's first line: where it is, its kind and qualified name."""
-    return f"{path}:{start_line}-{end_line} {kind} {name}"
+def hit_head(path: str, start_line: int, end_line: int, kind: str, name: str, within: str = "") -> str:
+    """A hit's first line: where it is, its kind and qualified name (and the Rust trait impl it is in)."""
+    return f"{path}:{start_line}-{end_line} {kind} {name}" + (f" (in {within})" if within else "")
 
 
 def rest_line(path: str, first: int, last: int, matched: Sequence[int] = ()) -> str:
@@ -194,7 +196,7 @@ def _hit(hit: ShownHit) -> str:
     first = max(hit.shown_start_line, hit.start_line)
     lines = hit.text.split("\n")[:max(0, hit.shown_end_line - first + 1)]
     shown = "".join(f"\n{numbered_line(first + i, line)}" for i, line in enumerate(lines))
-    head = hit_head(hit.path, hit.start_line, hit.end_line, hit.kind, hit.name)
+    head = hit_head(hit.path, hit.start_line, hit.end_line, hit.kind, hit.name, hit.within)
     above = f"\n{rest_line(hit.path, hit.start_line, first - 1, hit.matched_lines)}" if first > hit.start_line else ""
     below = f"\n{rest_line(hit.path, hit.shown_end_line + 1, hit.end_line, hit.matched_lines)}" \
         if hit.shown_end_line < hit.end_line else ""

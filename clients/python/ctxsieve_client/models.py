@@ -405,6 +405,7 @@ class CodeHit(Model):
     shown_end_line: int = 0
     shown_start_line: int = 0  # the first line in `text` (a service before it: start_line)
     matched_lines: list[int] = field(default_factory=list)  # lines not shown where the query's words are most
+    within: str = ""  # a Rust trait impl's method: the impl's header (`impl fmt::Display for PathError`)
 
     @property
     def whole(self) -> bool:
