@@ -32,7 +32,8 @@ _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))
 # Node's `at fn (path:line:col)`, as V8 writes it: `at async fn (...)`, `at new Foo (...)`, a method called by another
 # name `at Object.saveCart [as onSave] (...)`, a bundler's `webpack://app/src/x.ts:3:1`, an ES module's URL
 # `file:///app/node_modules/zod/v4/core/parse.js:27:15`
-_AT_FRAME = re.compile(r"\bat (?:(?:async |(new ))?([\w.$<>]+)( \[as [\w$]+\])? )?\(?(?:webpack://[\w.@-]*/|file://)?"
+_AT_FRAME = re.compile(r"\bat (?:(?:async |(new ))?([\w.$<>]+)( \[as [\w$]+\])? )?\(?"
+                       r"(?:webpack://[\w.@-]*/|file://(?:/[A-Za-z]:(?=/))?)?"
                        r"([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
 # a JVM stack trace's frame: `at com.google.gson.Gson.fromJson(Gson.java:932)`, the class's package its folders
 _JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|kts|scala|groovy)):(\d+)\)")

@@ -149,6 +149,14 @@ def _said_if_moved(client: Client, name: str, root: Path) -> bool:
     return True
 
 
+def _from_here(path: str | None) -> str | None:
+    """`--path` as a shell means it: `.`, `./binding`, `../render` from the current folder (absolute: the service reads
+    a path inside the repository's folder from its top); any other glob as it is, over the repository's paths."""
+    if path is not None and (path in (".", "..") or path.startswith(("./", "../"))):
+        return os.path.abspath(path)
+    return path
+
+
 def _changes(info: RepoInfo) -> str:
     """What the sync that brought an indexed folder up to date did (a trial user re-indexed after editing and
     deleting files and was told only the new totals)."""
@@ -174,7 +182,7 @@ def search(args: argparse.Namespace) -> int:
     if args.max_tokens is not None and not 1 <= args.max_tokens <= TOOL_MAX_TOKENS:
         return _refused("search", f"--max-tokens {args.max_tokens}: from 1 to {TOOL_MAX_TOKENS}")
     client = _client(args)
-    call = search_request({"query": args.query, "repo": args.repo, "k": args.k, "path": args.path,
+    call = search_request({"query": args.query, "repo": args.repo, "k": args.k, "path": _from_here(args.path),
                            "max_tokens": args.max_tokens})
     try:
         text = render_hits(client.send(call))

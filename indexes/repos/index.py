@@ -232,19 +232,20 @@ class RepoIndex:
         # parts) are left out: k are asked for, not k less those; more while those leave fewer than k (a trial's
         # `TypeAdapterFactory` gave 7 of k 10, its interface's methods inside it, and 18 of k 20)
         texts: dict[str, str] = {}  # the files' stored texts this search read: each read once
-        asked = 2 * k
-        while True:
+        for asked in (2 * k, WIDEST * k):  # (a second search only when the first came short)
             found_hits, state, by_meaning = self._hits(tenant, repo, read, asked, path, state, windows)
             hits = self._whole_hits(tenant, name, read, _as_short_outer(read, found_hits, repo.memory),
                                     repo.memory if windows else None, texts)[:k]
-            if len(hits) >= k or len(found_hits) < asked or asked >= WIDEST * k:
+            if len(hits) >= k or len(found_hits) < asked:
                 break
-            asked *= 2
         declared = {n for n in read.lookup if any(declares(h.unit, n) for h in found_hits)}  # (by a module's or a
         # type's own lines as found: a class widened whole holds its methods' locals too)
-        found = len(hits) + sum(1 for u in repo.memory.listed_units(read, path)  # (a listing of files counts all
-                                if not any(_within(u, h.unit) for h in hits))  # theirs: a trial's first 10 of ws.rs's
-        # 105 ended at line 203 of 1,267, and nothing said the file held more)
+        listed = repo.memory.listed_units(read, path)
+        found = len(hits) + sum(1 for u in listed  # (a listing of files counts all theirs: a trial's first 10 of
+                                if not any(_within(u, h.unit) for h in hits))  # ws.rs's 105 ended at line 203 of
+        # 1,267, and nothing said the file held more)
+        in_order = bool(listed) and {h.unit.path for h in hits} <= {u.path for u in listed}  # (not when the search
+        # found others: a file that is not there, nearest ones after a short file's)
         if not windows:
             hits = [replace(h, focus=0) for h in hits]
         undefined = tuple(sorted(n for n in read.lookup if code_shaped(n) and not repo.memory.defines(n, path)
@@ -254,7 +255,7 @@ class RepoIndex:
         # answer said no `ZodObject.extend` was defined: v3 defines one)
         caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere, self.vectors is None,
                           not by_meaning and not read.tests and repo.memory.foreign_words(read),  # (tests have no
-                          outside, read.paths_only and bool(hits),  # vectors: a search for them is by words alone)
+                          outside, in_order,  # vectors: a search for them is by words alone)
                           repo.memory.between(read))
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows,
                                        lambda packed: self._with_matched(tenant, name, read, repo.memory, packed,
@@ -720,16 +721,19 @@ REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the w
 
 def _within_repository(path: str | None, root: str) -> str | None:
     """A `path` glob as the repository's paths are written: a trial's `./binding` and `/tmp/gin/binding` (the folder
-    as a shell names it) were refused, no file matching."""
+    as a shell names it) were refused, no file matching. Written so, from the repository's top, it stays there: a
+    name alone becomes `/name` (`matches`: `./*.go` is the top folder's Go files, not any folder's)."""
     if not path:
         return path
-    written = next((PurePosixPath(p) for p in (path, os.path.realpath(path)) if path.startswith("/") and
-                    PurePosixPath(p).is_relative_to(root)), None)  # (the root as registered: its real path)
-    if written is not None:
-        path = written.relative_to(root).as_posix()
-    while path.startswith("./"):
-        path = path[2:]
-    return "" if path == "." else path
+    if path.startswith("/"):
+        for form in (posixpath.normpath(path), os.path.realpath(path)):  # (the root as registered: its real path)
+            if PurePosixPath(form).is_relative_to(root):
+                path = f"./{PurePosixPath(form).relative_to(root).as_posix()}"
+                break
+    if path != "." and not path.startswith("./"):
+        return path
+    path = posixpath.normpath(path)  # (`./a/../b` is `b`)
+    return "" if path == "." else path if "/" in path else f"/{path}"
 
 
 WIDEST = 8  # times k the hits a search looks through for k not inside each other

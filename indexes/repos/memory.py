@@ -193,6 +193,9 @@ class RepoMemory:
                                                          for j in order) else None
             at = at_places(query, units) if query.at_lines else {}
             order = sorted(order, key=lambda j: _asked_first(asked, units[j], written, query.lookup, at.get(j)))
+            if query.paths_only and (listed := [j for j in order if query.names_file(units[j].path)]):
+                order = listed  # a listing is of the files named, nothing after them (a short file's listing ended
+                # with another file's definitions, under "in their files' order")
         elif query.short:
             order = _files_first(order, units, scores, weights.later, _subject_files(query, units))
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
@@ -307,11 +310,9 @@ class RepoMemory:
             return ()
 
     def _nothing_at(self, frame: Frame) -> bool:
-        """No file the place names, or no such line in it (a compiled `.js`'s source is there: its lines are not)."""
-        direct = self._paths_at(frame.path, sources=False)
-        if not direct:
-            return not self._paths_at(frame.path)
-        return not any((frame.line or 0) <= self._lines_of(path) for path in direct)
+        """No file the place names, or no such line in it (a compiled `.js`'s TypeScript source has none of its
+        lines: a place alone there is nothing the search can point at)."""
+        return not any((frame.line or 0) <= self._lines_of(path) for path in self._paths_at(frame.path, sources=False))
 
     def between(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of places alone names that is a line of its file in no definition (a blank line or a
@@ -320,7 +321,7 @@ class RepoMemory:
         if not query.at_lines:
             return ()
         with self._lock:
-            return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if any(
+            return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if (frame.line or 0) >= 1 and any(
                 (frame.line or 0) <= self._lines_of(path) and not any(
                     u.start_line <= (frame.line or 0) <= max(u.end_line, u.definition_end) for u in self.units_of(path))
                 for path in self._paths_at(frame.path, sources=False)))
@@ -485,8 +486,9 @@ def _best(values: np.ndarray, n: int) -> np.ndarray:
 def matches(path: str, glob: str) -> bool:
     """A glob over the relative path (`lib/**/*.py`, `*.py`: any Python file), or a folder prefix (`lib/ansible`). In
     a glob with a `/`, `*` and `?` stay within a folder and `**` crosses folders, as git and ripgrep read one (a
-    trial's `packages/zod/src/v4/*.ts` had matched `v4/classic/schemas.ts`)."""
-    return _glob(glob).fullmatch(path) is not None or path.startswith(glob.rstrip("/") + "/")
+    trial's `packages/zod/src/v4/*.ts` had matched `v4/classic/schemas.ts`); a leading `/` holds it to the
+    repository's top, as git reads one too (`/*.go`: the top folder's Go files)."""
+    return _glob(glob).fullmatch(path) is not None or path.startswith(glob.strip("/") + "/")
 
 
 @lru_cache(maxsize=256)
@@ -494,7 +496,7 @@ def _glob(glob: str) -> re.Pattern[str]:
     """`matches`' glob as a regular expression over the whole relative path."""
     if "/" not in glob:  # (`*.py`: any Python file, in any folder)
         return re.compile(fnmatch.translate(glob))
-    return re.compile(_glob_parts(glob), re.DOTALL)
+    return re.compile(_glob_parts(glob.lstrip("/")), re.DOTALL)  # (`/*.go`: from the top)
 
 
 _GLOB_PART = re.compile(r"\*\*/|\*\*|\*|\?|\[!?\]?[^\]]*\]|.", re.DOTALL)

@@ -659,8 +659,7 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
 def _grouped(node: Any) -> bool:
     """A Go group of types, `type (\n\tformBinding struct{}\n\tformPostBinding struct{}\n)`: each type its own
     definition (the group was one named `?`, and gin's `formPostBinding` said to be defined nowhere)."""
-    return node.type == "type_declaration" and \
-        sum(1 for c in node.named_children if c.type in ("type_spec", "type_alias")) > 1
+    return node.type == "type_declaration" and any(c.type == "(" for c in node.children)  # (one type in one too)
 
 
 _STATEMENT_WORDS = frozenset({"if", "else", "for", "while", "switch", "return", "do", "sizeof", "catch", "case"})
@@ -1825,18 +1824,26 @@ def only_imports(text: str, language: str | None) -> bool:
     return bool(code) and all(n in imports or _DECLARES_MODULE.match(lines[n - 1].strip()) for n in code)
 
 
-_LICENCE = re.compile(r"copyright|licen[cs]e|SPDX-", re.IGNORECASE)
+# a licence's own words (not a module's about licences: "Package licence detects the license of a repository")
+_LICENCE = re.compile(r"copyright|\(c\)|SPDX-License-Identifier|licen[cs]ed under|under the terms of|all rights "
+                      r"reserved|permission is hereby granted|licen[cs]e,? version|-style licen[cs]e|\b(?:MIT|BSD|GNU|"
+                      r"Apache|Mozilla|Eclipse) (?:General |Lesser General |Public )*licen[cs]e", re.IGNORECASE)
 LICENCE_LINES = 60  # a file's first lines looked through for its licence header
 
 
 def licence_header(text: str, language: str | None) -> int:
-    """How many of a file's first lines are its licence header: the comments (and blank lines) it opens with, when
-    they say copyright or licence; 0 when it opens otherwise. Their words say nothing of what the file does."""
+    """How many of a file's first lines are its licence header: the block of comments it opens with (and the blank
+    lines after it), when it says copyright or a licence's terms; 0 when it opens otherwise. Their words say nothing
+    of what the file does; a doc comment after a blank line (Go's `// Package path implements ...`) is kept."""
     head = text.split("\n")[:LICENCE_LINES]
     comments = comment_lines("\n".join(head), language)
-    end = next((i for i, (line, comment) in enumerate(zip(head, comments, strict=True))
-                if line.strip() and not comment), len(head))
-    return end if end and _LICENCE.search("\n".join(head[:end])) else 0
+    start = next((i for i, line in enumerate(head) if line.strip()), len(head))
+    end = next((i for i in range(start, len(head)) if not comments[i]), len(head))  # (a blank line ends it too)
+    if end == start or not _LICENCE.search("\n".join(head[start:end])):
+        return 0
+    while end < len(head) and not head[end].strip():
+        end += 1
+    return end
 
 
 def comment_lines(text: str, language: str | None) -> list[bool]:

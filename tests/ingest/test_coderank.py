@@ -791,15 +791,15 @@ def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
         assert memory.search(query, 3)[0].unit.name == "node.getValue", (asked, memory.search(query, 3))
     assert not read_code_query(f"a panic at tree.go:{at}").at_lines, "words and a place: the words rank"
     memory.put_file("gin.go", "b", units_of("gin.go", "package gin\n\n// the tree of routes\nvar tree = 1\n"))
-    listed = memory.search(read_code_query("tree.go"), 10)  # a path alone: the file's units in its order, then
-    own = sorted(u.start_line for u in units_of("tree.go", tree))  # the rest (gin.go says `tree` too)
-    assert read_code_query("`tree.go`").paths_only and [h.unit.start_line for h in listed[:len(own)]] == own
-    assert [h.unit.path for h in listed] == ["tree.go"] * len(own) + ["gin.go"], listed
+    listed = memory.search(read_code_query("tree.go"), 10)  # a path alone: the file's units in its order, and no
+    own = sorted(u.start_line for u in units_of("tree.go", tree))  # others (gin.go says `tree` too: it came last,
+    assert read_code_query("`tree.go`").paths_only and [h.unit.start_line for h in listed] == own  # under "in their
+    assert [h.unit.path for h in listed] == ["tree.go"] * len(own), listed  # files' order")
     memory.put_file("a.go", "c", units_of("a.go", "package gin\n\n// a tree\nvar a = 2\n"))
     memory.put_file("z.go", "d", units_of("z.go", "package gin\n\n// tree tree tree go\nvar treeGo = 2\n"))
-    rest = [h for h in memory.search(read_code_query("tree.go"), 20) if h.unit.path != "tree.go"]
-    assert rest[0].unit.path == "z.go" and [h.score for h in rest] == sorted((h.score for h in rest), reverse=True), \
-        "the rest as the rule ranks them, not by path"
+    nearest = memory.search(read_code_query("src/tree_go.go"), 20)  # a file it has not: the nearest, as ranked
+    assert nearest and [h.score for h in nearest] == sorted((h.score for h in nearest), reverse=True), \
+        "as the rule ranks them, not by path"
 
 
 
@@ -1543,6 +1543,7 @@ def test_a_files_licence_header_is_not_searched_by_its_words() -> None:
     """gin's `path.go` opens with "Based on the path package, ... a BSD-style license": its first lines came third for
     "how are routes with path parameters matched". A licence header's words are left out of BM25's bag (its lines
     are still the unit's); a file opening with any other comment, or a docstring, keeps its words."""
+    from ctxsieve.ingest.analyzers import code_terms
     from ctxsieve.ingest.coderank.lexical import unit_terms
 
     go = ("// Copyright 2013 Julien Schmidt. All rights reserved.\n// Based on the path package, Copyright 2009 The Go "
@@ -1551,13 +1552,18 @@ def test_a_files_licence_header_is_not_searched_by_its_words() -> None:
     python = ("#!/usr/bin/env python\n# Copyright (c) 2017 Ansible Project\n# GNU General Public License v3.0+\n\n"
               '"""Wraps the path module."""\nimport os\n')
     other = "// Routes are matched by a radix tree of path segments.\n\npackage gin\n\nconst depth = 3\n"
+    documented = go.replace("package gin", "// Package gin implements a web framework.\npackage gin")
+    about = "// Package licence detects the license of a repository.\npackage licence\n"  # (a module about them)
     for path, text, kept, gone in (("path.go", go, {"stack", "buf", "size", "gin"}, {"schmidt", "license", "bsd"}),
                                    ("lib/paths.py", python, {"wraps", "module", "os"}, {"gnu", "copyright"}),
-                                   ("tree.go", other, {"routes", "radix", "path", "depth"}, set())):
+                                   ("tree.go", other, {"routes", "radix", "path", "depth"}, set()),
+                                   ("web.go", documented, {"implements", "web", "framework"}, {"bsd", "schmidt"}),
+                                   ("licence.go", about, {"detects", "license", "repository"}, set())):
         module = units_of(path, text)[0]
         assert module.kind == "module" and module.text == text.rstrip("\n"), module
-        terms = set(unit_terms(replace(module, path="x/y.txt")))  # (not its path's terms)
+        terms = set(code_terms(module.searched_text))
         assert kept <= terms and not gone & terms, (path, terms)
+        assert terms <= set(unit_terms(module)), "what BM25 reads"
 
 
 def test_each_type_of_a_go_group_is_a_definition_of_its_own() -> None:
@@ -1568,11 +1574,13 @@ def test_each_type_of_a_go_group_is_a_definition_of_its_own() -> None:
 
     text = ("package binding\n\ntype (\n\t// formBinding binds a form.\n\tformBinding struct{}\n"
             "\tformPostBinding struct {\n\t\tA int\n\t}\n\tAlias = int\n)\n\n// One is one.\ntype One struct {\n"
-            "\tA int\n}\n\ntype IRoutes interface {\n\tUse() IRoutes\n}\n\ntype HandlerFunc func(*Context)\n")
+            "\tA int\n}\n\ntype IRoutes interface {\n\tUse() IRoutes\n}\n\ntype HandlerFunc func(*Context)\n\n"
+            "type (\n\tLone struct{}\n)\n")
     units = units_of("binding/form.go", text)
     assert {(u.name, u.kind, u.start_line, u.end_line) for u in units if u.kind != "module"} == {
         ("formBinding", "struct", 4, 5), ("formPostBinding", "struct", 6, 8), ("Alias", "type", 9, 9),
-        ("One", "struct", 12, 15), ("IRoutes", "interface", 17, 19), ("HandlerFunc", "type", 21, 21)}
+        ("One", "struct", 12, 15), ("IRoutes", "interface", 17, 19), ("HandlerFunc", "type", 21, 21),
+        ("Lone", "struct", 24, 24)}  # (a group of one type too)
     memory = RepoMemory()
     memory.put_file("binding/form.go", "a", units)
     assert memory.defines("formPostBinding") and \
@@ -1662,8 +1670,10 @@ def test_a_node_frame_in_compiled_javascript_finds_its_typescript_source() -> No
     first = memory.search(read, 1)[0]
     assert (first.unit.name, first.unit.path) == ("_parse", "packages/zod/src/v4/core/parse.ts"), first
     assert first.focus == 0, "the compiled file's line is not the source's"
-    place = read_code_query("node_modules/zod/v4/core/parse.js:27")
-    assert memory.missing(place) == () and memory.between(place) == (), "the source is there, its lines differ"
+    windows = read_code_query(trace.replace("file:///app/", "file:///C:/app/"))  # (the drive's `:` had ended it)
+    assert windows.frames[0] == replace(read.frames[0], path="/app/node_modules/zod/v4/core/parse.js"), windows
+    place = read_code_query("node_modules/zod/v4/core/parse.js:27")  # (no name: its line cannot be placed)
+    assert memory.missing(place) == ("node_modules/zod/v4/core/parse.js:27",) and memory.between(place) == ()
     assert memory.missing(read_code_query("node_modules/zod/v4/core/gone.js:27")) == (
         "node_modules/zod/v4/core/gone.js:27",)
 

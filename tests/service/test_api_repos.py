@@ -1366,14 +1366,19 @@ def test_a_paths_star_stays_in_its_folder(repos: TestClient, roots: Path) -> Non
     (tree / "v4" / "classic").mkdir(parents=True)
     (tree / "v4" / "index.ts").write_text("export function parse(input: string) {\n  return input;\n}\n")
     (tree / "v4" / "classic" / "schemas.ts").write_text("export function parse(s: string) {\n  return s;\n}\n")
+    (tree / "top.ts").write_text("export function parse(t: string) {\n  return t;\n}\n")
     assert repos.put("/v1/repos/starred", json={"path": str(tree)}).status_code == 202
     indexed(repos, "starred")
     for glob, paths in (("v4/*.ts", {"v4/index.ts"}), ("v4/**/*.ts", {"v4/index.ts", "v4/classic/schemas.ts"}),
-                        ("*.ts", {"v4/index.ts", "v4/classic/schemas.ts"}), ("v4/classic", {"v4/classic/schemas.ts"}),
+                        ("*.ts", {"top.ts", "v4/index.ts", "v4/classic/schemas.ts"}),
+                        ("v4/classic", {"v4/classic/schemas.ts"}),
                         ("v4/c*/*.ts", {"v4/classic/schemas.ts"}), ("v4/[ci]*.ts", {"v4/index.ts"}),
                         ("./v4/classic", {"v4/classic/schemas.ts"}), (f"{tree}/v4/*.ts", {"v4/index.ts"}),
-                        (str(tree), {"v4/index.ts", "v4/classic/schemas.ts"})):  # (a trial's `./binding` and
-        # `/tmp/gin/binding`, as a shell names a folder, were refused)
+                        (str(tree), {"top.ts", "v4/index.ts", "v4/classic/schemas.ts"}), ("./*.ts", {"top.ts"}),
+                        (f"{tree}/*.ts", {"top.ts"}), ("/*.ts", {"top.ts"}), (f"{tree}/v4/../v4/classic",
+                                                                           {"v4/classic/schemas.ts"})):
+        # (a trial's `./binding` and `/tmp/gin/binding`, as a shell names a folder, were refused; from the top, a
+        # name alone stays there)
         body = repos.post("/v1/repos/starred/search", json={"query": "parse", "path": glob}).json()
         assert {hit["path"] for hit in body["results"]} == paths, (glob, body)
     assert matches("lib/a/x.py", "lib/?/x.py") and not matches("lib/ab/x.py", "lib/?/x.py")
@@ -1585,7 +1590,8 @@ def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, root
     for k, shown in ((5, 5), (30, 30), (50, 30)):
         body = repos.post("/v1/repos/listing-more/search", json={"query": "many.py", "k": k, "max_tokens": 6000}).json()
         result = CodeSearchResult.from_json(body)
-        assert [h.name for h in result.results][:shown] == [f"step_{i}" for i in range(shown)], (k, result.results)
+        assert [h.name for h in result.results] == [f"step_{i}" for i in range(shown)], (k, result.results)  # (no
+        # other file's definitions after a short file's: other.py's `many` had come last)
         closing = render_hits(result).rsplit("\n", 1)[-1]
         more = f"; {30 - shown} more found are not shown: search with a larger max_tokens or k" if shown < 30 else ""
         assert closing.startswith(f"[ctxsieve search_code: {len(result.results)} definitions of repository "
@@ -1640,12 +1646,13 @@ def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClie
         result = CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={"query": query}).json())
         assert result.missing == missing, (query, result)
         assert result.between == (["src/hooks.py:3"] if query == "src/hooks.py:3" else []), (query, result)
+        assert result.listing == (query in ("hooks.py", ".github/release.py")), (query, result)  # (ranked, else)
         if missing:
             assert f"its indexed source has nothing at {missing[0]}" in render_hits(result), render_hits(result)
     blank = render_hits(CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={
         "query": "src/hooks.py:3"}).json()))
-    assert "src/hooks.py:3 is in no definition (a blank line or a comment between two): the definitions either " \
-        "side are shown" in blank and blank.startswith("src/hooks.py:"), blank
+    assert "src/hooks.py:3 is in no definition (a blank line or a comment outside them): the nearest definitions " \
+        "are shown" in blank and blank.startswith("src/hooks.py:"), blank
     many = " ".join(f"src/gone{i}.py" for i in range(40))  # every one listed: a 758-token answer of a 50 one
     body = repos.post("/v1/repos/hooked/search", json={"query": many, "max_tokens": 200}).json()
     assert len(body["missing"]) == 40 and body["usage"]["output_tokens"] <= 200, body["usage"]

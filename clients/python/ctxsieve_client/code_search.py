@@ -155,7 +155,7 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
                  "found")
     if caveats.between:
         note += (f"; {_listed(caveats.between)} {'is' if len(caveats.between) == 1 else 'are'} in no definition (a "
-                 "blank line or a comment between two): the definitions either side are shown")
+                 "blank line or a comment outside them): the nearest definitions are shown")
     if caveats.elsewhere:
         note += ("; a frame names a definition its line is not in here (the trace may come from another version of "
                  f"the file), the definition shown at its own lines: {_listed(caveats.elsewhere)}")
