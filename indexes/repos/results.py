@@ -87,10 +87,10 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
                 (more := unit_costs.total(through) - unit_costs.total(end)) <= max_tokens - used:
             shown[i], used = (0, through), used + more
         elif first > 0 and _start_of(hit.unit, windows) == hit.unit.start_line and \
-                (above := unit_costs.total(first)) <= HEAD_MAX_TOKENS:  # a window a few lines below its `def` line:
-            freed = count(rest_line(hit.unit.path, _end_of(hit.unit), _end_of(hit.unit)) + "\n")  # those lines,
-            if above <= max_tokens - used + freed:  # not "lines 232-234 not shown" (a user trial's traceback)
-                shown[i], used = (0, end), used + above - freed
+                (above := unit_costs.total(first)) <= HEAD_MAX_TOKENS and above <= max_tokens - used + (
+                    freed := count(rest_line(hit.unit.path, _end_of(hit.unit), _end_of(hit.unit)) + "\n")):
+            shown[i], used = (0, end), used + above - freed  # a window a few lines below its `def` line: those
+            # lines, not "lines 232-234 not shown" (a user trial's traceback)
         elif first > 0 and (header := _header_row(hit, unit_costs, min(first, LONGEST_DOC))) is not None and \
                 (above := unit_costs.total(first) - unit_costs.total(header)) <= min(HEAD_MAX_TOKENS,
                                                                                    max_tokens - used):
