@@ -111,11 +111,12 @@ class CodeUnit:
 
     @cached_property  # asked once per unit, when it is indexed
     def searched_text(self) -> str:
-        """Its text as BM25 reads it: a file's first module run without its licence header (`licence_header`), whose
-        words (gin's `path.go`: "the path package ... BSD-style license") matched "path parameters" third."""
+        """Its text as BM25 reads it: a file's first unit without its licence header (`licence_header`), whose words
+        ("you may not use this file", "version", "software") matched plain-language searches (a definition's too,
+        when the licence is the comment right above it: `/** @license MIT */ export function debounce`)."""
         from ..kinds.code import language_of, licence_header
 
-        if self.kind != "module" or self.start_line != 1:
+        if self.start_line != 1:
             return self.text
         skipped = licence_header(self.text, language_of(self.path))
         return "\n".join(self.text.split("\n")[skipped:]) if skipped else self.text

@@ -1558,9 +1558,11 @@ def test_a_files_licence_header_is_not_searched_by_its_words() -> None:
                                    ("lib/paths.py", python, {"wraps", "module", "os"}, {"gnu", "copyright"}),
                                    ("tree.go", other, {"routes", "radix", "path", "depth"}, set()),
                                    ("web.go", documented, {"implements", "web", "framework"}, {"bsd", "schmidt"}),
-                                   ("licence.go", about, {"detects", "license", "repository"}, set())):
-        module = units_of(path, text)[0]
-        assert module.kind == "module" and module.text == text.rstrip("\n"), module
+                                   ("licence.go", about, {"detects", "license", "repository"}, set()),
+                                   ("debounce.py", "# Copyright (c) 2017 Ben\n# MIT License\ndef debounce(wait):\n"
+                                    "    return wait\n", {"debounce", "wait"}, {"copyright", "ben", "mit"})):
+        module = units_of(path, text)[0]  # (the last: a function, the licence the comment right above it)
+        assert module.text == text.rstrip("\n"), module
         terms = set(code_terms(module.searched_text))
         assert kept <= terms and not gone & terms, (path, terms)
         assert terms <= set(unit_terms(module)), "what BM25 reads"
