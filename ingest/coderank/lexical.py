@@ -87,7 +87,7 @@ def stems_of(bags: Sequence[Counter[str]]) -> dict[str, str]:
 
 def unit_terms(unit: CodeUnit) -> Counter[str]:
     """The unit's weighted bag of terms (see the module's docstring)."""
-    bag = Counter(code_terms(unit.searched_text))
+    bag = Counter(code_terms(unit.text))
     for term in code_terms(unit.name.replace(".", " ")):
         bag[term] += NAME_WEIGHT
     for term in _path_terms(unit.path):

@@ -109,18 +109,6 @@ class CodeUnit:
         return self.kind == "module" and self.end_line > self.start_line and \
             only_comments(self.text, language_of(self.path))
 
-    @cached_property  # asked once per unit, when it is indexed
-    def searched_text(self) -> str:
-        """Its text as BM25 reads it: a file's first unit without its licence header (`licence_header`), whose words
-        ("you may not use this file", "version", "software") matched plain-language searches (a definition's too,
-        when the licence is the comment right above it: `/** @license MIT */ export function debounce`)."""
-        from ..kinds.code import language_of, licence_header
-
-        if self.start_line != 1:
-            return self.text
-        skipped = licence_header(self.text, language_of(self.path))
-        return "\n".join(self.text.split("\n")[skipped:]) if skipped else self.text
-
     @cached_property  # asked for every unit of every search's pool
     def imports_only(self) -> bool:
         """A module run of imports alone (`only_imports`): axum's `strip_prefix.rs:1-8`, eight `use` lines, came

@@ -1824,28 +1824,6 @@ def only_imports(text: str, language: str | None) -> bool:
     return bool(code) and all(n in imports or _DECLARES_MODULE.match(lines[n - 1].strip()) for n in code)
 
 
-# a licence's own words (not a module's about licences: "Package licence detects the license of a repository")
-_LICENCE = re.compile(r"copyright|\(c\)|SPDX-License-Identifier|licen[cs]ed under|under the terms of|all rights "
-                      r"reserved|permission is hereby granted|licen[cs]e,? version|-style licen[cs]e|\b(?:MIT|BSD|GNU|"
-                      r"Apache|Mozilla|Eclipse) (?:General |Lesser General |Public )*licen[cs]e", re.IGNORECASE)
-LICENCE_LINES = 60  # a file's first lines looked through for its licence header
-
-
-def licence_header(text: str, language: str | None) -> int:
-    """How many of a file's first lines are its licence header: the block of comments it opens with (and the blank
-    lines after it), when it says copyright or a licence's terms; 0 when it opens otherwise. Their words say nothing
-    of what the file does; a doc comment after a blank line (Go's `// Package path implements ...`) is kept."""
-    head = text.split("\n")[:LICENCE_LINES]
-    comments = comment_lines("\n".join(head), language)
-    start = next((i for i, line in enumerate(head) if line.strip()), len(head))
-    end = next((i for i in range(start, len(head)) if not comments[i]), len(head))  # (a blank line ends it too)
-    if end == start or not _LICENCE.search("\n".join(head[start:end])):
-        return 0
-    while end < len(head) and not head[end].strip():
-        end += 1
-    return end
-
-
 def comment_lines(text: str, language: str | None) -> list[bool]:
     """Per line of `text`, whether it is a comment's and nothing else (a blank line is not): `//`, `--`, `#` where it
     opens one, inside `/* */` with no code after its end."""

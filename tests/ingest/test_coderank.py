@@ -1539,35 +1539,6 @@ def test_a_rust_impl_for_a_slice_is_named_by_its_element() -> None:
         ("T", "impl"), ("T.serialize", "method"), ("u8", "impl"), ("u8.deserialize", "method")}
 
 
-def test_a_files_licence_header_is_not_searched_by_its_words() -> None:
-    """gin's `path.go` opens with "Based on the path package, ... a BSD-style license": its first lines came third for
-    "how are routes with path parameters matched". A licence header's words are left out of BM25's bag (its lines
-    are still the unit's); a file opening with any other comment, or a docstring, keeps its words."""
-    from ctxsieve.ingest.analyzers import code_terms
-    from ctxsieve.ingest.coderank.lexical import unit_terms
-
-    go = ("// Copyright 2013 Julien Schmidt. All rights reserved.\n// Based on the path package, Copyright 2009 The Go "
-          "Authors.\n// Use of this source code is governed by a BSD-style license.\n\npackage gin\n\n"
-          "const stackBufSize = 128\n")
-    python = ("#!/usr/bin/env python\n# Copyright (c) 2017 Ansible Project\n# GNU General Public License v3.0+\n\n"
-              '"""Wraps the path module."""\nimport os\n')
-    other = "// Routes are matched by a radix tree of path segments.\n\npackage gin\n\nconst depth = 3\n"
-    documented = go.replace("package gin", "// Package gin implements a web framework.\npackage gin")
-    about = "// Package licence detects the license of a repository.\npackage licence\n"  # (a module about them)
-    for path, text, kept, gone in (("path.go", go, {"stack", "buf", "size", "gin"}, {"schmidt", "license", "bsd"}),
-                                   ("lib/paths.py", python, {"wraps", "module", "os"}, {"gnu", "copyright"}),
-                                   ("tree.go", other, {"routes", "radix", "path", "depth"}, set()),
-                                   ("web.go", documented, {"implements", "web", "framework"}, {"bsd", "schmidt"}),
-                                   ("licence.go", about, {"detects", "license", "repository"}, set()),
-                                   ("debounce.py", "# Copyright (c) 2017 Ben\n# MIT License\ndef debounce(wait):\n"
-                                    "    return wait\n", {"debounce", "wait"}, {"copyright", "ben", "mit"})):
-        module = units_of(path, text)[0]  # (the last: a function, the licence the comment right above it)
-        assert module.text == text.rstrip("\n"), module
-        terms = set(code_terms(module.searched_text))
-        assert kept <= terms and not gone & terms, (path, terms)
-        assert terms <= set(unit_terms(module)), "what BM25 reads"
-
-
 def test_each_type_of_a_go_group_is_a_definition_of_its_own() -> None:
     """gin's `type (\n\tformBinding struct{}\n\tformPostBinding struct{}\n...)` was one unit named `?`, and a search
     for `formPostBinding` said no definition had the name; a lone `type One struct` stays whole, its comment too. A
