@@ -45,6 +45,10 @@ def test_index_then_search_from_the_command_line(served: tuple[str, Path]) -> No
     assert found.returncode == 0, found.stderr
     hits = {hit.name: hit for hit in hits_of(found.stdout)}
     check_hit(root, hits["TaxTable.rate_for"], definition(root, "billing/tax.py", "TaxTable.rate_for"))
+    for path, folder in ((".", "billing/"), ("../app", "app/")):  # as the shell names a folder, from the current
+        here = ctxsieve(root / "billing", "search", "the ledger", "--repo", "ledger-app", "--path", path, "--url", url)
+        assert here.returncode == 0 and hits_of(here.stdout), here.stdout + here.stderr  # one (a review: `.` was
+        assert all(hit.path.startswith(folder) for hit in hits_of(here.stdout)), (path, here.stdout)  # the top)
 
 
 def test_index_names_the_files_it_left_out(served: tuple[str, Path]) -> None:
