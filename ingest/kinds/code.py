@@ -67,7 +67,6 @@ _KINDS = {
     "class_interface": ("class", True), "class_implementation": ("class", True),
     "function_statement": ("function", False), "class_statement": ("class", True),
     "class_method_definition": ("method", False), "enum_statement": ("enum", False),
-    "type_spec": ("type", False),  # one of a Go group's, `type (\n\ta struct{}\n\tb struct{}\n)` (`_grouped`)
 }
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
@@ -617,7 +616,8 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         if (declared := _dart_declared(child)) is not None:  # a constructor or member with no body of its own
             yield _dart_function(declared, None, lines, opaque, comments, child)
             continue
-        if child.type not in _DEFINING or _grouped(child):  # most nodes: what they hold is all there is to read
+        if child.type not in _DEFINING and not _go_type_spec(child) or _grouped(child):  # most nodes: what they
+            # hold is all there is to read
             yield from _definitions(child, lines, opaque, comments)
             continue
         target = child
@@ -654,6 +654,12 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         statements = tuple(c.start_point[0] for c in body.named_children) if body is not None else ()
         yield Definition(first, child.end_point[0], max(body_line, first + 1), f"{word} {name}", container, inner,
                          statements, _header_row(target, name_node))
+
+
+def _go_type_spec(node: Any) -> bool:
+    """One type of a Go group, `type (\n\ta struct{}\n\tb struct{}\n)` (`_grouped`): not PowerShell's `type_spec`,
+    a type literal's name (`[System.IO.File]`), which had become hundreds of definitions of ansible's `.ps1` files."""
+    return node.type == "type_spec" and node.parent is not None and node.parent.type == "type_declaration"
 
 
 def _grouped(node: Any) -> bool:
@@ -738,6 +744,8 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return ("extension", True), name_node, target, None  # `@interface Greeter (Extra)`: its methods are Greeter's
     if (shape := _go_shape(target)) is not None:
         return (shape, False), name_node, target, None
+    if _go_type_spec(target):
+        return ("type", False), name_node, target, None
     return _KINDS.get(target.type), name_node, target, None
 
 

@@ -2380,3 +2380,10 @@ def test_the_closing_line_says_what_became_of_words_no_definition_holds() -> Non
     off = Caveats(foreign_words=True, vectors_off=True)
     assert "not read (this service makes no vectors)" in closing_line("app", 3, 0, "lexical", off)
     assert "Chinese" not in closing_line("app", 3, 0, "ready")
+
+
+def test_a_powershell_type_literal_is_no_definition() -> None:
+    """PowerShell's grammar calls a type literal's name `type_spec` too (`[System.IO.File]`): read as Go's group
+    member, ansible's `async_wrapper.ps1` became dozens of one-line types, and its ranking on localization moved."""
+    text = "param(\n    [Parameter(Mandatory)][System.String]$Path\n)\n\n$x = [System.IO.File]::ReadAllText($Path)\n"
+    assert [(u.kind, u.start_line, u.end_line) for u in units_of("lib/wrapper.ps1", text)] == [("module", 1, 5)]
