@@ -604,16 +604,14 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         function = None if frame.path.endswith(".rb") else _frame_function(frame.function)
         named = [i for i in own if function and units[i].leaf == function and units[i].kind != "module"]  # (a
         # later part of the function counts: it is of that name)
-        if compiled:  # the definition of its name nearest its line (the compiled file keeps the source's order); not
-            nearest = [min(named, key=lambda i: (abs(units[i].start_line - line), i))] if named else []  # said
-            points.append((frame, nearest, False, []))  # to come from another version: it is this one, compiled
-            continue
         moved = bool(named) and not any(i in named for i in holding)
         if moved:
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
         elif function and not named and _INSTALLED.search(frame.path):  # another installed package's file of the
             holding = []  # same path (`node_modules/other-lib/lib/index.js`), its function none of the repository's
-        points.append((frame, holding, moved, own))
+        # a compiled file's frame: at the definition its name names nearest its line (the compiled file keeps the
+        # source's order), never said to come from another version, nothing beside its line (not the source's)
+        points.append((frame, holding, moved and not compiled, [] if compiled else own))
     return points
 
 
