@@ -306,13 +306,14 @@ class RepoMemory:
             if query.paths_only:
                 return tuple(w for w in query.files if not self._paths_at(w))
             if query.at_lines:
-                return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if self._nothing_at(frame))
+                return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if not self._having_line(frame))
             return ()
 
-    def _nothing_at(self, frame: Frame) -> bool:
-        """No file the place names, or no such line in it (a compiled `.js`'s TypeScript source has none of its
-        lines: a place alone there is nothing the search can point at)."""
-        return not any((frame.line or 0) <= self._lines_of(path) for path in self._paths_at(frame.path, sources=False))
+    def _having_line(self, frame: Frame) -> list[str]:
+        """The files a place names that have its line (not a compiled `.js`'s TypeScript source, which has none of
+        its lines: a place alone there is nothing the search can point at)."""
+        line = frame.line or 0
+        return [path for path in self._paths_at(frame.path, sources=False) if 1 <= line <= self._lines_of(path)]
 
     def between(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of places alone names that is a line of its file in no definition (a blank line or a
@@ -321,10 +322,9 @@ class RepoMemory:
         if not query.at_lines:
             return ()
         with self._lock:
-            return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if (frame.line or 0) >= 1 and any(
-                (frame.line or 0) <= self._lines_of(path) and not any(
-                    u.start_line <= (frame.line or 0) <= max(u.end_line, u.definition_end) for u in self.units_of(path))
-                for path in self._paths_at(frame.path, sources=False)))
+            return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if any(
+                not any(u.start_line <= (frame.line or 0) <= max(u.end_line, u.definition_end)
+                        for u in self.units_of(path)) for path in self._having_line(frame)))
 
     def elsewhere(self, query: CodeQuery, shown: Collection[tuple[str, str]]) -> tuple[str, ...]:
         """The request's frames that name a definition their line is not in here (a trace from another version of
