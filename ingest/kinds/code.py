@@ -742,25 +742,26 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return (declared.text.decode("utf-8", "replace"), True), name_node, target, None
     if target.type in _OBJC_CLASSES and target.child_by_field_name("category") is not None:  # Objective-C's
         return ("extension", True), name_node, target, None  # `@interface Greeter (Extra)`: its methods are Greeter's
-    if (shape := _go_shape(target)) is not None:
-        return (shape, False), name_node, target, None
-    if _go_type_spec(target):
-        return ("type", False), name_node, target, None
+    if (go := _go_kind(target)) is not None:
+        return (go, False), name_node, target, None
     return _KINDS.get(target.type), name_node, target, None
 
 
 _GO_SHAPES = {"struct_type": "struct", "interface_type": "interface"}
 
 
-def _go_shape(target: Any) -> str | None:
+def _go_kind(target: Any) -> str | None:
     """A Go type's kind as Go writes it, `type Context struct {...}`, `type IRoutes interface {...}` (a trial read
-    `type IRoutes` and could not tell); None for another type (`type HandlerFunc func(*Context)` stays `type`)."""
-    if target.type not in ("type_declaration", "type_spec"):
+    `type IRoutes` and could not tell), else `type` (`type HandlerFunc func(*Context)`), a group's member's too;
+    None for any other node."""
+    if target.type == "type_declaration":
+        spec = next((c for c in target.named_children if c.type == "type_spec"), None)
+    elif _go_type_spec(target):
+        spec = target
+    else:
         return None
-    spec = target if target.type == "type_spec" else next(
-        (c for c in target.named_children if c.type == "type_spec"), None)
     shape = spec.child_by_field_name("type") if spec is not None else None
-    return _GO_SHAPES.get(shape.type) if shape is not None else None
+    return _GO_SHAPES.get(shape.type, "type") if shape is not None else "type"
 
 
 _OBJC_CLASSES = frozenset({"class_interface", "class_implementation"})
