@@ -229,8 +229,8 @@ class RepoIndex:
                                  "paths relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
         read = read_code_query(query)
         # a function and a definition looked up are shown whole, and the hits inside them (nested definitions, later
-        # parts) are left out: k are asked for, not k less those; more while those leave fewer than k (a trial's
-        # `TypeAdapterFactory` gave 7 of k 10, its interface's methods inside it, and 18 of k 20)
+        # parts) are left out: k are asked for, not k less those, and 8k once more when those leave fewer than k (a
+        # trial's `TypeAdapterFactory` gave 7 of k 10, its interface's methods inside it, and 18 of k 20)
         texts: dict[str, str] = {}  # the files' stored texts this search read: each read once
         for asked in (2 * k, WIDEST * k):  # (a second search only when the first came short)
             found_hits, state, by_meaning = self._hits(tenant, repo, read, asked, path, state, windows)
@@ -253,10 +253,11 @@ class RepoIndex:
         elsewhere = repo.memory.elsewhere(read, {(h.unit.path, h.unit.name) for h in hits})
         outside = tuple(n for n in undefined if path and repo.memory.defines(n))  # (a trial's `--path .../v4`
         # answer said no `ZodObject.extend` was defined: v3 defines one)
-        caveats = Caveats(undefined, by_meaning, repo.memory.missing(read), elsewhere, self.vectors is None,
-                          not by_meaning and not read.tests and repo.memory.foreign_words(read),  # (tests have no
-                          outside, in_order,  # vectors: a search for them is by words alone)
-                          repo.memory.between(read))
+        caveats = Caveats(undefined=undefined, by_meaning=by_meaning, missing=repo.memory.missing(read),
+                          elsewhere=elsewhere, vectors_off=self.vectors is None,
+                          foreign_words=not by_meaning and not read.tests and repo.memory.foreign_words(read),  # (tests
+                          outside_path=outside, listing=in_order,  # have no vectors: a search for them is by words)
+                          between=repo.memory.between(read))
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows,
                                        lambda packed: self._with_matched(tenant, name, read, repo.memory, packed,
                                                                          texts))

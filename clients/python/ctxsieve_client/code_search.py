@@ -107,15 +107,16 @@ class Caveats:
     foreign_words: bool = False  # words in Chinese, Japanese or Korean no definition holds (the code's are English)
     outside_path: Sequence[str] = ()  # of `undefined`, the names a definition outside the files `path` matches has
     listing: bool = False  # a request of file paths alone: their definitions in the files' order, not ranked
-    between: Sequence[str] = ()  # places asked for alone whose line is in no definition: those either side shown
+    between: Sequence[str] = ()  # places asked for alone whose line is in no definition: the nearest shown
 
 
 def render_hits(result: CodeSearchResult) -> str:
     """Each hit as the model reads it, then a line naming the repository (and saying it is still being indexed)."""
     return render_answer(result.repo, result.results, result.usage.chunks_total, result.state,
-                         Caveats(result.undefined, result.by_meaning, result.missing, result.elsewhere,
-                                 result.vectors_off, result.foreign_words, result.outside_path, result.listing,
-                                 result.between))
+                         Caveats(undefined=result.undefined, by_meaning=result.by_meaning, missing=result.missing,
+                                 elsewhere=result.elsewhere, vectors_off=result.vectors_off,
+                                 foreign_words=result.foreign_words, outside_path=result.outside_path,
+                                 listing=result.listing, between=result.between))
 
 
 def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
