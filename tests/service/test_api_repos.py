@@ -1674,3 +1674,22 @@ def test_a_search_shows_k_definitions_when_those_it_widens_hold_many_hits(repos:
         "query": "Widget", "k": 10, "max_tokens": 6000}).json())
     assert result.results[0].name == "Widget" and result.results[0].whole, result.results[0]
     assert len(result.results) == 10 and all(h.path == "makers.py" for h in result.results[1:]), result.results
+
+
+def test_a_rust_trait_impls_method_says_its_impl_over_http(repos: TestClient, roots: Path) -> None:
+    """The impl a method is in (`within`) reaches the response and its head line, as the model reads it: axum's two
+    `Json.from_request` (`FromRequest`, `OptionalFromRequest`) read alike."""
+    tree = roots / "traits"
+    tree.mkdir()
+    (tree / "json.rs").write_text(
+        "pub struct Json<T>(pub T);\n\nimpl<T, S> FromRequest<S> for Json<T> {\n    fn from_request() -> Self {\n"
+        "        todo!()\n    }\n}\n\nimpl<T, S> OptionalFromRequest<S> for Json<T> {\n"
+        "    fn from_request() -> Self {\n        todo!()\n    }\n}\n")
+    committed(tree)
+    assert repos.put("/v1/repos/traits", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "traits")
+    body = repos.post("/v1/repos/traits/search", json={"query": "Json.from_request", "k": 2}).json()
+    assert [(hit["start_line"], hit["within"]) for hit in body["results"]] == [
+        (4, "impl<T, S> FromRequest<S> for Json<T>"), (10, "impl<T, S> OptionalFromRequest<S> for Json<T>")], body
+    answer = render_hits(CodeSearchResult.from_json(body))
+    assert "json.rs:10-12 method Json.from_request (in impl<T, S> OptionalFromRequest<S> for Json<T>)\n" in answer
