@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from urllib.parse import unquote
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -31,10 +32,10 @@ _HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+(?![\w/-])"
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?')
 # Node's `at fn (path:line:col)`, as V8 writes it: `at async fn (...)`, `at new Foo (...)`, a method called by another
 # name `at Object.saveCart [as onSave] (...)`, a bundler's `webpack://app/src/x.ts:3:1`, an ES module's URL
-# `file:///app/node_modules/zod/v4/core/parse.js:27:15`
+# `file:///app/node_modules/zod/v4/core/parse.js:27:15` (a space in its folder written `%20`)
 _AT_FRAME = re.compile(r"\bat (?:(?:async |(new ))?([\w.$<>]+)( \[as [\w$]+\])? )?\(?"
                        r"(?:webpack://[\w.@-]*/|file://(?:/[A-Za-z]:(?=/))?)?"
-                       r"([\w./\\@+-]+\.\w+):(\d+)(?::\d+)?\)?")
+                       r"((?:[\w./\\@+-]|%[0-9A-Fa-f]{2})+\.\w+):(\d+)(?::\d+)?\)?")
 # a JVM stack trace's frame: `at com.google.gson.Gson.fromJson(Gson.java:932)`, the class's package its folders
 _JVM_FRAME = re.compile(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|kts|scala|groovy)):(\d+)\)")
 # .NET's: `at Newtonsoft.Json.JsonReader.Read() in C:\src\Json\JsonReader.cs:line 42`
@@ -206,7 +207,7 @@ def _at_frames(text: str) -> list[Frame]:
     function (`axum::routing::Router<S>::route::{{closure}}`: `route`); the Rust toolchain's own files are none."""
     frames = []
     for match in _AT_FRAME.finditer(text):
-        path = _module_path(match[4])
+        path = _module_path(unquote(match[4]))
         if _RUST_STDLIB.search(path):
             continue
         # `Object.saveCart [as onSave]`: a function named by the caller's object (redux's bound action creator is an

@@ -1645,6 +1645,8 @@ def test_a_node_frame_in_compiled_javascript_finds_its_typescript_source() -> No
     assert first.focus == 0, "the compiled file's line is not the source's"
     windows = read_code_query(trace.replace("file:///app/", "file:///C:/app/"))  # (the drive's `:` had ended it)
     assert windows.frames[0] == replace(read.frames[0], path="/app/node_modules/zod/v4/core/parse.js"), windows
+    spaced = read_code_query(trace.replace("file:///app/", "file:///home/my%20app/"))  # (a URL's escape: it had
+    assert spaced.frames[0].path == "/home/my app/node_modules/zod/v4/core/parse.js", spaced  # ended the path)
     place = read_code_query("node_modules/zod/v4/core/parse.js:27")  # (no name: its line cannot be placed)
     assert memory.missing(place) == ("node_modules/zod/v4/core/parse.js:27",) and memory.between(place) == ()
     assert memory.missing(read_code_query("node_modules/zod/v4/core/gone.js:27")) == (
