@@ -515,13 +515,23 @@ def at_places(query: CodeQuery, units: Sequence[CodeUnit]) -> dict[int, int]:
     0 for a unit holding its line, in the files the place's path meets best (`axum/src/routing/mod.rs` is not
     `axum-extra/src/routing/mod.rs`). Where none holds it (a blank line between two methods, a line past the file's
     end), the nearest unit above it and the nearest below, each by its distance: a trial's `schemas.ts:1200` was
-    answered with a thousand lines' distant `// );` runs by their words alone."""
+    answered with a thousand lines' distant `// );` runs by their words alone. A line after a definition's last
+    nested one (the `}` closing a Rust impl or a Java class) is its definition's, whose first part is then shown
+    first: `json.rs:114` was answered with the method above it and the next impl, not the impl it closes."""
     at: dict[int, int] = {}
     for frame, holding, _moved, own in _frame_points(query, units):
         line = frame.line or 0
-        for i, far in [(i, 0) for i in holding] or _beside(units, own, line):
+        for i, far in [(i, 0) for i in holding] or _closed_by(units, own, line) + _beside(units, own, line):
             at[i] = min(far, at.get(i, far))
     return at
+
+
+def _closed_by(units: Sequence[CodeUnit], own: list[int], line: int) -> list[tuple[int, int]]:
+    """The innermost definition whose last nested unit ends above the line and whose own last line is at or below
+    it (the line is its tail: a closing brace), at distance 0; none for a line between two nested units."""
+    tails = [i for i in own if units[i].end_line < line <= units[i].definition_end
+             and not any(units[j].start_line > line and units[j].start_line <= units[i].definition_end for j in own)]
+    return [(max(tails, key=lambda i: (units[i].start_line, -i)), 0)] if tails else []
 
 
 def _beside(units: Sequence[CodeUnit], own: list[int], line: int) -> list[tuple[int, int]]:

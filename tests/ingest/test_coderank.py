@@ -1653,6 +1653,28 @@ def test_a_node_frame_in_compiled_javascript_finds_its_typescript_source() -> No
         "node_modules/zod/v4/core/gone.js:27",)
 
 
+def test_a_place_on_a_definitions_closing_line_is_that_definition() -> None:
+    """A trial's `axum/src/json.rs:114`, the `}` closing an impl whose one method is a unit of its own, was answered
+    with that method and the next impl: the impl the line closes was not shown. Its first part now comes first, the
+    method above it next; a blank line between two methods still gets the methods either side."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("pub struct Json<T>(pub T);\n\n"
+              "impl<T, S> FromRequest<S> for Json<T>\nwhere\n    T: DeserializeOwned,\n{\n"
+              "    type Rejection = JsonRejection;\n\n"
+              "    fn from_request(req: Request) -> Self {\n        Self::from_bytes(req)\n    }\n\n"
+              "    fn other(req: Request) -> Self {\n        Self::from_bytes(req)\n    }\n}\n\n"
+              "impl<T> Display for Json<T> {\n    fn fmt(&self) -> String {\n        String::new()\n    }\n}\n")
+    assert source.split("\n")[15] == "}"  # line 16 closes the first impl; 12 is blank between its two methods
+    memory = RepoMemory()
+    memory.put_file("src/json.rs", "a", units_of("src/json.rs", source))
+    named = [(h.unit.kind, h.unit.start_line, h.unit.name) for h in memory.search(read_code_query("src/json.rs:16"), 2)]
+    assert named == [("impl", 3, "Json"), ("method", 13, "Json.other")], named
+    between = memory.search(read_code_query("src/json.rs:12"), 2)
+    assert {h.unit.name for h in between} == {"Json.from_request", "Json.other"}, between
+    assert memory.between(read_code_query("src/json.rs:16")) == ()
+
+
 def test_a_frames_file_is_one_as_long_as_its_frames_go() -> None:
     """gdb's frames in `/usr/include/nlohmann/json.hpp` (the installed single header) at lines past the end of the
     checkout's `include/nlohmann/json.hpp` were pointed into the latter, at unrelated functions: the generated
