@@ -344,7 +344,7 @@ def _factor(place: str | None, weights: Weights) -> float:
 # enUS = {...}`, Python's `LIMIT = 3`, a Go `const` block) and a type's own lines (Java's `static final` field, PHP's
 # `public const SUCCESS = 0;`, a Swift `let`)
 _DECLARING = frozenset({"module", "class", "struct", "interface", "enum", "trait", "object", "protocol", "actor",
-                        "type"})  # (Go's `type Viper struct {...}`)
+                        "type", "record", "annotation"})  # (Go's `type Viper struct {...}`)
 _DECLARATION_WORDS = ("export|default|public|private|protected|internal|fileprivate|open|static|final|const|let|var|"
                       "val|readonly|abstract|override|lateinit|typealias|type|declare|extern|inline|constexpr|pub|mut|"
                       "lazy|weak|unowned|volatile|transient|@JvmField|@JvmStatic")

@@ -51,7 +51,7 @@ _KINDS = {
     "object_declaration": ("object", True), "protocol_declaration": ("protocol", True),
     "type_alias_declaration": ("type", False), "trait_definition": ("trait", True),
     "object_definition": ("object", True), "enum_definition": ("enum", True),
-    "record_declaration": ("class", True), "annotation_type_declaration": ("interface", True),
+    "record_declaration": ("record", True), "annotation_type_declaration": ("annotation", True),
     "struct_declaration": ("struct", True), "trait_declaration": ("trait", True), "companion_object": ("object", True),
     "operator_declaration": ("method", False), "conversion_operator_declaration": ("method", False),
     "indexer_declaration": ("method", False), "destructor_declaration": ("method", False),

@@ -311,6 +311,12 @@ MORE_LANGUAGES = {
                        ("calculateRetryDelay.returns_1_5_for_%i", "test", 3, 5)}),
     "bar_spec.rb": ("RSpec.describe Foo::Bar do\n  it 'adds' do\n    expect(1).to eq(1)\n  end\nend\n",
                     {("Foo::Bar", "test", 1, 1), ("Foo::Bar.adds", "test", 2, 4)}),
+    "Point.java": ("public record Point(int x, int y) {\n  public int sum() {\n    return x + y;\n  }\n}\n"
+                   "@interface Marker {\n  String value() default \"\";\n}\n",  # (they were kinds class and interface)
+                   {("Point", "record", 1, 1), ("Point.sum", "method", 2, 4), ("Marker", "annotation", 6, 6),
+                    ("Marker.value", "method", 7, 7)}),
+    "Person.cs": ("public record Person(string First)\n{\n    public string Full() => First;\n}\n",
+                  {("Person", "record", 1, 2), ("Person.Full", "method", 3, 3)}),
     "Policy2.java": ("interface P {\n  P IDENTITY = new P() {\n    public String t(String n) {\n      return n;\n"
                      "    }\n  };\n}\n", {("P.IDENTITY.t", "method", 3, 5)}),
     "scan.h": ("\n".join([
