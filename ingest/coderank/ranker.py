@@ -421,14 +421,15 @@ def looked_up(unit: CodeUnit, lookup: frozenset[str]) -> bool:
     (`Context.Param`), or a path ending in its qualified name (`axum::routing::Router::merge`, as a backtrace
     writes `Router.merge`); a TS private method (`Timer.#delay`) by its name (`Timer.delay`), and a name asked with
     a `?` or `!` (Ruby's `valid?`, or a question: `add_route?`) with it or without it; a Kotlin companion object's
-    member by its class, as callers write it (`Protocol.get` is `Protocol.Companion.get`)."""
+    member by its class, as callers write it (`Protocol.get` is `Protocol.Companion.get`), or as it is named
+    (`Op.Companion.build` was shown first and said to be defined nowhere)."""
     if not unit.defines_name:
         return False
     name = unit.name.replace(".#", ".").replace(".Companion.", ".")
     return any(unit.leaf == form or name == form
                or ("." in form and (name.endswith("." + form) or ("." in name and form.endswith("." + name))
                                     or _module_qualified(unit, name, form)))
-               for asked in lookup for form in dict.fromkeys((asked, unmarked(asked))))
+               for asked in lookup for form in dict.fromkeys((asked, unmarked(asked).replace(".Companion.", "."))))
 
 
 def unmarked(name: str) -> str:

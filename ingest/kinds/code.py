@@ -68,6 +68,9 @@ _KINDS = {
     "function_statement": ("function", False), "class_statement": ("class", True),
     "class_method_definition": ("method", False), "enum_statement": ("enum", False),
 }
+# the node types that on one line with no body declare or name what is defined elsewhere
+_FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier",
+                      "struct_declaration", "mod_item"})  # (Objective-C's `struct_declaration` is an ivar's line)
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
 # kinds that are definitions only with a `name` (C#'s and Swift's property; Kotlin's `val x = 1` shares the node type:
@@ -635,9 +638,11 @@ def _definitions(node: Any, lines: list[str], opaque: frozenset[str] = _OPAQUE, 
         if body is None and (target.type in _BODY_ONLY or value.type in _CLASS_EXPRESSIONS):
             body = next((c for c in value.named_children if c.type == "class_body"), None)
             kind = kind if body is not None else None
-        # a container on one line is a definition only with a body (`struct foo *x;` names a type, defines none;
-        # `template <typename T> struct formatter;` declares one)
-        if kind is None or target.end_point[0] == target.start_point[0] and kind[1] and body is None:
+        # a C-family type on one line is a definition only with a body (`struct foo *x;` names a type, defines none;
+        # `template <typename T> struct formatter;` declares one), and so is a Rust `mod handler;`, which names a
+        # file; Kotlin's `class EqOp(...) : ComparisonOp(...)`, Scala's `case class Config(i: Int)` and Rust's
+        # `struct Unit;` are whole definitions (a trial's look-up of `EqOp` was told no definition had that name)
+        if kind is None or target.end_point[0] == target.start_point[0] and _forward(target) and body is None:
             yield from _definitions(child, lines, opaque, comments)
             continue
         word, container = kind
@@ -744,7 +749,31 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
         return ("extension", True), name_node, target, None  # `@interface Greeter (Extra)`: its methods are Greeter's
     if (go := _go_kind(target)) is not None:
         return (go, False), name_node, target, None
+    if target.type == "class_declaration" and (kotlin := _kotlin_kind(target)) is not None:
+        return (kotlin, True), name_node, target, None
     return _KINDS.get(target.type), name_node, target, None
+
+
+def _forward(target: Any) -> bool:
+    """A node of a type that names or declares what is defined elsewhere when it has no body (`_FORWARD`), or
+    Objective-C's `@class User;` (its grammar's `class_declaration`, Kotlin's for a class)."""
+    return target.type in _FORWARD or target.child_count > 1 and target.children[0].type == "@"
+
+
+def _kotlin_kind(target: Any) -> str | None:
+    """A Kotlin type's kind as Kotlin writes it: `enum class`, `interface` (`fun interface` too), `annotation
+    class`; they shared `class_declaration` with every class, so a trial read `class ReferenceOption` (and a look-up
+    of one of its entries found nothing: an enum's members are declared by name alone)."""
+    words = {c.type for c in target.children if not c.is_named}
+    if "enum" in words:
+        return "enum"
+    if "interface" in words:
+        return "interface"
+    modifiers = next((c for c in target.named_children if c.type == "modifiers"), None)
+    if modifiers is not None and any(m.type == "class_modifier" and m.text == b"annotation"
+                                     for m in modifiers.named_children):
+        return "annotation"
+    return None
 
 
 _GO_SHAPES = {"struct_type": "struct", "interface_type": "interface"}

@@ -12,7 +12,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
 from ctxsieve.ingest.coderank.query import read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, looked_up, place_factor, with_files
+from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, declares, looked_up, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
 
@@ -311,6 +311,13 @@ MORE_LANGUAGES = {
                        ("calculateRetryDelay.returns_1_5_for_%i", "test", 3, 5)}),
     "bar_spec.rb": ("RSpec.describe Foo::Bar do\n  it 'adds' do\n    expect(1).to eq(1)\n  end\nend\n",
                     {("Foo::Bar", "test", 1, 1), ("Foo::Bar.adds", "test", 2, 4)}),
+    "Op.kt": ("class EqOp(a: Expression<*>) : ComparisonOp(a, \"=\")\nobject Dual : Table(\"dual\")\n"
+              "enum class ReferenceOption {\n  CASCADE,\n  SET_NULL\n}\ninterface ISql {\n  fun a(): Int\n}\n"
+              "annotation class Marker\n",  # (a class on one line with no body was no definition; the kinds were class)
+              {("EqOp", "class", 1, 1), ("Dual", "object", 2, 2), ("ReferenceOption", "enum", 3, 6),
+               ("ISql", "interface", 7, 7), ("ISql.a", "method", 8, 8), ("Marker", "annotation", 10, 10)}),
+    "Config.scala": ("object Priority {\n  case class Config(i: Int)\n}\n", {("Priority.Config", "class", 2, 2)}),
+    "unit.rs": ("/// Ignores any value.\npub struct IgnoredAny;\nmod handler;\n", {("IgnoredAny", "struct", 1, 2)}),
     "Point.java": ("public record Point(int x, int y) {\n  public int sum() {\n    return x + y;\n  }\n}\n"
                    "@interface Marker {\n  String value() default \"\";\n}\n",  # (they were kinds class and interface)
                    {("Point", "record", 1, 1), ("Point.sum", "method", 2, 4), ("Marker", "annotation", 6, 6),
@@ -579,6 +586,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
         assert expected <= {(u.name, u.kind, u.start_line, u.end_line) for u in units}, (path, units)
         lines = text.split("\n")
         assert all(u.text == "\n".join(lines[u.start_line - 1 : u.end_line]) for u in units), path
+    forward = units_of("Post.h", "@class User;\n\n@interface Post : NSObject\n@end\n")  # (declared, defined elsewhere)
+    assert [u.name for u in forward if u.kind != "module"] == ["Post"], forward
+    assert all(u.kind == "module" for u in units_of("lib.rs", "mod handler;\npub mod other;\n"))
     promise = units_of("t/mojo/promise.t", MORE_LANGUAGES["t/mojo/promise.t"][0])
     assert not any("$cb" in u.name for u in promise), "a Perl method called by a variable defines none"
     cookies = units_of("lib/plug/conn/cookies.ex", MORE_LANGUAGES["lib/plug/conn/cookies.ex"][0])
@@ -2277,6 +2287,9 @@ def test_a_kotlin_companion_members_look_up_is_by_its_class() -> None:
     memory.put_file("Protocol.kt", "a", units_of("Protocol.kt", text))
     assert memory.defines("Protocol.get")
     assert memory.search(read_code_query("Protocol.get"), 1)[0].unit.name == "Protocol.Companion.get"
+    assert memory.defines("Protocol.Companion.get"), "as it is named (a trial was told it was defined nowhere)"
+    entry = memory.search(read_code_query("Protocol.HTTP_1_1"), 1)[0].unit  # (an enum class was a class: its entries
+    assert (entry.kind, entry.name) == ("enum", "Protocol") and declares(entry, "Protocol.HTTP_1_1"), entry  # none)
 
 
 def test_a_long_function_is_shown_around_its_line_of_code_that_holds_the_most_words() -> None:
