@@ -197,7 +197,7 @@ def _native_frames(text: str) -> list[Frame]:
     frames = []
     for _, path, line, symbol in sorted(found):
         message = _OBJC_MESSAGE.search(symbol)  # `-[AFHTTPSessionManager GET:parameters:...]`: `GET`
-        name = message[2] if message else re.split(r"::|\.", _without_generics(symbol))[-1]
+        name = message[2] if message else re.split(r"::|\.", without_generics(symbol))[-1]
         frames.append(Frame(path, line, name if _IDENTIFIER.fullmatch(name) else None))
     return frames
 
@@ -217,7 +217,7 @@ def _at_frames(text: str) -> list[Frame]:
     return frames
 
 
-def _without_generics(symbol: str) -> str:
+def without_generics(symbol: str) -> str:
     """A symbol less its generic or template arguments, nested ones too (`basic_json<std::map<K, V>>::at`)."""
     while (plain := re.sub(r"<[^<>]*>", "", symbol)) != symbol:
         symbol = plain
@@ -235,7 +235,7 @@ def _rust_function(line: str) -> str | None:
     symbol = _RUST_SYMBOL.fullmatch(line)
     if symbol is None:
         return None
-    name = _without_generics(re.sub(r"::h[0-9a-f]{16}$|\{\{[^}]*\}\}", "", symbol[1] or symbol[2]))
+    name = without_generics(re.sub(r"::h[0-9a-f]{16}$|\{\{[^}]*\}\}", "", symbol[1] or symbol[2]))
     parts = [p for p in name.split("::") if p and not p.startswith("{{")]
     return parts[-1] if parts and _IDENTIFIER.fullmatch(parts[-1]) else None
 

@@ -35,7 +35,7 @@ from ..coderank.lexical import K3
 from ..coderank.ranker import RepoRanking
 from ..coderank.units import CONDITIONAL_WORDS, module_name
 from ..lines import LineSpan, line_chunks
-from ..request import read_request
+from ..request import read_request, without_generics
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
 
 # node types that are definitions, in any grammar: (the word a chunk's context calls it, is it a container)
@@ -170,10 +170,12 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
 # C/C++: the macros a grammar cannot know, which it reads as code (a namespace after `FMT_BEGIN_NAMESPACE` was a
 # function named `namespace`, a class after `class FMT_API` one named after its base, a template after
 # `FMT_BEGIN_EXPORT` lost): a line of one all-caps name alone, and an export macro between `class` (`struct`) and
-# the class's name (`class Q_CORE_EXPORT QString`, the name followed by its bases, template arguments or body)
+# the class's name (`class Q_CORE_EXPORT QString`, the name followed by its bases, template arguments or body; one
+# with arguments too, fmt's `class FMT_SO_VISIBILITY("default") format_error`)
 _MACRO_LANGUAGES = frozenset({"c", "cpp", "cuda", "objc"})
 _MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
-_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,})\s+[A-Za-z_]\w*\s*(?=[:{<]|final\b)")
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,}(?:\([^()\n]*\))?)(?:\s+|(?<=\)))[A-Za-z_]\w*"
+                           rb"\s*(?=[:{<]|final\b)")
 # C++ alone: specifier macros starting a declaration (`FMT_CONSTEXPR FMT_INLINE auto write_int(...)`,
 # `FMT_API auto f()`, `Q_INVOKABLE void show()`), and one after `if` (`if FMT_CONSTEXPR20 (...)`, for `if constexpr`):
 # the grammar took the macro for the type and the type for the name (`FMT_DEPRECATED operator string_view()` a method
@@ -181,7 +183,21 @@ _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,})\s+[A-Za-
 # where a macro there is a type (`UNITY_INTERNAL_PTR UnityNumToPtr(...)`) and the grammar reads it right.
 _CPP_LANGUAGES = frozenset({"cpp", "cuda"})
 _CAPS_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]"  # all capitals with an underscore inside: FMT_API, Q_INVOKABLE
-_SPECIFIER_MACRO = re.compile(rb"^[ \t]*((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)
+_SPECIFIER_MACRO = re.compile(rb"^[ \t]*(?:(?:static|constexpr|inline|virtual|explicit|friend|extern)[ \t]+)*"
+                              rb"((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)  # (`static FMT_CONSTEXPR
+# void grow(...)`, `constexpr FMT_INLINE value()`: after the language's own specifiers too)
+# a statement macro of no arguments before a block (`FMT_TRY { flush(); }`, and `FMT_CATCH(...) {}`: not a gtest
+# `TEST_F(a, b) {`, a test), and a macro after a parameter's name
+# (`value(T x FMT_BUILTIN)`): the grammar lost the method holding them
+# and a functional cast to `unsigned` or `signed` (`if (unsigned(id) < unsigned(max_size()))`), which the grammar
+# cannot read, losing the class around it: as a call of a function of the same length (`Unsigned(id)`)
+_SIGNED_CAST = re.compile(rb"(?<!operator )\b(?:un)?signed(?=\()")  # (`operator unsigned()` is a conversion's name)
+# a line of a macro's call alone, no `;` after it nor a block below it (`FMT_PRAGMA_CLANG(diagnostic ignored
+# "-Wweak-vtables")`): the grammar read the class below as its continuation (a gtest `TEST_F(a, b)` over its `{` stays)
+_CALL_LINE = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))[ \t]*$(?![ \t\r\n]*\{)",
+                        re.M)
+_BLOCK_MACRO = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"(?:(?<=_CATCH)\([^()\n]*\))?)[ \t]*(?=\{)", re.M)
+_PARAMETER_MACRO = re.compile(rb"\b[A-Za-z_]\w*[ \t*&]+[A-Za-z_]\w*([ \t]+" + _CAPS_MACRO + rb")(?=[ \t]*[),])")
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
 # and a macro for an access label (`JSON_PRIVATE_UNLESS_TESTED:`, `public Q_SLOTS:`), read as a bit field's width
 # (nlohmann's `class basic_json` ended at its line 661 of 5149): an access label to the grammar
@@ -249,6 +265,9 @@ def _macros_blanked(source: bytes, language: str | None) -> bytes:
     if language in _CPP_LANGUAGES:
         source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
         source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1), source))
+        source = _PARAMETER_MACRO.sub(_blank(1), _BLOCK_MACRO.sub(_blank(1), _template_macros_as_int(source)))
+        source = _CALL_LINE.sub(_blank(1), source)
+        source = _SIGNED_CAST.sub(lambda cast: cast[0][:1].upper() + cast[0][1:], source)
     if b"class " not in source and b"struct " not in source:
         return source
     return _EXPORT_MACRO.sub(_blank(1), source)
@@ -262,6 +281,35 @@ def _access_label(label: re.Match[bytes]) -> bytes:
     whole = label.group(0)
     word = b"" if label.group(1) is not None or end - start < len(b"private") else b"private"
     return whole[: start - offset] + word.ljust(end - start) + whole[end - offset :]
+
+
+# C++: a macro called as a template's last parameter (fmt's `template <typename T, FMT_ENABLE_IF(NUM_ARGS >
+# detail::max_packed_args)>`, a SFINAE condition): the grammar ended the parameter list at the `>` inside it and lost
+# the class around it, its methods read as functions of no class and a namespace's later definitions as outside it
+_TEMPLATE_MACRO = re.compile(rb"[<,][ \t\r\n]*(" + _CAPS_MACRO + rb")\(")
+_MACRO_ARGUMENTS_MAX = 2000  # bytes of a macro's arguments looked through for their closing parenthesis
+
+
+def _template_macros_as_int(source: bytes) -> bytes:
+    """Each such call, name and arguments, as `int` (an unnamed parameter of that type) and spaces, its line breaks
+    (and a `#define`'s `\\` before them) kept; a call followed by anything but the list's `>` (a function's
+    argument) is left as it is."""
+    if b"template" not in source:
+        return source
+    out = bytearray(source)
+    for match in _TEMPLATE_MACRO.finditer(source):
+        depth, at, end = 1, match.end(), min(len(source), match.end() + _MACRO_ARGUMENTS_MAX)
+        while at < end and depth:
+            depth += {40: 1, 41: -1}.get(source[at], 0)  # ( and )
+            at += 1
+        after = at
+        while after < len(source) and source[after] in b" \t\r\n":
+            after += 1
+        if depth or after >= len(source) or source[after] != ord(">"):
+            continue
+        start = match.start(1)
+        out[start:at] = b"int" + bytes(b if b in b"\\\r\n" else 32 for b in source[start + 3 : at])
+    return bytes(out)
 
 
 def _comments_blanked(define: re.Match[bytes]) -> bytes:
@@ -1595,9 +1643,10 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
     left out."""
     if node.type == "impl_item" and (implemented := node.child_by_field_name("type")) is not None:
         return _impl_name(node, implemented)
-    parts = _own_name(node, name_node, lines).replace("::", ".").split(".")
-    name = ".".join(p if p.startswith("operator") else _TEMPLATE_ARGUMENTS.sub("", p) for p in parts).strip(".")
-    name = name or "?"
+    scoped, operator = _operator_apart(_own_name(node, name_node, lines))
+    plain = without_generics(scoped).split("<", 1)[0]  # (at any depth, and one the grammar cut short: a partial
+    # specialization's arguments over four lines were its name, the `::` in them read as scopes)
+    name = ".".join(p for p in [*plain.replace("::", ".").split("."), operator] if p) or "?"
     receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
     if receiver is not None:  # Go: `func (c *Context) Param(...)`
         typed = next((c.child_by_field_name("type") for c in receiver.named_children
@@ -1621,7 +1670,18 @@ def _impl_name(node: Any, implemented: Any) -> str:
 
 
 _PROTOTYPE = re.compile(r"\s*\.\s*prototype\s*\.\s*|\s*\.\s*")
-_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>$")  # `formatter<custom_type>` -> `formatter`
+def _operator_apart(name: str) -> tuple[str, str]:
+    """A C++ name's scopes, and the operator it names if it does (`basic_string_view<Char>::operator<=`: its `<` are
+    no template's), found outside any template's arguments (a `decltype(...operator[]())` in them names none)."""
+    depth = 0
+    for at, char in enumerate(name):
+        depth = depth + 1 if char == "<" else max(0, depth - 1) if char == ">" else depth
+        if not depth and _OPERATOR.match(name, at) and (not at or not (name[at - 1].isalnum() or name[at - 1] == "_")):
+            return name[:at], name[at:]
+    return name, ""
+
+
+_OPERATOR = re.compile(r"operator\b")
 # a declarator's own name, where a C/C++ declarator chain (pointers, functions) ends
 _DECLARED = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
                        "type_identifier", "template_function", "operator_cast"})

@@ -305,6 +305,26 @@ MORE_LANGUAGES = {
                  "  void grow() {}\n};\nFMT_END_EXPORT\n", {("buf", "class", 2, 4), ("buf.grow", "method", 5, 5)}),
     "error.cc": ("class FMT_API format_error : public std::runtime_error {\n public:\n  void grow() {}\n};\n",
                  {("format_error", "class", 1, 2), ("format_error.grow", "method", 3, 3)}),
+    "visible.h": ("class FMT_SO_VISIBILITY(\"default\") format_error : public std::runtime_error {\n public:\n"
+                  "  void grow() {}\n};\nclass FOOBAR {\n  int x;\n};\n",  # (a macro with arguments: no class)
+                  {("format_error", "class", 1, 2), ("format_error.grow", "method", 3, 3), ("FOOBAR", "class", 5, 7)}),
+    "args.h": ("\n".join([  # fmt's base.h: the class was lost, its methods functions of none, `detail.` dropped
+        "namespace detail {", "template <typename T, FMT_ENABLE_IF(is_back_insert_iterator<T>() &&",
+        "                             has_append<T>())>", "FMT_CONSTEXPR auto copy(T out) -> T {", "  return out;", "}",
+        "template <typename T>", "class iterator_buffer<T*, T,", "                      fixed_buffer_traits> {",
+        "  static FMT_CONSTEXPR void grow(buffer<T>& buf, size_t) {", "    FMT_TRY { flush(); }",
+        "    FMT_CATCH(...) {}", "  }", "  constexpr FMT_INLINE value(T x FMT_BUILTIN) : v(x) {}", "};", "}",
+        "FMT_PRAGMA_CLANG(diagnostic ignored \"-Wweak-vtables\")",
+        "template <typename Context> class basic_format_args {",
+        "  template <int N, FMT_ENABLE_IF(N > detail::max_packed_args)>",
+        "  constexpr basic_format_args(const store<N>& s) : args_(s.args) {}",
+        "  auto get(int id) const -> format_arg {",
+        "    if (unsigned(id) < unsigned(max_size())) return args_[id];", "    return {};", "  }",
+        "  operator unsigned() const { return 0; }", "};", ""]),
+        {("detail.copy", "function", 2, 6), ("detail.iterator_buffer", "class", 7, 9),
+         ("detail.iterator_buffer.grow", "method", 10, 13), ("detail.iterator_buffer.value", "method", 14, 14),
+         ("basic_format_args", "class", 18, 18), ("basic_format_args.basic_format_args", "method", 19, 20),
+         ("basic_format_args.get", "method", 21, 24), ("basic_format_args.operator unsigned", "method", 25, 25)}),
     "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
                       "  it.each([1, 2])('returns 1.5 for %i', async (n) => {\n    expect(1).toBe(1);\n  });\n});\n",
                       {("calculateRetryDelay", "test", 1, 2),
