@@ -453,7 +453,7 @@ def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
 
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,
                  exact: frozenset[str] = frozenset(), placed: int | None = None
-                 ) -> tuple[bool, bool, bool, bool, bool, int, int, str, int]:
+                 ) -> tuple[bool, bool, bool, bool, bool, bool, int, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
     (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
     definition with its body), then the code that writes a
@@ -462,14 +462,22 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
     at the places (`placed`: how many lines it is from one, `at_places`; the nearer first), each named file's units
     in its order, the path as written before a file name alone (`names_file`). A name as asked (`exact`:
     `HttpUrl.isHttps`) before its last part alone where a look-up was widened to it (`isHttps`, which okhttp's
-    `Request` declares too)."""
+    `Request` declares too). A type's constructor after the type, when the type's name alone is asked (fmt's `file`
+    showed `file.file` and, at k 1, not the class)."""
     named = query.names_file(unit.path) if query.paths_only else 0
     return (bool(exact) and not defined_or_declared(unit, exact),
             bool(query.lookup) and not defined_or_declared(unit, query.lookup),
             written is not None and not written.search(unit.text),
             bool(query.lookup) and overload_signature(unit),
+            _constructor(unit) and unit.leaf in query.lookup,
             query.at_lines and placed is None, placed or 0, -named, unit.path if named else "",
             unit.start_line if named else 0)
+
+
+def _constructor(unit: CodeUnit) -> bool:
+    """A C++, Java or C# constructor: named as its type is, within it (`file.file`, `ostream.ostream`)."""
+    parts = unit.name.rsplit(".", 2)
+    return unit.kind in ("method", "constructor") and len(parts) > 1 and parts[-1] == parts[-2]
 
 
 def _best(values: np.ndarray, n: int) -> np.ndarray:

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from ctxsieve_client.languages import LANGUAGES
 
 from ..analyzers import code_terms
-from ..request import Frame, outside_frames, read_request
+from ..request import Frame, outside_frames, read_request, without_generics
 from .units import last_part, operator_of
 
 __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
@@ -199,19 +199,38 @@ def lookup_names(text: str) -> frozenset[str]:
     """The names a request asks for when it is nothing but names as code writes them (`TestRouteParamsByName`,
     `Context.Param`, `route_event()`), at most LOOKUP_WORDS of them, or one word alone (`serve`): a look-up, whose
     definitions come first wherever they are (a test's too); empty for any other request (plain words, a sentence,
-    an issue)."""
-    words = [_operator_word(w) or _HASH_METHOD.sub(".", w.strip("`").removesuffix("()")).replace(".prototype.", ".")
+    an issue). A C++ name as a compiler writes it, with its template's arguments
+    (`fmt::v12::basic_memory_buffer<char, 500>::grow`), is the name without them; a C++ operator is a name
+    (`operator==`, `basic_string_view::operator<`, `operator""_a`)."""
+    plain = without_generics(text) if "<" in text and not _CPP_OPERATOR.search(text) else text
+    return _lookup_names(plain) or (_lookup_names(text) if plain != text else frozenset())
+
+
+# a C++ operator's name (a conversion's, `operator bool`, is two words: none)
+_CPP_OPERATOR = re.compile(r'(?:[A-Za-z_]\w*(?:::|\.))*operator(?:""\s*[A-Za-z_]\w*|\(\)|\[\]|->\*?|<=>|'
+                           r"[-+*/%^&|~!=<>]{1,3}|,)")
+
+
+def _lookup_names(text: str) -> frozenset[str]:
+    words = [_cpp_operator(w) or _operator_word(w)
+             or _HASH_METHOD.sub(".", w.strip("`").removesuffix("()")).replace(".prototype.", ".")
              for w in text.split(None, LOOKUP_WORDS)]  # Ruby's and Javadoc's `Class#method`, JS's
     # `View.prototype.lookup`, an operator as Haskell writes one apart, `(.:?)`
     if len(words) > 1 and words[0] in _KIND_WORDS:  # `struct Curl_easy`, `class Flask`, `fn merge`: the name
         words = words[1:]
     if not 0 < len(words) <= LOOKUP_WORDS or not all(
-            _is_operator(w) or _CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)  # `utils.py` names a file
-            for w in words):
+            _is_operator(w) or _CPP_OPERATOR.fullmatch(w) or _CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
+            for w in words):  # (`utils.py` names a file)
         return frozenset()
-    if len(words) > 1 and not all(code_shaped(w) or _is_operator(w) for w in words):
+    if len(words) > 1 and not all(code_shaped(w) or _is_operator(w) or _CPP_OPERATOR.fullmatch(w) for w in words):
         return frozenset()
     return frozenset(w if _is_operator(w) else w.replace("::", ".") for w in words)
+
+
+def _cpp_operator(word: str) -> str:
+    """A C++ operator's name written as a word of a look-up (`operator==`, `fmt::operator""_a`), or ""."""
+    bare = word.strip("`")
+    return bare if _CPP_OPERATOR.fullmatch(bare) else ""
 
 
 def _is_operator(word: str) -> bool:
@@ -255,8 +274,8 @@ def asks_for_tests(text: str) -> bool:
 
 def code_shaped(word: str) -> bool:
     """Written as only code writes a name: with `_`, `.` or `::` inside it, or in mixed case with a capital after
-    its first letter (`getValue`, `TestRouteParams`; not `HTTP` or `TODO`)."""
-    return ("_" in word.strip("_") or "." in word.strip(".") or "::" in word
+    its first letter (`getValue`, `TestRouteParams`; not `HTTP` or `TODO`), or a C++ operator (`operator<=>`)."""
+    return (bool(_CPP_OPERATOR.fullmatch(word)) or "_" in word.strip("_") or "." in word.strip(".") or "::" in word
             or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)))
 
 

@@ -771,6 +771,29 @@ def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
     assert not memory.defines("axum.routing.Router.route"), "a path whose last parts no definition has"
 
 
+def test_a_cpp_look_up_of_an_operator_a_compilers_name_and_a_class() -> None:
+    """A trial over fmt: `operator==` was no look-up (its answer `operator=` and `operator()`, no word that none was
+    named so), `fmt::v12::basic_memory_buffer<char, 500>::grow` (as a compiler writes it) missed the method found
+    without `<char, 500>`, and `file` at k 1 showed its constructor `file.file`, not the class."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    header = ("FMT_BEGIN_NAMESPACE\nclass file {\n  int fd_;\n public:\n  file() : fd_(-1) {}\n"
+              "  file& operator=(file&& other) { return *this; }\n"
+              "  bool operator==(const file& o) const { return fd_ == o.fd_; }\n};\n"
+              "template <typename T, size_t SIZE> class basic_memory_buffer {\n  void grow(size_t size) {}\n};\n"
+              "inline namespace literals {\nconstexpr auto operator\"\"_a(const char* s, size_t) -> int { return 0; }\n"
+              "}\nFMT_END_NAMESPACE\n")
+    memory = RepoMemory()
+    memory.put_file("include/fmt/os.h", "a", units_of("include/fmt/os.h", header))
+    for asked, name in (("operator==", "file.operator=="), ("file::operator==", "file.operator=="),
+                        ('operator""_a', 'literals.operator""_a'), ("file", "file"),
+                        ("fmt::v12::basic_memory_buffer<char, 500>::grow", "basic_memory_buffer.grow")):
+        query = read_code_query(asked)
+        assert memory.search(query, 1)[0].unit.name == name, (asked, memory.search(query, 3))
+        assert all(memory.defines(n) for n in query.lookup), (asked, query.lookup)
+    assert read_code_query("operator<=>").lookup == {"operator<=>"} and not memory.defines("operator<=>")
+
+
 def test_a_rust_functions_attributes_over_several_lines_are_its_own() -> None:
     """`#[should_panic(\\n expected = ...\\n)]` above a test was a unit of its module apart (14 functions of axum),
     and the function began at its `fn` line; a comment after code on its line stays the code's."""
