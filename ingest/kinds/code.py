@@ -1647,6 +1647,12 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
     plain = without_generics(scoped).split("<", 1)[0]  # (at any depth, and one the grammar cut short: a partial
     # specialization's arguments over four lines were its name, the `::` in them read as scopes)
     name = ".".join(p for p in [*plain.replace("::", ".").split("."), operator] if p) or "?"
+    extended = next((c for c in node.named_children if c.type == "receiver_type"), None) \
+        if node.type == "function_declaration" else None
+    if extended is not None:  # Kotlin's extension function, `fun ColumnSet.targetTables()`: as a look-up names it
+        # (`fun <T> List<T>?.second()` is `List.second`, `fun Table.Companion.make()` is `Table.make`)
+        receiver_type = without_generics(extended.text.decode("utf-8", "replace")).replace("?", "").strip()
+        return f"{receiver_type.removesuffix('.Companion')}.{name}"
     receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
     if receiver is not None:  # Go: `func (c *Context) Param(...)`
         typed = next((c.child_by_field_name("type") for c in receiver.named_children

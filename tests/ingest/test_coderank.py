@@ -336,6 +336,10 @@ MORE_LANGUAGES = {
               "annotation class Marker\n",  # (a class on one line with no body was no definition; the kinds were class)
               {("EqOp", "class", 1, 1), ("Dual", "object", 2, 2), ("ReferenceOption", "enum", 3, 6),
                ("ISql", "interface", 7, 7), ("ISql.a", "method", 8, 8), ("Marker", "annotation", 10, 10)}),
+    "Ext.kt": ("fun ColumnSet.targetTables(): List<Table> = emptyList()\nfun <T> List<T>?.second(): T = this[1]\n"
+               "fun Table.Companion.make() = 1\n",  # (named `targetTables` alone, a look-up of the trial's missed)
+               {("ColumnSet.targetTables", "function", 1, 1), ("List.second", "function", 2, 2),
+                ("Table.make", "function", 3, 3)}),
     "Config.scala": ("object Priority {\n  case class Config(i: Int)\n}\n", {("Priority.Config", "class", 2, 2)}),
     "unit.rs": ("/// Ignores any value.\npub struct IgnoredAny;\nmod handler;\n", {("IgnoredAny", "struct", 1, 2)}),
     "Point.java": ("public record Point(int x, int y) {\n  public int sum() {\n    return x + y;\n  }\n}\n"
