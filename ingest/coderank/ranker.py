@@ -247,7 +247,7 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int =
 def _held_share(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool = False) -> float:
     if words[0] not in text:
         return 0.0
-    formats = "%" in text or "{" in text  # (a placeholder's mark: else no pattern is tried)
+    formats = any(mark in text for mark in _PLACEHOLDER_MARKS)  # (else no pattern is tried)
     for n in range(len(words), least - 1, -1):
         head = " ".join(words[:n])
         if (_opens_message(text, head) if literal else head in text) or formats and any(
@@ -272,11 +272,13 @@ def _opens_at(text: str, at: int) -> bool:
 
 
 # a value a printed message fills in, as the code writes it: printf's `%s`, `%-8d`, `%v`; Python's and Rust's `{}`,
-# `{0}`, `{name!r}`; JS's `${name}`
-_PLACEHOLDER = r"(?:%[-+ #0-9.*]*[a-zA-Z]|\$?\{[^{}\s]*\})"
+# `{0}`, `{name!r}`; JS's `${name}`; Kotlin's, Groovy's, Dart's and a shell's `$item`; Ruby's `#{name}`; Swift's
+# `\(name)` (a trial's `Can't append Foo@1a2b3c as it has unknown type`, Kotlin's `"Can't append $item as ..."`)
+_PLACEHOLDER = r"(?:%[-+ #0-9.*]*[a-zA-Z]|[$#]?\{[^{}\s]*\}|\$[A-Za-z_]\w*|\\\([^()\s]*\))"
 
 
 _FILLED_IN = re.compile(_PLACEHOLDER)
+_PLACEHOLDER_MARKS = ("%", "{", "$", "\\(")  # a text holding none of them fills no value in
 OPENING_CHARS = 40  # looked at before a message's first word: a quote, or a placeholder (`{name!r}`) and a space
 _MESSAGE_OPENS = re.compile(r"(?:[\"'`]|(?:" + _PLACEHOLDER + r"|[\"'`]) )\Z")
 

@@ -1012,6 +1012,10 @@ def test_a_programs_own_error_line_finds_the_format_string_that_prints_it() -> N
         CodeUnit("a.c", "a", "function", 1, 1, 'fail("Cannot %s %s %s %s", a, b, c, d);'),
         CodeUnit("b.c", "b", "function", 1, 1, 'fail("Cannot index %d with %-8s", a, b);')])
     assert list(held) == [0.0, 1.0], "three of its words written out, at least"
+    filled = phrases_held(["can't append foo@1a2b3c as it has unknown type"], [  # (a trial's Kotlin message)
+        CodeUnit(f"a.{suffix}", "a", "function", 1, 1, f'throw Error("Can\'t append {value} as it has unknown type")')
+        for suffix, value in (("kt", "$item"), ("rb", "#{item}"), ("swift", "\\(item)"), ("py", "?"))])
+    assert list(filled) == [1.0, 1.0, 1.0, 0.0], "Kotlin's `$item`, Ruby's `#{item}` and Swift's `\\(item)` filled in"
 
 
 def test_a_message_pasted_alone_finds_the_definition_that_prints_it() -> None:
