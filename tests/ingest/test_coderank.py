@@ -59,6 +59,7 @@ def test_a_file_as_units_with_qualified_names_and_true_spans() -> None:
     java = "src/main/java/org/apache/commons/lang3/StringUtils.java"
     assert module_name(java) == "org.apache.commons.lang3.StringUtils"
     assert module_name("okhttp/src/main/kotlin/okhttp3/Cache.kt") == "okhttp3.Cache"
+    assert module_name("include/fmt/format.h") == "fmt.format", "as code includes it (was include.fmt.format)"
     assert module_name("src/index.ts") == "src" and module_name("tests/test_core.py") == "tests.test_core"
 
 
