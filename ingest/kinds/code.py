@@ -70,7 +70,8 @@ _KINDS = {
 }
 # the node types that on one line with no body declare or name what is defined elsewhere
 _FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier",
-                      "struct_declaration", "mod_item"})  # (Objective-C's `struct_declaration` is an ivar's line)
+                      "struct_declaration", "mod_item", "module"})  # (Objective-C's `struct_declaration` is an
+# ivar's line; Haskell's `module` a module's name in an import or a qualified name)
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
 # kinds that are definitions only with a `name` (C#'s and Swift's property; Kotlin's `val x = 1` shares the node type:
@@ -1679,6 +1680,8 @@ _PROTOTYPE = re.compile(r"\s*\.\s*prototype\s*\.\s*|\s*\.\s*")
 def _operator_apart(name: str) -> tuple[str, str]:
     """A C++ name's scopes, and the operator it names if it does (`basic_string_view<Char>::operator<=`: its `<` are
     no template's), found outside any template's arguments (a `decltype(...operator[]())` in them names none)."""
+    if symbolic := _SYMBOLIC.search(name):  # (Ruby's `def <<(data)`, `Stream.<<`: no template's either)
+        return name[: symbolic.start()], symbolic[0]
     depth = 0
     for at, char in enumerate(name):
         depth = depth + 1 if char == "<" else max(0, depth - 1) if char == ">" else depth
@@ -1688,6 +1691,7 @@ def _operator_apart(name: str) -> tuple[str, str]:
 
 
 _OPERATOR = re.compile(r"operator\b")
+_SYMBOLIC = re.compile(r"(?:^|(?<=[.:]))[!%&*+/<=>^|~\-\[\]]+$")  # a name's last part of symbols alone
 # a declarator's own name, where a C/C++ declarator chain (pointers, functions) ends
 _DECLARED = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
                        "type_identifier", "template_function", "operator_cast"})

@@ -341,6 +341,9 @@ MORE_LANGUAGES = {
                "fun Table.Companion.make() = 1\n",  # (named `targetTables` alone, a look-up of the trial's missed)
                {("ColumnSet.targetTables", "function", 1, 1), ("List.second", "function", 2, 2),
                 ("Table.make", "function", 3, 3)}),
+    "stream.rb": ("class Stream\n  def <<(data)\n    data\n  end\n\n  def <=>(other)\n    0\n  end\nend\n"
+                  "class FirstError < StandardError; end\n",  # (`<<` and `<=>` are no template's arguments)
+                  {("Stream.<<", "method", 2, 4), ("Stream.<=>", "method", 6, 8), ("FirstError", "class", 10, 10)}),
     "Config.scala": ("object Priority {\n  case class Config(i: Int)\n}\n", {("Priority.Config", "class", 2, 2)}),
     "unit.rs": ("/// Ignores any value.\npub struct IgnoredAny;\nmod handler;\n", {("IgnoredAny", "struct", 1, 2)}),
     "Point.java": ("public record Point(int x, int y) {\n  public int sum() {\n    return x + y;\n  }\n}\n"
@@ -614,6 +617,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     forward = units_of("Post.h", "@class User;\n\n@interface Post : NSObject\n@end\n")  # (declared, defined elsewhere)
     assert [u.name for u in forward if u.kind != "module"] == ["Post"], forward
     assert all(u.kind == "module" for u in units_of("lib.rs", "mod handler;\npub mod other;\n"))
+    assert all(u.kind == "module" and u.start_line == 1 for u in units_of(  # (a module's name, no definition)
+        "src/Parser.hs", "module Parser where\n\nimport qualified Data.Map as M\nimport Data.Text (Text)\n"))
     promise = units_of("t/mojo/promise.t", MORE_LANGUAGES["t/mojo/promise.t"][0])
     assert not any("$cb" in u.name for u in promise), "a Perl method called by a variable defines none"
     cookies = units_of("lib/plug/conn/cookies.ex", MORE_LANGUAGES["lib/plug/conn/cookies.ex"][0])
