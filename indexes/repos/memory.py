@@ -453,7 +453,7 @@ def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
 
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,
                  exact: frozenset[str] = frozenset(), placed: int | None = None
-                 ) -> tuple[bool, bool, bool, bool, bool, bool, int, int, str, int]:
+                 ) -> tuple[bool, bool, bool, bool, bool, bool, bool, int, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
     (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
     definition with its body), then the code that writes a
@@ -463,15 +463,34 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
     in its order, the path as written before a file name alone (`names_file`). A name as asked (`exact`:
     `HttpUrl.isHttps`) before its last part alone where a look-up was widened to it (`isHttps`, which okhttp's
     `Request` declares too). A type's constructor after the type, when the type's name alone is asked (fmt's `file`
-    showed `file.file` and, at k 1, not the class)."""
+    showed `file.file` and, at k 1, not the class); a C++ template's specializations after the template, unless the
+    look-up names one (`formatter` is fmt's `struct formatter`, `formatter<bytes>` its specialization for `bytes`)."""
     named = query.names_file(unit.path) if query.paths_only else 0
     return (bool(exact) and not defined_or_declared(unit, exact),
             bool(query.lookup) and not defined_or_declared(unit, query.lookup),
             written is not None and not written.search(unit.text),
             bool(query.lookup) and overload_signature(unit),
             _constructor(unit) and unit.leaf in query.lookup,
+            bool(query.lookup) and _specialization_of(unit, query.text) != _asks_specialization(query.text),
             query.at_lines and placed is None, placed or 0, -named, unit.path if named else "",
             unit.start_line if named else 0)
+
+
+_HEADER_CHARS = 400  # of a unit's text, where its header line is (after a doc comment and a `template <...>` line)
+
+
+def _specialization_of(unit: CodeUnit, asked: str) -> bool:
+    """A C++ class template's specialization (`struct formatter<bytes>`), or with `asked` naming one, that one."""
+    if unit.kind not in ("class", "struct", "union"):
+        return False
+    header = re.sub(r"\s+", "", unit.text[:_HEADER_CHARS])
+    if _asks_specialization(asked):
+        return "".join(asked.split()).rsplit("::", 1)[-1] in header
+    return re.search(rf"(?:class|struct|union)(?:\w+::)*{re.escape(unit.leaf)}<", header) is not None
+
+
+def _asks_specialization(asked: str) -> bool:
+    return "<" in asked and ">" in asked
 
 
 def _constructor(unit: CodeUnit) -> bool:

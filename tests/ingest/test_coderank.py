@@ -784,10 +784,14 @@ def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
 def test_a_cpp_look_up_of_an_operator_a_compilers_name_and_a_class() -> None:
     """A trial over fmt: `operator==` was no look-up (its answer `operator=` and `operator()`, no word that none was
     named so), `fmt::v12::basic_memory_buffer<char, 500>::grow` (as a compiler writes it) missed the method found
-    without `<char, 500>`, and `file` at k 1 showed its constructor `file.file`, not the class."""
+    without `<char, 500>`, `file` at k 1 showed its constructor `file.file`, not the class, and `formatter` one of
+    forty specializations before the template."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
-    header = ("FMT_BEGIN_NAMESPACE\nclass file {\n  int fd_;\n public:\n  file() : fd_(-1) {}\n"
+    header = ("FMT_BEGIN_NAMESPACE\ntemplate <> struct formatter<bytes> {\n  auto format(bytes) -> int { return 0; }\n"
+              "};\n"
+              "template <typename T, typename Char = char> struct formatter {\n  formatter() = delete;\n};\n"
+              "class file {\n  int fd_;\n public:\n  file() : fd_(-1) {}\n"
               "  file& operator=(file&& other) { return *this; }\n"
               "  bool operator==(const file& o) const { return fd_ == o.fd_; }\n};\n"
               "template <typename T, size_t SIZE> class basic_memory_buffer {\n  void grow(size_t size) {}\n};\n"
@@ -797,9 +801,12 @@ def test_a_cpp_look_up_of_an_operator_a_compilers_name_and_a_class() -> None:
     memory.put_file("include/fmt/os.h", "a", units_of("include/fmt/os.h", header))
     for asked, name in (("operator==", "file.operator=="), ("file::operator==", "file.operator=="),
                         ('operator""_a', 'literals.operator""_a'), ("file", "file"),
-                        ("fmt::v12::basic_memory_buffer<char, 500>::grow", "basic_memory_buffer.grow")):
+                        ("fmt::v12::basic_memory_buffer<char, 500>::grow", "basic_memory_buffer.grow"),
+                        ("formatter", "formatter"), ("formatter<bytes>", "formatter")):
         query = read_code_query(asked)
         assert memory.search(query, 1)[0].unit.name == name, (asked, memory.search(query, 3))
+        first_line = memory.search(query, 1)[0].unit.start_line  # (the template first, unless a specialization is
+        assert name != "formatter" or first_line == (2 if "<" in asked else 5), (asked, first_line)  # named)
         assert all(memory.defines(n) for n in query.lookup), (asked, query.lookup)
     assert read_code_query("operator<=>").lookup == {"operator<=>"} and not memory.defines("operator<=>")
 
