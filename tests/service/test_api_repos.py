@@ -1579,7 +1579,8 @@ def test_a_place_between_definitions_is_answered_with_those_either_side(repos: T
 
 def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, roots: Path) -> None:
     """A trial listed axum's ws.rs: its first 10 definitions, to line 203 of 1,267, closed with "10 definitions ...",
-    nothing saying the file held more; and "best first" of definitions in the file's order."""
+    nothing saying the file held more; and "best first" of definitions in the file's order. The rest is read on from
+    the last one shown (fmt's base.h holds 448: no k reaches them)."""
     tree = roots / "listing-more"
     tree.mkdir()
     (tree / "many.py").write_text("".join(f"def step_{i}():\n    return {i}\n\n\n" for i in range(30)))
@@ -1593,7 +1594,9 @@ def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, root
         assert [h.name for h in result.results] == [f"step_{i}" for i in range(shown)], (k, result.results)  # (no
         # other file's definitions after a short file's: other.py's `many` had come last)
         closing = render_hits(result).rsplit("\n", 1)[-1]
-        more = f"; {30 - shown} more found are not shown: search with a larger max_tokens or k" if shown < 30 else ""
+        more = (f"; {30 - shown} more found are not shown, after the last one shown: read on from its last line, or "
+                "search with a larger max_tokens or k") if shown < 30 else ""  # (a trial's 448-definition file was
+        # not to be listed past k's and max_tokens' most)
         assert closing.startswith(f"[ctxsieve search_code: {len(result.results)} definitions of repository "
                                   f"listing-more, in their files' order{more}"), closing
         assert ("more found" in closing) == (shown < 30) and result.listing, closing

@@ -160,7 +160,10 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     if caveats.elsewhere:
         note += ("; a frame names a definition its line is not in here (the trace may come from another version of "
                  f"the file), the definition shown at its own lines: {_listed(caveats.elsewhere)}")
-    if left > 0:
+    if left > 0 and caveats.listing:  # (k and max_tokens have their most: a 448-definition file is read past them)
+        note += (f"; {left} more found are not shown, after the last one shown: read on from its last line, or search "
+                 "with a larger max_tokens or k")
+    elif left > 0:
         note += f"; {left} more found are not shown: search with a larger max_tokens or k"
     if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
