@@ -188,8 +188,7 @@ _SPECIFIER_MACRO = re.compile(rb"^[ \t]*(?:(?:static|constexpr|inline|virtual|ex
                               rb"((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)  # (`static FMT_CONSTEXPR
 # void grow(...)`, `constexpr FMT_INLINE value()`: after the language's own specifiers too)
 # a statement macro of no arguments before a block (`FMT_TRY { flush(); }`, and `FMT_CATCH(...) {}`: not a gtest
-# `TEST_F(a, b) {`, a test), and a macro after a parameter's name
-# (`value(T x FMT_BUILTIN)`): the grammar lost the method holding them
+# `TEST_F(a, b) {`, a test): the grammar lost the method holding them
 # and a functional cast to `unsigned` or `signed` (`if (unsigned(id) < unsigned(max_size()))`), which the grammar
 # cannot read, losing the class around it: as a call of a function of the same length (`Unsigned(id)`)
 _SIGNED_CAST = re.compile(rb"(?<!operator )\b(?:un)?signed(?=\()")  # (`operator unsigned()` is a conversion's name)
@@ -198,7 +197,6 @@ _SIGNED_CAST = re.compile(rb"(?<!operator )\b(?:un)?signed(?=\()")  # (`operator
 _CALL_LINE = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))[ \t]*$(?![ \t\r\n]*\{)",
                         re.M)
 _BLOCK_MACRO = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"(?:(?<=_CATCH)\([^()\n]*\))?)[ \t]*(?=\{)", re.M)
-_PARAMETER_MACRO = re.compile(rb"\b[A-Za-z_]\w*[ \t*&]+[A-Za-z_]\w*([ \t]+" + _CAPS_MACRO + rb")(?=[ \t]*[),])")
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
 # and a macro for an access label (`JSON_PRIVATE_UNLESS_TESTED:`, `public Q_SLOTS:`), read as a bit field's width
 # (nlohmann's `class basic_json` ended at its line 661 of 5149): an access label to the grammar
@@ -266,7 +264,7 @@ def _macros_blanked(source: bytes, language: str | None) -> bytes:
     if language in _CPP_LANGUAGES:
         source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
         source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1), source))
-        source = _PARAMETER_MACRO.sub(_blank(1), _BLOCK_MACRO.sub(_blank(1), _template_macros_as_int(source)))
+        source = _BLOCK_MACRO.sub(_blank(1), source)
         source = _CALL_LINE.sub(_blank(1), source)
         source = _SIGNED_CAST.sub(lambda cast: cast[0][:1].upper() + cast[0][1:], source)
     if b"class " not in source and b"struct " not in source:
@@ -282,35 +280,6 @@ def _access_label(label: re.Match[bytes]) -> bytes:
     whole = label.group(0)
     word = b"" if label.group(1) is not None or end - start < len(b"private") else b"private"
     return whole[: start - offset] + word.ljust(end - start) + whole[end - offset :]
-
-
-# C++: a macro called as a template's last parameter (fmt's `template <typename T, FMT_ENABLE_IF(NUM_ARGS >
-# detail::max_packed_args)>`, a SFINAE condition): the grammar ended the parameter list at the `>` inside it and lost
-# the class around it, its methods read as functions of no class and a namespace's later definitions as outside it
-_TEMPLATE_MACRO = re.compile(rb"[<,][ \t\r\n]*(" + _CAPS_MACRO + rb")\(")
-_MACRO_ARGUMENTS_MAX = 2000  # bytes of a macro's arguments looked through for their closing parenthesis
-
-
-def _template_macros_as_int(source: bytes) -> bytes:
-    """Each such call, name and arguments, as `int` (an unnamed parameter of that type) and spaces, its line breaks
-    (and a `#define`'s `\\` before them) kept; a call followed by anything but the list's `>` (a function's
-    argument) is left as it is."""
-    if b"template" not in source:
-        return source
-    out = bytearray(source)
-    for match in _TEMPLATE_MACRO.finditer(source):
-        depth, at, end = 1, match.end(), min(len(source), match.end() + _MACRO_ARGUMENTS_MAX)
-        while at < end and depth:
-            depth += {40: 1, 41: -1}.get(source[at], 0)  # ( and )
-            at += 1
-        after = at
-        while after < len(source) and source[after] in b" \t\r\n":
-            after += 1
-        if depth or after >= len(source) or source[after] != ord(">"):
-            continue
-        start = match.start(1)
-        out[start:at] = b"int" + bytes(b if b in b"\\\r\n" else 32 for b in source[start + 3 : at])
-    return bytes(out)
 
 
 def _comments_blanked(define: re.Match[bytes]) -> bytes:
