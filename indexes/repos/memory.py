@@ -476,14 +476,16 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
             unit.start_line if named else 0)
 
 
-_HEADER_CHARS = 400  # of a unit's text, where its header line is (after a doc comment and a `template <...>` line)
+_HEADER_LINES = 4  # of a unit's code lines (its doc comment's left out), where its header is: `template <...>` over
+# a line or two, then `struct formatter<bytes> {`
 
 
 def _specialization_of(unit: CodeUnit, asked: str) -> bool:
     """A C++ class template's specialization (`struct formatter<bytes>`), or with `asked` naming one, that one."""
     if unit.kind not in ("class", "struct", "union"):
         return False
-    header = re.sub(r"\s+", "", unit.text[:_HEADER_CHARS])
+    code = [line for line in unit.text.split("\n") if not line.lstrip().startswith(("//", "/*", "*"))]
+    header = re.sub(r"\s+", "", " ".join(code[:_HEADER_LINES]))
     if _asks_specialization(asked):
         return "".join(asked.split()).rsplit("::", 1)[-1] in header
     return re.search(rf"(?:class|struct|union)(?:\w+::)*{re.escape(unit.leaf)}<", header) is not None

@@ -202,10 +202,12 @@ def lookup_names(text: str) -> frozenset[str]:
     an issue). A C++ name as a compiler writes it, with its template's arguments
     (`fmt::v12::basic_memory_buffer<char, 500>::grow`), is the name without them; a C++ operator is a name
     (`operator==`, `basic_string_view::operator<`, `operator""_a`)."""
-    plain = without_generics(text) if "<" in text and not _CPP_OPERATOR.search(text) else text
+    at = _OPERATOR_WORD.search(text)  # (an operator's own `<`, `operator<=`, are no template's)
+    plain = without_generics(text[:at.start()]) + text[at.start():] if at else without_generics(text)
     return _lookup_names(plain) or (_lookup_names(text) if plain != text else frozenset())
 
 
+_OPERATOR_WORD = re.compile(r"\boperator\b")
 # a C++ operator's name (a conversion's, `operator bool`, is two words: none)
 _CPP_OPERATOR = re.compile(r'(?:[A-Za-z_]\w*(?:::|\.))*operator(?:""\s*[A-Za-z_]\w*|\(\)|\[\]|->\*?|<=>|'
                            r"[-+*/%^&|~!=<>]{1,3}|,)")

@@ -33,7 +33,7 @@ from ctxsieve_client.languages import LANGUAGES, shebang_language
 from ..coderank.chunks import context_unit, definition_boost, rank_units
 from ..coderank.lexical import K3
 from ..coderank.ranker import RepoRanking
-from ..coderank.units import CONDITIONAL_WORDS, module_name
+from ..coderank.units import CONDITIONAL_WORDS, module_name, operator_of
 from ..lines import LineSpan, line_chunks
 from ..request import read_request, without_generics
 from .base import ByLines, Chunk, Cutting, Leaf, LineSpanOf, Piece
@@ -70,8 +70,9 @@ _KINDS = {
 }
 # the node types that on one line with no body declare or name what is defined elsewhere
 _FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier",
-                      "struct_declaration", "mod_item", "module"})  # (Objective-C's `struct_declaration` is an
-# ivar's line; Haskell's `module` a module's name in an import or a qualified name)
+                      "struct_declaration", "mod_item", "module", "namespace_definition"})  # (Objective-C's
+# `struct_declaration` is an ivar's line; Haskell's `module` a module's name in an import or a qualified name; PHP's
+# `namespace App\Http;` the file's namespace, no definition)
 # kinds that are definitions only with a body (Java's enum constant `A {...}`, not `A,`)
 _BODY_ONLY = frozenset({"enum_constant"})
 # kinds that are definitions only with a `name` (C#'s and Swift's property; Kotlin's `val x = 1` shares the node type:
@@ -1614,15 +1615,12 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
     if node.type == "impl_item" and (implemented := node.child_by_field_name("type")) is not None:
         return _impl_name(node, implemented)
     scoped, operator = _operator_apart(_own_name(node, name_node, lines))
-    plain = without_generics(scoped).split("<", 1)[0]  # (at any depth, and one the grammar cut short: a partial
-    # specialization's arguments over four lines were its name, the `::` in them read as scopes)
+    plain = scoped if _QUOTED.search(scoped) else _UNCLOSED.sub("", without_generics(scoped))  # (at any depth, and
+    # one the grammar cut short: a partial specialization's arguments over four lines were its name, the `::` in them
+    # read as scopes; a name in quotes or backticks, Kotlin's `a < b is true` or R's `names<-`, is as written)
     name = ".".join(p for p in [*plain.replace("::", ".").split("."), operator] if p) or "?"
-    extended = next((c for c in node.named_children if c.type == "receiver_type"), None) \
-        if node.type == "function_declaration" else None
-    if extended is not None:  # Kotlin's extension function, `fun ColumnSet.targetTables()`: as a look-up names it
-        # (`fun <T> List<T>?.second()` is `List.second`, `fun Table.Companion.make()` is `Table.make`)
-        receiver_type = without_generics(extended.text.decode("utf-8", "replace")).replace("?", "").strip()
-        return f"{receiver_type.removesuffix('.Companion')}.{name}"
+    if (extended := _extended_type(node)) is not None:  # Kotlin's extension function, as a look-up names it
+        return f"{extended}.{name}"
     receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
     if receiver is not None:  # Go: `func (c *Context) Param(...)`
         typed = next((c.child_by_field_name("type") for c in receiver.named_children
@@ -1630,6 +1628,27 @@ def _name_of(node: Any, name_node: Any, lines: list[str]) -> str:
         if typed is not None:
             return f"{_type_name(typed.text.decode('utf-8', 'replace'))}.{name}"
     return name
+
+
+def _extended_type(node: Any) -> str | None:
+    """The type a Kotlin file's own extension function extends, as a look-up names it: `fun ColumnSet.targetTables()`
+    -> `ColumnSet` (`fun <T> List<T>?.second()` -> `List`, `fun Table.Companion.make()` -> `Table`, `fun <T : Table>
+    T.insert()` -> `Table`, its bound); None for a member extension (`fun QueryBuilder.register()` in a class is the
+    class's `register`), a bare type parameter, or a function type (`(() -> Unit).twice`)."""
+    if node.type != "function_declaration" or node.parent is None or node.parent.type != "source_file":
+        return None
+    receiver = next((c for c in node.named_children if c.type == "receiver_type"), None)
+    if receiver is None:
+        return None
+    written = without_generics(receiver.text.decode("utf-8", "replace")).replace("?", "").strip()
+    bounds = {p.named_children[0].text.decode("utf-8", "replace"): p.named_children[-1].text.decode("utf-8", "replace")
+              for c in node.named_children if c.type == "type_parameters"
+              for p in c.named_children if p.type == "type_parameter" and p.named_children}
+    written = without_generics(bounds.get(written, written)).replace("?", "").strip()
+    return written.removesuffix(".Companion") if _NAMED_TYPE.fullmatch(written) and written not in bounds else None
+
+
+_NAMED_TYPE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _impl_name(node: Any, implemented: Any) -> str:
@@ -1646,11 +1665,14 @@ def _impl_name(node: Any, implemented: Any) -> str:
 
 
 _PROTOTYPE = re.compile(r"\s*\.\s*prototype\s*\.\s*|\s*\.\s*")
+
+
 def _operator_apart(name: str) -> tuple[str, str]:
-    """A C++ name's scopes, and the operator it names if it does (`basic_string_view<Char>::operator<=`: its `<` are
-    no template's), found outside any template's arguments (a `decltype(...operator[]())` in them names none)."""
-    if symbolic := _SYMBOLIC.search(name):  # (Ruby's `def <<(data)`, `Stream.<<`: no template's either)
-        return name[: symbolic.start()], symbolic[0]
+    """A name's scopes, and the operator it names if it does: a symbolic one (Ruby's `<<`, Scala's `:+`,
+    `units.operator_of`) or C++'s (`basic_string_view<Char>::operator<=`: its `<` are no template's), found outside
+    any template's arguments (a `decltype(...operator[]())` in them names none)."""
+    if symbolic := operator_of(name):  # (Ruby's `def <<(data)`, Scala's `def :+`: no template's either)
+        return name[: -len(symbolic)], symbolic
     depth = 0
     for at, char in enumerate(name):
         depth = depth + 1 if char == "<" else max(0, depth - 1) if char == ">" else depth
@@ -1660,7 +1682,8 @@ def _operator_apart(name: str) -> tuple[str, str]:
 
 
 _OPERATOR = re.compile(r"operator\b")
-_SYMBOLIC = re.compile(r"(?:^|(?<=[.:]))[!%&*+/<=>^|~\-\[\]]+$")  # a name's last part of symbols alone
+_QUOTED = re.compile(r"[`'\"]")
+_UNCLOSED = re.compile(r"(?<=\w)<(?!-).*", re.DOTALL)  # template arguments the grammar cut short, to the name's end
 # a declarator's own name, where a C/C++ declarator chain (pointers, functions) ends
 _DECLARED = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
                        "type_identifier", "template_function", "operator_cast"})

@@ -348,9 +348,13 @@ MORE_LANGUAGES = {
               {("EqOp", "class", 1, 1), ("Dual", "object", 2, 2), ("ReferenceOption", "enum", 3, 6),
                ("ISql", "interface", 7, 7), ("ISql.a", "method", 8, 8), ("Marker", "annotation", 10, 10)}),
     "Ext.kt": ("fun ColumnSet.targetTables(): List<Table> = emptyList()\nfun <T> List<T>?.second(): T = this[1]\n"
-               "fun Table.Companion.make() = 1\n",  # (named `targetTables` alone, a look-up of the trial's missed)
-               {("ColumnSet.targetTables", "function", 1, 1), ("List.second", "function", 2, 2),
-                ("Table.make", "function", 3, 3)}),
+               "fun Table.Companion.make() = 1\nfun <T : Table> T.insert() = 1\nfun <T> T.also2(): T = this\n"
+               "class Op {\n  fun QueryBuilder.register() = 1\n}\n",  # (named `targetTables` alone, a look-up of
+               {("ColumnSet.targetTables", "function", 1, 1), ("List.second", "function", 2, 2),  # the trial's
+                ("Table.make", "function", 3, 3), ("Table.insert", "function", 4, 4),  # missed; a member
+                ("also2", "function", 5, 5), ("Op.register", "method", 7, 7)}),  # extension is its class's)
+    "Chain.scala": ("object Chain {\n  def :+(a: Int): Int = a\n  def ?<(a: Int): Int = a\n}\n",
+                    {("Chain.:+", "method", 2, 2), ("Chain.?<", "method", 3, 3)}),
     "stream.rb": ("class Stream\n  def <<(data)\n    data\n  end\n\n  def <=>(other)\n    0\n  end\nend\n"
                   "class FirstError < StandardError; end\n",  # (`<<` and `<=>` are no template's arguments)
                   {("Stream.<<", "method", 2, 4), ("Stream.<=>", "method", 6, 8), ("FirstError", "class", 10, 10)}),
@@ -627,6 +631,8 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     forward = units_of("Post.h", "@class User;\n\n@interface Post : NSObject\n@end\n")  # (declared, defined elsewhere)
     assert [u.name for u in forward if u.kind != "module"] == ["Post"], forward
     assert all(u.kind == "module" for u in units_of("lib.rs", "mod handler;\npub mod other;\n"))
+    php = units_of("app/Http/UserController.php", "<?php\n\nnamespace App\\Http;\n\nclass UserController\n{\n}\n")
+    assert [(u.kind, u.start_line) for u in php] == [("module", 1), ("class", 5)], php  # (a file's namespace line)
     assert all(u.kind == "module" and u.start_line == 1 for u in units_of(  # (a module's name, no definition)
         "src/Parser.hs", "module Parser where\n\nimport qualified Data.Map as M\nimport Data.Text (Text)\n"))
     promise = units_of("t/mojo/promise.t", MORE_LANGUAGES["t/mojo/promise.t"][0])
@@ -798,7 +804,8 @@ def test_a_cpp_look_up_of_an_operator_a_compilers_name_and_a_class() -> None:
     forty specializations before the template."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
-    header = ("FMT_BEGIN_NAMESPACE\ntemplate <> struct formatter<bytes> {\n  auto format(bytes) -> int { return 0; }\n"
+    header = ("FMT_BEGIN_NAMESPACE\n" + "".join(f"/// Formats bytes as hex, the doc's line {i}.\n" for i in range(12))
+              + "template <> struct formatter<bytes> {\n  auto format(bytes) -> int { return 0; }\n"
               "};\n"
               "template <typename T, typename Char = char> struct formatter {\n  formatter() = delete;\n};\n"
               "class file {\n  int fd_;\n public:\n  file() : fd_(-1) {}\n"
@@ -810,15 +817,22 @@ def test_a_cpp_look_up_of_an_operator_a_compilers_name_and_a_class() -> None:
     memory = RepoMemory()
     memory.put_file("include/fmt/os.h", "a", units_of("include/fmt/os.h", header))
     for asked, name in (("operator==", "file.operator=="), ("file::operator==", "file.operator=="),
+                        ("fmt::v12::file<char>::operator==", "file.operator=="),  # (both at once)
                         ('operator""_a', 'literals.operator""_a'), ("file", "file"),
                         ("fmt::v12::basic_memory_buffer<char, 500>::grow", "basic_memory_buffer.grow"),
                         ("formatter", "formatter"), ("formatter<bytes>", "formatter")):
         query = read_code_query(asked)
         assert memory.search(query, 1)[0].unit.name == name, (asked, memory.search(query, 3))
         first_line = memory.search(query, 1)[0].unit.start_line  # (the template first, unless a specialization is
-        assert name != "formatter" or first_line == (2 if "<" in asked else 5), (asked, first_line)  # named)
+        assert name != "formatter" or first_line == (2 if "<" in asked else 17), (asked, first_line)  # named; a
+        # long doc comment above the specialization is no part of its header)
         assert all(memory.defines(n) for n in query.lookup), (asked, query.lookup)
     assert read_code_query("operator<=>").lookup == {"operator<=>"} and not memory.defines("operator<=>")
+    from ctxsieve.indexes.repos.memory import _specialization_of
+
+    specialized = units_of("include/fmt/os.h", header)[1]  # (its header below a doc of 12 lines: it was looked
+    assert specialized.start_line == 2 and _specialization_of(specialized, "formatter"), specialized  # for in the
+    assert _specialization_of(specialized, "formatter<bytes>"), specialized  # first 400 characters alone)
 
 
 def test_a_rust_functions_attributes_over_several_lines_are_its_own() -> None:
