@@ -476,6 +476,7 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
             unit.start_line if named else 0)
 
 
+_DOC_LINES = 60  # a unit's first lines looked through for its header, below its doc comment
 _HEADER_LINES = 4  # of a unit's code lines (its doc comment's left out), where its header is: `template <...>` over
 # a line or two, then `struct formatter<bytes> {`
 
@@ -484,7 +485,8 @@ def _specialization_of(unit: CodeUnit, asked: str) -> bool:
     """A C++ class template's specialization (`struct formatter<bytes>`), or with `asked` naming one, that one."""
     if unit.kind not in ("class", "struct", "union"):
         return False
-    code = [line for line in unit.text.split("\n") if not line.lstrip().startswith(("//", "/*", "*"))]
+    code = [line for line in unit.text.split("\n", _DOC_LINES)[:_DOC_LINES]
+            if not line.lstrip().startswith(("//", "/*", "*"))]
     header = re.sub(r"\s+", "", " ".join(code[:_HEADER_LINES]))
     if _asks_specialization(asked):
         return "".join(asked.split()).rsplit("::", 1)[-1] in header
