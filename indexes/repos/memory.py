@@ -482,12 +482,16 @@ _HEADER_LINES = 4  # of a unit's code lines (its doc comment's left out), where 
 
 
 def _specialization_of(unit: CodeUnit, asked: str) -> bool:
-    """A C++ class template's specialization (`struct formatter<bytes>`), or with `asked` naming one, that one."""
+    """A C++ class template's specialization (`template <> struct formatter<bytes>`), or with `asked` naming one,
+    that one; never another language's generic type (Rust's `pub struct Router<S = ()>`, Java's `class Foo<T>`),
+    which has no `template` before it."""
     if unit.kind not in ("class", "struct", "union"):
         return False
     code = [line for line in unit.text.split("\n", _DOC_LINES)[:_DOC_LINES]
             if not line.lstrip().startswith(("//", "/*", "*"))]
     header = re.sub(r"\s+", "", " ".join(code[:_HEADER_LINES]))
+    if "template<" not in header:  # (after an export macro's line too, fmt's `FMT_EXPORT`)
+        return False
     if _asks_specialization(asked):
         return "".join(asked.split()).rsplit("::", 1)[-1] in header
     return re.search(rf"(?:class|struct|union)(?:\w+::)*{re.escape(unit.leaf)}<", header) is not None

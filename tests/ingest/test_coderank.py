@@ -833,6 +833,8 @@ def test_a_cpp_look_up_of_an_operator_a_compilers_name_and_a_class() -> None:
     specialized = units_of("include/fmt/os.h", header)[1]  # (its header below a doc of 12 lines: it was looked
     assert specialized.start_line == 2 and _specialization_of(specialized, "formatter"), specialized  # for in the
     assert _specialization_of(specialized, "formatter<bytes>"), specialized  # first 400 characters alone)
+    generic = units_of("src/routing.rs", "pub struct Router<S = ()> {\n    inner: S,\n}\n")[0]  # (no template:
+    assert generic.kind == "struct" and not _specialization_of(generic, "Router"), generic  # Rust's own generic)
 
 
 def test_a_rust_functions_attributes_over_several_lines_are_its_own() -> None:
