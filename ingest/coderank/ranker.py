@@ -532,8 +532,10 @@ def at_places(query: CodeQuery, units: Sequence[CodeUnit]) -> dict[int, int]:
 def _closed_by(units: Sequence[CodeUnit], own: list[int], line: int) -> list[tuple[int, int]]:
     """The innermost definition whose last nested unit ends above the line and whose own last line is at or below
     it (the line is its tail: a closing brace), at distance 0; none for a line between two nested units."""
+    below = min((units[j].start_line for j in own if units[j].start_line > line), default=None)  # (once: a place
+    # in a file of thousands of units asked this of every pair)
     tails = [i for i in own if units[i].end_line < line <= units[i].definition_end
-             and not any(units[j].start_line > line and units[j].start_line <= units[i].definition_end for j in own)]
+             and (below is None or below > units[i].definition_end)]
     return [(max(tails, key=lambda i: (units[i].start_line, -i)), 0)] if tails else []
 
 
