@@ -204,7 +204,8 @@ def lookup_names(text: str) -> frozenset[str]:
     (`operator==`, `basic_string_view::operator<`, `operator""_a`)."""
     at = _OPERATOR_WORD.search(text)  # (an operator's own `<`, `operator<=`, are no template's)
     plain = without_generics(text[:at.start()]) + text[at.start():] if at else without_generics(text)
-    return _lookup_names(plain) or (_lookup_names(text) if plain != text else frozenset())
+    return _lookup_names(plain) or (_lookup_names(text) if plain != text else frozenset())  # (Haskell's `<$>` is
+    # no template's arguments either)
 
 
 _OPERATOR_WORD = re.compile(r"\boperator\b")
@@ -224,7 +225,7 @@ def _lookup_names(text: str) -> frozenset[str]:
             _is_operator(w) or _CPP_OPERATOR.fullmatch(w) or _CODE_NAME.fullmatch(w) and not _FILE.fullmatch(w)
             for w in words):  # (`utils.py` names a file)
         return frozenset()
-    if len(words) > 1 and not all(code_shaped(w) or _is_operator(w) or _CPP_OPERATOR.fullmatch(w) for w in words):
+    if len(words) > 1 and not all(code_shaped(w) or _is_operator(w) for w in words):  # (a C++ operator is code-shaped)
         return frozenset()
     return frozenset(w if _is_operator(w) else w.replace("::", ".") for w in words)
 
