@@ -176,7 +176,9 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
 # with arguments too, fmt's `class FMT_SO_VISIBILITY("default") format_error`)
 _MACRO_LANGUAGES = frozenset({"c", "cpp", "cuda", "objc"})
 _MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
-_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,}(?:\([^()\n]*\))?)(?:\s+|(?<=\)))[A-Za-z_]\w*"
+# (an attribute may come between the macro and the name: gtest's `class GTEST_API_ [[nodiscard]] RE`)
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,}(?:\([^()\n]*\))?)(?:\s+|(?<=\)))"
+                           rb"(?:\[\[[^\[\]\n]*\]\]\s*)*[A-Za-z_]\w*"
                            rb"\s*(?=[:{<]|final\b)")
 # C++ alone: specifier macros starting a declaration (`FMT_CONSTEXPR FMT_INLINE auto write_int(...)`,
 # `FMT_API auto f()`, `Q_INVOKABLE void show()`), and one after `if` (`if FMT_CONSTEXPR20 (...)`, for `if constexpr`):
@@ -184,19 +186,19 @@ _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,}(?:\([^()\
 # named FMT_DEPRECATED), or lost the class around it (a constructor after `FMT_CONSTEXPR` read as a field). Not in C,
 # where a macro there is a type (`UNITY_INTERNAL_PTR UnityNumToPtr(...)`) and the grammar reads it right.
 _CPP_LANGUAGES = frozenset({"cpp", "cuda"})
-_CAPS_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]"  # all capitals with an underscore inside: FMT_API, Q_INVOKABLE
+_CAPS_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*"  # capitals with an underscore after the first: FMT_API, gtest's GTEST_API_
 _SPECIFIER_MACRO = re.compile(rb"^[ \t]*(?:(?:static|constexpr|inline|virtual|explicit|friend|extern)[ \t]+)*"
-                              rb"((?:" + _CAPS_MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)  # (`static FMT_CONSTEXPR
+                              rb"((?:" + _CAPS_MACRO + rb"\s+)+)(?=[A-Za-z_~])", re.M)  # (`static FMT_CONSTEXPR
 # void grow(...)`, `constexpr FMT_INLINE value()`: after the language's own specifiers too)
 # a statement macro of no arguments before a block (`FMT_TRY { flush(); }`, and `FMT_CATCH(...) {}`: not a gtest
 # `TEST_F(a, b) {`, a test): the grammar lost the method holding them
 # and a functional cast to `unsigned` or `signed` (`if (unsigned(id) < unsigned(max_size()))`), which the grammar
 # cannot read, losing the class around it: as a call of a function of the same length (`Unsigned(id)`)
 _SIGNED_CAST = re.compile(rb"(?<!operator )\b(?:un)?signed(?=\()")  # (`operator unsigned()` is a conversion's name)
-# a line of a macro's call alone, no `;` after it nor a block below it (`FMT_PRAGMA_CLANG(diagnostic ignored
-# "-Wweak-vtables")`): the grammar read the class below as its continuation (a gtest `TEST_F(a, b)` over its `{` stays)
-_CALL_LINE = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))[ \t]*$(?![ \t\r\n]*\{)",
-                        re.M)
+# a macro's call on lines of its own, no `;` after it nor a block below it (`FMT_PRAGMA_CLANG(diagnostic ignored
+# "-Wweak-vtables")`, gtest's `GTEST_DISABLE_MSC_WARNINGS_PUSH_(` over three lines): the grammar read the class or
+# namespace below as its continuation (gtest.h's `testing.testing`; a gtest `TEST_F(a, b)` over its `{` stays)
+_CALL_LINE = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"\([^()]*(?:\([^()]*\)[^()]*)*\))[ \t]*$(?![ \t\r\n]*\{)", re.M)
 _BLOCK_MACRO = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"(?:(?<=_CATCH)\([^()\n]*\))?)[ \t]*(?=\{)", re.M)
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
 # and a macro for an access label (`JSON_PRIVATE_UNLESS_TESTED:`, `public Q_SLOTS:`), read as a bit field's width
@@ -264,9 +266,9 @@ def _macros_blanked(source: bytes, language: str | None) -> bytes:
         source = _OBJC_MACRO_LINE.sub(_blank(1), _OBJC_TRAILING.sub(_blank(1), _OBJC_ENUM.sub(_objc_enum, source)))
     if language in _CPP_LANGUAGES:
         source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
-        source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1), source))
+        source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1, code_only=True), source))
         source = _BLOCK_MACRO.sub(_blank(1), source)
-        source = _CALL_LINE.sub(_blank(1), source)
+        source = _CALL_LINE.sub(_blank(1, code_only=True), source)
         source = _SIGNED_CAST.sub(lambda cast: cast[0][:1].upper() + cast[0][1:], source)
     if b"class " not in source and b"struct " not in source:
         return source
@@ -298,14 +300,37 @@ def _spaces(match: re.Match[bytes]) -> bytes:
 _NOT_A_LINE_BREAK = re.compile(rb"[^\r\n\\]|\\(?![ \t]*\r?\n)")  # a comment's line that a `\` continues still does
 
 
-def _blank(group: int) -> Callable[[re.Match[bytes]], bytes]:
-    """A match with its `group` as spaces."""
+def _blank(group: int, code_only: bool = False) -> Callable[[re.Match[bytes]], bytes]:
+    """A match with its `group` as spaces, its line breaks kept (every later line where it was); `code_only`: not in
+    a `#define` (gtest's `#define GTEST_CONCAT_TOKEN_(foo, bar) GTEST_CONCAT_TOKEN_IMPL_(foo, bar)`, whose body as
+    spaces lost the namespace below, and a call on a continued line of one)."""
     def blanked(match: re.Match[bytes]) -> bytes:
+        if code_only and _in_directive(match.string, match.start()):
+            return match.group(0)
         start, end = match.span(group)
         whole = match.group(0)
         offset = match.start()
-        return whole[: start - offset] + b" " * (end - start) + whole[end - offset :]
+        return whole[: start - offset] + _NOT_A_BREAK.sub(b" ", match.group(group)) + whole[end - offset :]
     return blanked
+
+
+def _in_directive(source: bytes, offset: int) -> bool:
+    """Whether the line at `offset` is a preprocessor directive's, or a line a `\\` continues one onto."""
+    start = source.rfind(b"\n", 0, offset) + 1
+    while start > 0 and _continued_above(source, start):
+        start = source.rfind(b"\n", 0, start - 1) + 1
+    return _DIRECTIVE_START.match(source, start) is not None
+
+
+def _continued_above(source: bytes, start: int) -> bool:
+    """Whether the line before the one starting at `start` ends with a `\\`."""
+    end = start - 1  # its line break
+    if end > 0 and source[end - 1] == ord("\r"):
+        end -= 1
+    return end > 0 and source[end - 1] == ord("\\")
+
+
+_DIRECTIVE_START = re.compile(rb"[ \t]*#")
 
 
 # Kotlin, for the grammar: Multiplatform's `expect` and `actual` modifiers, which it does not know (blanked where a
