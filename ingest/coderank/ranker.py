@@ -139,9 +139,10 @@ def place_factor(path: str, weights: Weights = WEIGHTS) -> float:
 def _unit_place(unit: CodeUnit) -> str | None:
     """A unit's place: its path's, or tests for a definition inside a source file's test module (Rust's `mod tests`),
     or aside for a Python `@overload` signature (a type stub in the module itself, like a `.pyi`'s: its code is the
-    definition of that name after it; a user trial got `BaseRequest.__setitem__`'s two-line stub first)."""
+    definition of that name after it; a user trial got `BaseRequest.__setitem__`'s two-line stub first) and for a
+    module's `if __name__ == "__main__":` block (`CodeUnit.main_guard`: an example in the module itself)."""
     return (_place(unit.path) or ("tests" if _TEST_MODULE.search(unit.name) else None)
-            or ("aside" if overload_signature(unit) else None))
+            or ("aside" if overload_signature(unit) or unit.main_guard else None))
 
 
 _OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)  # `@overload`, `@typing.overload`, `@t.overload`

@@ -2081,6 +2081,25 @@ def test_gdb_and_apple_crash_frames_name_their_functions_and_are_a_trace() -> No
         request.pairs, "an Objective-C message names its class's method by its selector's first word"
 
 
+def test_a_modules_main_block_counts_as_an_example() -> None:
+    """A user trial over rich: "where is console markup parsed into styles" answered `markup.py`'s `if __name__ ==
+    "__main__":` block first, a list of sample markup, above the parser. Such a block counts as an example does; one
+    after other module code in its run, or in a script named so, is the module's code."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ('def render(markup):\n    """Render console markup in to a Text instance."""\n    return _parse(markup)\n'
+              '\n\nif __name__ == "__main__":  # pragma: no cover\n'
+              '    MARKUP = ["[red]Hello World[/red]", "[magenta]Hello [b]World[/b]"]\n'
+              '    for markup in MARKUP:\n        print(render(markup), "console markup parsed into styles", markup)\n')
+    units = units_of("rich/markup.py", source)
+    assert [(u.kind, u.start_line, u.main_guard) for u in units] == [("function", 1, False), ("module", 6, True)]
+    assert not units_of("tool.py", "X = 1\nif __name__ == '__main__':\n    main()\n")[0].main_guard
+    memory = RepoMemory()
+    memory.put_file("rich/markup.py", "a", units)
+    hits = memory.search(read_code_query("where is console markup parsed into styles"), 2)
+    assert [h.unit.name for h in hits] == ["render", "rich.markup"], hits
+
+
 def test_a_typescript_function_keeps_its_overload_signatures() -> None:
     """redux's `createStore` had its overload signatures in the module's code, and its implementation alone as the
     function; a class's overloaded method likewise had its signatures in the class's own lines."""
