@@ -31,9 +31,12 @@ NAME_RULE = "a repository's name is 1 to 64 letters, digits, '.', '_' or '-', no
 SAMPLE_S = 5.0  # a dry run parses files for this long at most (all of ansible's), then scales by bytes
 # what an index costs beyond the parse, on ansible (2 cores, Intel Xeon, at 393ad74): `ctxsieve index --dry-run`
 # parses its 1,795 files in 2.2-2.3 s, `python -m bench.repos --peers "" --searches 100` makes it searchable by
-# words in 5.2 s and its vectors 52 s later for its 13,970 definitions (bench/results/repos-stop59.txt)
+# words in 5.2 s (bench/results/repos-stop59.txt)
 INDEX_PER_PARSE = 2.3
-VECTOR_S_PER_DEFINITION = 0.0037
+# and its vectors, one per definition of the code it ships (`ranker.has_vector`: 5,663 of its 14,229 at the bench's
+# commit), 75 s after it was searchable by words (bench/results/repos-stop71.txt): per definition over all of them,
+# the estimate said 37 s for a trial's Kotlin repository, most of whose definitions are tests, that took minutes
+VECTOR_S_PER_VECTOR = 0.0132
 
 
 def add_index_arguments(cmd: argparse.ArgumentParser) -> None:
@@ -230,18 +233,20 @@ def _dry_run(name: str, root: Path, own: bool) -> int:
     """With `own`, no service named (`--url`, CTXSIEVE_URL): the user's own one would index it, whose read roots it
     checks (a trial's `--url` service read the folder, and the dry run said a service would refuse it)."""
     from ctxsieve.indexes.repos.walk import read_source, walk  # the parser and numpy: only for a dry run
+    from ctxsieve.ingest.coderank.ranker import has_vector
     from ctxsieve.ingest.coderank.units import units_of
 
     files = walk(root).files
     sizes = {f: (root / f).stat().st_size for f in files}
     started = time.perf_counter()
-    definitions = sampled = parsed = 0
+    definitions = vectors = sampled = parsed = 0
     skipped: dict[str, list[str]] = {}  # why -> the files read that `index` would count and leave out
     for f in _spread(files):  # in an order unrelated to the paths: the first 40 in path order were one folder's
         if parsed and time.perf_counter() - started > SAMPLE_S:
             break
         if (state := read_source(root, f)).text is not None:
-            definitions += len(units_of(f, state.text))
+            units = units_of(f, state.text)
+            definitions, vectors = definitions + len(units), vectors + sum(map(has_vector, units))
         else:
             skipped.setdefault(state.why, []).append(f)
         sampled, parsed = sampled + sizes[f], parsed + 1
@@ -259,7 +264,7 @@ def _dry_run(name: str, root: Path, own: bool) -> int:
     _say(f"dry run: {root} as repository {name}: {files_said}{skips}, "
          f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if every else 'about '}{found:,.0f} definitions "
          f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, by meaning (its "
-         f"vectors, made behind it) in about {_duration(found * VECTOR_S_PER_DEFINITION)} more; nothing written"
+         f"vectors, made behind it) in about {_duration(vectors * scale * VECTOR_S_PER_VECTOR)} more; nothing written"
          f"{_outside_own_roots(root) if own else ''}")
     return 0
 
