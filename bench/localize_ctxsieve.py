@@ -22,7 +22,7 @@ import numpy as np
 
 from bench.localize import Hit, checkout, commit_order, judged, workdir
 from bench.localize_data import LocCase
-from ctxsieve.indexes.repos.memory import RepoMemory
+from ctxsieve.indexes.repos.memory import RepoMemory, own_words
 from ctxsieve.indexes.repos.walk import read_source, walk
 from ctxsieve.ingest.coderank.lexical import K3
 from ctxsieve.ingest.coderank.query import read_code_query
@@ -56,9 +56,11 @@ class CtxsieveLocalizer:
         self.weights = weights
         self.dense = dense
         self.fused = fused and dense
+        self.own: frozenset[str] = frozenset()  # the words of the repository's name (its folder's, as synced)
         self._vectors: dict[str, np.ndarray] = {}  # passage -> vector, across the repository's commits
 
     def sync(self, root: Path) -> None:
+        self.own = own_words(root.name, str(root))
         listed = walk(root).files
         indexed = self.memory.hashes()
         for path in listed:
@@ -70,19 +72,23 @@ class CtxsieveLocalizer:
 
     def search(self, query: str, k: int) -> list[Hit]:
         """As a repository index's search ranks (`RepoIndex._hits`): by the words and names, re-ranked by the vectors
-        when dense; when dense and nothing matched, the nearest by meaning alone (its `by_meaning` answer). With
+        when dense; when dense and nothing matched (or only the project's own name, beside words no definition
+        holds), the nearest by meaning alone (its `by_meaning` answer). With
         `fused`, for words no definition holds, twice k by the words fused with twice k nearest by meaning."""
         cosines = self.cosines(query) if self.dense else None
         read = read_code_query(query)
         foreign = self.fused and not read.tests and self.memory.foreign_words(read)
         found = [(h.unit, h.score) for h in
                  self.memory.search(read, 2 * k if foreign else k, weights=self.weights, cosines=cosines)]
-        if self.dense and not read.tests and read.terms and (foreign or not found):
+        common = self.dense and not foreign and bool(found) and self.memory.names_only_itself(read, self.own)  # (the
+        # project's own name beside words no definition holds: by meaning, as if none had matched)
+        if self.dense and not read.tests and read.terms and (foreign or not found or common):
             units = meaning_units(self.memory.snapshot()[1])
             near = cosines(units) if units and cosines is not None else None  # (the request embedded once)
-            meant = [(units[j], float(near[j])) for j in nearest(units, near, 2 * k if found else k)] \
+            meant = [(units[j], float(near[j])) for j in nearest(units, near, 2 * k if found and not common else k)] \
                 if near is not None else []
-            found = fused_by_rank(found, meant, lambda h: (h[0].path, h[0].start_line)) if found else meant
+            found = fused_by_rank(found, meant, lambda h: (h[0].path, h[0].start_line)) if found and not common \
+                else meant
         return [hit_of(unit, score) for unit, score in found[:k]]
 
     def cosines(self, query: str) -> Cosines:

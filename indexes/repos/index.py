@@ -33,7 +33,7 @@ from ..errors import CtxsieveError, InvalidInput, InvalidRequest, NotFound
 from ..files import FileReader
 from ..sources import utc_stamp
 from ..store import Match, Store, Where, scroll_all
-from .memory import Hit, RepoMemory
+from .memory import Hit, RepoMemory, own_words
 from .records import SPEC, RepoHead, current_units, file_key, file_point, head_of, head_point, scope, units_of_point
 from .results import DEFAULT_TOKENS, CodeResult, pack_hits, trimmed
 from .vectors import UnitVectors
@@ -244,6 +244,8 @@ class RepoIndex:
         found = len(hits) + sum(1 for u in listed  # (a listing of files counts all theirs: a trial's first 10 of
                                 if not any(_within(u, h.unit) for h in hits))  # ws.rs's 105 ended at line 203 of
         # 1,267, and nothing said the file held more)
+        if read.lookup and not listed:  # every definition of the names looked up (a trial's `render`, 21 of them at
+            found = max(found, len(repo.memory.defining(read.lookup, path)))  # k 3: nothing said there were more)
         in_order = bool(listed) and {h.unit.path for h in hits} <= {u.path for u in listed}  # (not when the search
         # found others: a file that is not there, nearest ones after a short file's)
         if not windows:
@@ -277,10 +279,11 @@ class RepoIndex:
             with self._lock:
                 state = self._state(tenant, repo)
             hits = repo.memory.search(read, k, path, cosines=cosines, focused=windows)
-        if hits or cosines is None or self.vectors is None or not read.terms or read.tests:
+        if cosines is None or self.vectors is None or not read.terms or read.tests or hits and not (
+                repo.memory.names_only_itself(read, own_words(name, repo.head.path))):
             return hits, state, False
-        # no definition has a word or name of the request (written in another language than the code); not for
-        # tests asked for (they have no vectors) nor a request of no word at all
+        # no definition has a word or name of the request, or none but the project's own name (written in another
+        # language than the code); not for tests asked for (they have no vectors) nor a request of no word at all
         hits = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
         return hits, state, bool(hits)
 

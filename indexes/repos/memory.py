@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import PurePosixPath
 
 import numpy as np
 
@@ -43,7 +44,7 @@ from ctxsieve.ingest.coderank.units import CodeUnit, last_part, operator_of
 from ctxsieve.ingest.kinds.code import comment_lines, language_of
 from ctxsieve.ingest.request import Frame, file_name, scoped_parts, sources_of
 
-__all__ = ["Hit", "RepoMemory", "matches"]
+__all__ = ["Hit", "RepoMemory", "matches", "own_words"]
 
 POOL = 400  # units re-scored with every signal: the lexical best, plus every unit the request names
 
@@ -86,12 +87,15 @@ class RepoMemory:
 
     def defines(self, name: str, path_glob: str | None = None) -> bool:
         """Some definition (of the files `path_glob` matches) is named `name` as a look-up means it (`looked_up`)."""
-        wanted = frozenset((name,))
-        leaf = last_part(name)
+        return bool(self.defining(frozenset((name,)), path_glob))
+
+    def defining(self, lookup: frozenset[str], path_glob: str | None = None) -> list[CodeUnit]:
+        """The definitions (of the files `path_glob` matches) named as a look-up means them (`looked_up`)."""
         with self._lock:
-            units = [self._units[i] for key in dict.fromkeys((leaf, unmarked(leaf)))
-                     for i in self._by_leaf.get(key, ())]
-        return any(looked_up(u, wanted) and (not path_glob or matches(u.path, path_glob)) for u in units)
+            units = {i: self._units[i] for name in lookup for key in dict.fromkeys((last_part(name),
+                                                                                    unmarked(last_part(name))))
+                     for i in self._by_leaf.get(key, ())}
+        return [u for u in units.values() if looked_up(u, lookup) and (not path_glob or matches(u.path, path_glob))]
 
     def foreign_words(self, query: CodeQuery) -> bool:
         """The request writes words in Chinese, Japanese or Korean and no unit holds any of them (an English code
@@ -99,6 +103,14 @@ class RepoMemory:
         written = [t for t in query.terms if is_cjk(t)]
         with self._lock:
             return bool(written) and not any(self._lexical.frequency(t) for t in written)
+
+    def names_only_itself(self, query: CodeQuery, own: Collection[str]) -> bool:
+        """`foreign_words`, and its other words are the project's own name alone (`own`: the words of the
+        repository's and its folder's names): "httpx 的超时配置在哪里定义" was answered from the definitions `httpx`
+        picked, the word in nearly every path of httpx, none of them about timeouts. A name for the whole project
+        says nowhere in it."""
+        words = [t for t in query.terms if not is_cjk(t)]
+        return bool(words) and all(t in own for t in words) and self.foreign_words(query)
 
     def _widened(self, lookup: frozenset[str], path_glob: str | None) -> frozenset[str]:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is
@@ -376,6 +388,12 @@ class RepoMemory:
 FOCUSED_KINDS = frozenset({"module", "function", "method", "constructor"})
 MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best line, when that is below its first lines
 NEIGHBOURS = 5  # lines either side of a focus line whose words break a tie between lines of the same words
+
+
+@lru_cache(maxsize=256)
+def own_words(name: str, path: str) -> frozenset[str]:
+    """The words of a repository's name and of its folder's (`httpx`; `pvlib-python`: `pvlib`, `python`)."""
+    return frozenset(code_terms(name)) | frozenset(code_terms(PurePosixPath(path).name))
 
 
 def _folded(text: str) -> str:

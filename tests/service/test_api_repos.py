@@ -1457,8 +1457,8 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
             p = math.sin((c - a) / 2) ** 2 + math.cos(a) * math.cos(c) * math.sin((d - b) / 2) ** 2
             return 6371 * 2 * math.asin(math.sqrt(p))
         '''))
-    (root / "pkg" / "dates.py").write_text('def parse(s):\n    """Read a day, month and year from text."""\n'
-                                           '    return s.split("-")\n')
+    (root / "pkg" / "dates.py").write_text('"""The geo package\'s dates."""\n\n\ndef parse(s):\n'
+                                           '    """Read a day, month and year from text."""\n    return s.split("-")\n')
     (root / "pkg" / "paint.py").write_text('def mix(x, y):\n    """Blend two colours for a palette."""\n'
                                            '    return (x + y) / 2\n')
     (root / "pkg" / "report.py").write_text('def format_total(value):\n    """A total as the report shows it."""\n'
@@ -1484,6 +1484,10 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         assert body["foreign_words"] and not body["by_meaning"] and body["results"][0]["path"] == "pkg/report.py"
         said = render_hits(CodeSearchResult.from_json(body))
         assert "Chinese, Japanese or Korean are in no definition: they only re-rank by meaning" in said, said
+        # its one English word is the project's own name: by meaning, as if it had none (a trial's "httpx
+        # 的超时配置在哪里定义" got the definitions `httpx` picked, none of them about timeouts)
+        body = client.post("/v1/repos/geo/search", json={"query": "geo 两座城市相距多远", "k": 3}).json()
+        assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
         english = client.post("/v1/repos/geo/search", json={"query": "report format", "k": 3}).json()
         assert not english["foreign_words"], english
         for nothing in ("城市距离的测试", "!!!"):  # tests asked for (they have no vectors), no word at all
@@ -1602,6 +1606,26 @@ def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, root
         assert ("more found" in closing) == (shown < 30) and result.listing, closing
     ranked = CodeSearchResult.from_json(repos.post("/v1/repos/listing-more/search", json={"query": "step"}).json())
     assert not ranked.listing and "best first" in render_hits(ranked), render_hits(ranked)
+
+
+def test_a_name_many_definitions_have_says_how_many_more(repos: TestClient, roots: Path) -> None:
+    """A trial looked up `render` in rich, which 29 definitions have: k of them came, and nothing said there were
+    more. The count is every definition of the name (in the files `path` matches), the rest said not shown."""
+    tree = roots / "many-renders"
+    tree.mkdir()
+    (tree / "widgets.py").write_text("".join(f"class Widget{i}:\n    def render(self):\n        return {i}\n\n\n"
+                                             for i in range(12)) + "def rendering():\n    return 'render'\n")
+    committed(tree)
+    assert repos.put("/v1/repos/many-renders", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "many-renders")
+    for k, path in ((3, None), (20, None), (3, "widgets.py")):
+        body = repos.post("/v1/repos/many-renders/search", json={"query": "render", "k": k, "path": path}).json()
+        result = CodeSearchResult.from_json(body)
+        shown = min(k, 12)
+        assert all(h.name.endswith(".render") for h in result.results[:shown]), result
+        closing = render_hits(result).rsplit("\n", 1)[-1]
+        assert result.usage.chunks_total == max(12, len(result.results)), (k, result.usage)
+        assert (f"; {12 - shown} more found are not shown" in closing) == (shown < 12), closing
 
 
 def test_a_name_defined_only_outside_the_path_is_said_so(repos: TestClient, roots: Path) -> None:
