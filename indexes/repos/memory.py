@@ -311,12 +311,14 @@ class RepoMemory:
 
     def missing(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of files or places alone names that the repository has nothing at: a file no path of it
-        ends with (`src/requests/nosuchfile.py`), a line past the end of the file named (`hooks.py:4000`). (A line of
+        ends with (`src/requests/nosuchfile.py`) or an empty one, a line past the end of the file named
+        (`hooks.py:4000`). (A line of
         the file in none of its definitions, a blank line between two methods, is there: those either side come
         first, `at_places`, their lines saying where it is.)"""
         with self._lock:
-            if query.paths_only:
-                return tuple(w for w in query.files if not self._paths_at(w))
+            if query.paths_only:  # (an empty file holds nothing either: `tests/__init__.py` was answered with ten
+                # `__init__` methods of other files, and nothing said it is empty)
+                return tuple(w for w in query.files if not any(self._by_path[p] for p in self._paths_at(w)))
             if query.at_lines:
                 return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if not self._having_line(frame))
             return ()

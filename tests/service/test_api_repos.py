@@ -1657,17 +1657,20 @@ def test_a_name_defined_only_outside_the_path_is_said_so(repos: TestClient, root
 
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:
     """`src/requests/nosuchfile.py` and `hooks.py:4000` (a 53-line file) were answered with unrelated definitions and
-    no word: now the answer says the repository has nothing there, above the nearest the search found."""
+    no word, and so was an empty file: now the answer says the repository has nothing there, above the nearest the
+    search found."""
     tree = roots / "hooked"
     (tree / "src").mkdir(parents=True)
     (tree / "src" / "hooks.py").write_text("HOOKS = ['response']\n\n\n"
                                            "def dispatch_hook(key, hooks):\n    return hooks\n")
+    (tree / "src" / "__init__.py").write_text("")  # (empty: a trial's `tests/__init__.py` got ten `__init__`s)
     (tree / ".github").mkdir()
     (tree / ".github" / "release.py").write_text("def release():\n    pass\n")
     committed(tree)  # (a git repository's tracked dot-folder is indexed)
     assert repos.put("/v1/repos/hooked", json={"path": str(tree)}).status_code == 202
     indexed(repos, "hooked")
     for query, missing in (("src/nosuchfile.py", ["src/nosuchfile.py"]), ("src/hooks.py:4000", ["src/hooks.py:4000"]),
+                           ("src/__init__.py", ["src/__init__.py"]),
                            ("src/hooks.py:5", []), ("src/hooks.py:3", []), ("hooks.py", []),  # a blank line: there
                            (".github/release.py", [])):  # (its leading dot was stripped: `github/release.py`)
         result = CodeSearchResult.from_json(repos.post("/v1/repos/hooked/search", json={"query": query}).json())
