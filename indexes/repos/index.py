@@ -244,8 +244,9 @@ class RepoIndex:
         found = len(hits) + sum(1 for u in listed  # (a listing of files counts all theirs: a trial's first 10 of
                                 if not any(_within(u, h.unit) for h in hits))  # ws.rs's 105 ended at line 203 of
         # 1,267, and nothing said the file held more)
-        if read.lookup and not listed:  # every definition of the names looked up (a trial's `render`, 21 of them at
-            found = max(found, len(repo.memory.defining(read.lookup, path)))  # k 3: nothing said there were more)
+        if read.lookup and not listed and len(hits) >= k:  # every definition of the names looked up (a trial's
+            found = max(found, len(repo.memory.defining(read.lookup, path)))  # `render`, 29 at k 3: nothing said
+            # there were more)
         in_order = bool(listed) and {h.unit.path for h in hits} <= {u.path for u in listed}  # (not when the search
         # found others: a file that is not there, nearest ones after a short file's)
         if not windows:
@@ -284,8 +285,9 @@ class RepoIndex:
             return hits, state, False
         # no definition has a word or name of the request, or none but the project's own name (written in another
         # language than the code); not for tests asked for (they have no vectors) nor a request of no word at all
-        hits = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
-        return hits, state, bool(hits)
+        near = self.vectors.nearest((tenant, name), repo.memory, read.text, k, path)
+        return (near, state, True) if near else (hits, state, False)  # (none by meaning under a path of tests alone:
+        # what the project's name found)
 
     def _whole_hits(self, tenant: str, name: str, read: CodeQuery, hits: list[Hit], memory: RepoMemory | None,
                     texts: dict[str, str]) -> list[Hit]:

@@ -106,11 +106,15 @@ class RepoMemory:
 
     def names_only_itself(self, query: CodeQuery, own: Collection[str]) -> bool:
         """`foreign_words`, and its other words are the project's own name alone (`own`: the words of the
-        repository's and its folder's names): "httpx 的超时配置在哪里定义" was answered from the definitions `httpx`
-        picked, the word in nearly every path of httpx, none of them about timeouts. A name for the whole project
-        says nowhere in it."""
+        repository's and its folder's names) that half the units or more hold: "httpx 的超时配置在哪里定义" was
+        answered from the definitions `httpx` picked, the word in nearly every path of httpx, none of them about
+        timeouts. A name for the whole project says nowhere in it; a repository named by a word of its code (`main`,
+        `server`) that few definitions hold still finds them by it."""
         words = [t for t in query.terms if not is_cjk(t)]
-        return bool(words) and all(t in own for t in words) and self.foreign_words(query)
+        if not words or any(t not in own for t in words) or not self.foreign_words(query):
+            return False
+        with self._lock:
+            return all(2 * self._lexical.frequency(t) >= len(self._units) for t in words)
 
     def _widened(self, lookup: frozenset[str], path_glob: str | None) -> frozenset[str]:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is

@@ -29,13 +29,14 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "last_pa
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 43  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
+UNITS_VERSION = 44  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
 # a Rust blanket impl named by its trait; 38: a Java or C# record and a Java annotation type of their own kinds,
 # Kotlin's enum, interface and annotation too, and a one-line type with no body a definition outside the C family;
 # 39: C++ read through more of the macros and casts its grammar cannot, names without template arguments at any depth;
 # 40: a Kotlin extension function named by its receiver's type; 41: `include/` a source root;
 # 42: the review's: a PHP namespace line no definition, a member extension its class's, symbolic names kept;
-# 43: C++ macros ending in `_` (gtest's), a macro's call over several lines, an attribute after an export macro)
+# 43: C++ macros ending in `_` (gtest's), a macro's call over several lines, an attribute after an export macro;
+# 44: an annotation macro on the line after a function's parameters, no macro rule inside a `#define`, CRLF lines)
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
@@ -81,8 +82,9 @@ def last_part(name: str) -> str:
     return operator_of(name) or name.rsplit(".", 1)[-1]
 
 
-_MAIN_GUARD = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*if __name__ == (['\"])__main__\1[ \t]*:")  # (blank and comment
-# lines before it)
+# (blank and comment lines before it)
+_MAIN_GUARD = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*if[ \t]+__name__[ \t]*==[ \t]*(['\"])__main__\1[ \t]*:")
+_AT_THE_MARGIN = re.compile(r"^[^ \t#\r\n]", re.MULTILINE)  # a line of code at the module's level
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,9 @@ class CodeUnit:
         """A Python module run that opens with `if __name__ == "__main__":`: a demo or a script's start, run by hand
         (45 of rich's modules end with one; `markup.py`'s, a list of sample markup, came first for "where is console
         markup parsed into styles", above the parser)."""
-        return self.kind == "module" and self.path.endswith(".py") and _MAIN_GUARD.match(self.text) is not None
+        guard = _MAIN_GUARD.match(self.text) if self.kind == "module" and self.path.endswith(".py") else None
+        return guard is not None and _AT_THE_MARGIN.search(self.text, guard.end()) is None  # (module code after it,
+        # or its `else:`, runs on import: the module's code)
 
     @property
     def answers_to_name(self) -> bool:

@@ -175,7 +175,7 @@ def _parsed(text: str, language: str | None) -> tuple[tuple[Definition, ...], fr
 # the class's name (`class Q_CORE_EXPORT QString`, the name followed by its bases, template arguments or body; one
 # with arguments too, fmt's `class FMT_SO_VISIBILITY("default") format_error`)
 _MACRO_LANGUAGES = frozenset({"c", "cpp", "cuda", "objc"})
-_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
+_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*\r?$", re.M)
 # (an attribute may come between the macro and the name: gtest's `class GTEST_API_ [[nodiscard]] RE`)
 _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,}(?:\([^()\n]*\))?)(?:\s+|(?<=\)))"
                            rb"(?:\[\[[^\[\]\n]*\]\]\s*)*[A-Za-z_]\w*"
@@ -186,7 +186,9 @@ _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)\s+([A-Z][A-Z0-9_]{2,}(?:\([^()\
 # named FMT_DEPRECATED), or lost the class around it (a constructor after `FMT_CONSTEXPR` read as a field). Not in C,
 # where a macro there is a type (`UNITY_INTERNAL_PTR UnityNumToPtr(...)`) and the grammar reads it right.
 _CPP_LANGUAGES = frozenset({"cpp", "cuda"})
-_CAPS_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*"  # capitals with an underscore after the first: FMT_API, gtest's GTEST_API_
+# capitals with an underscore after the first (FMT_API, gtest's GTEST_API_), taken whole: read as any of its cuts at an
+# underscore, a long enum constant that matched no rule was tried every way (12 words took 100 s in an ObjC rule)
+_CAPS_MACRO = rb"(?>[A-Z][A-Z0-9]*_[A-Z0-9_]*)"
 _SPECIFIER_MACRO = re.compile(rb"^[ \t]*(?:(?:static|constexpr|inline|virtual|explicit|friend|extern)[ \t]+)*"
                               rb"((?:" + _CAPS_MACRO + rb"\s+)+)(?=[A-Za-z_~])", re.M)  # (`static FMT_CONSTEXPR
 # void grow(...)`, `constexpr FMT_INLINE value()`: after the language's own specifiers too)
@@ -196,20 +198,27 @@ _SPECIFIER_MACRO = re.compile(rb"^[ \t]*(?:(?:static|constexpr|inline|virtual|ex
 # cannot read, losing the class around it: as a call of a function of the same length (`Unsigned(id)`)
 _SIGNED_CAST = re.compile(rb"(?<!operator )\b(?:un)?signed(?=\()")  # (`operator unsigned()` is a conversion's name)
 # a macro's call on lines of its own, no `;` after it nor a block below it (`FMT_PRAGMA_CLANG(diagnostic ignored
-# "-Wweak-vtables")`, gtest's `GTEST_DISABLE_MSC_WARNINGS_PUSH_(` over three lines): the grammar read the class or
-# namespace below as its continuation (gtest.h's `testing.testing`; a gtest `TEST_F(a, b)` over its `{` stays)
-_CALL_LINE = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"\([^()]*(?:\([^()]*\)[^()]*)*\))[ \t]*$(?![ \t\r\n]*\{)", re.M)
+# "-Wweak-vtables")`, gtest's `GTEST_DISABLE_MSC_WARNINGS_POP_()` closing a class, its
+# `GTEST_INTERNAL_DEPRECATE_AND_INLINE(` over three lines between a template's header and its function): the grammar
+# read the class, namespace or function below as its continuation (gtest.h's `testing.testing`; a gtest `TEST_F(a, b)`
+# over its `{` stays)
+_CALL_LINE = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"\([^()]*(?:\([^()]*\)[^()]*)*\))[ \t]*\r?$(?![ \t\r\n]*\{)",
+                        re.M)
 _BLOCK_MACRO = re.compile(rb"^[ \t]*(" + _CAPS_MACRO + rb"(?:(?<=_CATCH)\([^()\n]*\))?)[ \t]*(?=\{)", re.M)
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _CAPS_MACRO + rb")(?=[ \t]*\()")
 # and a macro for an access label (`JSON_PRIVATE_UNLESS_TESTED:`, `public Q_SLOTS:`), read as a bit field's width
 # (nlohmann's `class basic_json` ended at its line 661 of 5149): an access label to the grammar
 _ACCESS_MACRO = re.compile(rb"^[ \t]*(?:(public|private|protected)[ \t]+)?(" + _CAPS_MACRO + rb")[ \t]*:(?!:)", re.M)
 # and annotation macros after a function's parameters (Clang's thread-safety analysis: leveldb's `void Unlock()
-# UNLOCK_FUNCTION() {...}` was a method named UNLOCK_FUNCTION, `bool Insert(...) LOCKS_EXCLUDED(mu_) {` one named mu_)
+# UNLOCK_FUNCTION() {...}` was a method named UNLOCK_FUNCTION, `bool Insert(...) LOCKS_EXCLUDED(mu_) {` one named mu_),
+# or on the next line, indented, as clang-format puts them (gtest's `void Mock::AllowUninterestingCalls(...)` /
+# `    GTEST_LOCK_EXCLUDED_(internal::g_gmock_mutex) {`; not a line at the margin, a gtest `TEST_F(a, b) {` after a
+# macro's call)
 _QUALIFIERS = rb"(?:const|noexcept|override|final)"
-# (`\b`: one long constant is one macro, not every way of cutting it into several, each tried in turn)
-_TRAILING_MACRO = re.compile(rb"\)[ \t]*(?:" + _QUALIFIERS + rb"[ \t]*)*((?:" + _CAPS_MACRO +
-                             rb"\b[ \t]*(?:\([^()\n]*\))?[ \t]*)+)(?=" + _QUALIFIERS + rb"|[{;=:]|[ \t]*$)", re.M)
+# (the spaces before a macro's arguments read one way: they were the loop's or the arguments', tried both ways per
+# macro on a line of them that matched nothing)
+_TRAILING_MACRO = re.compile(rb"\)[ \t]*(?:\r?\n[ \t]+)?(?:" + _QUALIFIERS + rb"[ \t]*)*((?:" + _CAPS_MACRO +
+                             rb"\b(?:[ \t]*\([^()\n]*\))?[ \t]*)+)(?=" + _QUALIFIERS + rb"|[{;=:]|[ \t]*\r?$)", re.M)
 # C and C++: the comments in a `#define`'s continued lines, at which the grammar ends the macro (libuv's `#define
 # UV_HANDLE_FIELDS \ /* public */ \ ...`: the fields after it were read as code, the struct after them as a
 # function), blanked with each line break kept. A macro's body defines nothing.
@@ -244,7 +253,7 @@ def _clauses_joined(found: Sequence[Definition]) -> tuple[Definition, ...]:
 # next method with it (AFNetworking's AFURLSessionManager.h was errors from its line 98 on)
 _OBJC_MACRO = _CAPS_MACRO + rb"(?:[ \t]*\((?:[^()\n]|\([^()\n]*\))*\))?"
 _OBJC_TRAILING = re.compile(rb"((?:[ \t]+" + _OBJC_MACRO + rb")+)(?=\s*[;{=])")
-_OBJC_MACRO_LINE = re.compile(rb"^[ \t]*((?:" + _OBJC_MACRO + rb"[ \t]*)+)$", re.M)
+_OBJC_MACRO_LINE = re.compile(rb"^[ \t]*((?:" + _OBJC_MACRO + rb"[ \t]*)+)\r?$", re.M)
 # and Foundation's enums, `typedef NS_ENUM(NSUInteger, AFSSLPinningMode) {`: to the grammar `enum AFSSLPinningMode {`
 _OBJC_ENUM = re.compile(rb"\b(?:typedef[ \t]+)?NS_(?:ENUM|OPTIONS|CLOSED_ENUM|ERROR_ENUM)[ \t]*\([^,()\n]*,"
                         rb"[ \t]*(\w+)[ \t]*\)")
@@ -261,14 +270,15 @@ def _objc_enum(match: re.Match[bytes]) -> bytes:
 def _macros_blanked(source: bytes, language: str | None) -> bytes:
     """The source with those macros as spaces, for the grammar alone: every offset and line is kept, and what is
     shown is the file's own text."""
-    source = _MACRO_LINE.sub(_blank(0), _CONTINUED_DEFINE.sub(_comments_blanked, source))
+    directive = _directive_lines(source)  # (every rule below keeps each byte where it was: one look at them)
+    source = _MACRO_LINE.sub(_blank(0, directive), _CONTINUED_DEFINE.sub(_comments_blanked, source))
     if language == "objc":
         source = _OBJC_MACRO_LINE.sub(_blank(1), _OBJC_TRAILING.sub(_blank(1), _OBJC_ENUM.sub(_objc_enum, source)))
     if language in _CPP_LANGUAGES:
-        source = _IF_MACRO.sub(_blank(1), _SPECIFIER_MACRO.sub(_blank(1), source))
-        source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1, code_only=True), source))
-        source = _BLOCK_MACRO.sub(_blank(1), source)
-        source = _CALL_LINE.sub(_blank(1, code_only=True), source)
+        source = _IF_MACRO.sub(_blank(1, directive), _SPECIFIER_MACRO.sub(_blank(1, directive), source))
+        source = _ACCESS_MACRO.sub(_access_label, _TRAILING_MACRO.sub(_blank(1, directive), source))
+        source = _BLOCK_MACRO.sub(_blank(1, directive), source)
+        source = _CALL_LINE.sub(_blank(1, directive), source)
         source = _SIGNED_CAST.sub(lambda cast: cast[0][:1].upper() + cast[0][1:], source)
     if b"class " not in source and b"struct " not in source:
         return source
@@ -300,12 +310,13 @@ def _spaces(match: re.Match[bytes]) -> bytes:
 _NOT_A_LINE_BREAK = re.compile(rb"[^\r\n\\]|\\(?![ \t]*\r?\n)")  # a comment's line that a `\` continues still does
 
 
-def _blank(group: int, code_only: bool = False) -> Callable[[re.Match[bytes]], bytes]:
-    """A match with its `group` as spaces, its line breaks kept (every later line where it was); `code_only`: not in
-    a `#define` (gtest's `#define GTEST_CONCAT_TOKEN_(foo, bar) GTEST_CONCAT_TOKEN_IMPL_(foo, bar)`, whose body as
-    spaces lost the namespace below, and a call on a continued line of one)."""
+def _blank(group: int, kept: Callable[[int], bool] | None = None) -> Callable[[re.Match[bytes]], bytes]:
+    """A match with its `group` as spaces, its line breaks kept (every later line where it was); one starting where
+    `kept` says (a preprocessor directive's lines, `_directive_lines`) left as it is: a `#define`'s body is no code
+    (gtest's `#define GTEST_CONCAT_TOKEN_(foo, bar) GTEST_CONCAT_TOKEN_IMPL_(foo, bar)`, its body as spaces, lost the
+    namespace below; so did a continued define's last line, `  GTEST_ATTRIBUTE_UNUSED_`, as a macro's line)."""
     def blanked(match: re.Match[bytes]) -> bytes:
-        if code_only and _in_directive(match.string, match.start()):
+        if kept is not None and kept(match.start()):
             return match.group(0)
         start, end = match.span(group)
         whole = match.group(0)
@@ -314,23 +325,18 @@ def _blank(group: int, code_only: bool = False) -> Callable[[re.Match[bytes]], b
     return blanked
 
 
-def _in_directive(source: bytes, offset: int) -> bool:
-    """Whether the line at `offset` is a preprocessor directive's, or a line a `\\` continues one onto."""
-    start = source.rfind(b"\n", 0, offset) + 1
-    while start > 0 and _continued_above(source, start):
-        start = source.rfind(b"\n", 0, start - 1) + 1
-    return _DIRECTIVE_START.match(source, start) is not None
+def _directive_lines(source: bytes) -> Callable[[int], bool]:
+    """Whether an offset of `source` is on a preprocessor directive's line, or a line a `\\` continues one onto."""
+    spans = [m.span() for m in _DIRECTIVE_LINES.finditer(source)]
+    starts = [start for start, _ in spans]
+
+    def inside(offset: int) -> bool:
+        at = bisect.bisect_right(starts, offset) - 1
+        return at >= 0 and offset < spans[at][1]
+    return inside
 
 
-def _continued_above(source: bytes, start: int) -> bool:
-    """Whether the line before the one starting at `start` ends with a `\\`."""
-    end = start - 1  # its line break
-    if end > 0 and source[end - 1] == ord("\r"):
-        end -= 1
-    return end > 0 and source[end - 1] == ord("\\")
-
-
-_DIRECTIVE_START = re.compile(rb"[ \t]*#")
+_DIRECTIVE_LINES = re.compile(rb"^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
 
 
 # Kotlin, for the grammar: Multiplatform's `expect` and `actual` modifiers, which it does not know (blanked where a

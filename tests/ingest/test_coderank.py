@@ -361,11 +361,18 @@ MORE_LANGUAGES = {
         "  FMT_TEST_THROW_(statement, expected_exception, expected_message,        \\",
         "                  GTEST_NONFATAL_FAILURE_)", "", "inline std::string system_error_message(int error_code,",
         "                                        const std::string& message) {", "  return message;", "}",
-        ""]),
+        "template <typename FunctionImpl>", "GTEST_INTERNAL_DEPRECATE_AND_INLINE(",
+        "    \"Actions can now be implicitly constructed from callables. No need to \"",
+        "    \"create wrapper objects using Invoke().\")",
+        "typename std::decay<FunctionImpl>::type Invoke(FunctionImpl&& function_impl) {", "  return function_impl;",
+        "}", "#define GTEST_API_ \\", "  GTEST_ATTRIBUTE_UNUSED_", "namespace testing {",
+        "void Mock::AllowUninterestingCalls(uintptr_t mock_obj)", "    GTEST_LOCK_EXCLUDED_(internal::g_gmock_mutex) {",
+        "  SetReactionOnUninterestingCalls(mock_obj, internal::kAllow);", "}", "}", ""]),
         {("testing.RE", "class", 12, 13), ("testing.RE.RE", "method", 14, 14),
          ("testing.UnitTest.PopGTestTrace", "method", 21, 23), ("testing.PrintCharsAsStringTo", "function", 25, 30),
          ("testing.UniversalPrinter.Print", "method", 35, 37), ("testing.MatchResultListener", "class", 42, 43),
-         ("system_error_message", "function", 49, 52)}),
+         ("system_error_message", "function", 49, 52), ("Invoke", "function", 53, 59),
+         ("testing.Mock.AllowUninterestingCalls", "method", 63, 66)}),
     "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
                       "  it.each([1, 2])('returns 1.5 for %i', async (n) => {\n    expect(1).toBe(1);\n  });\n});\n",
                       {("calculateRetryDelay", "test", 1, 2),
@@ -676,9 +683,9 @@ def test_definitions_in_more_languages_are_named_by_their_declarators_and_scopes
     assert not {"function", "error"} & {u.name.rsplit(".", 1)[-1] for u in r}, "an anonymous R function is none"
     lua = units_of("history.lua", MORE_LANGUAGES["history.lua"][0])
     assert [u.name for u in lua if u.start_line <= 14 <= u.end_line] == ["write_async"], "a callback is its caller's"
-    crlf = MORE_LANGUAGES["ByteString.kt"][0].replace("\n", "\r\n")
-    assert MORE_LANGUAGES["ByteString.kt"][1] <= {(u.name, u.kind, u.start_line, u.end_line)
-                                                  for u in units_of("ByteString.kt", crlf)}, "CRLF lines too"
+    for path in ("ByteString.kt", "gtest.h"):  # (a checkout with Windows line ends: the same definitions)
+        crlf = MORE_LANGUAGES[path][0].replace("\n", "\r\n")
+        assert MORE_LANGUAGES[path][1] <= {(u.name, u.kind, u.start_line, u.end_line) for u in units_of(path, crlf)}
     translate = next(u for u in units_of("Policy.java", MORE_LANGUAGES["Policy.java"][0])
                      if u.name == "Policy.IDENTITY.translate")
     assert translate.signature == "String translate(String n) {"
@@ -2094,10 +2101,31 @@ def test_a_modules_main_block_counts_as_an_example() -> None:
     units = units_of("rich/markup.py", source)
     assert [(u.kind, u.start_line, u.main_guard) for u in units] == [("function", 1, False), ("module", 6, True)]
     assert not units_of("tool.py", "X = 1\nif __name__ == '__main__':\n    main()\n")[0].main_guard
+    for after in ("\nREGISTRY = {}\n", "else:\n    register()\n"):  # (runs on import too: the module's code)
+        assert not units_of("tool.py", "if __name__ == '__main__':\n    main()\n" + after)[0].main_guard, after
+    assert units_of("tool.py", "# run it\r\nif __name__=='__main__':\r\n    main()\r\n")[0].main_guard
     memory = RepoMemory()
     memory.put_file("rich/markup.py", "a", units)
     hits = memory.search(read_code_query("where is console markup parsed into styles"), 2)
     assert [h.unit.name for h in hits] == ["render", "rich.markup"], hits
+
+
+def test_a_chinese_question_naming_only_the_project_is_read_by_meaning() -> None:
+    """A trial's "httpx 的超时配置在哪里定义" was answered from what `httpx`, in nearly every path, picked. The
+    project's own name beside words no definition holds says nowhere; a repository named by a word few definitions
+    hold (a checkout in `main/`, `def main()`) is still found by it, and so is any other English word."""
+    from ctxsieve.indexes.repos.memory import RepoMemory, own_words
+
+    memory = RepoMemory()
+    for name in ("client", "config", "models", "urls"):
+        memory.put_file(f"httpx/_{name}.py", name, units_of(f"httpx/_{name}.py", f"def {name}_of(x):\n    return x\n"))
+    memory.put_file("cli.py", "cli", units_of("cli.py", "def main():\n    return 0\n"))
+    own = own_words("httpx", "/home/me/src/httpx")
+    assert own == {"httpx"} and own_words("app", "/work/main") == {"app", "main"}
+    assert memory.names_only_itself(read_code_query("httpx 的超时配置在哪里定义"), own)
+    for query, words in (("httpx 的 timeout 配置在哪里定义", own), ("超时配置在哪里定义", own),
+                         ("main 函数在哪里定义", own_words("app", "/work/main")), ("httpx config", own)):
+        assert not memory.names_only_itself(read_code_query(query), words), query
 
 
 def test_a_typescript_function_keeps_its_overload_signatures() -> None:

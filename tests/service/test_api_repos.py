@@ -1447,8 +1447,8 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
     """The real model: `lexical` first, `ready` once every definition has its vector; then a request that shares
     no word with the code finds it by meaning; after an edit, the new definition too."""
     root = tmp_path / "geo"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "places.py").write_text(textwrap.dedent('''\
+    (root / "geo").mkdir(parents=True)  # (the project's name in every path, as httpx's is)
+    (root / "geo" / "places.py").write_text(textwrap.dedent('''\
         import math
 
 
@@ -1457,14 +1457,17 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
             p = math.sin((c - a) / 2) ** 2 + math.cos(a) * math.cos(c) * math.sin((d - b) / 2) ** 2
             return 6371 * 2 * math.asin(math.sqrt(p))
         '''))
-    (root / "pkg" / "dates.py").write_text('"""The geo package\'s dates."""\n\n\ndef parse(s):\n'
-                                           '    """Read a day, month and year from text."""\n    return s.split("-")\n')
-    (root / "pkg" / "paint.py").write_text('def mix(x, y):\n    """Blend two colours for a palette."""\n'
+    (root / "geo" / "dates.py").write_text('def parse(s):\n    """Read a day, month and year from text."""\n'
+                                           '    return s.split("-")\n')
+    (root / "geo" / "paint.py").write_text('def mix(x, y):\n    """Blend two colours for a palette."""\n'
                                            '    return (x + y) / 2\n')
-    (root / "pkg" / "report.py").write_text('def format_total(value):\n    """A total as the report shows it."""\n'
+    (root / "geo" / "report.py").write_text('def format_total(value):\n    """A total as the report shows it."""\n'
                                             '    return f"{value:.2f}"\n\n\n'
                                             'def format_day(day):\n    """A day as the report shows it."""\n'
                                             '    return day.isoformat()\n')
+    (root / "tests").mkdir()
+    (root / "tests" / "test_places.py").write_text("from geo.places import gc\n\n\ndef test_gc():\n"
+                                                   "    assert gc(0, 0, 0, 0) == 0\n")
     git(root, "init", "-q")
     client = open_client(make_settings(tmp_path / "data", read_roots=str(tmp_path)))
     try:
@@ -1481,13 +1484,17 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         # its English words find the report's code and its Chinese ones nothing: said so, and what to do (a user
         # trial read "WebSocket 心跳超时在哪里处理" answered with WebSocket code and no heartbeat, and no word why)
         body = client.post("/v1/repos/geo/search", json={"query": "report format 两座城市相距多远", "k": 3}).json()
-        assert body["foreign_words"] and not body["by_meaning"] and body["results"][0]["path"] == "pkg/report.py"
+        assert body["foreign_words"] and not body["by_meaning"] and body["results"][0]["path"] == "geo/report.py"
         said = render_hits(CodeSearchResult.from_json(body))
         assert "Chinese, Japanese or Korean are in no definition: they only re-rank by meaning" in said, said
         # its one English word is the project's own name: by meaning, as if it had none (a trial's "httpx
         # 的超时配置在哪里定义" got the definitions `httpx` picked, none of them about timeouts)
         body = client.post("/v1/repos/geo/search", json={"query": "geo 两座城市相距多远", "k": 3}).json()
         assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
+        # under a path of tests alone, which have no vectors: what the name found, not nothing
+        body = client.post("/v1/repos/geo/search",
+                           json={"query": "geo 两座城市相距多远", "k": 3, "path": "tests"}).json()
+        assert not body["by_meaning"] and body["results"][0]["path"] == "tests/test_places.py", body
         english = client.post("/v1/repos/geo/search", json={"query": "report format", "k": 3}).json()
         assert not english["foreign_words"], english
         for nothing in ("城市距离的测试", "!!!"):  # tests asked for (they have no vectors), no word at all
@@ -1495,7 +1502,7 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
             body = client.post("/v1/repos/geo/search", json={"query": nothing, "k": 3}).json()
             assert not body["by_meaning"] and body["results"] == [] and not body["foreign_words"], (nothing, body)
 
-        (root / "pkg" / "paint.py").write_text(
+        (root / "geo" / "paint.py").write_text(
             'def mix(x, y):\n    """Blend two colours for a palette."""\n    return (x + y) / 2\n\n\n'
             'def brightness(rgb):\n    """How light a colour looks to the eye."""\n    return sum(rgb) / 3\n')
         assert client.post("/v1/repos/geo/sync").status_code == 202
