@@ -106,15 +106,16 @@ class RepoMemory:
 
     def names_only_itself(self, query: CodeQuery, own: Collection[str]) -> bool:
         """`foreign_words`, and its other words are the project's own name alone (`own`: the words of the
-        repository's and its folder's names) that half the units or more hold: "httpx 的超时配置在哪里定义" was
+        repository's and its folder's names) that a tenth of the units or more hold: "httpx 的超时配置在哪里定义" was
         answered from the definitions `httpx` picked, the word in nearly every path of httpx, none of them about
-        timeouts. A name for the whole project says nowhere in it; a repository named by a word of its code (`main`,
-        `server`) that few definitions hold still finds them by it."""
+        timeouts (hono's name is in a fifth of its definitions, viper's in three quarters). A name for the whole
+        project says nowhere in it; a repository named by a word of its code that few definitions hold (a checkout
+        in `main/` and its `def main()`) still finds them by it."""
         words = [t for t in query.terms if not is_cjk(t)]
         if not words or any(t not in own for t in words) or not self.foreign_words(query):
             return False
         with self._lock:
-            return all(2 * self._lexical.frequency(t) >= len(self._units) for t in words)
+            return all(OWN_NAME_SHARE * len(self._units) <= self._lexical.frequency(t) for t in words)
 
     def _widened(self, lookup: frozenset[str], path_glob: str | None) -> frozenset[str]:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is
@@ -394,6 +395,9 @@ class RepoMemory:
 FOCUSED_KINDS = frozenset({"module", "function", "method", "constructor"})
 MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best line, when that is below its first lines
 NEIGHBOURS = 5  # lines either side of a focus line whose words break a tie between lines of the same words
+
+
+OWN_NAME_SHARE = 0.1  # of the units a project's name is held by, to be read as the project's and no code's
 
 
 @lru_cache(maxsize=256)

@@ -18,7 +18,8 @@ __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_k
            "message_phrases", "read_code_query", "said_phrases"]
 
 _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
-_FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:{_SUFFIXES}))\b")
+# (a file name of several dots too: hono's `components.test.tsx`, `index.spec.ts`, was read as words)
+_FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:{_SUFFIXES}))\b")
 _LEADING_DOTS = re.compile(r"^(?:\.\.?/)+")  # `./pkg/a.py`, `../pkg/a.py`: not `.github/...`'s dot
 _MODULE = re.compile(r"\b([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,8})\b")
 

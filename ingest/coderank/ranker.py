@@ -378,12 +378,13 @@ def declaration_of(name: str, dialect: str = "", kind: str = "module", field: bo
     field (viper's `envKeyReplacer StringReplacer`, curl's `struct UrlState state;`): only for a look-up the type
     qualifies (`Viper.envKeyReplacer`), a name such as cobra's `Args` being many structs' field."""
     n = re.escape(name)
-    typed = r"(?:\s*:[^=\n]*|\s+[\w.\[\]*]+)?" if dialect == "go" else r"(?:\s*:[^=\n]*)?"
+    typed = r"(?:\s*:[^=\n]*|\s+[\w.\[\]*]+)?" if dialect == "go" else r"(?:[!?]?\s*:[^=\n]*)?" if dialect == "js" \
+        else r"(?:\s*:[^=\n]*)?"  # (a TS field declared assigned elsewhere, or optional: hono's `post!: Handler<...>`)
     more = ""
     if dialect == "c":
         more += rf"|#[ \t]*define[ \t]+{n}\b|\}}[ \t]*\*?[ \t]*{n}[ \t]*[;,]"
     if dialect == "js":
-        more += rf"|['\"]?{n}['\"]?[ \t]*:(?![^\n]*=>)(?![ \t]*(?:async[ \t]+)?function\b)[ \t]*\S"
+        more += rf"|['\"]?{n}['\"]?[!?]?[ \t]*:(?![^\n]*=>)(?![ \t]*(?:async[ \t]+)?function\b)[ \t]*\S"
     if kind == "enum":
         more += rf"|{n}\b[ \t]*(?:[=(,]|/[/*]|$)"
     if field and kind in _FIELD_KINDS and dialect == "go":

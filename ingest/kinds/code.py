@@ -497,6 +497,8 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
         return parser.parse(_kotlin_for_grammar(source))
     if language == "powershell":
         return parser.parse(_powershell_for_grammar(source))
+    if language == "typescript":
+        return _call_signatures_apart(parser, source)
     if language == "swift":
         source = _SWIFT_ISOLATION.sub(_blank(1), source)
     if language == "csharp":
@@ -508,6 +510,38 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
         first = parser.parse(_branches_blanked(source, first_only=True))
         return first if _errors(first.root_node) < _errors(every.root_node) else every
     return parser.parse(source)
+
+
+# TypeScript without semicolons: a generic call signature on a line of its own after a member (hono's
+# `HandlerInterface`: `): HonoBase<...>` then `<` / `P extends string = CurrentPath,` / `>(handler: H): ...`) is read
+# as the member's type continued, and the grammar lost the rest of the file (src/types.ts's 30 types after its line
+# 150): a `;` where the signature's indentation was, as a member written with one has it
+_SIGNATURE_START = re.compile(rb"^([ \t]+)<(?=[ \t]*\r?$|[ \t]*[A-Za-z_$][\w$]*[ \t]*(?:extends\b|,|=|>[ \t]*\())")
+_CODE_END = re.compile(rb"([^\s])[ \t]*(?://[^\n]*)?\r?$")  # a line's last character of code
+
+
+def _call_signatures_apart(parser: Any, source: bytes) -> Any:
+    """The grammar's tree of a TypeScript file, with a `;` before each such signature where that reads better."""
+    tree = parser.parse(source)
+    if not tree.root_node.has_error or b"\n" not in source:
+        return tree
+    lines = source.split(b"\n")
+    last = b""  # the last character of code above, over blank and comment lines
+    changed = False
+    for i, line in enumerate(lines):
+        start = _SIGNATURE_START.match(line)
+        if start is not None and last and last not in b";,{(":
+            cut = len(start.group(1)) - 1
+            lines[i] = line[:cut] + b";" + line[cut + 1 :]
+            changed = True
+        stripped = line.strip()
+        if stripped and not stripped.startswith((b"//", b"/*", b"*")):
+            found = _CODE_END.search(line)
+            last = found.group(1) if found is not None else last
+    if not changed:
+        return tree
+    apart = parser.parse(b"\n".join(lines))
+    return apart if _errors(apart.root_node) < _errors(tree.root_node) else tree
 
 
 def _fewest_errors(parser: Any, source: bytes) -> Any:
@@ -1482,7 +1516,7 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
         if len(declarators) != 1:
             return None
         holder = declarators[0]
-    name, value = holder.child_by_field_name("name"), holder.child_by_field_name("value")
+    name, value = holder.child_by_field_name("name"), _unwrapped(holder.child_by_field_name("value"))
     if value is not None and value.type == "call_expression" and (_top_level(node) or _hook_call(value)):  # zod's
         value = next((a for a in _arguments(value) if a.type in _FUNCTION_VALUES), None)  # `const $ZodString =
         # $constructor("...", (inst, def) => {...})`, React's `const handleDayClick = useCallback((day) => {...}, [])`
@@ -1490,6 +1524,17 @@ def _bound_function(node: Any) -> tuple[Any, Any] | None:
     if name is None or value is None or value.type not in _FUNCTION_VALUES or name.type not in _NAME_NODES:
         return None
     return name, value
+
+
+_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"})
+
+
+def _unwrapped(value: Any) -> Any:
+    """A TS value without the casts and parentheses around it: hono's `export const ErrorBoundary: FC = (({ children
+    }: any) => {...}) as any` is a function, as `<any>(x => x)` and `(x => x) satisfies Fn` are."""
+    while value is not None and (value.type in _WRAPPERS or value.type == "type_assertion") and value.named_children:
+        value = value.named_children[-1 if value.type == "type_assertion" else 0]
+    return value
 
 
 _HOOK = re.compile(rb"use[A-Z]\w*")

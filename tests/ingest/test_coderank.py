@@ -373,6 +373,15 @@ MORE_LANGUAGES = {
          ("testing.UniversalPrinter.Print", "method", 35, 37), ("testing.MatchResultListener", "class", 42, 43),
          ("system_error_message", "function", 49, 52), ("Invoke", "function", 53, 59),
          ("testing.Mock.AllowUninterestingCalls", "method", 63, 66)}),
+    "types.ts": ("\n".join([  # hono's, cut down (written without semicolons): a generic call signature on a line
+        # of its own after a member lost the rest of the file to the grammar; a function under a cast was no function
+        "export interface HandlerInterface<E extends Env = Env> {", "  (handler: H<E>): HonoBase<", "    E", "  >", "",
+        "  // app.get(path, handler)", "  <", "    P extends string,", "  >(", "    path: P", "  ): HonoBase<P>", "}",
+        "", "export type TypedResponse<T = unknown> = {", "  _data: T", "}",
+        "export const ErrorBoundary: FC = (({ children }: any) => {", "  return children", "}) as any",
+        "export const check = ((a: string) => a) satisfies Fn", ""]),
+        {("HandlerInterface", "interface", 1, 12), ("TypedResponse", "type", 14, 16),
+         ("ErrorBoundary", "function", 17, 19), ("check", "function", 20, 20)}),
     "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
                       "  it.each([1, 2])('returns 1.5 for %i', async (n) => {\n    expect(1).toBe(1);\n  });\n});\n",
                       {("calculateRetryDelay", "test", 1, 2),
@@ -934,6 +943,10 @@ def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
     own = sorted(u.start_line for u in units_of("tree.go", tree))  # others (gin.go says `tree` too: it came last,
     assert read_code_query("`tree.go`").paths_only and [h.unit.start_line for h in listed] == own  # under "in their
     assert [h.unit.path for h in listed] == ["tree.go"] * len(own), listed  # files' order")
+    test_file = "src/tree.test.ts"  # (a file name of several dots, hono's `components.test.tsx`, was read as words)
+    memory.put_file(test_file, "t", units_of(test_file, "describe('tree', () => {\n  it('walks', () => {})\n})\n"))
+    listed = memory.search(read_code_query(test_file), 10)
+    assert read_code_query(test_file).paths_only and {h.unit.path for h in listed} == {test_file}, listed
     memory.put_file("a.go", "c", units_of("a.go", "package gin\n\n// a tree\nvar a = 2\n"))
     memory.put_file("z.go", "d", units_of("z.go", "package gin\n\n// tree tree tree go\nvar treeGo = 2\n"))
     nearest = memory.search(read_code_query("src/tree_go.go"), 20)  # a file it has not: the nearest, as ranked
@@ -2117,9 +2130,10 @@ def test_a_chinese_question_naming_only_the_project_is_read_by_meaning() -> None
     from ctxsieve.indexes.repos.memory import RepoMemory, own_words
 
     memory = RepoMemory()
-    for name in ("client", "config", "models", "urls"):
+    for name in ("client", "config", "models", "urls", "auth", "decoders", "exceptions", "status", "types", "utils",
+                 "content"):
         memory.put_file(f"httpx/_{name}.py", name, units_of(f"httpx/_{name}.py", f"def {name}_of(x):\n    return x\n"))
-    memory.put_file("cli.py", "cli", units_of("cli.py", "def main():\n    return 0\n"))
+    memory.put_file("cli.py", "cli", units_of("cli.py", "def main():\n    return 0\n"))  # (1 of 12: too few)
     own = own_words("httpx", "/home/me/src/httpx")
     assert own == {"httpx"} and own_words("app", "/work/main") == {"app", "main"}
     assert memory.names_only_itself(read_code_query("httpx 的超时配置在哪里定义"), own)
@@ -2532,6 +2546,9 @@ def test_enum_members_fields_object_keys_and_keyword_look_ups_are_declarations()
         "lib/core/symbols.js": "module.exports = {\n"
                                + "".join(f"  kName{i}: Symbol('name {i}'),\n" for i in range(30))
                                + "  kDestroyed: Symbol('destroyed'),\n}\n",
+        "src/hono-base.ts": "class Hono {\n" + "".join(f"  field{i}: string\n" for i in range(30))  # (a field
+                            + "  post!: HandlerInterface<E, 'post', S>\n  route(path: string) {\n    return this\n"
+                            "  }\n}\n",  # assigned elsewhere, `!`: hono's `Hono.post` was said undefined)
     }
     memory = RepoMemory()
     for path, text in sources.items():
@@ -2539,7 +2556,8 @@ def test_enum_members_fields_object_keys_and_keyword_look_ups_are_declarations()
     for asked, path, line in (("CURLE_OPERATION_TIMEDOUT", "include/curl/curl.h", 33),
                               ("Curl_easy.state", "lib/urldata.h", 33), ("Viper.envKeyReplacer", "viper.go", 34),
                               ("features.BindStruct", "internal/features/bind_struct.go", 0),
-                              ("kDestroyed", "lib/core/symbols.js", 32), ("struct Curl_easy", "lib/urldata.h", 0)):
+                              ("kDestroyed", "lib/core/symbols.js", 32), ("struct Curl_easy", "lib/urldata.h", 0),
+                              ("Hono.post", "src/hono-base.ts", 32)):
         hit = memory.search(read_code_query(asked), 1, focused=True)[0]
         assert (hit.unit.path, hit.focus) == (path, line), (asked, hit)
     text = ("static CURLcode parallel_transfers(void)\n{\n  CURLcode result = add(&s);\n  if(result) {\n"
