@@ -71,8 +71,11 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
         rest, start = rest_line(unit.path, _end_of(unit), _end_of(unit)), _start_of(unit, windows)
         around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name, unit.within) + "\n") \
             + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
-        first, end, spent = _grow(unit_costs, focus, focus, min(_head_tokens(unit_costs, focus, max_tokens),
-                                                               max_tokens - used - around))
+        head = _head_tokens(unit_costs, focus, max_tokens)
+        if i == 0 and not focus and (through := _header_end(hit, unit_costs)):  # the best hit's head reaches its
+            head = max(head, unit_costs.total(through))  # header line before any other hit's head: a trial's
+            # `Viper.find` at 300 tokens showed eight lines of its doc comment and no `func` line, then a TODO
+        first, end, spent = _grow(unit_costs, focus, focus, min(head, max_tokens - used - around))
         if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
                 return [_result(hit, unit_costs.lines, 0, 0, 0, windows)]  # where it is, and how to read it

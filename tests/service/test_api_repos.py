@@ -790,6 +790,26 @@ def test_a_definitions_head_reaches_its_header_line_below_a_long_doc_comment(tok
         f"func (n *node) {name}(path string) (value nodeValue) {{" for name in ("getValue", "addRoute")], shown
 
 
+def test_the_best_definitions_head_reaches_its_header_line_before_the_others_heads(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A trial looked up `Viper.find` at 300 tokens: eight lines of its doc comment and no `func` line, the budget
+    spent on the heads of a module's TODO comment and another hit. The best hit's head reaches its header line
+    first; the others' heads come after it, as far as the budget goes."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+
+    doc = "".join(f"// find checks an alias first, then flag, env, config file and key/value store: step {i}.\n"
+                  for i in range(8))
+    text = (f"package viper\n\n{doc}func (v *Viper) find(key string) any {{\n\treturn v.lookup(key)\n}}\n\n"
+            + "".join(f"// TODO: {i} should getEnv logic be moved into find(), rewriting keys as it goes.\n"
+                      f"func helper{i}() {{\n\treturn\n}}\n\n" for i in range(3)))
+    units = {u.name: u for u in units_of("viper.go", text)}
+    hits = [Hit(units["Viper.find"], 3.0), *(Hit(units[f"helper{i}"], 1.0) for i in range(3))]
+    for budget in (250, 300):
+        shown = pack_hits(hits, tokenizer.count, budget)
+        assert "func (v *Viper) find(key string) any {" in shown[0].text.split("\n"), (budget, shown[0].text)
+
+
 def test_a_definition_below_a_doc_longer_than_its_head_is_shown_from_around_its_header_line(tokenizer) -> None:  # type: ignore[no-untyped-def]
     """A Julia docstring of 47 lines above `Base.eachrow(df) = ...` (an Elixir `@doc`, a long JSDoc) had the head show
     its first lines and never the line that says what the definition is: at a small budget the hit is shown around
