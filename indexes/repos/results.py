@@ -72,9 +72,11 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
         around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name, unit.within) + "\n") \
             + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
         head = _head_tokens(unit_costs, focus, max_tokens)
-        if i == 0 and not focus and (through := _header_end(hit, unit_costs)):  # the best hit's head reaches its
-            head = max(head, unit_costs.total(through))  # header line before any other hit's head: a trial's
-            # `Viper.find` at 300 tokens showed eight lines of its doc comment and no `func` line, then a TODO
+        if i == 0 and not focus and (through := _header_end(hit, unit_costs)) and \
+                unit_costs.total(through) <= max_tokens - used - around:  # the best hit's head reaches its header
+            head = max(head, unit_costs.total(through))  # line before any other hit's head, where it fits (a
+            # trial's `Viper.find` at 300 tokens showed eight lines of its doc comment and no `func` line, then a
+            # TODO); where it does not, the head is as any other's and the budget goes on to the next hits
         first, end, spent = _grow(unit_costs, focus, focus, min(head, max_tokens - used - around))
         if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):

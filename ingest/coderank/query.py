@@ -18,8 +18,12 @@ __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_k
            "message_phrases", "read_code_query", "said_phrases"]
 
 _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse=True))
-# (a file name of several dots too: hono's `components.test.tsx`, `index.spec.ts`, was read as words)
-_FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:{_SUFFIXES}))\b")
+# a file name of several dots too, written with its folder or with a marker the ecosystems put there (hono's
+# `components.test.tsx`, `index.spec.ts`, `jquery.min.js`, `types.d.ts` were read as words); without one, a qualified
+# name ending in a letter a suffix has (`torch.Tensor.t`, `i18n.global.t`) is a name, not a file
+_FILE_MARKERS = "test|tests|spec|specs|e2e|min|d|config|module|service|stories|story|mock|mocks|setup|bench|slim|umd"
+_FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)+[\w-]+(?:\.[\w-]+)*\.(?:{_SUFFIXES})"
+                   rf"|[\w-]+(?:\.(?:{_FILE_MARKERS}))*\.(?:{_SUFFIXES}))\b")
 _LEADING_DOTS = re.compile(r"^(?:\.\.?/)+")  # `./pkg/a.py`, `../pkg/a.py`: not `.github/...`'s dot
 _MODULE = re.compile(r"\b([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,8})\b")
 

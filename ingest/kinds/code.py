@@ -517,7 +517,10 @@ def _tree(parser: Any, source: bytes, language: str | None) -> Any:
 # as the member's type continued, and the grammar lost the rest of the file (src/types.ts's 30 types after its line
 # 150): a `;` where the signature's indentation was, as a member written with one has it
 _SIGNATURE_START = re.compile(rb"^([ \t]+)<(?=[ \t]*\r?$|[ \t]*[A-Za-z_$][\w$]*[ \t]*(?:extends\b|,|=|>[ \t]*\())")
-_CODE_END = re.compile(rb"([^\s])[ \t]*(?://[^\n]*)?\r?$")  # a line's last character of code
+_CODE_END = re.compile(rb"([^\s]{1,2})[ \t]*(?://[^\n]*)?\r?$")  # a line's last characters of code
+# the last characters of a line that the next one continues: a list, a call, an assignment (Prettier's `export const
+# identity =` / `  <T,>(x: T): T => x`), an arrow's body, a type after `:`, an operator (`a` / `< b`)
+_CONTINUES = b";,{(=:?|&+-*/%!<"  # (and `=>`; a `>` closing a type's arguments does not)
 
 
 def _call_signatures_apart(parser: Any, source: bytes) -> Any:
@@ -530,14 +533,14 @@ def _call_signatures_apart(parser: Any, source: bytes) -> Any:
     changed = False
     for i, line in enumerate(lines):
         start = _SIGNATURE_START.match(line)
-        if start is not None and last and last not in b";,{(":
+        if start is not None and last and last[-1:] not in _CONTINUES and not last.endswith(b"=>"):
             cut = len(start.group(1)) - 1
             lines[i] = line[:cut] + b";" + line[cut + 1 :]
             changed = True
         stripped = line.strip()
         if stripped and not stripped.startswith((b"//", b"/*", b"*")):
             found = _CODE_END.search(line)
-            last = found.group(1) if found is not None else last
+            last = found.group(1) if found is not None else last  # (its last two characters)
     if not changed:
         return tree
     apart = parser.parse(b"\n".join(lines))
@@ -1532,8 +1535,11 @@ _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_e
 def _unwrapped(value: Any) -> Any:
     """A TS value without the casts and parentheses around it: hono's `export const ErrorBoundary: FC = (({ children
     }: any) => {...}) as any` is a function, as `<any>(x => x)` and `(x => x) satisfies Fn` are."""
-    while value is not None and (value.type in _WRAPPERS or value.type == "type_assertion") and value.named_children:
-        value = value.named_children[-1 if value.type == "type_assertion" else 0]
+    while value is not None and (value.type in _WRAPPERS or value.type == "type_assertion"):
+        inside = [c for c in value.named_children if c.type != "comment"]  # (`(/* the id */ (x) => x) as Fn`)
+        if not inside:
+            return None
+        value = inside[-1 if value.type == "type_assertion" else 0]
     return value
 
 

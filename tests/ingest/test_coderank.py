@@ -379,9 +379,12 @@ MORE_LANGUAGES = {
         "  // app.get(path, handler)", "  <", "    P extends string,", "  >(", "    path: P", "  ): HonoBase<P>", "}",
         "", "export type TypedResponse<T = unknown> = {", "  _data: T", "}",
         "export const ErrorBoundary: FC = (({ children }: any) => {", "  return children", "}) as any",
-        "export const check = ((a: string) => a) satisfies Fn", ""]),
+        "export const check = ((a: string) => a) satisfies Fn", "export const identity =", "  <T,>(x: T): T => x",
+        "const asserted = <Fn>((x) => x)", "const sure = ((x: number) => x)!",
+        "const commented = (/* the id */ (x: string) => x) as Fn", ""]),
         {("HandlerInterface", "interface", 1, 12), ("TypedResponse", "type", 14, 16),
-         ("ErrorBoundary", "function", 17, 19), ("check", "function", 20, 20)}),
+         ("ErrorBoundary", "function", 17, 19), ("check", "function", 20, 20), ("identity", "function", 21, 22),
+         ("asserted", "function", 23, 23), ("sure", "function", 24, 24), ("commented", "function", 25, 25)}),
     "retry.test.ts": ("describe('calculateRetryDelay', () => {\n  beforeEach(() => { x = 1; });\n"
                       "  it.each([1, 2])('returns 1.5 for %i', async (n) => {\n    expect(1).toBe(1);\n  });\n});\n",
                       {("calculateRetryDelay", "test", 1, 2),
@@ -943,6 +946,10 @@ def test_a_request_of_places_alone_gets_what_lies_there_first() -> None:
     own = sorted(u.start_line for u in units_of("tree.go", tree))  # others (gin.go says `tree` too: it came last,
     assert read_code_query("`tree.go`").paths_only and [h.unit.start_line for h in listed] == own  # under "in their
     assert [h.unit.path for h in listed] == ["tree.go"] * len(own), listed  # files' order")
+    for name in ("torch.Tensor.t", "i18n.global.t", "express.Router.js"):  # (a qualified name, not a file: a first
+        assert read_code_query(name).lookup == {name} and not read_code_query(name).paths_only, name  # rule read
+    for file in ("jquery.min.js", "types.d.ts", "src/a.b.c.ts"):  # `torch.Tensor.t` as a file the repository lacks)
+        assert read_code_query(file).paths_only, file
     test_file = "src/tree.test.ts"  # (a file name of several dots, hono's `components.test.tsx`, was read as words)
     memory.put_file(test_file, "t", units_of(test_file, "describe('tree', () => {\n  it('walks', () => {})\n})\n"))
     listed = memory.search(read_code_query(test_file), 10)
@@ -2137,6 +2144,17 @@ def test_a_chinese_question_naming_only_the_project_is_read_by_meaning() -> None
     own = own_words("httpx", "/home/me/src/httpx")
     assert own == {"httpx"} and own_words("app", "/work/main") == {"app", "main"}
     assert memory.names_only_itself(read_code_query("httpx 的超时配置在哪里定义"), own)
+    fifth, few = RepoMemory(), RepoMemory()  # (hono's name is in a fifth of its definitions)
+    for i in range(20):
+        fifth.put_file(f"src/m{i}.ts", str(i), units_of(f"src/m{i}.ts", f"export function f{i}(hono: number) {{\n"
+                                                        f"  return hono\n}}\n" if i < 4 else
+                                                        f"export function f{i}(x: number) {{\n  return x\n}}\n"))
+        few.put_file(f"src/m{i}.ts", str(i), units_of(f"src/m{i}.ts", f"export function f{i}(hono: number) {{\n"
+                                                      f"  return hono\n}}\n" if i < 1 else
+                                                      f"export function f{i}(x: number) {{\n  return x\n}}\n"))
+    asked = read_code_query("hono 如何处理跨域请求")
+    assert fifth.names_only_itself(asked, own_words("hono", "/src/hono"))
+    assert not few.names_only_itself(asked, own_words("hono", "/src/hono"))
     for query, words in (("httpx 的 timeout 配置在哪里定义", own), ("超时配置在哪里定义", own),
                          ("main 函数在哪里定义", own_words("app", "/work/main")), ("httpx config", own)):
         assert not memory.names_only_itself(read_code_query(query), words), query
