@@ -166,6 +166,11 @@ def outside_frames(text: str) -> str:
     return "\n".join(kept)
 
 
+def is_frame_line(line: str) -> bool:
+    """The line holds a frame as one of the traces writes it."""
+    return _strip_frames(line) != line
+
+
 def _strip_frames(line: str) -> str:
     for form in _FRAME_FORMS:
         line = form.sub(" ", line)

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from ctxsieve_client.languages import LANGUAGES
 
 from ..analyzers import code_terms
-from ..request import Frame, outside_frames, read_request, without_generics
+from ..request import Frame, is_frame_line, outside_frames, read_request, without_generics
 from .units import last_part, operator_of
 
 __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
@@ -137,7 +137,7 @@ def read_code_query(text: str) -> CodeQuery:
              *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
     at_lines = bool(request.frames) and len(_placed_words(text)) == len(request.frames)
     paths_only = bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split())
-    phrases = message_phrases(text) if short or trace else ()
+    phrases = message_phrases(text) if short or trace or _printed_error(text) else ()
     said = said_phrases(text) if short and not (phrases or lookup or at_lines or paths_only or trace) else ()
     return CodeQuery(text, terms, names, request.pairs, request.frames,
                      tuple(dict.fromkeys((*files, *(_tail(p) for p in frame_files)))), modules, lookup,
@@ -146,13 +146,14 @@ def read_code_query(text: str) -> CodeQuery:
 
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
 # `error: ...`), and a quoted string of a few words
-_ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled )?(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+"
+_ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled (?:[Ee]xception\. )?)?"
+                         r"(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+"
                          r"[A-Z]\w*|\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|[Ff]atal|panic|"
                          r"what\(\))(?:[ \t]+\([^()\n]{1,80}\))?[ \t]*[:!][ \t]*+(.*\S)[ \t\r]*$", re.MULTILINE)
-# (Node's `Uncaught Error: ...` too, C++'s `what():  ...`, a program's own `jq: error (at <stdin>:1): ...`, `git:
-# fatal: ...`; the message up to its last character that is not a
-# space, found greedily after spaces taken once: a lazy match, or spaces given back, tried the rest of the line at
-# each character: quadratic in a run of spaces)
+# (Node's `Uncaught Error: ...` too, .NET's `Unhandled exception. System.InvalidOperationException: ...`, C++'s
+# `what():  ...`, a program's own `jq: error (at <stdin>:1): ...`, `git: fatal: ...`; the message up to its last
+# character that is not a space, found greedily after spaces taken once: a lazy match, or spaces given back, tried
+# the rest of the line at each character: quadratic in a run of spaces)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'\n]{12,300})\1(?![\w`])")  # (code quoted in it: `GET /users`)
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
 # before the place (`panicked at 'message', src/main.rs:20:10`) before
@@ -185,11 +186,36 @@ def said_phrases(text: str) -> tuple[str, ...]:
 def _runs(messages: list[str], least: int) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for message in messages:
+        joined = _with_values(message, least)  # (its runs between values are held from each value on)
+        if joined:
+            out[joined] = None
+            continue
         for part in _FILLED.split(message):
             words = part.split()
             if len(words) >= least and all(_PHRASE_WORD.fullmatch(w) for w in words):
                 out[" ".join(words).lower().rstrip(".,;:!?")] = None
     return tuple(out)
+
+
+FILLED = "*"  # in a phrase, a value the message filled in, which code writes as a placeholder (`%q`, `{name!r}`)
+_WRITTEN = re.compile(r"[A-Za-z][A-Za-z_-]*(?:'[a-z]{1,2})?[.,;:!?]?")  # a word as written (`reader's`, `can't`)
+
+
+def _with_values(message: str, least: int) -> str | None:
+    """The message whole, each value it fills in one FILLED word (`file * not found in`, from viper's `File "config"
+    not found in [/etc/app]`, whose runs between values are too short to count alone); None when it fills none in or
+    has fewer than `least` words written out."""
+    words: list[str] = []
+    for token in message.split():
+        if _WRITTEN.fullmatch(token):
+            words.append(token.lower())
+        elif words and words[-1] != FILLED:  # (a value first says nothing: the phrase opens at a word)
+            words.append(FILLED)
+    while words and words[-1] == FILLED:
+        words.pop()
+    if FILLED not in words or len(words) - words.count(FILLED) < least:
+        return None
+    return " ".join(words).rstrip(".,;:!?")
 
 
 # a definition's keyword written before its name in a look-up (curl's `struct Curl_easy` found no struct)
@@ -270,7 +296,29 @@ def _placed_words(text: str) -> list[str]:
 def _is_trace(text: str, frames: tuple[Frame, ...]) -> bool:
     """A pasted stack trace: frames, and few words besides them and its error's message (redux's runs to 57 words)."""
     rest = _ERROR_LINE.sub(" ", outside_frames(text), count=1)  # (only the first: an issue's `NodeJS: v18` lines
-    return bool(frames) and len(rest.split(None, TRACE_WORDS)) <= TRACE_WORDS  # are words about it)
+    most = TRACE_WORDS + len(" ".join(_message_continued(text)).split())  # are words about it)
+    return bool(frames) and len(rest.split(None, most)) <= most
+
+
+def _printed_error(text: str) -> bool:
+    """A program's error output pasted whole: its first line an error's, few words after it (clap's `error:
+    unexpected argument '--foo' found`, its `tip:`, `Usage:` and `For more information, try '--help'.`)."""
+    first = text.lstrip().partition("\n")[0]
+    return _ERROR_LINE.fullmatch(first) is not None and len(text.split(None, TRACE_WORDS)) <= TRACE_WORDS
+
+
+def _message_continued(text: str) -> list[str]:
+    """The lines of the error's message after its first, where frames follow them as .NET, the JVM and Node print
+    a trace (Json.NET's `To fix this error either change the JSON to ...` line, then `Path 'orders', ...`): up to the
+    first frame, when one comes before a blank line."""
+    found = _ERROR_LINE.search(text)
+    lines = text[found.end():].split("\n")[1:] if found else []
+    for i, line in enumerate(lines):
+        if is_frame_line(line):
+            return lines[:i]
+        if not line.strip():
+            break
+    return []
 
 
 def asks_for_tests(text: str) -> bool:

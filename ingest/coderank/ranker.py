@@ -32,7 +32,7 @@ import numpy as np
 
 from ..request import Frame, file_name, paths_meet, shared_tail, sources_of
 from .lexical import stem
-from .query import PHRASE_WORDS, SAID_WORDS, CodeQuery
+from .query import FILLED, PHRASE_WORDS, SAID_WORDS, CodeQuery
 from .units import CodeUnit, last_part, module_name, operator_of
 
 __all__ = ["DENSE_TOP", "QUERY_TOKENS", "SIGNALS", "WEIGHTS", "FileRanking", "RepoRanking", "UnitRanking", "Weights",
@@ -235,27 +235,72 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int =
     value the literal fills in (`_opens_message`): a search read whole as a message (`CodeQuery.said`), not a
     comment's words (gson's `Unit tests for the {@link ...}` for "unit tests for the number policy")."""
     texts = [_flat(u.text) for u in units]
+    shipped = np.array([_unit_place(u) is None for u in units], dtype=bool)
     best = np.zeros(len(units))
     for phrase in phrases:
         words = phrase.split()
-        held = np.array([_held_share(words, text, least, literal) for text in texts])
-        holders = int(np.count_nonzero(held))
+        found = [_held(words, text, least, literal) for text in texts]
+        held = np.array([share for share, _ in found])
+        fills = np.array([fill for _, fill in found])
+        if fills.any():  # (the code that fills the message's values in says it, not a test's or a doc's copy of it)
+            held = held * fills
+        # (the code's holders: tests asserting the message, and examples printing it, are no rivals of the code)
+        holders = int(np.count_nonzero(held * shipped)) or int(np.count_nonzero(held))
         if holders:
             best = np.maximum(best, held * min(1.0, PHRASE_PEERS / holders))
     return best
 
 
-def _held_share(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool = False) -> float:
+def _held(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool = False) -> tuple[float, bool]:
+    """The share of the phrase's words the text's longest held run has, from its beginning or from after a value it
+    fills in (FILLED: a message's runs between its values, `does not exist` of `file at path * does not exist`, count
+    as the part of it they are), and whether the text fills a value in there with a placeholder. A run held inside a
+    longer message (`StaticFiles directory '{d}' does not exist` for `Directory 'x' does not exist`) counts
+    INSIDE_A_MESSAGE of it: the message printed is the one that opens with it."""
+    best = (0.0, False)
+    for start in [0, *(i + 1 for i, word in enumerate(words[:-1]) if word == FILLED)]:
+        n, fills, opens = _held_from(words[start:], text, least, literal)
+        share = n / len(words) * (1.0 if opens else INSIDE_A_MESSAGE)
+        if share > best[0]:
+            best = (share, fills)
+    return best
+
+
+INSIDE_A_MESSAGE = 0.9
+
+
+def _held_from(words: list[str], text: str, least: int, literal: bool) -> tuple[int, bool, bool]:
+    """How many of the words the text holds from the first on (`least` at least), whether with a placeholder where
+    they have a value, and whether where a message opens (`_opens_at`; with `literal`, only there)."""
     if words[0] not in text:
-        return 0.0
-    formats = any(mark in text for mark in _PLACEHOLDER_MARKS)  # (else no pattern is tried)
+        return 0, False, False
+    filled = FILLED in words  # (its values are matched by the pattern alone, as a placeholder or as written)
+    formats = filled or any(mark in text for mark in _PLACEHOLDER_MARKS)  # (else no pattern is tried)
     for n in range(len(words), least - 1, -1):
+        if words[n - 1] == FILLED:
+            continue
         head = " ".join(words[:n])
-        if (_opens_message(text, head) if literal else head in text) or formats and any(
-                len(_FILLED_IN.findall(m.group(0))) <= n - least and (not literal or _opens_at(text, m.start()))
-                for m in _formatted(tuple(words[:n])).finditer(text)):
-            return n / len(words)
-    return 0.0
+        if not filled and head in text:
+            opens = _opens_message(text, head)
+            if opens or not literal:
+                return n, False, opens
+        said = [(_said_words(m, words[:n]), _opens_at(text, m.start()))
+                for m in (_formatted(tuple(words[:n])).finditer(text) if formats else ())]
+        held = [(opens, fills > 0) for (count, fills), opens in said if count >= least and (opens or not literal)]
+        if held:
+            opens, fills = max(held)
+            return n, fills, opens
+    return 0, False, False
+
+
+def _said_words(match: re.Match[str], words: Sequence[str]) -> tuple[int, int]:
+    """How many of the phrase's words the match bears out: a word written as the phrase has it, and a value the
+    phrase fills in (FILLED) where the code writes a placeholder; a placeholder in a written word's stead does not.
+    Then how many of those are values."""
+    values = match.groups()
+    written = sum(value is None for word, value in zip(words[1:], values, strict=True) if word != FILLED)
+    fills = sum(value is not None for word, value in zip(words[1:], values, strict=True) if word == FILLED)
+    return 1 + written + fills, fills
 
 
 def _opens_message(text: str, head: str) -> bool:
@@ -278,7 +323,6 @@ def _opens_at(text: str, at: int) -> bool:
 _PLACEHOLDER = r"(?:%[-+ #0-9.*]*[a-zA-Z]|[$#]?\{[^{}\s]*\}|\$[A-Za-z_]\w*|\\\([^()\s]*\))"
 
 
-_FILLED_IN = re.compile(_PLACEHOLDER)
 _PLACEHOLDER_MARKS = ("%", "{", "$", "\\(")  # a text holding none of them fills no value in
 OPENING_CHARS = 40  # looked at before a message's first word: a quote, or a placeholder (`{name!r}`) and a space
 _MESSAGE_OPENS = re.compile(r"(?:[\"'`]|(?:" + _PLACEHOLDER + r"|[\"'`]) )\Z")
@@ -288,8 +332,15 @@ _MESSAGE_OPENS = re.compile(r"(?:[\"'`]|(?:" + _PLACEHOLDER + r"|[\"'`]) )\Z")
 def _formatted(words: tuple[str, ...]) -> re.Pattern[str]:
     """The phrase as code may print it: any word after its first a placeholder (jq's `"Cannot index %s with %s (%s)"`
     prints `Cannot index number with string ("foo")`); a match counts with PHRASE_WORDS of its words written out."""
-    parts = [re.escape(words[0])] + [f"(?:{re.escape(w)}|{_PLACEHOLDER})" for w in words[1:]]
+    parts = [re.escape(words[0])] + [_ANY_VALUE if w == FILLED else f"(?:{re.escape(w)}|({_PLACEHOLDER}))"
+                                     for w in words[1:]]
     return re.compile(r"(?<![\w%])" + " ".join(parts))
+
+
+# a value the phrase fills in (FILLED): a placeholder in a word of the code's (`'{name}',`: a group, which
+# `_said_words` counts), or what the code writes there as it is, up to eight words (httpx's "Use `q = q.set(key,
+# value)` to create an updated copy.", whose value of four words had held the message only up to it)
+_ANY_VALUE = r"(?:(\S*" + _PLACEHOLDER + r"\S*)|\S+(?: \S+){0,7}?)"
 
 
 _JOINED_LITERALS = re.compile(r"[\"']\s*\n\s*[fFrRbBuU]{0,2}[\"']")  # "a long " \n "message": one message

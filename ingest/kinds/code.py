@@ -1992,7 +1992,12 @@ def only_comments(text: str, language: str | None) -> bool:
 # `package`, C#'s and PHP's `namespace`, Dart's `library` and `part of`. (Not Rust's `mod a;`: a `mod.rs` of them is
 # the module's table of contents, what a search for the module is answered by: weighed down, semble's axum dev
 # queries ranked lower.)
-_DECLARES_MODULE = re.compile(r"(?:package|namespace|library|part(?:\s+of)?)\s+[\w.\\]+\s*;?$")
+_DECLARES_MODULE = re.compile(r"(?:package|namespace|library|part(?:\s+of)?)\s+[\w.\\]+\s*[;{]?$")
+# what a file's head holds besides its imports and says nothing of what the file does: a namespace's brace on a line
+# of its own, C#'s `#region License` and the `#if` around an import (Json.NET's license and `using` lines, a
+# run of 34, and `namespace Newtonsoft.Json` with its `{`, came before the converters a search asked for)
+_SAYS_NOTHING = re.compile(r"[{}]|#\s*(?:region|endregion|if|elif|else|endif)\b.*")
+_BRACE = re.compile(r"[{}]")
 
 
 def only_imports(text: str, language: str | None) -> bool:
@@ -2003,7 +2008,10 @@ def only_imports(text: str, language: str | None) -> bool:
     code = [n for n, (line, comment) in enumerate(zip(lines, comment_lines(text, language), strict=True), 1)
             if line.strip() and not comment]
     imports = import_lines(text, language) if code else frozenset()
-    return bool(code) and all(n in imports or _DECLARES_MODULE.match(lines[n - 1].strip()) for n in code)
+    nothing = _SAYS_NOTHING if language == "csharp" else _BRACE  # (a C or C++ header's `#if` says which platform)
+    return bool(code) and all(n in imports or _DECLARES_MODULE.match(lines[n - 1].strip())
+                              or nothing.fullmatch(lines[n - 1].strip()) for n in code) and any(
+        n in imports or _DECLARES_MODULE.match(lines[n - 1].strip()) for n in code)
 
 
 def comment_lines(text: str, language: str | None) -> list[bool]:

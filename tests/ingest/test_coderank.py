@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
-from ctxsieve.ingest.coderank.query import read_code_query
+from ctxsieve.ingest.coderank.query import FILLED, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, declares, looked_up, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
@@ -1089,7 +1089,7 @@ def test_a_programs_own_error_line_finds_the_format_string_that_prints_it() -> N
     pasted = 'jq: error (at <stdin>:1): Cannot index number with string ("foo")'
     assert message_phrases(pasted) == ("cannot index number with string",)
     assert message_phrases("fatal: not a git repository (or any of the parent directories): .git")[0] == \
-        "not a git repository"
+        "not a git repository * any of the parent"
     memory = RepoMemory()
     memory.put_file("src/jv_aux.c", "a", units_of("src/jv_aux.c", (
         "jv jv_get(jv t, jv k) {\n  jv v;\n  if (jv_get_kind(t) == JV_KIND_OBJECT) {\n    v = jv_object_get(t, k);\n"
@@ -1126,7 +1126,7 @@ def test_a_message_pasted_alone_finds_the_definition_that_prints_it() -> None:
 
     pasted = "Overlapping method route. Handler for `GET /users` already exists"
     query = read_code_query(pasted)
-    assert query.phrases == () and query.said == ("overlapping method route. handler for",), query
+    assert query.phrases == () and query.said == ("overlapping method route. handler for * already exists",), query
     assert read_code_query(f'"{pasted}"').phrases == query.said, "a quoted message may quote code"
     for not_said in ("RuntimeError: a message read as an error's", "Router::nest", "src/lib.rs:120", "route method"):
         assert read_code_query(not_said).said == (), not_said
@@ -1148,6 +1148,119 @@ def test_a_message_pasted_alone_finds_the_definition_that_prints_it() -> None:
     assert said_phrases("unit tests for the number policy") == ("unit tests for the number policy",)
     assert list(phrases_held(["unit tests for the number policy"], [comment, literal], 4, literal=True)) == [
         0.0, 4 / 6], "a comment's words are not a message's; a literal's after a value filled in are"
+
+
+def test_a_message_whose_values_part_it_into_short_runs_finds_its_format_string() -> None:
+    """A trial pasted viper's `File "config" not found in [/etc/app /home/u/.app]`: between the values it fills in,
+    no run of words is long enough to count, and `Viper.findConfigFileOld` (the words `file`, `config`, `not found`)
+    came first, not the `Error()` whose `"File %q not found"` prints it. The message is now also read whole, each
+    value one word that the code's placeholder there (or what it writes as it is) fills; a placeholder bears the
+    value out, a placeholder in a written word's stead does not."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.ranker import phrases_held
+
+    pasted = 'File "config" not found in [/etc/app /home/u/.app]'
+    assert read_code_query(pasted).said == ("file * not found in",)
+    assert read_code_query("TypeError: Duplicate 'x', already handled by 'y'").phrases == (
+        "duplicate * already handled by",), "a value's punctuation is the value's"
+    for too_few in ("'nargs' must be 'x'", "Unknown method 'x'", "a plain search of words alone"):
+        assert FILLED not in " ".join(read_code_query(too_few).said), too_few
+    memory = RepoMemory()
+    memory.put_file("errors.go", "a", units_of("errors.go", (
+        "package viper\n\n// Error returns the formatted error.\n"
+        "func (e FileNotFoundFromSearchError) Error() string {\n"
+        "\tmessage := fmt.Sprintf(\"File %q not found\", e.name)\n\tif len(e.locations) > 0 {\n"
+        "\t\tmessage += fmt.Sprintf(\" in %v\", e.locations)\n\t}\n\treturn message\n}\n")))
+    memory.put_file("file.go", "b", units_of("file.go", "package viper\n\n" + "".join(
+        f"// findConfigFile{i} finds the config file: a file not found in the config paths is an error.\n"
+        f"func (v *Viper) findConfigFile{i}() (string, error) {{\n\tfor _, file := range v.configPaths {{\n"
+        "\t\tif exists(file) {\n\t\t\treturn file, nil\n\t\t}\n\t}\n"
+        "\treturn \"\", ConfigFileNotFoundError{name: v.configName, locations: v.configPaths}\n}\n\n"
+        for i in range(3))))
+    assert memory.search(read_code_query(pasted), 1)[0].unit.name == "FileNotFoundFromSearchError.Error"
+    units = [CodeUnit(f"{n}.py", "a", "function", 1, 1, text) for n, text in enumerate((
+        "raise RuntimeError(f'StaticFiles directory {directory!r} does not exist.')",
+        "raise RuntimeError('StaticFiles directory static does not exist.')",
+        "raise RuntimeError(f'StaticFiles {kind} {directory!r} does not exist.')",
+        "# the StaticFiles directory, which does not exist.\nx = 1"))]
+    phrase = "staticfiles directory * does not exist"
+    assert list(phrases_held([phrase], units, 4, literal=True)) == [1.0, 0.0, 1.0, 0.0], \
+        "a placeholder for the value (one for a word still leaves four); the value's copy as written is not the code " \
+        "that fills it in; a comment is no message"
+    assert list(phrases_held([phrase], units[1:2] + units[3:], 4, literal=True)) == [1.0, 0.0], \
+        "where no code fills the value in, the value as written holds it"
+    assert list(phrases_held([phrase], units[2:3], 6, literal=True)) == [0.0], "a word's placeholder bears nothing"
+    starlette = [CodeUnit(f"{n}.py", "a", "function", 1, 1, text) for n, text in enumerate((
+        "raise RuntimeError(f'File at path {self.path} does not exist.')",
+        "raise RuntimeError(f'Directory {directory!r} does not exist')",
+        "raise RuntimeError(f'StaticFiles directory {self.directory!r} does not exist.')"))]
+    assert read_code_query("RuntimeError: File at path 'x' does not exist.").phrases == (
+        "file at path * does not exist",), "the message whole, not its runs apart"
+    assert list(phrases_held(["file at path * does not exist"], starlette)) == [1.0, 0.0, 0.0], \
+        "held whole with its value filled in, by one; runs of it, by the others"
+    assert list(phrases_held(["file at path * does not exist"], starlette[1:])) == [3 / 7, 3 / 7], \
+        "a run after a value counts as the part of the message it is"
+    copies = [CodeUnit(f"{n}.py", "a", "function", 1, 1, 'raise RuntimeError("QueryParams are immutable since '
+                       f'0.18.0. "\n    "Use `q = {call}` to create an updated copy.")') for n, call in enumerate((
+                           "q.merge(...)", "q.set(key, value)"))]
+    assert list(phrases_held(["queryparams are immutable since * use * to create an updated copy"], copies)) == [
+        1.0, 1.0], "a value of four words, as written"
+    held = phrases_held(["directory * does not exist"], starlette)
+    assert held[1] == 1.0 and 0 < held[2] < held[1], "held inside a longer message, less: the printed one opens so"
+
+
+def test_a_printed_error_finds_the_code_that_fills_it_in_not_the_tests_that_assert_it() -> None:
+    """A trial pasted clap's output whole (`error: unexpected argument '--foo' found`, a `tip:`, `Usage:`): read as an
+    issue, its message was not read at all, and alone, the 28 tests asserting it, each a holder, left the format
+    string's function (`"unexpected argument '{invalid}{invalid_arg}{invalid:#}' found"`) a 28th of the phrase's
+    weight: `ErrorKind.as_str` came first. Where code fills the message's values in, it is what says the message;
+    and tests or examples holding a phrase are no rivals of the code holding it."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+    from ctxsieve.ingest.coderank.ranker import phrases_held
+
+    printed = ("error: unexpected argument '--foo' found\n\n  tip: to pass '--foo' as a value, use '-- --foo'\n\n"
+               "Usage: mytool [OPTIONS]\n\nFor more information, try '--help'.\n")
+    query = read_code_query(printed)
+    assert not query.short and query.phrases == ("unexpected argument * found",), query
+    assert read_code_query("Error: a report opening with an error line" + " and more words" * 20).phrases == (), \
+        "an issue opening with an error line is read as an issue"
+    memory = RepoMemory()
+    memory.put_file("src/error/format.rs", "a", units_of("src/error/format.rs", (
+        "fn write_dynamic_context(error: &Error, styled: &mut StyledStr) -> bool {\n    let invalid = 1;\n"
+        "    let _ = write!(styled, \"unexpected argument '{invalid}{invalid_arg}{invalid:#}' found\");\n"
+        "    true\n}\n")))
+    memory.put_file("src/error/kind.rs", "b", units_of("src/error/kind.rs", (
+        "impl ErrorKind {\n    pub fn as_str(self) -> Option<&'static str> {\n        match self {\n"
+        "            Self::UnknownArgument => Some(\"unexpected argument found\"),\n"
+        "            Self::InvalidValue => Some(\"invalid value for an unexpected argument\"),\n"
+        "            _ => None,\n        }\n    }\n}\n")))
+    memory.put_file("tests/builder/opts.rs", "c", units_of("tests/builder/opts.rs", "".join(
+        f"#[test]\nfn unexpected_argument_{i}() {{\n    let expected = \"error: unexpected argument '--foo{i}' found\n"
+        f"\";\n    assert_error(expected);\n}}\n\n" for i in range(12))))
+    assert memory.search(query, 1)[0].unit.name == "write_dynamic_context"
+    units = [CodeUnit(f"{path}", "a", "function", 1, 1, text) for path, text in (
+        ("src/a.rs", 'format!("the following required arguments were not provided:")'),
+        *((f"tests/t{i}.rs", 'let e = "the following required arguments were not provided:";') for i in range(5)))]
+    held = phrases_held(["the following required arguments were not provided"], units)
+    assert held[0] == 1.0 and held[1] == held[0] * 1.0, "the code alone holds it: each holder counts whole"
+
+
+def test_a_dotnet_exception_whose_message_runs_over_lines_is_a_trace() -> None:
+    """Json.NET's `Unhandled exception. Newtonsoft.Json.JsonSerializationException: Cannot deserialize ...` goes on
+    over two more lines (`To fix this error ...`, `Path 'orders', line 1, position 11.`) before its frames: .NET's
+    prefix kept the first from being read as an error's line, and the next ones counted as an issue's words, so the
+    frames lost their order."""
+    message = ("Unhandled exception. Newtonsoft.Json.JsonSerializationException: Cannot deserialize the current JSON "
+               "object into type 'List`1[Order]' because the type requires a JSON array to deserialize correctly.\n"
+               "To fix this error either change the JSON to a JSON array or change the deserialized type so that it "
+               "is a normal .NET type that can be deserialized from a JSON object. JsonObjectAttribute can also be "
+               "added to the type to force it to deserialize from a JSON object.\nPath 'orders', line 1, position "
+               "11.\n")
+    frames = "".join(f"   at Newtonsoft.Json.JsonConvert.Deserialize{i}(String value) in /_/Src/Newtonsoft.Json/"
+                     f"JsonConvert.cs:line {800 + i}\n" for i in range(4))
+    query = read_code_query(message + frames)
+    assert query.trace and query.phrases[0].startswith("cannot deserialize the current json object into type *"), query
+    assert not read_code_query(message + "\n" + frames).trace, "a blank line before the frames: words about them"
 
 
 def test_a_short_search_holding_a_files_name_puts_that_file_first() -> None:
@@ -1314,7 +1427,7 @@ def test_a_rust_panic_finds_the_code_that_says_its_message_not_the_users_main() 
     panic = ("thread 'main' panicked at src/main.rs:20:10:\n"
              "Overlapping method route. Handler for `GET /users` already exists\n")
     query = read_code_query(panic)
-    assert query.phrases == ("overlapping method route. handler for",) and query.trace, query
+    assert query.phrases == ("overlapping method route. handler for * already exists",) and query.trace, query
     assert memory.search(query, 1)[0].unit.name == "merge_inner", memory.search(query, 3)
 
 
@@ -1612,6 +1725,12 @@ def test_a_files_imports_alone_count_less_than_its_code() -> None:
     assert only_imports('import { a,\n  b } from "./x";\nconst y = require("y");\n', "typescript")
     assert not only_imports("import os\nTIMEOUT = 5\n", "python") and not only_imports("\n", "python")
     assert not only_imports('"use strict";\nmodule.exports = { a };\n', "javascript")
+    head = ("#region License\n// Copyright (c) 2007 James Newton-King\n#endregion\n\nusing System;\n"
+            "#if HAVE_BIG_INTEGER\nusing System.Numerics;\n#endif\n")
+    assert only_imports(head, "csharp") and only_imports("namespace Newtonsoft.Json\n{", "csharp"), \
+        "a trial's Json.NET: its license region, the `#if` around an import, a namespace's brace"
+    assert only_imports("namespace fmt {\n", "cpp") and not only_imports("}\n", "csharp")
+    assert not only_imports("#if DEBUG\nusing System;\nstatic int x = 1;\n#endif\n", "csharp")
 
 
 def test_code_commented_out_counts_less_than_code_that_runs_but_is_found_by_its_name() -> None:
