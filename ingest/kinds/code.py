@@ -943,8 +943,9 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
         return ("function", False), *assigned, None
     if (macro := _rust_macro_item(target)) is not None:  # ripgrep's `rgtest!(r16, |dir, cmd| {...});`
         return ("function", False), macro, target, None
-    if (named := _js_named_argument(target)) is not None:  # `defineGetter(req, 'ip', function ip() {...})` (a test
-        return ("function", False), *named, None  # framework's call given a named function is its test)
+    if (named := _js_named_argument(target) or _js_named_operand(target)) is not None:  # `defineGetter(req, 'ip',
+        return ("function", False), *named, None  # function ip() {...})` (a test framework's call given a named
+    # function is its test); `export default isSupported && function httpAdapter(config) {...}`
     if (typed := _class_as_type(target)) is not None:  # C++: a class the grammar took for a function's type
         return _KINDS[typed[0]], typed[1], typed[2], None
     if (alias := _type_alias(target)) is not None:  # C: `typedef struct uv_loop_s uv_loop_t;`
@@ -1584,7 +1585,9 @@ def _js_assigned(node: Any) -> tuple[Any, Any] | None:
 def _js_named_argument(node: Any) -> tuple[Any, Any] | None:
     """(name node, function node) where a module's own statement is a call given a function with a name of its own:
     Express's `defineGetter(req, 'protocol', function protocol() {...})` defines the getter `protocol` (its request's
-    API was code of no definition). A function with no name, or a call inside a function, defines nothing."""
+    API was code of no definition). A function with no name, or a call inside a function, defines nothing (a named
+    callback inside one, Express's `this.on('mount', function onmount(parent) {...})`, cut its function in three:
+    semble's express queries lost one)."""
     if node.type != "expression_statement" or node.named_child_count != 1 or not _top_level(node):
         return None
     call = node.named_children[0]
@@ -1593,6 +1596,28 @@ def _js_named_argument(node: Any) -> tuple[Any, Any] | None:
     named = [(a.child_by_field_name("name"), a) for a in _arguments(call)
              if a.type in ("function_expression", "function") and a.child_by_field_name("name") is not None]
     return named[0] if len(named) == 1 else None
+
+
+def _js_named_operand(node: Any) -> tuple[Any, Any] | None:
+    """(name node, function node) where a module's own statement, or its `export default`, is an expression whose
+    operand is a function with a name of its own: axios's `export default isHttpAdapterSupported && function
+    httpAdapter(config) {...}` (its three adapters were code of no definition, their inner functions the file's)."""
+    if node.type not in ("export_statement", "expression_statement") or not _top_level(node):
+        return None
+    named = [f for f in _operands(node.named_children[-1] if node.named_children else None)
+             if f.type in ("function_expression", "function") and f.child_by_field_name("name") is not None]
+    return (named[0].child_by_field_name("name"), named[0]) if len(named) == 1 else None
+
+
+def _operands(node: Any) -> Iterator[Any]:
+    """The values an expression may be: through `&&`, `||`, `??`, `a ? b : c` and parentheses."""
+    if node is None:
+        return
+    if node.type in ("binary_expression", "ternary_expression", "parenthesized_expression"):
+        for child in node.named_children:
+            yield from _operands(child)
+    else:
+        yield node
 
 
 _NAME_NODES = frozenset({"identifier", "property_identifier", "private_property_identifier"})
@@ -1656,6 +1681,7 @@ def _anonymous_function(node: Any) -> bool:
 # the node types `_as_written` reads (any other is what its type says), and every type that may be a definition or
 # hold one at its head: the walk reads any other node's children alone (most of a file's nodes)
 _READ_AS_WRITTEN = _BINDINGS | {"field_declaration", "constant_declaration", "property_declaration", "pair",
+                                "export_statement",
                                 "expression_statement", "call", "function_definition", "assignment_statement", "field",
                                 "function_call", "type_definition", "macro_invocation", "binary_operator", "argument",
                                 "command", "block", "function", "bind", "signature", "data_type", "newtype",
@@ -1994,10 +2020,12 @@ def only_comments(text: str, language: str | None) -> bool:
 # queries ranked lower.)
 _DECLARES_MODULE = re.compile(r"(?:package|namespace|library|part(?:\s+of)?)\s+[\w.\\]+\s*[;{]?$")
 # what a file's head holds besides its imports and says nothing of what the file does: a namespace's brace on a line
-# of its own, C#'s `#region License` and the `#if` around an import (Json.NET's license and `using` lines, a
-# run of 34, and `namespace Newtonsoft.Json` with its `{`, came before the converters a search asked for)
-_SAYS_NOTHING = re.compile(r"[{}]|#\s*(?:region|endregion|if|elif|else|endif)\b.*")
-_BRACE = re.compile(r"[{}]")
+# of its own and JS's `'use strict';` (axios's files opened with it above their imports, which came before its
+# adapters' code); C#'s `#region License` and the `#if` around an import (Json.NET's license and `using` lines, a run
+# of 34, and `namespace Newtonsoft.Json` with its `{`, came before the converters a search asked for), not a C or C++
+# header's `#if`, which says which platform the code is for (fmt's short searches lost a query)
+_SAYS_NOTHING = re.compile(r"[{}]|[\"']use strict[\"'];?")
+_CSHARP_SAYS_NOTHING = re.compile(r"#\s*(?:region|endregion|if|elif|else|endif)\b.*")
 
 
 def only_imports(text: str, language: str | None) -> bool:
@@ -2008,9 +2036,10 @@ def only_imports(text: str, language: str | None) -> bool:
     code = [n for n, (line, comment) in enumerate(zip(lines, comment_lines(text, language), strict=True), 1)
             if line.strip() and not comment]
     imports = import_lines(text, language) if code else frozenset()
-    nothing = _SAYS_NOTHING if language == "csharp" else _BRACE  # (a C or C++ header's `#if` says which platform)
     return bool(code) and all(n in imports or _DECLARES_MODULE.match(lines[n - 1].strip())
-                              or nothing.fullmatch(lines[n - 1].strip()) for n in code) and any(
+                              or _SAYS_NOTHING.fullmatch(lines[n - 1].strip())
+                              or language == "csharp" and _CSHARP_SAYS_NOTHING.fullmatch(lines[n - 1].strip())
+                              for n in code) and any(
         n in imports or _DECLARES_MODULE.match(lines[n - 1].strip()) for n in code)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
 from ctxsieve.ingest.coderank.query import FILLED, read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, declares, looked_up, place_factor, with_files
+from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, declares, factor_of, looked_up, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
 
@@ -1494,6 +1494,16 @@ def test_a_function_assigned_to_a_property_or_made_by_a_call_is_a_definition() -
     names = {(u.name, u.kind) for u in units_of("lib/request.js", getters)}
     assert ("protocol", "function") in names and ("defineGetter", "function") in names, names
     assert not any(n in ("fresh", "each", "defineGetter.each") for n, _ in names), "no name, or inside a function"
+    adapters = ("const isHttpAdapterSupported = typeof process !== 'undefined';\n\n"
+                "export default isHttpAdapterSupported && function httpAdapter(config) {\n"
+                "  function lookup(host) {\n    return host;\n  }\n  return lookup(config.host);\n}\n")
+    units = {(u.name, u.kind, u.start_line, u.end_line) for u in units_of("lib/adapters/http.js", adapters)}
+    assert {("httpAdapter", "function", 3, 3), ("httpAdapter.lookup", "function", 4, 6)} <= units, units
+    for written in ("export default isSupported ? (function xhrAdapter(config) {\n  return 1;\n}) : null;\n",
+                    "isSupported || function xhrAdapter(config) {\n  return 1;\n};\n"):
+        assert ("xhrAdapter", "function") in {(u.name, u.kind) for u in units_of("lib/xhr.js", written)}, written
+    anonymous = "export default isSupported && function (config) {\n  return 1;\n};\n"
+    assert [u.kind for u in units_of("lib/xhr.js", anonymous)] == ["module"], "no name of its own: the module's code"
     component = ("export function Nav({ onPrev }: Props) {\n  const handlePreviousClick = useCallback(\n"
                  "    (e: MouseEvent) => {\n      onPrev(e);\n    },\n    [onPrev]\n  );\n"
                  "  const label = React.useMemo(() => format(month), [month]);\n"
@@ -1730,7 +1740,26 @@ def test_a_files_imports_alone_count_less_than_its_code() -> None:
     assert only_imports(head, "csharp") and only_imports("namespace Newtonsoft.Json\n{", "csharp"), \
         "a trial's Json.NET: its license region, the `#if` around an import, a namespace's brace"
     assert only_imports("namespace fmt {\n", "cpp") and not only_imports("}\n", "csharp")
+    assert only_imports("'use strict';\n\nimport utils from './utils.js';\n", "javascript"), "axios's file heads"
+    assert not only_imports("#if FMT_USE_X\n#include <x>\n#endif\n", "cpp"), "a C header's #if: its platform"
     assert not only_imports("#if DEBUG\nusing System;\nstatic int x = 1;\n#endif\n", "csharp")
+
+
+def test_a_module_run_of_no_word_counts_less() -> None:
+    """axios's `xhr.js:92`, a `}` alone between two functions, came second for "how is the adapter chosen": its only
+    words were its path's (`adapters`), the shortest unit holding them, and its vector its path's."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("function dispatchXhrRequest(config) {\n  request.onabort = function handleAbort() {\n"
+              "    reject(new Error('aborted'));\n  };\n  if (config.cancelToken) {\n    config.cancelToken.x();\n"
+              "  }\n}\n}\n\nfunction chooseAdapter(names) {\n  // the adapter is chosen by its name\n"
+              "  return names.map(pick)[0];\n}\n")
+    memory = RepoMemory()
+    memory.put_file("lib/adapters/xhr.js", "a", units_of("lib/adapters/xhr.js", source))
+    found = memory.search(read_code_query("how is the adapter chosen"), 5)
+    assert found[0].unit.name == "chooseAdapter", [(h.unit.name, h.unit.text) for h in found]
+    wordless = [u for u in units_of("lib/adapters/xhr.js", source) if u.kind == "module"]
+    assert wordless and all(factor_of(u) < 1.0 for u in wordless), wordless
 
 
 def test_code_commented_out_counts_less_than_code_that_runs_but_is_found_by_its_name() -> None:
