@@ -307,12 +307,15 @@ class RepoMemory:
         return sorted(pool)
 
     def listed_units(self, query: CodeQuery, path_glob: str | None = None) -> list[CodeUnit]:
-        """The units of the files a request of file paths alone lists (none for any other request)."""
+        """The units of the files a request of file paths alone lists (none for any other request): those it names
+        (`CodeQuery.names_file`), as `search` lists them (axios's `lib/core/Axios.js` also counted
+        `test/unit/core/Axios.js`, whose path shares its last two parts, and the answer said "10 more found are not
+        shown" under the whole file)."""
         if not query.paths_only:
             return []
         with self._lock:
             return [self._units[i] for written in query.files for p in self._paths_at(written)
-                    if not path_glob or matches(p, path_glob) for i in self._by_path[p]]
+                    if (not path_glob or matches(p, path_glob)) and query.names_file(p) for i in self._by_path[p]]
 
     def missing(self, query: CodeQuery) -> tuple[str, ...]:
         """What a request of files or places alone names that the repository has nothing at: a file no path of it

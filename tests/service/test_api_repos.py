@@ -1637,6 +1637,24 @@ def test_a_listing_of_a_file_says_how_many_more_it_holds(repos: TestClient, root
     assert not ranked.listing and "best first" in render_hits(ranked), render_hits(ranked)
 
 
+def test_a_listing_counts_only_the_files_it_lists(repos: TestClient, roots: Path) -> None:
+    """A trial listed axios's `lib/core/Axios.js` whole and was told "10 more found are not shown": the count took in
+    `test/unit/core/Axios.js`, whose path shares the listed one's last two parts but which the listing leaves out."""
+    tree = roots / "listing-count"
+    (tree / "lib" / "core").mkdir(parents=True)
+    (tree / "test" / "unit" / "core").mkdir(parents=True)
+    (tree / "lib" / "core" / "axios.py").write_text("".join(f"def core_{i}():\n    return {i}\n\n\n" for i in range(3)))
+    (tree / "test" / "unit" / "core" / "axios.py").write_text("".join(f"def test_{i}():\n    assert {i}\n\n\n"
+                                                                      for i in range(5)))
+    committed(tree)
+    assert repos.put("/v1/repos/listing-count", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "listing-count")
+    body = repos.post("/v1/repos/listing-count/search", json={"query": "lib/core/axios.py", "k": 50}).json()
+    result = CodeSearchResult.from_json(body)
+    assert [h.name for h in result.results] == ["core_0", "core_1", "core_2"] and result.listing, result.results
+    assert result.usage.chunks_total == 3 and "more found" not in render_hits(result), render_hits(result)
+
+
 def test_a_name_many_definitions_have_says_how_many_more(repos: TestClient, roots: Path) -> None:
     """A trial looked up `render` in rich, which 29 definitions have: k of them came, and nothing said there were
     more. The count is every definition of the name (in the files `path` matches), the rest said not shown."""
