@@ -682,12 +682,43 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         moved = bool(named) and not any(i in named for i in holding)
         if moved:
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
-        elif function and not named and _INSTALLED.search(frame.path):  # another installed package's file of the
-            holding = []  # same path (`node_modules/other-lib/lib/index.js`), its function none of the repository's
+        elif function and not named and _INSTALLED.search(frame.path) and not any(
+                _names_written(function).search(units[i].text) for i in holding):  # another installed package's
+            holding = []  # file of the same path (`node_modules/other-lib/lib/index.js`), its function none of the
+        # repository's nor a function its line's definition writes (axios's `function handleRequestTimeout()`, a
+        # callback inside `httpAdapter`)
         # a compiled file's frame: at the definition its name names nearest its line (the compiled file keeps the
         # source's order), never said to come from another version, nothing beside its line (not the source's)
         points.append((frame, holding, moved and not compiled, [] if compiled else own))
-    return points
+    return _programs_own_left_out(points, units)
+
+
+def _programs_own_left_out(points: list[tuple[Frame, list[int], bool, list[int]]], units: Sequence[CodeUnit]
+                           ) -> list[tuple[Frame, list[int], bool, list[int]]]:
+    """Where frames through an installed package's copy point into the repository by their folders too
+    (`node_modules/axios/lib/adapters/http.js`), it is that package: a frame of another installed package
+    (`node_modules/follow-redirects/index.js`) or outside any (the program's own `at async main (/app/index.js:5:3)`,
+    which came second in a trial: axios's root `index.js`) points at nothing here."""
+    home = {_package_of(frame.path) for frame, holding, _moved, _own in points
+            if holding and _package_of(frame.path) and shared_tail(frame.path, units[holding[0]].path) >= 2}
+    if not home:
+        return points
+    return [(frame, holding, moved, own) if _package_of(frame.path) in home else (frame, [], False, [])
+            for frame, holding, moved, own in points]
+
+
+_PACKAGE = re.compile(r"(?:^|/)(?:node_modules|site-packages|dist-packages)/((?:@[^/]+/)?[^/]+)/")
+
+
+def _package_of(path: str) -> str | None:
+    """The installed package a frame's path is a file of (`node_modules/@scope/name/...`: `@scope/name`), if any."""
+    found = _PACKAGE.findall(path.replace("\\", "/"))
+    return found[-1] if found else None
+
+
+@lru_cache(maxsize=256)
+def _names_written(function: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$]){re.escape(function)}(?![\w$])")
 
 
 def _met(written: str, paths: list[str]) -> list[str]:

@@ -1708,6 +1708,20 @@ def test_the_reviews_cases_of_traces_and_javascript_read_as_they_are() -> None:
                                 "    at parse (/app/node_modules/other-lib/lib/index.js:4:3)")
     assert frame_targets(elsewhere, index) == [[]]
     assert not read_request("\t/usr/local/go/src/net/http/server.go:2136 +0x1\n").frames
+    adapter = units_of("lib/adapters/http.js", "export default isSupported && function httpAdapter(config) {\n"
+                       "  req.setTimeout(timeout, function handleRequestTimeout() {\n    reject(timedOut());\n  });\n"
+                       "  return req;\n}\n")
+    root = units_of("index.js", "import axios from './lib/axios.js';\n\nexport default axios;\n")
+    trace = read_code_query("AxiosError: timeout of 1000ms exceeded\n    at RedirectableRequest.handleRequestTimeout "
+                            "(/app/node_modules/axios/lib/adapters/http.js:3:5)\n"
+                            "    at Timeout.<anonymous> (/app/node_modules/follow-redirects/index.js:2:12)\n"
+                            "    at async main (/app/index.js:3:3)\n")
+    units = [*adapter, *root]
+    assert [[units[i].name for i in held] for held in frame_targets(trace, units)] == [["httpAdapter"], [], []], \
+        "a callback its definition writes is the repository's; another package's file and the program's own are not"
+    alone = read_code_query("Error: boom\n    at async main (/app/index.js:3:3)\n")
+    assert [[units[i].name for i in held] for held in frame_targets(alone, units)] == [["index"]], \
+        "with no installed copy pointing here, a frame's file is the repository's"
 
 
 def test_a_files_imports_alone_count_less_than_its_code() -> None:
