@@ -108,14 +108,16 @@ class RepoMemory:
         """`foreign_words`, and its other words are the project's own name alone (`own`: the words of the
         repository's and its folder's names) that a tenth of the units or more hold: "httpx 的超时配置在哪里定义" was
         answered from the definitions `httpx` picked, the word in nearly every path of httpx, none of them about
-        timeouts (hono's name is in a fifth of its definitions, viper's in three quarters). A name for the whole
-        project says nowhere in it; a repository named by a word of its code that few definitions hold (a checkout
-        in `main/` and its `def main()`) still finds them by it."""
+        timeouts (hono's name is in a fifth of its definitions, viper's in three quarters), or that names no
+        definition ("jinja 的沙箱在哪里检查属性访问" found the docstrings whose examples are `.. sourcecode:: jinja`). A
+        name for the whole project says nowhere in it; a repository named by a definition's name that few
+        definitions hold (a checkout in `main/` and its `def main()`) still finds them by it."""
         words = [t for t in query.terms if not is_cjk(t)]
         if not words or any(t not in own for t in words) or not self.foreign_words(query):
             return False
         with self._lock:
-            return all(OWN_NAME_SHARE * len(self._units) <= self._lexical.frequency(t) for t in words)
+            common = all(OWN_NAME_SHARE * len(self._units) <= self._lexical.frequency(t) for t in words)
+        return common or not any(self.defines(t) for t in words)
 
     def _widened(self, lookup: frozenset[str], path_glob: str | None) -> frozenset[str]:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is

@@ -2293,9 +2293,10 @@ def test_a_modules_main_block_counts_as_an_example() -> None:
 
 
 def test_a_chinese_question_naming_only_the_project_is_read_by_meaning() -> None:
-    """A trial's "httpx 的超时配置在哪里定义" was answered from what `httpx`, in nearly every path, picked. The
-    project's own name beside words no definition holds says nowhere; a repository named by a word few definitions
-    hold (a checkout in `main/`, `def main()`) is still found by it, and so is any other English word."""
+    """A trial's "httpx 的超时配置在哪里定义" was answered from what `httpx`, in nearly every path, picked, and
+    another's "jinja 的沙箱在哪里检查属性访问" from the docstrings holding `jinja` (no definition's name). The
+    project's own name beside words no definition holds says nowhere; a repository named by a definition's name few
+    definitions hold (a checkout in `main/`, `def main()`) is still found by it, and so is any other English word."""
     from ctxsieve.indexes.repos.memory import RepoMemory, own_words
 
     memory = RepoMemory()
@@ -2316,7 +2317,9 @@ def test_a_chinese_question_naming_only_the_project_is_read_by_meaning() -> None
                                                       f"export function f{i}(x: number) {{\n  return x\n}}\n"))
     asked = read_code_query("hono 如何处理跨域请求")
     assert fifth.names_only_itself(asked, own_words("hono", "/src/hono"))
-    assert not few.names_only_itself(asked, own_words("hono", "/src/hono"))
+    assert few.names_only_itself(asked, own_words("hono", "/src/hono")), "a word of few and no definition's name"
+    few.put_file("src/hono.ts", "h", units_of("src/hono.ts", "export function hono(x: number) {\n  return x\n}\n"))
+    assert not few.names_only_itself(asked, own_words("hono", "/src/hono")), "a name few hold and one defines"
     for query, words in (("httpx 的 timeout 配置在哪里定义", own), ("超时配置在哪里定义", own),
                          ("main 函数在哪里定义", own_words("app", "/work/main")), ("httpx config", own)):
         assert not memory.names_only_itself(read_code_query(query), words), query
