@@ -30,6 +30,7 @@ DEFAULT_TOKENS = 2000  # a search's budget when the request sets none
 HEAD_TOKENS = 80
 HEAD_SHARE = 4  # a head's one long line may cost up to this share of the budget (1 / HEAD_SHARE)
 HEAD_MAX_TOKENS = 240  # a head reaches its header line below a doc comment up to this many tokens
+BEST_SHARE = 2  # the best hit is shown whole first where it costs at most this share of the budget (1 / BEST_SHARE)
 HEADER_LINES = 60  # looked through for a unit's header line
 
 
@@ -77,6 +78,10 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
             head = max(head, unit_costs.total(through))  # line before any other hit's head, where it fits (a
             # trial's `Viper.find` at 300 tokens showed eight lines of its doc comment and no `func` line, then a
             # TODO); where it does not, the head is as any other's and the budget goes on to the next hits
+        if i == 0 and not focus and (whole := unit_costs.total(len(unit_costs))) <= (max_tokens - around) // BEST_SHARE:
+            head = max(head, whole)  # the best hit whole where it costs at most that share of the budget, before
+            # the others' heads: at 800 tokens a trial's 8-line `is_safe_attribute` was cut above its one line of
+            # logic, its `return not (attr.startswith("_") ...)`, and six more hits shown
         first, end, spent = _grow(unit_costs, focus, focus, min(head, max_tokens - used - around))
         if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):

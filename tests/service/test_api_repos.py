@@ -812,6 +812,32 @@ def test_the_best_definitions_head_reaches_its_header_line_before_the_others_hea
         assert len(pack_hits(hits, tokenizer.count, budget)) > 1, budget  # next hit's too, as before)
 
 
+def test_a_short_best_definition_is_shown_whole_before_the_others_heads(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """Two trials at 800 tokens: jinja's 8-line `is_safe_attribute` was cut above its one line of logic (`return not
+    (attr.startswith("_") ...)`) while six more hits were shown. The best hit is shown whole first where it costs at
+    most half the budget; a longer one keeps a head as the others do, and the budget goes on to them."""
+    from ctxsieve.indexes.repos.memory import Hit
+    from ctxsieve.indexes.repos.results import pack_hits
+    from ctxsieve.ingest.coderank.units import units_of
+
+    doc = ("    The sandboxed environment will call this method to check if the attribute of an object is safe\n"
+           "    to access. Per default all attributes starting with an underscore are considered private as well\n"
+           "    as the special attributes of internal python objects as returned by the is_internal_attribute\n"
+           "    function; a subclass may allow more, or fewer, and say so here.\n")
+    text = (f'def is_safe_attribute(self, obj, attr, value):\n    """\n{doc}    """\n'
+            '    return not (attr.startswith("_") or is_internal_attribute(obj, attr))\n\n\n'
+            + "".join(f"def other_{i}(obj, attr):\n" + "".join(f"    step_{j} = attr.lookup_{i}_{j}(obj)\n"
+                                                             for j in range(12)) + "    return obj\n\n\n"
+                      for i in range(9)))
+    units = {u.name: u for u in units_of("sandbox.py", text)}
+    hits = [Hit(units["is_safe_attribute"], 3.0), *(Hit(units[f"other_{i}"], 1.0) for i in range(9))]
+    shown = pack_hits(hits, tokenizer.count, 800)
+    assert shown[0].text.endswith('return not (attr.startswith("_") or is_internal_attribute(obj, attr))'), shown[0]
+    assert len(shown) > 1, "the budget goes on to the next hits"
+    longer = [Hit(units["other_0"], 3.0), *(Hit(units[f"other_{i}"], 1.0) for i in range(1, 9))]
+    assert not pack_hits(longer, tokenizer.count, 300)[0].text.endswith("return obj"), "more than half: a head"
+
+
 def test_a_definition_below_a_doc_longer_than_its_head_is_shown_from_around_its_header_line(tokenizer) -> None:  # type: ignore[no-untyped-def]
     """A Julia docstring of 47 lines above `Base.eachrow(df) = ...` (an Elixir `@doc`, a long JSDoc) had the head show
     its first lines and never the line that says what the definition is: at a small budget the hit is shown around
