@@ -252,18 +252,23 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int =
 
 
 def _held(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool = False) -> tuple[float, bool]:
-    """The share of the phrase's words the text's longest held run has, from its beginning or from after a value it
-    fills in (FILLED: a message's runs between its values, `does not exist` of `file at path * does not exist`, count
-    as the part of it they are), and whether the text fills a value in there with a placeholder. A run held inside a
-    longer message (`StaticFiles directory '{d}' does not exist` for `Directory 'x' does not exist`) counts
-    INSIDE_A_MESSAGE of it: the message printed is the one that opens with it."""
-    best = (0.0, False)
+    """The share of the phrase's words the text holds in its runs, each held from the phrase's beginning or from
+    after a value it fills in (FILLED), and whether the text fills a value in there with a placeholder. A message's
+    runs between its values count as the parts of it they are (`does not exist` of `file at path * does not exist`),
+    and a message the code builds of several strings is held by all of them (jinja's "Encountered unknown tag
+    {name!r}." then "Jinja was looking for the following tags: ..." then "The innermost block ..."). A run held
+    inside a longer message (`StaticFiles directory '{d}' does not exist` for `Directory 'x' does not exist`)
+    counts INSIDE_A_MESSAGE of it: the message printed is the one that opens with it."""
+    covered, fills = [0.0] * len(words), False  # (each word held by a run: the words of runs that overlap once)
     for start in [0, *(i + 1 for i, word in enumerate(words[:-1]) if word == FILLED)]:
-        n, fills, opens = _held_from(words[start:], text, least, literal)
-        share = n / len(words) * (1.0 if opens else INSIDE_A_MESSAGE)
-        if share > best[0]:
-            best = (share, fills)
-    return best
+        n, filled, opens = _held_from(words[start:], text, least, literal)
+        for i in range(start, start + n):
+            covered[i] = max(covered[i], 1.0 if opens else INSIDE_A_MESSAGE)
+        fills = fills or filled
+    for i in range(1, len(words) - 1):  # (a value between two runs held: where the code fills one in)
+        if words[i] == FILLED and not covered[i]:
+            covered[i] = min(covered[i - 1], covered[i + 1])
+    return sum(covered) / len(words), fills
 
 
 INSIDE_A_MESSAGE = 0.9

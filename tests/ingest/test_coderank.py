@@ -1205,6 +1205,14 @@ def test_a_message_whose_values_part_it_into_short_runs_finds_its_format_string(
                            "q.merge(...)", "q.set(key, value)"))]
     assert list(phrases_held(["queryparams are immutable since * use * to create an updated copy"], copies)) == [
         1.0, 1.0], "a value of four words, as written"
+    built = CodeUnit("parser.py", "a", "function", 1, 6, (
+        'message = [f"Encountered unknown tag {name!r}."]\n'
+        'message.append(f"Jinja was looking for the following tags: {currently_looking}.")\n'
+        'message.append(\n    "The innermost block that needs to be closed is"\n    f" {self._tag_stack[-1]!r}."\n)\n'))
+    pasted = read_code_query("jinja2.exceptions.TemplateSyntaxError: Encountered unknown tag 'endfor'. Jinja was "
+                             "looking for the following tags: 'endif'. The innermost block that needs to be closed is "
+                             "'if'.").phrases
+    assert list(phrases_held(pasted, [built])) == [1.0], "a message built of three strings, held by all of them"
     held = phrases_held(["directory * does not exist"], starlette)
     assert held[1] == 1.0 and 0 < held[2] < held[1], "held inside a longer message, less: the printed one opens so"
 
