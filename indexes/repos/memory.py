@@ -117,7 +117,13 @@ class RepoMemory:
             return False
         with self._lock:
             common = all(OWN_NAME_SHARE * len(self._units) <= self._lexical.frequency(t) for t in words)
-        return common or not any(self.defines(t) for t in words)
+        return common or not any(self._names_a_definition(t) for t in words)
+
+    def _names_a_definition(self, word: str) -> bool:
+        """Some definition is named `word`, in any case (`type Server` for `server`)."""
+        with self._lock:
+            return any(leaf.lower() == word and any(self._units[i].defines_name for i in held)
+                       for leaf, held in self._by_leaf.items())
 
     def _widened(self, lookup: frozenset[str], path_glob: str | None) -> frozenset[str]:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is

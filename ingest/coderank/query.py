@@ -198,6 +198,8 @@ def _runs(messages: list[str], least: int) -> tuple[str, ...]:
 
 
 FILLED = "*"  # in a phrase, a value the message filled in, which code writes as a placeholder (`%q`, `{name!r}`)
+MESSAGE_WORDS = 16  # a message read whole: its first words, values included (a review's 400-word error line took
+# 25 s to match against one definition: each of its runs, at each length, a pattern of its own)
 _WRITTEN = re.compile(r"[A-Za-z][A-Za-z_-]*(?:'[a-z]{1,2})?[.,;:!?]?")  # a word as written (`reader's`, `can't`)
 
 
@@ -211,6 +213,7 @@ def _with_values(message: str, least: int) -> str | None:
             words.append(token.lower())
         elif words and words[-1] != FILLED:  # (a value first says nothing: the phrase opens at a word)
             words.append(FILLED)
+    del words[MESSAGE_WORDS:]  # (its opening says which message it is; a long one cost a search seconds)
     while words and words[-1] == FILLED:
         words.pop()
     if FILLED not in words or len(words) - words.count(FILLED) < least:

@@ -242,8 +242,8 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int =
         found = [_held(words, text, least, literal) for text in texts]
         held = np.array([share for share, _ in found])
         fills = np.array([fill for _, fill in found])
-        if fills.any():  # (the code that fills the message's values in says it, not a test's or a doc's copy of it)
-            held = held * fills
+        if (fills & shipped).any():  # (the code that fills the message's values in says it, not a test's or a doc's
+            held = held * fills  # copy of it; a test's placeholder does not outweigh code that joins the message)
         # (the code's holders: tests asserting the message, and examples printing it, are no rivals of the code)
         holders = int(np.count_nonzero(held * shipped)) or int(np.count_nonzero(held))
         if holders:
@@ -280,10 +280,11 @@ def _held_from(words: list[str], text: str, least: int, literal: bool) -> tuple[
     if words[0] not in text:
         return 0, False, False
     filled = FILLED in words  # (its values are matched by the pattern alone, as a placeholder or as written)
-    formats = filled or any(mark in text for mark in _PLACEHOLDER_MARKS)  # (else no pattern is tried)
+    marks = any(mark in text for mark in _PLACEHOLDER_MARKS)
+    formats = filled or marks  # (else no pattern is tried)
     for n in range(len(words), least - 1, -1):
-        if words[n - 1] == FILLED:
-            continue
+        if words[n - 1] == FILLED or not marks and words[n - 1] not in text:  # (a head whose last word no
+            continue  # placeholder can stand for: none to try)
         head = " ".join(words[:n])
         if not filled and head in text:
             opens = _opens_message(text, head)
@@ -325,7 +326,7 @@ def _opens_at(text: str, at: int) -> bool:
 # a value a printed message fills in, as the code writes it: printf's `%s`, `%-8d`, `%v`; Python's and Rust's `{}`,
 # `{0}`, `{name!r}`; JS's `${name}`; Kotlin's, Groovy's, Dart's and a shell's `$item`; Ruby's `#{name}`; Swift's
 # `\(name)` (a trial's `Can't append Foo@1a2b3c as it has unknown type`, Kotlin's `"Can't append $item as ..."`)
-_PLACEHOLDER = r"(?:%[-+ #0-9.*]*[a-zA-Z]|[$#]?\{[^{}\s]*\}|\$[A-Za-z_]\w*|\\\([^()\s]*\))"
+_PLACEHOLDER = r"(?:%(?:\([^()\s]*\))?[-+ #0-9.*]*[a-zA-Z]|[$#]?\{[^{}\s]*\}|\$[A-Za-z_]\w*|\\\([^()\s]*\))"
 
 
 _PLACEHOLDER_MARKS = ("%", "{", "$", "\\(")  # a text holding none of them fills no value in
@@ -700,16 +701,24 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
 
 def _programs_own_left_out(points: list[tuple[Frame, list[int], bool, list[int]]], units: Sequence[CodeUnit]
                            ) -> list[tuple[Frame, list[int], bool, list[int]]]:
-    """Where frames through an installed package's copy point into the repository by their folders too
-    (`node_modules/axios/lib/adapters/http.js`), it is that package: a frame of another installed package
-    (`node_modules/follow-redirects/index.js`) or outside any (the program's own `at async main (/app/index.js:5:3)`,
-    which came second in a trial: axios's root `index.js`) points at nothing here."""
+    """Where a frame through an installed package's copy names a definition the repository has at its line
+    (`at Axios.request (node_modules/axios/lib/core/Axios.js:45:41)`), the repository is that package: a frame of
+    another installed package (`node_modules/follow-redirects/index.js`) or outside any (the program's own `at async
+    main (/app/index.js:5:3)`, which came second in a trial: axios's root `index.js`) points at nothing here, unless
+    it too names the definition at its line (a checkout's own frames, beside a dependency's)."""
     home = {_package_of(frame.path) for frame, holding, _moved, _own in points
-            if holding and _package_of(frame.path) and shared_tail(frame.path, units[holding[0]].path) >= 2}
+            if _package_of(frame.path) and _names_its_definition(frame, holding, units)}
     if not home:
         return points
-    return [(frame, holding, moved, own) if _package_of(frame.path) in home else (frame, [], False, [])
+    return [(frame, holding, moved, own) if _package_of(frame.path) in home or
+            _names_its_definition(frame, holding, units) else (frame, [], False, [])
             for frame, holding, moved, own in points]
+
+
+def _names_its_definition(frame: Frame, holding: list[int], units: Sequence[CodeUnit]) -> bool:
+    """The frame's function is the definition its line points at (`Axios.request` at a line of `Axios.request`)."""
+    function = _frame_function(frame.function)
+    return bool(holding) and function is not None and units[holding[0]].leaf == function
 
 
 _PACKAGE = re.compile(r"(?:^|/)(?:node_modules|site-packages|dist-packages)/((?:@[^/]+/)?[^/]+)/")
@@ -723,7 +732,10 @@ def _package_of(path: str) -> str | None:
 
 @lru_cache(maxsize=256)
 def _names_written(function: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$]){re.escape(function)}(?![\w$])")
+    """A function of that name defined in code, as JS writes one (`function handleRequestTimeout(`, `onerror =
+    function`, `done: async (`), not a call of it (a dependency's `next` frame at a line that calls `next(...)`)."""
+    name = re.escape(function)
+    return re.compile(rf"\bfunction\s*\*?\s*{name}\s*\(|(?<![\w$.]){name}\s*[:=]\s*(?:async\s*)?(?:function\b|\()")
 
 
 def _met(written: str, paths: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
-from ctxsieve.ingest.coderank.query import FILLED, read_code_query
+from ctxsieve.ingest.coderank.query import FILLED, MESSAGE_WORDS, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, declares, factor_of, looked_up, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
@@ -1213,6 +1213,17 @@ def test_a_message_whose_values_part_it_into_short_runs_finds_its_format_string(
                              "looking for the following tags: 'endif'. The innermost block that needs to be closed is "
                              "'if'.").phrases
     assert list(phrases_held(pasted, [built])) == [1.0], "a message built of three strings, held by all of them"
+    joined = CodeUnit("src/OptionParser.java", "a", "method", 1, 1,
+                      'throw new OptionException("Unknown option \'" + name + "\' for command " + command);')
+    asserted = CodeUnit("test/OptionParserTest.java", "b", "method", 1, 1,
+                        'assertEquals(String.format("Unknown option \'%s\' for command %s", n, c), e.getMessage());')
+    django = CodeUnit("validators.py", "c", "class", 1, 1,
+                      'message = _("Ensure this value is less than or equal to %(limit_value)s and not more.")')
+    held = phrases_held(["unknown option * for command"], [joined, asserted])
+    assert held[0] > 0 and held[1] > 0, "a test's placeholder does not outweigh the code that joins the message"
+    assert list(phrases_held(["ensure this value is less than or equal to * and not more"], [django])) == [1.0]
+    long = read_code_query("ValueError: " + " ".join(f"the value 'v{i}' is not valid" for i in range(80)))
+    assert all(len(p.split()) <= MESSAGE_WORDS for p in long.phrases), "a message read by its first words"
     held = phrases_held(["directory * does not exist"], starlette)
     assert held[1] == 1.0 and 0 < held[2] < held[1], "held inside a longer message, less: the printed one opens so"
 
@@ -1718,18 +1729,26 @@ def test_the_reviews_cases_of_traces_and_javascript_read_as_they_are() -> None:
     assert not read_request("\t/usr/local/go/src/net/http/server.go:2136 +0x1\n").frames
     adapter = units_of("lib/adapters/http.js", "export default isSupported && function httpAdapter(config) {\n"
                        "  req.setTimeout(timeout, function handleRequestTimeout() {\n    reject(timedOut());\n  });\n"
-                       "  return req;\n}\n")
+                       "  return next(req);\n}\n")
+    core = units_of("lib/core/Axios.js", "class Axios {\n  request(config) {\n    return dispatch(config);\n  }\n}\n")
     root = units_of("index.js", "import axios from './lib/axios.js';\n\nexport default axios;\n")
-    trace = read_code_query("AxiosError: timeout of 1000ms exceeded\n    at RedirectableRequest.handleRequestTimeout "
-                            "(/app/node_modules/axios/lib/adapters/http.js:3:5)\n"
-                            "    at Timeout.<anonymous> (/app/node_modules/follow-redirects/index.js:2:12)\n"
-                            "    at async main (/app/index.js:3:3)\n")
-    units = [*adapter, *root]
-    assert [[units[i].name for i in held] for held in frame_targets(trace, units)] == [["httpAdapter"], [], []], \
+    frames = ("    at RedirectableRequest.handleRequestTimeout (/app/node_modules/axios/lib/adapters/http.js:3:5)\n"
+              "    at Timeout.<anonymous> (/app/node_modules/follow-redirects/index.js:2:12)\n"
+              "    at Axios.request (/app/node_modules/axios/lib/core/Axios.js:3:5)\n"
+              "    at async main (/app/index.js:3:3)\n")
+    units = [*adapter, *core, *root]
+    trace = read_code_query(f"AxiosError: timeout of 1000ms exceeded\n{frames}")
+    assert [[units[i].name for i in held] for held in frame_targets(trace, units)] == [
+        ["httpAdapter"], [], ["Axios.request"], []], \
         "a callback its definition writes is the repository's; another package's file and the program's own are not"
-    alone = read_code_query("Error: boom\n    at async main (/app/index.js:3:3)\n")
-    assert [[units[i].name for i in held] for held in frame_targets(alone, units)] == [["index"]], \
-        "with no installed copy pointing here, a frame's file is the repository's"
+    for unnamed in (frames.replace("Axios.request", "Axios.<anonymous>"),  # (no frame names its definition here:
+                    frames.replace("/app/node_modules/axios/lib/core", "/home/me/axios/lib/core")):  # or a checkout)
+        held = frame_targets(read_code_query(f"AxiosError: timeout\n{unnamed}"), units)
+        assert [units[i].name for i in held[3]] == ["index"], "no installed copy is shown to be the repository"
+    dependency = read_code_query("Error: boom\n    at next (/app/node_modules/router/lib/adapters/http.js:5:3)\n"
+                                 "    at Axios.request (/app/node_modules/axios/lib/core/Axios.js:3:5)\n")
+    assert [[units[i].name for i in held] for held in frame_targets(dependency, units)] == [[], ["Axios.request"]], \
+        "a line that calls the frame's function is not its definition: another package's file"
 
 
 def test_a_files_imports_alone_count_less_than_its_code() -> None:
@@ -2326,7 +2345,7 @@ def test_a_chinese_question_naming_only_the_project_is_read_by_meaning() -> None
     asked = read_code_query("hono 如何处理跨域请求")
     assert fifth.names_only_itself(asked, own_words("hono", "/src/hono"))
     assert few.names_only_itself(asked, own_words("hono", "/src/hono")), "a word of few and no definition's name"
-    few.put_file("src/hono.ts", "h", units_of("src/hono.ts", "export function hono(x: number) {\n  return x\n}\n"))
+    few.put_file("src/hono.ts", "h", units_of("src/hono.ts", "export class Hono {\n  hono = 1\n}\n"))
     assert not few.names_only_itself(asked, own_words("hono", "/src/hono")), "a name few hold and one defines"
     for query, words in (("httpx 的 timeout 配置在哪里定义", own), ("超时配置在哪里定义", own),
                          ("main 函数在哪里定义", own_words("app", "/work/main")), ("httpx config", own)):
