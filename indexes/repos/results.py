@@ -73,15 +73,8 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
         around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name, unit.within) + "\n") \
             + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
         head = _head_tokens(unit_costs, focus, max_tokens)
-        if i == 0 and not focus and (through := _header_end(hit, unit_costs)) and \
-                unit_costs.total(through) <= max_tokens - used - around:  # the best hit's head reaches its header
-            head = max(head, unit_costs.total(through))  # line before any other hit's head, where it fits (a
-            # trial's `Viper.find` at 300 tokens showed eight lines of its doc comment and no `func` line, then a
-            # TODO); where it does not, the head is as any other's and the budget goes on to the next hits
-        if i == 0 and not focus and (whole := unit_costs.total(len(unit_costs))) <= (max_tokens - around) // BEST_SHARE:
-            head = max(head, whole)  # the best hit whole where it costs at most that share of the budget, before
-            # the others' heads: at 800 tokens a trial's 8-line `is_safe_attribute` was cut above its one line of
-            # logic, its `return not (attr.startswith("_") ...)`, and six more hits shown
+        if i == 0 and not focus:
+            head = _best_head(hit, unit_costs, head, max_tokens - around)
         first, end, spent = _grow(unit_costs, focus, focus, min(head, max_tokens - used - around))
         if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
@@ -120,6 +113,19 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
                 shown[i], used = (0, len(unit_costs)), used + left - freed  # (a `}` alone had been "not shown")
     return [_result(hit, unit_costs.lines, first, end, unit_costs.total(end) - unit_costs.total(first), windows)
             for hit, unit_costs, (first, end) in zip(hits, costs, shown, strict=True) if end > first]
+
+
+def _best_head(hit: Hit, costs: _LineCosts, head: int, budget: int) -> int:
+    """What the best hit's head may cost, before any other hit's head: the whole hit where it costs at most
+    1 / BEST_SHARE of the budget (at 800 tokens a trial's 8-line `is_safe_attribute` was cut above its one line of
+    logic, six more hits shown), else its lines through its header line where they fit (a trial's `Viper.find` at
+    300 tokens showed eight lines of its doc comment and no `func` line, then a TODO), else a head as any other's,
+    the budget going on to the next hits."""
+    if (whole := costs.total(len(costs))) <= budget // BEST_SHARE:
+        return max(head, whole)
+    if (through := _header_end(hit, costs)) and costs.total(through) <= budget:
+        return max(head, costs.total(through))
+    return head
 
 
 def _head_tokens(costs: _LineCosts, first: int, max_tokens: int) -> int:

@@ -303,9 +303,9 @@ def _said_words(match: re.Match[str], words: Sequence[str]) -> tuple[int, int]:
     """How many of the phrase's words the match bears out: a word written as the phrase has it, and a value the
     phrase fills in (FILLED) where the code writes a placeholder; a placeholder in a written word's stead does not.
     Then how many of those are values."""
-    values = match.groups()
-    written = sum(value is None for word, value in zip(words[1:], values, strict=True) if word != FILLED)
-    fills = sum(value is not None for word, value in zip(words[1:], values, strict=True) if word == FILLED)
+    pairs = list(zip(words[1:], match.groups(), strict=True))
+    fills = sum(word == FILLED and value is not None for word, value in pairs)
+    written = sum(word != FILLED and value is None for word, value in pairs)
     return 1 + written + fills, fills
 
 
@@ -688,7 +688,7 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         moved = bool(named) and not any(i in named for i in holding)
         if moved:
             holding = [min(named, key=lambda i: (abs(units[i].start_line - line), i))]
-        elif function and not named and _INSTALLED.search(frame.path) and not any(
+        elif function and not named and _package_of(frame.path) and not any(
                 _names_written(function).search(units[i].text) for i in holding):  # another installed package's
             holding = []  # file of the same path (`node_modules/other-lib/lib/index.js`), its function none of the
         # repository's nor a function its line's definition writes (axios's `function handleRequestTimeout()`, a
@@ -721,7 +721,8 @@ def _names_its_definition(frame: Frame, holding: list[int], units: Sequence[Code
     return bool(holding) and function is not None and units[holding[0]].leaf == function
 
 
-_PACKAGE = re.compile(r"(?:^|/)(?:node_modules|site-packages|dist-packages)/((?:@[^/]+/)?[^/]+)/")
+_PACKAGE = re.compile(r"(?:^|/)(?:node_modules|site-packages|dist-packages)/((?:@[^/]+/)?[^/]+)/")  # an installed
+# copy's folder, and the package's name in it
 
 
 def _package_of(path: str) -> str | None:
@@ -750,7 +751,6 @@ def _closest(written: str, paths: list[str]) -> set[str]:
     return {path for path, tail in tails.items() if tail == max(tails.values())}
 
 
-_INSTALLED = re.compile(r"(^|/)(node_modules|site-packages|dist-packages)/")
 
 
 def _frame_function(written: str | None) -> str | None:

@@ -2036,11 +2036,13 @@ def only_imports(text: str, language: str | None) -> bool:
     code = [n for n, (line, comment) in enumerate(zip(lines, comment_lines(text, language), strict=True), 1)
             if line.strip() and not comment]
     imports = import_lines(text, language) if code else frozenset()
-    return bool(code) and all(n in imports or _DECLARES_MODULE.match(lines[n - 1].strip())
-                              or _SAYS_NOTHING.fullmatch(lines[n - 1].strip())
-                              or language == "csharp" and _CSHARP_SAYS_NOTHING.fullmatch(lines[n - 1].strip())
-                              for n in code) and any(
-        n in imports or _DECLARES_MODULE.match(lines[n - 1].strip()) for n in code)
+    heads = [n in imports or bool(_DECLARES_MODULE.match(lines[n - 1].strip())) for n in code]
+    return any(heads) and all(head or _says_nothing(lines[n - 1].strip(), language) for n, head in zip(code, heads,
+                                                                                                     strict=True))
+
+
+def _says_nothing(line: str, language: str | None) -> bool:
+    return bool(_SAYS_NOTHING.fullmatch(line) or language == "csharp" and _CSHARP_SAYS_NOTHING.fullmatch(line))
 
 
 def comment_lines(text: str, language: str | None) -> list[bool]:
