@@ -334,6 +334,21 @@ def sources_of(written: str) -> tuple[str, ...]:
     return tuple(f"{stem}{other}" for other in _COMPILED.get(f"{dot}{suffix}", ())) if dot else ()
 
 
+# An installed copy's folder: what follows it is the package's own path, which a checkout of the package holds under
+# its root (`node_modules/axios/lib/core/Axios.js` is `lib/core/Axios.js`, a gem's `gems/faraday-2.9.0/lib/...` and
+# Composer's `vendor/guzzlehttp/guzzle/src/...` likewise); Python's `site-packages/flask/app.py` keeps the package's
+# own folder (a checkout's `src/flask/app.py`)
+_INSTALLED_AT = re.compile(r"(?:^|/)(?:(?:site|dist)-packages/(?=[^/]+/)|node_modules/(?:@[^/]+/)?[^/]+/"
+                           r"|gems/[^/]+-\d[^/]*/|vendor/[^/]+/[^/]+/(?=.*\.php$))")
+
+
+def installed_part(written: str) -> str:
+    """The part of a path as written that a checkout of its package holds, past an installed copy's folder (the whole
+    path when it names none)."""
+    found = [m.end() for m in _INSTALLED_AT.finditer(written.replace("\\", "/"))]
+    return written[found[-1]:] if found else written
+
+
 def paths_meet(written: str, path: str) -> bool:
     """A path as written names a file: the file's name and its folder agree (or just the name, when one side gives no
     folder). A traceback from an installed copy names the same module under another root (`site-packages/flask/app.py`

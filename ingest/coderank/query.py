@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from ctxsieve_client.languages import LANGUAGES
 
 from ..analyzers import code_terms
-from ..request import Frame, is_frame_line, outside_frames, read_request, without_generics
+from ..request import Frame, installed_part, is_frame_line, outside_frames, read_request, without_generics
 from .units import last_part, operator_of
 
 __all__ = ["SEARCH_WORDS", "CodeQuery", "asks_for_tests", "code_shaped", "file_keys", "lookup_names",
@@ -22,7 +22,7 @@ _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse
 # `components.test.tsx`, `index.spec.ts`, `jquery.min.js`, `types.d.ts` were read as words); without one, a qualified
 # name ending in a letter a suffix has (`torch.Tensor.t`, `i18n.global.t`) is a name, not a file
 _FILE_MARKERS = "test|tests|spec|specs|e2e|min|d|config|module|service|stories|story|mock|mocks|setup|bench|slim|umd"
-_FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)+[\w-]+(?:\.[\w-]+)*\.(?:{_SUFFIXES})"
+_FILE = re.compile(rf"(?<![\w/.-])(/?(?:[\w.-]+/)+[\w-]+(?:\.[\w-]+)*\.(?:{_SUFFIXES})"
                    rf"|[\w-]+(?:\.(?:{_FILE_MARKERS}))*\.(?:{_SUFFIXES}))\b")
 _LEADING_DOTS = re.compile(r"^(?:\.\.?/)+")  # `./pkg/a.py`, `../pkg/a.py`: not `.github/...`'s dot
 _MODULE = re.compile(r"\b([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,8})\b")
@@ -61,7 +61,7 @@ class CodeQuery:
             return 0
         best = 0
         for written in self.files:
-            parts = tuple(written.split("/"))
+            parts = tuple(installed_part(written).lstrip("/").split("/"))
             if len(parts) <= len(own) and own[-len(parts):] == parts:
                 best = max(best, 2 if len(parts) > 1 else 1)
             elif 2 <= len(own) < len(parts) and parts[-len(own):] == own:  # a longer path ending in the whole of

@@ -1681,6 +1681,24 @@ def test_a_listing_counts_only_the_files_it_lists(repos: TestClient, roots: Path
     assert result.usage.chunks_total == 3 and "more found" not in render_hits(result), render_hits(result)
 
 
+def test_a_file_listed_by_an_installed_copys_or_an_absolute_path(repos: TestClient, roots: Path) -> None:
+    """A review listed flask's `site-packages/flask/app.py` (a traceback's path) and was answered with another
+    app.py's definitions, no file in order; an absolute path (`/home/me/flask/src/flask/app.py`, as agents write
+    them) was not read as a file at all. Both list the checkout's own file, in its order."""
+    tree = roots / "installed-listing"
+    (tree / "src" / "flask" / "sansio").mkdir(parents=True)
+    (tree / "src" / "flask" / "app.py").write_text("".join(f"def app_{i}():\n    return {i}\n\n\n" for i in range(3)))
+    (tree / "src" / "flask" / "sansio" / "app.py").write_text("def find_app_package():\n    return 'site packages'\n")
+    committed(tree)
+    assert repos.put("/v1/repos/installed-listing", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "installed-listing")
+    for written in ("/usr/lib/python3.12/site-packages/flask/app.py", "site-packages/flask/app.py",
+                    f"{tree}/src/flask/app.py"):
+        result = CodeSearchResult.from_json(repos.post("/v1/repos/installed-listing/search",
+                                                       json={"query": written}).json())
+        assert [h.name for h in result.results] == ["app_0", "app_1", "app_2"] and result.listing, (written, result)
+
+
 def test_a_name_many_definitions_have_says_how_many_more(repos: TestClient, roots: Path) -> None:
     """A trial looked up `render` in rich, which 29 definitions have: k of them came, and nothing said there were
     more. The count is every definition of the name (in the files `path` matches), the rest said not shown."""
