@@ -29,7 +29,7 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "last_pa
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 47  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
+UNITS_VERSION = 48  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
 # a Rust blanket impl named by its trait; 38: a Java or C# record and a Java annotation type of their own kinds,
 # Kotlin's enum, interface and annotation too, and a one-line type with no body a definition outside the C family;
 # 39: C++ read through more of the macros and casts its grammar cannot, names without template arguments at any depth;
@@ -39,7 +39,8 @@ UNITS_VERSION = 47  # (37: each type of a Go group its own unit, a Go struct's a
 # 44: an annotation macro on the line after a function's parameters, no macro rule inside a `#define`, CRLF lines;
 # 45: a TS function under a cast (`(...) as any`), a TS generic call signature on its own line without semicolons;
 # 46: the review's: no `;` after a line that continues, a comment in a cast's parentheses;
-# 47: a JS function with a name of its own that is an operand of a module's statement: `export default a && function f`)
+# 47: a JS function with a name of its own that is an operand of a module's statement: `export default a && function f`;
+# 48: a source root in any case, Json.NET's `Src/`)
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
@@ -172,8 +173,8 @@ def module_name(path: str) -> str:
                 and parts[i + 2] in _JVM_ROOTS[1]), None)  # (at any depth: okhttp's okhttp/src/main/kotlin/okhttp3)
     if jvm is not None:
         del parts[: jvm + 3]
-    elif len(parts) > 1 and parts[0] in _SOURCE_ROOTS:
-        parts.pop(0)
+    elif len(parts) > 1 and (parts[0] in _SOURCE_ROOTS or parts[0].lower() in _SOURCE_ROOTS):  # (Json.NET's `Src/`;
+        parts.pop(0)  # an R package's `R/` as written: not every folder `r`)
     return ".".join(parts) or PurePosixPath(path).stem
 
 

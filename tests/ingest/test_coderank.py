@@ -61,6 +61,8 @@ def test_a_file_as_units_with_qualified_names_and_true_spans() -> None:
     assert module_name("okhttp/src/main/kotlin/okhttp3/Cache.kt") == "okhttp3.Cache"
     assert module_name("include/fmt/format.h") == "fmt.format", "as code includes it (was include.fmt.format)"
     assert module_name("src/index.ts") == "src" and module_name("tests/test_core.py") == "tests.test_core"
+    assert module_name("Src/Newtonsoft.Json/JsonConvert.cs") == "Newtonsoft.Json.JsonConvert", "was Src.Newtonsoft..."
+    assert module_name("R/utils.R") == "utils" and module_name("r/utils.py") == "r.utils"
 
 
 def test_a_request_names_files_modules_and_names() -> None:
