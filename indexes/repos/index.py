@@ -790,13 +790,13 @@ def _matched_lines(result: CodeResult, lines: list[str] | None, shown: set[int],
 
 def _is_short_function(unit: CodeUnit) -> bool:
     return unit.kind in WHOLE_KINDS and not unit.rest and \
-        max(unit.end_line, unit.definition_end) - unit.start_line < REST_WHOLE_LINES
+        unit.last_line - unit.start_line < REST_WHOLE_LINES
 
 
 def _within_short(unit: CodeUnit, function: CodeUnit) -> bool:
     """`unit` lies in `function`'s lines (the function's first part itself included)."""
     return unit.path == function.path and function.start_line <= unit.start_line and \
-        unit.end_line <= max(function.end_line, function.definition_end)
+        unit.end_line <= function.last_line
 
 
 def _short_outer(unit: CodeUnit, memory: RepoMemory) -> CodeUnit | None:

@@ -353,7 +353,7 @@ class RepoMemory:
             return ()
         with self._lock:
             return tuple(f"{frame.path}:{frame.line}" for frame in query.frames if any(
-                not any(u.start_line <= (frame.line or 0) <= max(u.end_line, u.definition_end)
+                not any(u.start_line <= (frame.line or 0) <= u.last_line
                         for u in self.units_of(path)) for path in self._having_line(frame)))
 
     def elsewhere(self, query: CodeQuery, shown: Collection[tuple[str, str]]) -> tuple[str, ...]:
@@ -369,14 +369,14 @@ class RepoMemory:
                 continue
             there = "in no definition" if at_line is None else (
                 "in the module's own code" if at_line.kind == "module" else f"in {at_line.name}")
-            last = max(named.end_line, named.definition_end)
+            last = named.last_line
             said.append(f"{named.path}:{frame.line} in {frame.function} (line {frame.line} is {there} here; "
                         f"{named.name} is lines {named.start_line}-{last})")
         return tuple(dict.fromkeys(said))
 
     def _lines_of(self, path: str) -> int:
         known = self._files[path].lines
-        return known or max((max(u.end_line, u.definition_end) for u in self.units_of(path)), default=0)
+        return known or max((u.last_line for u in self.units_of(path)), default=0)
 
     def _paths_at(self, written: str, sources: bool = True) -> list[str]:
         """The files a path as written names (`paths_meet`), looked up by their file names; for a compiled `.js`

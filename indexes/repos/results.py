@@ -69,8 +69,8 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
     used = 0
     for i, (hit, unit_costs) in enumerate(zip(hits, costs, strict=True)):  # heads (or the focused line) first
         unit, focus = hit.unit, _focus_of(hit, unit_costs) or _header_below_doc(hit, unit_costs)
-        rest, start = rest_line(unit.path, _end_of(unit), _end_of(unit)), _start_of(unit, windows)
-        around = count(hit_head(unit.path, start, _end_of(unit), unit.kind, unit.name, unit.within) + "\n") \
+        rest, start = rest_line(unit.path, unit.last_line, unit.last_line), _start_of(unit, windows)
+        around = count(hit_head(unit.path, start, unit.last_line, unit.kind, unit.name, unit.within) + "\n") \
             + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
         head = _head_tokens(unit_costs, focus, max_tokens)
         if i == 0 and not focus:
@@ -91,7 +91,7 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
             shown[i], used = (0, through), used + more
         elif first > 0 and _start_of(hit.unit, windows) == hit.unit.start_line and \
                 (above := unit_costs.total(first)) <= HEAD_MAX_TOKENS and above <= max_tokens - used + (
-                    freed := count(rest_line(hit.unit.path, _end_of(hit.unit), _end_of(hit.unit)) + "\n")):
+                    freed := count(rest_line(hit.unit.path, hit.unit.last_line, hit.unit.last_line) + "\n")):
             shown[i], used = (0, end), used + above - freed  # a window a few lines below its `def` line: those
             # lines, not "lines 232-234 not shown" (a user trial's traceback)
         elif first > 0 and (header := _header_row(hit, unit_costs, min(first, LONGEST_DOC))) is not None and \
@@ -107,8 +107,8 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
         first, end, spent = _grow(unit_costs, first, end, max_tokens - used)
         shown[i], used = (first, end), used + spent
         if first == 0 and end < len(unit_costs) and _start_of(hit.unit, windows) == hit.unit.start_line and \
-                hit.unit.end_line == _end_of(hit.unit):  # the last lines fit in what saying how to read them costs:
-            freed = count(rest_line(hit.unit.path, _end_of(hit.unit), _end_of(hit.unit)) + "\n\n")  # shown whole
+                hit.unit.end_line == hit.unit.last_line:  # the last lines fit in what saying how to read them costs:
+            freed = count(rest_line(hit.unit.path, hit.unit.last_line, hit.unit.last_line) + "\n\n")  # shown whole
             if (left := unit_costs.total(len(unit_costs)) - unit_costs.total(end)) <= max_tokens - used + freed:
                 shown[i], used = (0, len(unit_costs)), used + left - freed  # (a `}` alone had been "not shown")
     return [_result(hit, unit_costs.lines, first, end, unit_costs.total(end) - unit_costs.total(first), windows)
@@ -216,7 +216,7 @@ class _LineCosts:
 
 def _result(hit: Hit, lines: list[str], first: int, end: int, tokens: int, windows: bool) -> CodeResult:
     unit = hit.unit
-    return CodeResult(unit.path, unit.name, unit.kind, _start_of(unit, windows), _end_of(unit), round(hit.score, 6),
+    return CodeResult(unit.path, unit.name, unit.kind, _start_of(unit, windows), unit.last_line, round(hit.score, 6),
                       "\n".join(lines[first:end]), unit.start_line + end - 1, tokens, unit.start_line + first,
                       within=unit.within)
 
@@ -226,12 +226,6 @@ def _start_of(unit: CodeUnit, windows: bool) -> int:
     function) is shown under the definition's whole span, when the client numbers text from `shown_start_line`;
     labelled with its own lines alone it read as the whole definition (`_parse` as lines 36-37, not 22-37)."""
     return unit.definition_start if windows and unit.rest and unit.definition_start else unit.start_line
-
-
-def _end_of(unit: CodeUnit) -> int:
-    """The last line of the definition a hit is of: a definition's part before its first nested one is shown under
-    the definition's whole span, the lines after it said not shown (it never looks whole)."""
-    return max(unit.end_line, unit.definition_end)
 
 
 def trimmed(results: list[CodeResult]) -> list[CodeResult]:

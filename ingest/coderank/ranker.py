@@ -648,8 +648,9 @@ def frames_elsewhere(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[
     found = []
     for frame, held, moved, _own in _frame_points(query, units):
         if moved and frame.line is not None:
-            at_line = [u for u in units if u.path == units[held[0]].path and u.start_line <= frame.line <= u.end_line]
-            found.append((frame, units[held[0]], min(at_line, key=lambda u: u.end_line - u.start_line, default=None)))
+            at_line = [u for u in units if u.path == units[held[0]].path  # (a class whose members are units of their
+                       and u.start_line <= frame.line <= u.last_line]  # own holds the blank line between two)
+            found.append((frame, units[held[0]], min(at_line, key=lambda u: u.last_line - u.start_line, default=None)))
     return found
 
 
@@ -661,7 +662,7 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
     paths = sorted({u.path for u in units})
     ends: dict[str, int] = {}
     for u in units:
-        ends[u.path] = max(ends.get(u.path, 0), u.end_line, u.definition_end)
+        ends[u.path] = max(ends.get(u.path, 0), u.last_line)
     deepest: dict[str, int] = {}  # per path as written, its frames' last line: a file shorter is another file
     for frame in query.frames:
         deepest[frame.path] = max(deepest.get(frame.path, 0), frame.line or 0)

@@ -108,6 +108,12 @@ class CodeUnit:
     within: str = ""  # a Rust trait impl's method: the impl's header (`impl fmt::Display for PathError`), which its
     # name does not say (a type's `Display` and `Debug` both have `fmt`: two heads `PathError.fmt` a model cannot tell)
 
+    @property
+    def last_line(self) -> int:
+        """The last line of the definition the unit is of (a first part's, whose nested definitions are units of their
+        own: a blank line between two methods is in their class)."""
+        return max(self.end_line, self.definition_end)
+
     @cached_property  # asked for every unit of every search's pool
     def leaf(self) -> str:
         """The name's last part, as a request writes it: a JS/TS private method `#delay` is called `delay` too, an

@@ -1399,6 +1399,23 @@ def test_a_tracebacks_frames_come_first_innermost_first_even_from_another_releas
         "here; FunctionDef.infer_call_result is lines 2-22)",), "the answer says the frame's line is another's here"
 
 
+def test_a_frame_on_the_blank_line_between_two_methods_is_said_to_be_in_their_class() -> None:
+    """A trial's Json.NET frame fell on the blank line between two overloads (a trace of another release): the answer
+    said the line was "in no definition" here, though it is inside the class."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    text = ("class JsonConverter:\n    def read_json(self, reader):\n        return reader.read()\n\n"
+            "    def write_json(self, writer, value):\n        writer.write(value)\n")
+    memory.put_file("json/converter.py", "h", units_of("json/converter.py", text), 6)
+    trace = ("Traceback (most recent call last):\n"
+             '  File "/app/json/converter.py", line 4, in write_json\n'
+             "    writer.write(value)\n"
+             "ValueError: cannot write")
+    assert memory.elsewhere(read_code_query(trace), {("json/converter.py", "JsonConverter.write_json")}) == (
+        "json/converter.py:4 in write_json (line 4 is in JsonConverter here; JsonConverter.write_json is lines 5-6)",)
+
+
 def test_jvm_dotnet_and_ruby_frames_name_their_function_and_package() -> None:
     """A Java stack trace's frame (`at com.google.gson.Gson.fromJson(Gson.java:932)`) was read as `Gson.java:932`
     alone: any `Gson.java` met it, and its method was not known, so a line of another release pointed nowhere useful.
