@@ -10,6 +10,7 @@ import fnmatch
 import re
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -36,11 +37,12 @@ from ctxsieve.ingest.coderank.ranker import (
     place_in,
     rerank,
     score,
+    shipped_path,
     signals,
     unmarked,
     written_names,
 )
-from ctxsieve.ingest.coderank.units import CodeUnit, last_part, operator_of
+from ctxsieve.ingest.coderank.units import CodeUnit, last_part, module_name, operator_of
 from ctxsieve.ingest.kinds.code import comment_lines, language_of
 from ctxsieve.ingest.request import Frame, file_name, scoped_parts, sources_of
 
@@ -74,6 +76,7 @@ class RepoMemory:
         self._by_file_key: dict[str, set[str]] = {}  # a file name, a module path's last part -> the paths
         self._live: np.ndarray | None = None  # the unit ids in insertion order, until the next change
         self.version = 0  # one more at every change: what a pass over every unit (the vectors') covered
+        self._package: tuple[int, frozenset[str]] = (-1, frozenset())  # `package_words` at a version
 
     # --- state --------------------------------------------------------------------------------------------
 
@@ -113,11 +116,23 @@ class RepoMemory:
         name for the whole project says nowhere in it; a repository named by a definition's name that few
         definitions hold (a checkout in `main/` and its `def main()`) still finds them by it."""
         words = [t for t in query.terms if not is_cjk(t)]
+        if words and any(t not in own for t in words) and any(is_cjk(t) for t in query.terms):
+            own = {*own, *self.package_words()}  # ("jinja2 的沙箱...": jinja's package)
         if not words or any(t not in own for t in words) or not self.foreign_words(query):
             return False
         with self._lock:
             common = all(OWN_NAME_SHARE * len(self._units) <= self._lexical.frequency(t) for t in words)
         return common or not any(self._names_a_definition(t) for t in words)
+
+    def package_words(self) -> frozenset[str]:
+        """The words of the package that holds the shipped files' modules (`PACKAGE_SHARE` of them or more): a project
+        is called by its package's name as often as by its repository's (jinja's `jinja2`, Json.NET's
+        `Newtonsoft.Json`, retrofit's `retrofit2`); none where no one package holds them (axios's `lib/` folders)."""
+        with self._lock:
+            if self._package[0] != self.version:
+                self._package = (self.version, frozenset(code_terms(_package_of(
+                    [module_name(p).split(".") for p in self._files if shipped_path(p)]))))
+            return self._package[1]
 
     def _names_a_definition(self, word: str) -> bool:
         """Some definition is named `word`, in any case (`type Server` for `server`)."""
@@ -409,6 +424,18 @@ NEIGHBOURS = 5  # lines either side of a focus line whose words break a tie betw
 
 
 OWN_NAME_SHARE = 0.1  # of the units a project's name is held by, to be read as the project's and no code's
+PACKAGE_SHARE = 0.8  # (at half, monolog's package was `Monolog.Handler`: its handlers are most of its files)
+
+
+def _package_of(modules: list[list[str]]) -> str:
+    """The longest dotted package that `PACKAGE_SHARE` of the modules are inside (not the module itself)."""
+    package: list[str] = []
+    while inside := [m for m in modules if m[:len(package)] == package and len(m) > len(package) + 1]:
+        part, count = Counter(m[len(package)] for m in inside).most_common(1)[0]
+        if count < PACKAGE_SHARE * len(modules):
+            break
+        package.append(part)
+    return ".".join(package)
 
 
 @lru_cache(maxsize=256)

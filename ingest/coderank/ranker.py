@@ -168,6 +168,11 @@ def _place(path: str) -> str | None:
     return None
 
 
+def shipped_path(path: str) -> bool:
+    """The file is code the project ships: not a test's, an example's, a doc's nor vendored (`_place`)."""
+    return _place(path) is None
+
+
 SIGNALS = ("lexical", "named", "pair", "path", "frame", "dense", "phrase", "file_name")
 
 

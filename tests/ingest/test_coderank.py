@@ -2371,6 +2371,31 @@ def test_a_chinese_question_naming_only_the_project_is_read_by_meaning() -> None
         assert not memory.names_only_itself(read_code_query(query), words), query
 
 
+def test_a_chinese_question_naming_the_projects_package_is_read_by_meaning() -> None:
+    """A trial asked "jinja2 的沙箱..." of jinja (whose package is `jinja2`) and "Newtonsoft.Json 的..." of Json.NET
+    (`Src/Newtonsoft.Json/`): the package's name is the project's as much as the repository's is. A folder that holds
+    most of the files but not nearly all (monolog's `Handler/`) is no package of the whole."""
+    from ctxsieve.indexes.repos.memory import RepoMemory, own_words
+
+    memory = RepoMemory()
+    for name in ("sandbox", "nodes", "lexer", "parser", "runtime"):
+        memory.put_file(f"src/jinja2/{name}.py", name, units_of(f"src/jinja2/{name}.py",
+                                                                f"def {name}_of(jinja2):\n    return jinja2\n"))
+    memory.put_file("tests/test_api.py", "t", units_of("tests/test_api.py", "def test_api():\n    assert 1\n"))
+    assert memory.package_words() == {"jinja2"}
+    own = own_words("jinja", "/src/jinja")
+    assert memory.names_only_itself(read_code_query("jinja2 的沙箱在哪里检查属性访问"), own)
+    assert not memory.names_only_itself(read_code_query("jinja2 sandbox"), own), "English words: read by them"
+    logs = RepoMemory()
+    for i in range(10):
+        path = f"src/Monolog/Handler/H{i}.php" if i < 7 else f"src/Monolog/F{i}.php"
+        logs.put_file(path, str(i), units_of(path, f"<?php\nfunction handle{i}() {{\n    return 1;\n}}\n"))
+    assert logs.package_words() == {"monolog"}, "most of its files, not nearly all: not a package of the whole"
+    memory.put_file("src/markup/text.py", "r", units_of("src/markup/text.py", "def release():\n    return 0\n"))
+    memory.put_file("src/markup/escape.py", "d", units_of("src/markup/escape.py", "def build():\n    return 0\n"))
+    assert memory.package_words() == set(), "asked again after a change: 5 of 7 shipped files"
+
+
 def test_a_typescript_function_keeps_its_overload_signatures() -> None:
     """redux's `createStore` had its overload signatures in the module's code, and its implementation alone as the
     function; a class's overloaded method likewise had its signatures in the class's own lines."""
