@@ -4,6 +4,7 @@ and its traceback frames. One reading serves every cut of code (a file, a grep, 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -147,13 +148,17 @@ def read_code_query(text: str) -> CodeQuery:
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
 # `error: ...`), and a quoted string of a few words
 _ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled (?:[Ee]xception\. )?)?"
-                         r"(?:(?:[A-Za-z_]\w*\.)*(?:[A-Z][a-z0-9]+"
+                         r"(?:(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated)"
+                         r"(?::[ \t]+Uncaught (?:[A-Za-z_]\w*\\)*\w+)?|"
+                         r"(?:[A-Za-z_]\w*(?:\.|::|\\))*(?:[A-Z][a-z0-9]+"
                          r"[A-Z]\w*|\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|[Ff]atal|panic|"
                          r"what\(\))(?:[ \t]+\([^()\n]{1,80}\))?[ \t]*[:!][ \t]*+(.*\S)[ \t\r]*$", re.MULTILINE)
-# (Node's `Uncaught Error: ...` too, .NET's `Unhandled exception. System.InvalidOperationException: ...`, C++'s
-# `what():  ...`, a program's own `jq: error (at <stdin>:1): ...`, `git: fatal: ...`; the message up to its last
-# character that is not a space, found greedily after spaces taken once: a lazy match, or spaces given back, tried
-# the rest of the line at each character: quadratic in a run of spaces)
+# (Java's `java.lang.IllegalStateException: ...`, Ruby's `Faraday::ConnectionFailed: ...`, PHP's `PHP Fatal error:
+# Uncaught GuzzleHttp\Exception\ConnectException: ...` and `Warning: ...`; Node's `Uncaught Error: ...` too, .NET's
+# `Unhandled exception. System.InvalidOperationException: ...`, C++'s `what():  ...`, a program's own `jq: error (at
+# <stdin>:1): ...`, `git: fatal: ...`; the message up to its last character that is not a space, found greedily after
+# spaces taken once: a lazy match, or spaces given back, tried the rest of the line at each character: quadratic in a
+# run of spaces)
 _QUOTED = re.compile(r"(?<![\w`])([\"'])([^\"'\n]{12,300})\1(?![\w`])")  # (code quoted in it: `GET /users`)
 # a Rust panic's message: on the line after `thread 'main' panicked at src/main.rs:20:10:` (Rust 1.73 on), or quoted
 # before the place (`panicked at 'message', src/main.rs:20:10`) before
@@ -190,11 +195,22 @@ def _runs(messages: list[str], least: int) -> tuple[str, ...]:
         if joined:
             out[joined] = None
             continue
-        for part in _FILLED.split(message):
-            words = part.split()
-            if len(words) >= least and all(_PHRASE_WORD.fullmatch(w) for w in words):
-                out[" ".join(words).lower().rstrip(".,;:!?")] = None
+        for part in _FILLED.split(message):  # (a word no phrase has, Java's `class com.example.User`, parts it too)
+            for run in _runs_of(part.split(), _PHRASE_WORD.fullmatch):
+                if len(run) >= least:
+                    out[" ".join(run).lower().rstrip(".,;:!?")] = None
     return tuple(out)
+
+
+def _runs_of(words: list[str], keeps: Callable[[str], object]) -> list[list[str]]:
+    """The runs of consecutive words `keeps` keeps."""
+    runs: list[list[str]] = [[]]
+    for word in words:
+        if keeps(word):
+            runs[-1].append(word)
+        elif runs[-1]:
+            runs.append([])
+    return runs
 
 
 FILLED = "*"  # in a phrase, a value the message filled in, which code writes as a placeholder (`%q`, `{name!r}`)
@@ -327,8 +343,11 @@ def _message_continued(text: str) -> list[str]:
 def asks_for_tests(text: str) -> bool:
     """A search that asks for tests in so many words ("tests for the JSON reader", "where is routing tested",
     "路由的测试"): ranked as asked, tests first. Not a name that holds the word (`TestMode`, `test_utils`, a look-up),
-    nor a longer request: an issue's "a test shows it" is about the code."""
-    return len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS and _TEST_WORD.search(text) is not None
+    nor a longer request: an issue's "a test shows it" is about the code; nor a qualified name's part (Faraday's
+    `Faraday::Adapter::Test::Stubs::NotFound: no stubbed request...` put specs first)."""
+    words = text.split(None, SEARCH_WORDS)
+    plain = " ".join(w for w in words if not code_shaped(w))
+    return len(words) <= SEARCH_WORDS and _TEST_WORD.search(plain) is not None
 
 
 def code_shaped(word: str) -> bool:

@@ -812,9 +812,46 @@ def test_a_search_that_asks_for_tests_gets_tests_first_and_one_that_does_not_the
         assert memory.search(read_code_query(asked), 3)[0].unit.path == "tests/test_router.py", asked
     issue = ("clean path keeps a trailing slash. Steps: call clean path on a route that ends in a slash and the "
              "result keeps it, where the docs say it is dropped; a test shows it, and the router then matches twice.")
+    assert not read_code_query("Faraday::Adapter::Test::Stubs::NotFound: no stubbed request for get").tests, \
+        "a qualified name's part (a trial's error put specs first)"
     for plain in ("clean path", "how are repeated slashes collapsed in a route path", "TestMode clean path", issue):
         assert not read_code_query(plain).tests, plain
         assert memory.search(read_code_query(plain), 3)[0].unit.path == "router.py", plain
+
+
+def test_an_error_line_as_java_ruby_and_php_print_it_is_read_for_its_message() -> None:
+    """A trial pasted errors as the JVM, Ruby and PHP print them: `java.lang.IllegalArgumentException: Unable to create
+    converter for class com.example.User` (the code: `"Unable to create converter for %s"`), Ruby's
+    `Faraday::ConnectionFailed: ...` and PHP's `PHP Fatal error:  Uncaught RuntimeException: ...`. None was read as an
+    error's line (a dotted value, `::` and `\\` in the name, PHP's prefix), and the words before the class's name were
+    a bag: the code that raises it was not in the first ten (with the bare message, first)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    for pasted, phrase in (
+            ("java.lang.IllegalArgumentException: Unable to create converter for class com.example.User",
+             "unable to create converter for class"),
+            ("Faraday::ConnectionFailed: unknown http method: fetch", "unknown http method: fetch"),
+            ("PHP Fatal error:  Uncaught RuntimeException: SSL CA bundle not found: /etc/ssl/certs/ca.pem",
+             "ssl ca bundle not found"),
+            ("Fatal error: Uncaught GuzzleHttp\\Exception\\ConnectException: cURL error 7 failed to connect",
+             "curl error * failed to connect"),
+            ('Psr\\Log\\InvalidArgumentException: Level "verbose" is not defined, use one of: DEBUG',
+             "level * is not defined, use one of: debug")):
+        assert read_code_query(pasted).phrases == (phrase,), pasted
+    assert read_code_query("Unable to create converter for class com.example.User").said == (
+        "unable to create converter for class",), "pasted alone: a dotted value parts the runs"
+    memory = RepoMemory()
+    memory.put_file("retrofit/HttpServiceMethod.java", "a", units_of("retrofit/HttpServiceMethod.java", (
+        "final class HttpServiceMethod {\n  static Converter createResponseConverter(Retrofit retrofit, Type type) {\n"
+        "    try {\n      return retrofit.responseBodyConverter(type);\n    } catch (RuntimeException e) {\n"
+        "      throw methodError(e, \"Unable to create converter for %s\", type);\n    }\n  }\n}\n")))
+    memory.put_file("jaxb/JaxbConverterFactory.java", "b", units_of("jaxb/JaxbConverterFactory.java", (
+        "final class JaxbConverterFactory {\n  JAXBContext contextForType(Class<?> type) {\n    try {\n"
+        "      return JAXBContext.newInstance(type);\n    } catch (JAXBException e) {\n"
+        "      throw new IllegalArgumentException(e);\n    }\n  }\n}\n")))
+    hits = memory.search(read_code_query("java.lang.IllegalArgumentException: Unable to create converter for class "
+                                         "com.example.User"), 2)
+    assert hits[0].unit.name == "HttpServiceMethod.createResponseConverter", hits
 
 
 def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
