@@ -240,7 +240,8 @@ def _with_values(message: str, least: int) -> str | None:
 # a definition's keyword written before its name in a look-up (curl's `struct Curl_easy` found no struct)
 _KIND_WORDS = frozenset({"struct", "class", "enum", "union", "interface", "trait", "type", "typedef", "fn", "func",
                          "def", "function", "impl", "module", "namespace", "object", "protocol", "record"})
-_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::)[A-Za-z_$][\w$]*[!?]?)*")  # Ruby's `route!`, `valid?`
+_CODE_NAME = re.compile(r"\\?[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::|\\)[A-Za-z_$][\w$]*[!?]?)*")  # Ruby's `route!`,
+# `valid?`; PHP's `GuzzleHttp\Exception\ConnectException` (`\GuzzleHttp\Client`, from the global namespace)
 LOOKUP_WORDS = 3
 _HASH_METHOD = re.compile(r"(?<=\w)#(?=[A-Za-z_])")  # `Sinatra::Helpers#redirect`, `JsonReader#peek`
 
@@ -277,7 +278,7 @@ def _lookup_names(text: str) -> frozenset[str]:
         return frozenset()
     if len(words) > 1 and not all(code_shaped(w) or _is_operator(w) for w in words):  # (a C++ operator is code-shaped)
         return frozenset()
-    return frozenset(w if _is_operator(w) else w.replace("::", ".") for w in words)
+    return frozenset(w if _is_operator(w) else w.lstrip("\\").replace("::", ".").replace("\\", ".") for w in words)
 
 
 def _cpp_operator(word: str) -> str:

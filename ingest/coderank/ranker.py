@@ -511,15 +511,17 @@ def unmarked(name: str) -> str:
 
 
 def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
-    """`form` names the unit by its module too, as an import or a Java class's full name writes it: `click.core.Option`
-    is src/click/core.py's `Option`, `org.apache.commons.lang3.StringUtils.isBlank` a file named after its class."""
+    r"""`form` names the unit by its module too, as an import or a Java class's full name writes it: `click.core.Option`
+    is src/click/core.py's `Option`, `org.apache.commons.lang3.StringUtils.isBlank` a file named after its class; or by
+    a namespace its folders end (PHP's `GuzzleHttp\Exception\ConnectException` is src/Exception/ConnectException.php's:
+    the namespace's first part is the package's, mapped onto `src/` by its autoloader)."""
     if not form.endswith("." + name):
         return False
     module = module_name(unit.path).split(".")
     if module[-1] == name.split(".", 1)[0]:
         module.pop()  # a file named after its class: its class's name is the module's last part already
     qualified = ".".join([*module, name])
-    return qualified == form or qualified.endswith("." + form)
+    return qualified == form or qualified.endswith("." + form) or bool(module) and form.endswith("." + qualified)
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:

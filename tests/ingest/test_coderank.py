@@ -873,7 +873,14 @@ def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
     rust = ("pub struct Router {}\n\nimpl Router {\n    pub fn merge(self, other: Router) -> Self {\n"
             "        self\n    }\n}\n\npub fn merge(a: u8) -> u8 {\n    a\n}\n")
     memory.put_file("axum/src/routing/mod.rs", "c", units_of("axum/src/routing/mod.rs", rust))
-    for asked, name in (("route!", "Sinatra.Base.route!"), ("Base.route", "Sinatra.Base.route"),
+    php = ("<?php\n\nnamespace GuzzleHttp\\Exception;\n\nuse Psr\\Http\\Client\\NetworkExceptionInterface;\n\n"
+           "class ConnectException extends TransferException\n{\n    public function getHandlerContext(): array\n"
+           "    {\n        return $this->handlerContext;\n    }\n}\n")
+    memory.put_file("src/Exception/ConnectException.php", "d", units_of("src/Exception/ConnectException.php", php))
+    for asked, name in (("GuzzleHttp\\Exception\\ConnectException", "ConnectException"),  # (PHP's: its `use` lines)
+                        ("\\GuzzleHttp\\Exception\\ConnectException::getHandlerContext",
+                         "ConnectException.getHandlerContext"),
+                        ("route!", "Sinatra.Base.route!"), ("Base.route", "Sinatra.Base.route"),
                         ("calculateRetryDelay", "Ky.#calculateRetryDelay"), ("Ky.calculateRetryDelay",
                                                                               "Ky.#calculateRetryDelay"),
                         ("routes?", "Sinatra.Base.routes"),  # a question, in a language without `?` names
@@ -883,6 +890,7 @@ def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
         assert memory.search(query, 3)[0].unit.name == name, (asked, memory.search(query, 3))
         assert all(memory.defines(n) for n in query.lookup), asked
     assert not memory.defines("axum.routing.Router.route"), "a path whose last parts no definition has"
+    assert read_code_query("GuzzleHttp\\Psr7\\Request").lookup == {"GuzzleHttp.Psr7.Request"}, "one no unit defines"
 
 
 def test_a_cpp_look_up_of_an_operator_a_compilers_name_and_a_class() -> None:
