@@ -158,8 +158,14 @@ class CodeUnit:
     @property
     def defines_name(self) -> bool:
         """Its name is what it defines: one it answers to, not a module's run, a Rust `impl` block or a Swift
-        `extension` (they name the type)."""
-        return self.answers_to_name and self.kind != "module" and self.kind not in _TYPE_ADDITIONS
+        `extension` (they name the type). A module declared (Ruby's `module Faraday::Utils`, Rust's `mod tests`, a
+        namespace's block) defines its name: a look-up of a Ruby module was told no definition is named so."""
+        return self.answers_to_name and not self.module_run and self.kind not in _TYPE_ADDITIONS
+
+    @property
+    def module_run(self) -> bool:
+        """A run of a file's own code between its definitions (no header of its own), named by the file's module."""
+        return self.kind == "module" and not self.signature
 
 
 # the folders a language's modules are named from, not by: `src/click/core.py` is `click.core`, Maven's

@@ -1746,6 +1746,25 @@ def test_a_name_defined_only_outside_the_path_is_said_so(repos: TestClient, root
     assert result.undefined == [] and result.results[0].name == "ZodObject.extend", result
 
 
+def test_a_ruby_module_looked_up_is_shown_whole_and_said_to_be_defined(repos: TestClient, roots: Path) -> None:
+    """A trial looked up faraday's `NestedParamsEncoder` (a `module` with a `class << self` and `extend` lines) and
+    `Faraday::Utils`: the module came first but only its head, most of the budget unused, and the answer said no
+    definition is named so. A module declared defines its name."""
+    tree = roots / "ruby-modules"
+    (tree / "lib" / "faraday").mkdir(parents=True)
+    (tree / "lib" / "faraday" / "encoder.rb").write_text(
+        "module Faraday\n  module NestedParamsEncoder\n    class << self\n      attr_accessor :sort_params\n"
+        "    end\n\n    @sort_params = true\n\n    extend EncodeMethods\n    extend DecodeMethods\n  end\nend\n")
+    committed(tree)
+    assert repos.put("/v1/repos/ruby-modules", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "ruby-modules")
+    for asked in ("NestedParamsEncoder", "Faraday::NestedParamsEncoder"):
+        result = CodeSearchResult.from_json(repos.post("/v1/repos/ruby-modules/search", json={"query": asked}).json())
+        first = result.results[0]
+        assert (first.name, first.start_line, first.end_line) == ("Faraday.NestedParamsEncoder", 2, 11), result
+        assert result.undefined == [] and "no definition is named" not in render_hits(result), render_hits(result)
+
+
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:
     """`src/requests/nosuchfile.py` and `hooks.py:4000` (a 53-line file) were answered with unrelated definitions and
     no word, and so was an empty file: now the answer says the repository has nothing there, above the nearest the
