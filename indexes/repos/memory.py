@@ -519,7 +519,7 @@ def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
 
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,
                  exact: frozenset[str] = frozenset(), placed: int | None = None
-                 ) -> tuple[bool, bool, bool, bool, bool, bool, bool, int, int, str, int]:
+                 ) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, int, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
     (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
     definition with its body), then the code that writes a
@@ -530,7 +530,8 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
     `HttpUrl.isHttps`) before its last part alone where a look-up was widened to it (`isHttps`, which okhttp's
     `Request` declares too). A type's constructor after the type, when the type's name alone is asked (fmt's `file`
     showed `file.file` and, at k 1, not the class); a C++ template's specializations after the template, unless the
-    look-up names one (`formatter` is fmt's `struct formatter`, `formatter<bytes>` its specialization for `bytes`)."""
+    look-up names one (`formatter` is fmt's `struct formatter`, `formatter<bytes>` its specialization for `bytes`); of
+    one name's definitions, the one in the file named after it first (`_in_its_own_file`)."""
     named = query.names_file(unit.path) if query.paths_only else 0
     return (bool(exact) and not defined_or_declared(unit, exact),
             bool(query.lookup) and not defined_or_declared(unit, query.lookup),
@@ -538,8 +539,21 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
             bool(query.lookup) and overload_signature(unit),
             _constructor(unit) and unit.leaf in query.lookup,
             bool(query.lookup) and _specialization_of(unit, query.text) != _asks_specialization(query.text),
+            bool(query.lookup) and not _in_its_own_file(unit),
             query.at_lines and placed is None, placed or 0, -named, unit.path if named else "",
             unit.start_line if named else 0)
+
+
+def _in_its_own_file(unit: CodeUnit) -> bool:
+    """The file is named after the definition (`lib/faraday/utils.rb` for `Faraday::Utils`, `render.go` for `Render`):
+    of a Ruby module or class reopened in many files, a C# partial class, the one its own file holds (a trial's
+    `Faraday::Utils` came from `utils/headers.rb`'s one-line wrapper first)."""
+    own = module_name(unit.path).rsplit(".", 1)[-1]
+    return _folded_name(own) == _folded_name(unit.leaf)
+
+
+def _folded_name(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
 
 
 _DOC_LINES = 60  # a unit's first lines looked through for its header, below its doc comment

@@ -1749,12 +1749,19 @@ def test_a_name_defined_only_outside_the_path_is_said_so(repos: TestClient, root
 def test_a_ruby_module_looked_up_is_shown_whole_and_said_to_be_defined(repos: TestClient, roots: Path) -> None:
     """A trial looked up faraday's `NestedParamsEncoder` (a `module` with a `class << self` and `extend` lines) and
     `Faraday::Utils`: the module came first but only its head, most of the budget unused, and the answer said no
-    definition is named so. A module declared defines its name."""
+    definition is named so. A module declared defines its name; of one reopened in several files, its own file's
+    comes first (`Faraday::Utils` had come from `utils/headers.rb`'s wrapper)."""
     tree = roots / "ruby-modules"
     (tree / "lib" / "faraday").mkdir(parents=True)
     (tree / "lib" / "faraday" / "encoder.rb").write_text(
         "module Faraday\n  module NestedParamsEncoder\n    class << self\n      attr_accessor :sort_params\n"
         "    end\n\n    @sort_params = true\n\n    extend EncodeMethods\n    extend DecodeMethods\n  end\nend\n")
+    (tree / "lib" / "faraday" / "utils").mkdir()  # (a module reopened: the one its own file holds first)
+    (tree / "lib" / "faraday" / "utils" / "headers.rb").write_text(
+        "module Faraday\n  module Utils\n    class Headers < Hash\n      def fetch(key)\n        1\n      end\n"
+        "    end\n  end\nend\n")
+    (tree / "lib" / "faraday" / "utils.rb").write_text(
+        "module Faraday\n  module Utils\n    module_function\n\n    def escape(str)\n      str\n    end\n  end\nend\n")
     committed(tree)
     assert repos.put("/v1/repos/ruby-modules", json={"path": str(tree)}).status_code == 202
     indexed(repos, "ruby-modules")
@@ -1763,6 +1770,9 @@ def test_a_ruby_module_looked_up_is_shown_whole_and_said_to_be_defined(repos: Te
         first = result.results[0]
         assert (first.name, first.start_line, first.end_line) == ("Faraday.NestedParamsEncoder", 2, 11), result
         assert result.undefined == [] and "no definition is named" not in render_hits(result), render_hits(result)
+    result = CodeSearchResult.from_json(repos.post("/v1/repos/ruby-modules/search", json={"query": "Faraday::Utils"}
+                                                   ).json())
+    assert result.results[0].path == "lib/faraday/utils.rb", result
 
 
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:
