@@ -539,7 +539,7 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
             bool(query.lookup) and overload_signature(unit),
             _constructor(unit) and unit.leaf in query.lookup,
             bool(query.lookup) and _specialization_of(unit, query.text) != _asks_specialization(query.text),
-            bool(query.lookup) and not _in_its_own_file(unit),
+            bool(query.lookup) and defined_or_declared(unit, query.lookup) and not _in_its_own_file(unit),
             query.at_lines and placed is None, placed or 0, -named, unit.path if named else "",
             unit.start_line if named else 0)
 
@@ -549,7 +549,7 @@ def _in_its_own_file(unit: CodeUnit) -> bool:
     of a Ruby module or class reopened in many files, a C# partial class, the one its own file holds (a trial's
     `Faraday::Utils` came from `utils/headers.rb`'s one-line wrapper first)."""
     own = module_name(unit.path).rsplit(".", 1)[-1]
-    return _folded_name(own) == _folded_name(unit.leaf)
+    return not unit.module_run and _folded_name(own) == _folded_name(unit.leaf)  # (a run is named by its file)
 
 
 def _folded_name(name: str) -> str:
