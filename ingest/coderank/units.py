@@ -29,7 +29,7 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "last_pa
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 48  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
+UNITS_VERSION = 49  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
 # a Rust blanket impl named by its trait; 38: a Java or C# record and a Java annotation type of their own kinds,
 # Kotlin's enum, interface and annotation too, and a one-line type with no body a definition outside the C family;
 # 39: C++ read through more of the macros and casts its grammar cannot, names without template arguments at any depth;
@@ -40,7 +40,7 @@ UNITS_VERSION = 48  # (37: each type of a Go group its own unit, a Go struct's a
 # 45: a TS function under a cast (`(...) as any`), a TS generic call signature on its own line without semicolons;
 # 46: the review's: no `;` after a line that continues, a comment in a cast's parentheses;
 # 47: a JS function with a name of its own that is an operand of a module's statement: `export default a && function f`;
-# 48: a source root in any case, Json.NET's `Src/`)
+# 48: a source root in any case, Json.NET's `Src/`; 49: a Ruby constant bound to a class a call makes, `Struct.new do`)
 
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is

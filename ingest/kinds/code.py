@@ -841,6 +841,31 @@ def _what(target: Any) -> tuple[tuple[str, bool] | None, Any, Any, str | None]:
     return _KINDS.get(target.type), name_node, target, None
 
 
+_RUBY_CLASS_MAKERS = frozenset({b"Class.new", b"Struct.new", b"Data.define", b"Module.new"})
+
+
+def _ruby_class_made(target: Any) -> tuple[Any, Any] | None:
+    """(name, node) of a Ruby constant bound to a class a call makes: `Stub = Struct.new(:host, :path) do ... end`,
+    `Env = Options.new(:method, ...) do` with methods in its block, `NotFound = Class.new(StandardError)` (faraday's
+    `Env` and `SSLOptions` were no definitions, their methods the enclosing module's: `Faraday.success?`)."""
+    if target.type != "assignment":
+        return None
+    named, made = target.child_by_field_name("left"), target.child_by_field_name("right")
+    if named is None or named.type != "constant" or made is None or made.type != "call":
+        return None
+    receiver, method = made.child_by_field_name("receiver"), made.child_by_field_name("method")
+    called = receiver.text + b"." + method.text if receiver is not None and method is not None else b""
+    block = made.child_by_field_name("block")
+    defines = block is not None and any(c.type in ("method", "singleton_method") for c in _block_body(block))
+    return (named, target) if called in _RUBY_CLASS_MAKERS or defines else None
+
+
+def _block_body(block: Any) -> list[Any]:
+    """The statements of a Ruby block (`do ... end` or `{ ... }`)."""
+    body = next((c for c in block.named_children if c.type in ("body_statement", "block_body")), None)
+    return list(body.named_children) if body is not None else []
+
+
 def _forward(target: Any) -> bool:
     """A node of a type that names or declares what is defined elsewhere when it has no body (`_FORWARD`), or
     Objective-C's `@class User;` (its grammar's `class_declaration`, Kotlin's for a class)."""
@@ -927,8 +952,8 @@ def _as_written(target: Any) -> tuple[tuple[str, bool], Any, Any, str | None] | 
             is not None:  # JS/TS:
         return ("function", False), *bound, None  # `const f = () => {...}`, a field `f = function...`,
     # `res.send = function(...)`; Lua: `M.run = function(...)`
-    if (anonymous := _anonymous_class(target)) is not None:  # Java/Kotlin: a field holding an anonymous class
-        return ("class", True), *anonymous, None
+    if (anonymous := _anonymous_class(target) or _ruby_class_made(target)) is not None:  # Java/Kotlin: a field
+        return ("class", True), *anonymous, None  # holding an anonymous class; Ruby's `Env = Struct.new(...) do`
     if (table := _lua_table(target)) is not None:  # Lua: `actions.select_vertical = { action = function ... }`
         return ("table", True), *table, None
     if (test := _test_call(target)) is not None:  # `it('adds', () => {...})`, RSpec's `describe Foo do ... end`

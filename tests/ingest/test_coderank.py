@@ -854,6 +854,18 @@ def test_an_error_line_as_java_ruby_and_php_print_it_is_read_for_its_message() -
     assert hits[0].unit.name == "HttpServiceMethod.createResponseConverter", hits
 
 
+def test_a_ruby_constant_bound_to_a_class_a_call_makes_is_a_class() -> None:
+    """A trial over faraday: `Env = Options.new(:method, ...) do ... end` and `Stub = Struct.new(...) do` were no
+    definitions, their methods named as the enclosing module's (`Faraday.success?`), so `Faraday::Env` was said to be
+    defined nowhere and `Stub#matches?` found `Stubs#matches?` first. A block that only runs code makes no class."""
+    source = ("module Faraday\n  Env = Options.new(:method, :body) do\n    def success?\n      true\n    end\n  end\n"
+              "  Stub = Struct.new(:host, :path) do\n    def matches?(env)\n      1\n    end\n  end\n"
+              "  NotFound = Class.new(StandardError)\n  CONFIG = build(1) do\n    puts 1\n  end\nend\n")
+    assert [(u.kind, u.name, u.start_line) for u in units_of("lib/faraday/env.rb", source) if u.kind != "module"] == [
+        ("class", "Faraday.Env", 2), ("method", "Faraday.Env.success?", 3), ("class", "Faraday.Stub", 7),
+        ("method", "Faraday.Stub.matches?", 8), ("class", "Faraday.NotFound", 12)]
+
+
 def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
     """Found by a user trial, each a look-up that missed or an answer that said a name was not defined when it was:
     Ruby's `route!` and `class << self` methods (named `Base.self.route`), a TS private method `#delay` looked up as
