@@ -454,8 +454,8 @@ def declaration_of(name: str, dialect: str = "", kind: str = "module", field: bo
         more += rf"|#[ \t]*define[ \t]+{n}\b|\}}[ \t]*\*?[ \t]*{n}[ \t]*[;,]"
     if dialect == "js":
         more += rf"|['\"]?{n}['\"]?[!?]?[ \t]*:(?![^\n]*=>)(?![ \t]*(?:async[ \t]+)?function\b)[ \t]*\S"
-    if kind == "enum":
-        more += rf"|{n}\b[ \t]*(?:[=(,]|/[/*]|$)"
+    if kind == "enum":  # (PHP's and Swift's `case Warning = 300;`, `case north`)
+        more += rf"|(?:case[ \t]+)?{n}\b[ \t]*(?:[=(,;]|/[/*]|$)"
     if field and kind in _FIELD_KINDS and dialect == "go":
         more += rf"|{n}(?:[ \t]*,[ \t]*\w+)*[ \t]+[\w.*\[\]]"
     if field and kind in _FIELD_KINDS and dialect == "c":
@@ -468,15 +468,26 @@ def declaration_in(unit: CodeUnit, name: str) -> re.Match[str] | None:
     """Where a module's code or a type's own lines declare `name` (`Command.SUCCESS`: the type or file named `Command`
     does, or for Go's `features.BindStruct` the package, its folder), if they do: a look-up of a constant, a field or
     a type alias finds where it is, not "no definition is named"."""
+    *scope, leaf = name.replace("::", ".").split(".")
+    if unit.leaf == "__construct" and unit.path.endswith(".php"):
+        return _promoted(unit, scope, leaf)
     if unit.kind not in _DECLARING:
         return None
-    *scope, leaf = name.replace("::", ".").split(".")
     dialect = _DIALECTS.get(PurePosixPath(unit.path).suffix.lower(), "")
     package = PurePosixPath(unit.path).parent.name if dialect == "go" else None  # (a Go package is its folder)
     if not leaf or leaf not in unit.text or scope and scope[-1] not in (
             unit.name.rsplit(".", 1)[-1], module_name(unit.path).rsplit(".", 1)[-1], package):
         return None
     return declaration_of(leaf, dialect, unit.kind, bool(scope)).search(unit.text)
+
+
+def _promoted(constructor: CodeUnit, scope: list[str], leaf: str) -> re.Match[str] | None:
+    """Where a PHP constructor's parameter declares its class's property (PHP 8's `public readonly string $channel`):
+    a trial's `LogRecord::$extra` was said to be defined nowhere, the class's head shown without it."""
+    owner = constructor.name.split(".")[-2] if "." in constructor.name else ""
+    if scope and scope[-1] != owner or not leaf.lstrip("$"):
+        return None
+    return re.search(rf"\b(?:public|protected|private)\b[^,()$]*\${re.escape(leaf.lstrip('$'))}\b", constructor.text)
 
 
 def declares(unit: CodeUnit, name: str) -> bool:

@@ -2784,6 +2784,21 @@ def test_a_kotlin_companion_members_look_up_is_by_its_class() -> None:
     assert (entry.kind, entry.name) == ("enum", "Protocol") and declares(entry, "Protocol.HTTP_1_1"), entry  # none)
 
 
+def test_php_enum_cases_and_promoted_properties_are_declarations() -> None:
+    """A trial over monolog: `Level::Warning` (`case Warning = 300;` of `enum Level: int`) and `LogRecord::$extra`
+    (a PHP 8 constructor's `public array $extra = []`) were said to be defined nowhere."""
+    enum = "<?php\n\nenum Level: int\n{\n    case Debug = 100;\n    case Warning = 300;\n\n" \
+        "    public function getName(): string\n    {\n        return 'x';\n    }\n}\n"
+    record = "<?php\n\nclass LogRecord\n{\n    public function __construct(\n" \
+        "        public readonly string $channel,\n        public array $extra = [],\n        string $plain = '',\n" \
+        "    ) {\n    }\n}\n"
+    level = next(u for u in units_of("src/Monolog/Level.php", enum) if u.kind == "enum")
+    assert declares(level, "Level.Warning") and declares(level, "Warning") and not declares(level, "Level.Notice")
+    constructor = next(u for u in units_of("src/Monolog/LogRecord.php", record) if u.leaf == "__construct")
+    assert declares(constructor, "LogRecord.$extra") and declares(constructor, "LogRecord.channel")
+    assert not declares(constructor, "LogRecord.plain") and not declares(constructor, "Other.channel")
+
+
 def test_a_long_function_is_shown_around_its_line_of_code_that_holds_the_most_words() -> None:
     """date-fns's `getOverlappingDaysInIntervals` opens with 31 lines of JSDoc: an answer of ten showed them and cut
     the two lines of its bug. A long function, like a long run of module code, is shown around its line of code (not a
