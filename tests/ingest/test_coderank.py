@@ -2159,6 +2159,36 @@ def test_php_and_dotnet_traces_name_their_functions() -> None:
     assert [(f.line, f.function) for f in read_request(dotnet).frames] == [(235, "Deserialize"), (31, "SendAsync")]
 
 
+def test_a_php_fatal_errors_trace_is_read_in_its_frames_order_after_the_lines_monolog_adds() -> None:
+    """A trial pasted Laravel's fatal error from monolog as PHP prints it: `PHP Fatal error:  Uncaught ...`, then the
+    two lines monolog adds (`The exception occurred while attempting to log: ...`, `Context: ...`). The first line was
+    not read as an error's, so its words and theirs were too many for a trace: `Logger.addRecord` came first, the
+    handler that threw not in order (without monolog's line, right)."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    vendor = "/var/www/html/vendor/monolog/monolog/src/Monolog"
+    trace = ('PHP Fatal error:  Uncaught UnexpectedValueException: The stream or file "/var/www/html/storage/logs/'
+             'laravel.log" could not be opened in append mode: Failed to open stream: Permission denied\n'
+             "The exception occurred while attempting to log: Undefined variable $user\n"
+             f'Context: {{"exception":{{}}}} in {vendor}/Handler/StreamHandler.php:5\nStack trace:\n'
+             f"#0 {vendor}/Handler/AbstractProcessingHandler.php(5): Monolog\\Handler\\StreamHandler->write("
+             "Object(Monolog\\LogRecord))\n"
+             f"#1 {vendor}/Logger.php(5): Monolog\\Handler\\AbstractProcessingHandler->handle("
+             "Object(Monolog\\LogRecord))\n"
+             "#2 /var/www/html/app/Http/Controllers/UserController.php(22): Monolog\\Logger->addRecord(Array)\n"
+             f"#3 {{main}}\n  thrown in {vendor}/Handler/StreamHandler.php on line 5\n")
+    assert read_code_query(trace).trace
+    memory = RepoMemory()
+    for path, owner, method in (("src/Monolog/Handler/StreamHandler.php", "StreamHandler", "write"),
+                                ("src/Monolog/Handler/AbstractProcessingHandler.php", "AbstractProcessingHandler",
+                                 "handle"), ("src/Monolog/Logger.php", "Logger", "addRecord")):
+        body = "log: opened in append mode, stream or file" if method == "addRecord" else "x"
+        memory.put_file(path, owner, units_of(path, f"<?php\nclass {owner}\n{{\n    public function {method}($r)\n"
+                                                    f"    {{\n        return '{body}';\n    }}\n}}\n"))
+    names = [h.unit.name for h in memory.search(read_code_query(trace), 3)]
+    assert names == ["StreamHandler.write", "AbstractProcessingHandler.handle", "Logger.addRecord"], names
+
+
 def test_scala_swift_and_csharp_types_as_each_language_declares_them() -> None:
     """circe's `trait Decoder` and `object Decoder` were no definitions (their members unqualified); Swift's struct,
     enum and extension were all `class`, an extension answered a look-up of its type before the type, and every `let`
