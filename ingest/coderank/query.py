@@ -123,9 +123,14 @@ def initialisms(text: str) -> tuple[str, ...]:
 _ARITY = re.compile(r"(?<![\w/.-])((?:[A-Z]\w*\.)*[a-z_]\w*[!?]?)/\d{1,2}(?![\w/.])")
 
 
+# a place as PHP's errors write it (`PHP Warning:  ... in /app/src/RedirectMiddleware.php on line 152`) and as people
+# do: the place `path:line`
+_ON_LINE = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.[A-Za-z]{1,5}) on line (\d+)\b")
+
+
 @lru_cache(maxsize=64)
 def read_code_query(text: str) -> CodeQuery:
-    text = _ARITY.sub(r"\1", text)
+    text = _ON_LINE.sub(r"\1:\2", _ARITY.sub(r"\1", text))
     request = read_request(text)
     files = tuple(dict.fromkeys(_LEADING_DOTS.sub("", m.replace("\\", "/")) for m in _FILE.findall(text)))
     modules = tuple(dict.fromkeys(m for m in _MODULE.findall(text) if not _FILE.fullmatch(m) and "." in m))

@@ -2157,6 +2157,10 @@ def test_php_and_dotnet_traces_name_their_functions() -> None:
               "MessagePackSerializer.Deserialize[T](MessagePackReader& reader) in /_/src/MessagePackSerializer.cs:"
               "line 235\n   at MyApp.Client.<SendAsync>d__12.MoveNext() in C:\\src\\MyApp\\Client.cs:line 31\n")
     assert [(f.line, f.function) for f in read_request(dotnet).frames] == [(235, "Deserialize"), (31, "SendAsync")]
+    placed = read_code_query("src/RedirectMiddleware.php on line 152")  # (PHP's own words for a place)
+    assert placed.at_lines and [(f.path, f.line) for f in placed.frames] == [("src/RedirectMiddleware.php", 152)]
+    warned = read_code_query("PHP Warning:  Undefined array key 1 in /app/src/Middleware.php on line 3")
+    assert [(f.path, f.line) for f in warned.frames] == [("/app/src/Middleware.php", 3)], warned.frames
 
 
 def test_a_php_fatal_errors_trace_is_read_in_its_frames_order_after_the_lines_monolog_adds() -> None:
