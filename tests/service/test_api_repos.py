@@ -1539,6 +1539,8 @@ def test_vectors_fill_in_behind_the_lexical_index_and_find_what_no_word_matches(
         # 的超时配置在哪里定义" got the definitions `httpx` picked, none of them about timeouts)
         body = client.post("/v1/repos/geo/search", json={"query": "geo 两座城市相距多远", "k": 3}).json()
         assert body["by_meaning"] and body["results"][0]["name"] == "gc", body
+        assert "none has a word or name of the request but the project's own name" in render_hits(  # (a trial:
+            CodeSearchResult.from_json(body)), body  # "none has a word", of a question holding `faraday`)
         # under a path of tests alone, which have no vectors: what the name found, not nothing
         body = client.post("/v1/repos/geo/search",
                            json={"query": "geo 两座城市相距多远", "k": 3, "path": "tests"}).json()

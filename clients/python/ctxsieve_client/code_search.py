@@ -137,7 +137,8 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     order = "in their files' order" if caveats.listing else "best first"
     note = f"{NOTE}{shown} definition{'' if shown == 1 else 's'} of repository {repo}, {order}"
     if caveats.by_meaning:
-        note += ("; none has a word or name of the request: these are the nearest by meaning alone, less sure (a "
+        note += ("; none has a word or name of the request but the project's own name, if any: these are the "
+                 "nearest by meaning alone, less sure (a "
                  "name or words as the code writes them find more)")
     if caveats.foreign_words:
         note += ("; its words in Chinese, Japanese or Korean are in no definition: "
