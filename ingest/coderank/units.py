@@ -42,6 +42,11 @@ UNITS_VERSION = 49  # (37: each type of a Go group its own unit, a Go struct's a
 # 47: a JS function with a name of its own that is an operand of a module's statement: `export default a && function f`;
 # 48: a source root in any case, Json.NET's `Src/`; 49: a Ruby constant bound to a class a call makes, `Struct.new do`)
 
+# a file's first lines that tell the interpreter how to read it, not what the code does (a trial's faraday answers
+# held `# frozen_string_literal: true` as hits of their own): a shebang, Ruby's and Python's magic comments
+_MAGIC_COMMENT = re.compile(r"#!.*|#[ \t]*(?:frozen_string_literal|encoding|coding|warn_indent|"
+                            r"shareable_constant_value|typed)[ \t]*:.*|#.*-\*-.*-\*-.*|")
+
 # the word a definition's label starts with -> the unit's kind: a type is called as its language writes it (a Rust
 # `struct` is no class), a function by what it is
 _TYPE_WORDS = ("class", "struct", "interface", "enum", "trait", "object", "protocol", "actor", "union", "mixin",
@@ -128,8 +133,8 @@ class CodeUnit:
         cost bench.grep's test split four outputs' lines near an edit)."""
         from ..kinds.code import language_of, only_comments
 
-        return self.kind == "module" and self.end_line > self.start_line and \
-            only_comments(self.text, language_of(self.path))
+        return self.module_run and (self.end_line > self.start_line and only_comments(self.text, language_of(self.path))
+                                    or all(_MAGIC_COMMENT.fullmatch(line.strip()) for line in self.text.split("\n")))
 
     @cached_property  # asked for every unit of every search's pool
     def imports_only(self) -> bool:

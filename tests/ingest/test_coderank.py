@@ -1902,6 +1902,9 @@ def test_code_commented_out_counts_less_than_code_that_runs_but_is_found_by_its_
     assert only_comments("/* a\n * b\n */\n// c\n", "c") and not only_comments("/* a */ int x;\n", "c")
     assert not only_comments("/* a\n*/ int x;\n", "go") and not only_comments("\n\n", "go")
     assert not line_unit("pkg/a.py", "# frobnicate the widget first", 3).commented_out, "a grep's comment line"
+    magic = units_of("lib/faraday/utils.rb", "# frozen_string_literal: true\n\nmodule Faraday\n  def x; end\nend\n")[0]
+    assert (magic.kind, magic.commented_out) == ("module", True), "a trial's hits held Ruby's magic comment alone"
+    assert not units_of("a.py", "# the widget's timeout\nTIMEOUT = 3\n")[0].commented_out
 
 
 def test_a_rust_backtrace_is_a_trace_its_functions_read_and_its_crate_folder_kept() -> None:
