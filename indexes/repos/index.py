@@ -202,9 +202,7 @@ class RepoIndex:
         return _status(repo, state, left)
 
     def all(self, tenant: str) -> list[RepoStatus]:
-        found = scroll_all(self.store, SPEC.name, Where((Match("tenant", tenant), Match("type", "repo"))),
-                           payload=("repo",))
-        return [self.status(tenant, name) for name in sorted({f.payload["repo"] for f in found})]
+        return [self.status(tenant, name) for name in self._names(tenant)]
 
     def delete(self, tenant: str, name: str) -> None:
         with self._lock:
@@ -514,9 +512,17 @@ class RepoIndex:
         """The repository (loaded from the store on first use after a start); NotFound names `ctxsieve index`."""
         repo = self._repos.get((tenant, name)) or self._stored(tenant, name)
         if repo is None:
-            raise NotFound(f"repository {name!r} is not indexed: run `ctxsieve index PATH --name {name}` "
+            held = self._names(tenant)  # (a trial's agent asked for `tmp`, its folder's name, and was not told which
+            indexed = f" (indexed: {', '.join(held[:10])}{', ...' if len(held) > 10 else ''})" if held else ""  # are)
+            raise NotFound(f"repository {name!r} is not indexed{indexed}: run `ctxsieve index PATH --name {name}` "
                            f"(or PUT /v1/repos/{name} with its path)")
         return repo
+
+    def _names(self, tenant: str) -> list[str]:
+        """The names of the tenant's repositories, in order."""
+        found = scroll_all(self.store, SPEC.name, Where((Match("tenant", tenant), Match("type", "repo"))),
+                           payload=("repo",))
+        return sorted({str(f.payload["repo"]) for f in found})
 
     def _stored(self, tenant: str, name: str) -> _Repo | None:
         found = scroll_all(self.store, SPEC.name, scope(tenant, name, "repo"), most=1)

@@ -1372,6 +1372,10 @@ def test_bad_input(repos: TestClient, roots: Path, tmp_path: Path) -> None:
     assert outside.status_code == 403 and outside.json()["error"]["type"] == "forbidden"
     missing = repos.post("/v1/repos/never/search", json={"query": "x"})
     assert missing.status_code == 404 and "ctxsieve index" in missing.json()["error"]["message"]
+    held = sorted(r["name"] for r in repos.get("/v1/repos").json()["repos"])  # (a trial's agent asked for its
+    listed = ", ".join(held[:10]) + (", ..." if len(held) > 10 else "")  # folder's name and was not told which are)
+    said = f" (indexed: {listed})" if held else ""
+    assert f"'never' is not indexed{said}: run" in missing.json()["error"]["message"], missing.json()
     (roots / "afile.py").write_text("x = 1\n")
     assert repos.put("/v1/repos/afile", json={"path": str(roots / "afile.py")}).status_code == 422
     spaced = repos.put("/v1/repos/bad name", json={"path": str(roots)})
