@@ -201,6 +201,16 @@ def test_an_agent_in_a_folder_no_git_repository_holds_is_told_to_index_it(code_s
     assert httpx.get(f"{code_service.url}/v1/repos/plain-home").status_code == 404, "nothing indexed unasked"
 
 
+def test_a_k_or_budget_the_service_refuses_is_sent_as_given() -> None:
+    """A trial's `search_code(k=0)` over MCP was answered with 10 definitions, where the CLI and HTTP refuse it: the
+    tool sends what it is given, and the service's 422 says why; left out, the defaults."""
+    from ctxsieve_client.code_search import search_request
+
+    assert search_request({"query": "q", "repo": "r", "k": 0, "max_tokens": 0}).body == {
+        "query": "q", "windows": True, "k": 0, "max_tokens": 0}
+    assert search_request({"query": "q", "repo": "r"}).body == {"query": "q", "windows": True, "k": 10}
+
+
 # --- the real Claude Code ----------------------------------------------------------------------------------------
 
 

@@ -56,8 +56,8 @@ def search_request(args: Mapping[str, Any], folder: Path | None = None) -> Call[
     around `folder` (the working folder), sent with its folder so that the service indexes it on first use. A folder
     in no git repository is searched as the repository of its name, never indexed unasked (an agent started in a
     home folder would index all of it): the service's 404 says how to index it."""
-    budget = args.get("max_tokens")  # (0 or less is sent as it is: the service refuses it, saying why)
-    options: dict[str, Any] = {"k": args.get("k") or 10, "path": args.get("path"),
+    budget, k = args.get("max_tokens"), args.get("k")  # (0 or less is sent as it is: the service refuses it, saying
+    options: dict[str, Any] = {"k": 10 if k is None else k, "path": args.get("path"),  # why; a trial's k=0 was 10)
                                "max_tokens": min(int(budget), TOOL_MAX_TOKENS) if budget is not None else None}
     if args.get("repo"):
         return Requests.search_code(str(args["repo"]), str(args["query"]), **options)
