@@ -545,11 +545,14 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
 
 
 def _in_its_own_file(unit: CodeUnit) -> bool:
-    """The file is named after the definition (`lib/faraday/utils.rb` for `Faraday::Utils`, `render.go` for `Render`):
-    of a Ruby module or class reopened in many files, a C# partial class, the one its own file holds (a trial's
-    `Faraday::Utils` came from `utils/headers.rb`'s one-line wrapper first)."""
-    own = module_name(unit.path).rsplit(".", 1)[-1]
-    return not unit.module_run and _folded_name(own) == _folded_name(unit.leaf)  # (a run is named by its file)
+    """The file is named after the definition or the type it is of (`lib/faraday/utils.rb` for `Faraday::Utils`,
+    `render.go` for `Render`, `Retrofit.java` for `Retrofit.create`): of a Ruby module or class reopened in many
+    files, a C# partial class, the one its own file holds (a trial's `Faraday::Utils` came from `utils/headers.rb`'s
+    one-line wrapper first); of a method, the type's own before an extension elsewhere (`Retrofit#create` found the
+    Kotlin extension `Retrofit.create` in KotlinExtensions.kt first)."""
+    own = _folded_name(module_name(unit.path).rsplit(".", 1)[-1])
+    return not unit.module_run and own in {_folded_name(part) for part in unit.name.split(".")[-2:]}  # (a run is
+    # named by its file)
 
 
 def _folded_name(name: str) -> str:

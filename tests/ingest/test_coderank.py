@@ -2836,6 +2836,24 @@ def test_php_enum_cases_and_promoted_properties_are_declarations() -> None:
     assert not declares(constructor, "LogRecord.plain") and not declares(constructor, "Other.channel")
 
 
+def test_a_types_own_method_comes_before_an_extension_of_the_same_name_elsewhere() -> None:
+    """A trial's `Retrofit#create` (Javadoc's form) found the one-line Kotlin extension `Retrofit.create` in
+    KotlinExtensions.kt before the method of Retrofit.java: of one name's definitions, the type's own file's first."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("retrofit/KotlinExtensions.kt", "a", units_of("retrofit/KotlinExtensions.kt", (
+        "/** Create a Retrofit service: `retrofit.create<Service>()` for Retrofit.create. */\n"
+        "inline fun <reified T> Retrofit.create(): T = create(T::class.java)\n")))
+    memory.put_file("retrofit/Retrofit.java", "b", units_of("retrofit/Retrofit.java", (
+        "public final class Retrofit {\n  public <T> T create(final Class<T> service) {\n    validate(service);\n"
+        + "".join(f"    Object proxy{i} = Proxy.newProxyInstance(loader, interfaces, handler{i});\n" for i in range(30))
+        + "    return null;\n  }\n}\n")))
+    for asked in ("Retrofit#create", "Retrofit.create"):
+        assert [h.unit.path for h in memory.search(read_code_query(asked), 2)] == [
+            "retrofit/Retrofit.java", "retrofit/KotlinExtensions.kt"], asked
+
+
 def test_a_long_function_is_shown_around_its_line_of_code_that_holds_the_most_words() -> None:
     """date-fns's `getOverlappingDaysInIntervals` opens with 31 lines of JSDoc: an answer of ten showed them and cut
     the two lines of its bug. A long function, like a long run of module code, is shown around its line of code (not a
