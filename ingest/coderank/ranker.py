@@ -428,10 +428,10 @@ _TYPE = r"(?!(?:class|interface|enum|struct|extends|implements|new|return|throws
 
 
 # a file's declaration dialect by its suffix: Go's (a name's type after it), C's (`#define`, `} name_t;`), JS's and
-# TS's (an exported object's key)
-_DIALECTS = {".go": "go", ".c": "c", ".h": "c", ".cc": "c", ".cpp": "c", ".cxx": "c", ".hpp": "c", ".hh": "c",
-             ".hxx": "c", ".m": "c", ".mm": "c", ".cu": "c", ".js": "js", ".mjs": "js", ".cjs": "js", ".ts": "js",
-             ".tsx": "js", ".jsx": "js"}
+# TS's (an exported object's key), Ruby's (`attr_reader :name`)
+_DIALECTS = {".rb": "ruby", ".go": "go", ".c": "c", ".h": "c", ".cc": "c", ".cpp": "c", ".cxx": "c", ".hpp": "c",
+             ".hh": "c", ".hxx": "c", ".m": "c", ".mm": "c", ".cu": "c", ".js": "js", ".mjs": "js", ".cjs": "js",
+             ".ts": "js", ".tsx": "js", ".jsx": "js"}
 _FIELD_KINDS = frozenset({"class", "struct", "interface", "object", "protocol", "actor", "trait", "type"})  # (fields)
 
 
@@ -454,6 +454,8 @@ def declaration_of(name: str, dialect: str = "", kind: str = "module", field: bo
         more += rf"|#[ \t]*define[ \t]+{n}\b|\}}[ \t]*\*?[ \t]*{n}[ \t]*[;,]"
     if dialect == "js":
         more += rf"|['\"]?{n}['\"]?[!?]?[ \t]*:(?![^\n]*=>)(?![ \t]*(?:async[ \t]+)?function\b)[ \t]*\S"
+    if dialect == "ruby":  # (`attr_reader :default_adapter`, `attr_accessor :sort_params, :array_indices`)
+        more += rf"|attr_(?:reader|writer|accessor)\b[^\n]*:{n}\b"
     if kind == "enum":  # (PHP's and Swift's `case Warning = 300;`, `case north`)
         more += rf"|(?:case[ \t]+)?{n}\b[ \t]*(?:[=(,;]|/[/*]|$)"
     if field and kind in _FIELD_KINDS and dialect == "go":
@@ -475,8 +477,10 @@ def declaration_in(unit: CodeUnit, name: str) -> re.Match[str] | None:
         return None
     dialect = _DIALECTS.get(PurePosixPath(unit.path).suffix.lower(), "")
     package = PurePosixPath(unit.path).parent.name if dialect == "go" else None  # (a Go package is its folder)
+    owner = unit.name.rsplit(".", 2)[-2] if unit.name.endswith(".self") else unit.name.rsplit(".", 1)[-1]  # (a
+    # Ruby `class << self` declares its class's own)
     if not leaf or leaf not in unit.text or scope and scope[-1] not in (
-            unit.name.rsplit(".", 1)[-1], module_name(unit.path).rsplit(".", 1)[-1], package):
+            owner, module_name(unit.path).rsplit(".", 1)[-1], package):
         return None
     return declaration_of(leaf, dialect, unit.kind, bool(scope)).search(unit.text)
 

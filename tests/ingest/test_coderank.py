@@ -2836,6 +2836,23 @@ def test_php_enum_cases_and_promoted_properties_are_declarations() -> None:
     assert not declares(constructor, "LogRecord.plain") and not declares(constructor, "Other.channel")
 
 
+def test_ruby_attributes_are_declarations_of_their_class() -> None:
+    """A trial's `Faraday.default_adapter` (`attr_reader :default_adapter` in `class << self`) and
+    `RackBuilder#handlers` (`attr_accessor :handlers`) were said to be defined nowhere."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("module Faraday\n  class << self\n    attr_reader :default_adapter\n\n    def default_adapter=(a)\n"
+              "      @default_adapter = a\n    end\n  end\n\n  class RackBuilder\n    attr_accessor :handlers, :app\n"
+              "\n    def build\n      1\n    end\n  end\nend\n")
+    memory = RepoMemory()
+    memory.put_file("lib/faraday.rb", "a", units_of("lib/faraday.rb", source))
+    for asked, line in (("Faraday.default_adapter", 3), ("Faraday::RackBuilder#handlers", 11),
+                        ("RackBuilder#app", 11)):
+        first = memory.search(read_code_query(asked), 1)[0].unit
+        assert first.start_line <= line <= first.end_line and declares(first, asked.replace("#", ".")), (asked, first)
+    assert not declares(memory.search(read_code_query("RackBuilder#build"), 1)[0].unit, "RackBuilder.handler")
+
+
 def test_a_types_own_method_comes_before_an_extension_of_the_same_name_elsewhere() -> None:
     """A trial's `Retrofit#create` (Javadoc's form) found the one-line Kotlin extension `Retrofit.create` in
     KotlinExtensions.kt before the method of Retrofit.java: of one name's definitions, the type's own file's first."""
