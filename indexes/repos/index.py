@@ -24,7 +24,16 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, read_code_query
-from ctxsieve.ingest.coderank.ranker import SIGNALS, RepoRanking, combine, declares, in_tests, looked_up, place_in
+from ctxsieve.ingest.coderank.ranker import (
+    SIGNALS,
+    RepoRanking,
+    combine,
+    declares,
+    defined_or_declared,
+    in_tests,
+    looked_up,
+    place_in,
+)
 from ctxsieve.ingest.coderank.units import CodeUnit, units_of
 from ctxsieve.ingest.tokens import Tokenizer
 from ctxsieve_client.code_search import Caveats, closing_line, render_answer
@@ -259,7 +268,8 @@ class RepoIndex:
                           foreign_words=not by_meaning and not read.tests and repo.memory.foreign_words(read),  # (tests
                           outside_path=outside, listing=in_order,  # have no vectors: a search for them is by words)
                           between=repo.memory.between(read))
-        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows,
+        asked = bool(hits) and bool(read.lookup) and defined_or_declared(hits[0].unit, read.lookup)
+        results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows, asked,
                                        lambda packed: self._with_matched(tenant, name, read, repo.memory, packed,
                                                                          texts))
         whole = sum(self._whole_tokens(h.unit.text) for h in hits)
@@ -330,13 +340,14 @@ class RepoIndex:
         return {keys[key]: str(point.payload.get("text", "")) for key, point in found.items()}
 
     def _packed(self, hits: list[Hit], budget: int, name: str, state: str, caveats: Caveats, windows: bool,
-                matched: Callable[[list[CodeResult]], list[CodeResult]]) -> tuple[list[CodeResult], int]:
+                asked: bool, matched: Callable[[list[CodeResult]], list[CodeResult]]) -> tuple[list[CodeResult], int]:
         """The hits within `budget` as the agent is shown them (`render_answer`), and that answer's tokens; each cut
         one with the lines not shown that hold the most of the request's words (`matched`: trimming a line off the
-        last one later leaves them not shown)."""
+        last one later leaves them not shown); with `asked`, the first the definition a look-up names."""
         closing = max(self.tokenizer.count("\n\n" + closing_line(name, shown, left, state, caveats))
                       for shown in {1, len(hits)} for left in {0, len(hits)})  # (its longest form: it says what the
-        results = matched(pack_hits(hits, self._line_tokens, budget - closing, windows))  # packing leaves out)
+        results = matched(pack_hits(hits, self._line_tokens, budget - closing, windows, asked))  # packing leaves
+        # out)
 
         def answer(shown: list[CodeResult]) -> str:
             return render_answer(name, shown, len(hits), state, caveats)

@@ -31,6 +31,7 @@ HEAD_TOKENS = 80
 HEAD_SHARE = 4  # a head's one long line may cost up to this share of the budget (1 / HEAD_SHARE)
 HEAD_MAX_TOKENS = 240  # a head reaches its header line below a doc comment up to this many tokens
 BEST_SHARE = 2  # the best hit is shown whole first where it costs at most this share of the budget (1 / BEST_SHARE)
+ASKED_SHARE = 0.75  # of the budget, what a definition looked up by name may take before the other hits' heads
 HEADER_LINES = 60  # looked through for a unit's header line
 
 
@@ -54,8 +55,8 @@ class CodeResult:
         return self.shown_start_line <= self.start_line and self.shown_end_line >= self.end_line
 
 
-def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int, windows: bool = False
-              ) -> list[CodeResult]:
+def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int, windows: bool = False,
+              asked: bool = False) -> list[CodeResult]:
     """The hits within `max_tokens` as shown (`count` a tokenizer's count): each with its head line and the lines
     saying how to read the rest, counted whether or not it is cut, its lines after their numbers; a hit none of
     whose lines fit is left out, and so are the ones after it. A hit the request points into (`Hit.focus`: a
@@ -63,7 +64,8 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
     `windows` (a client that numbers a hit's text from `shown_start_line`), a definition's later part (after a
     nested definition) is shown under the definition's whole span too, its lines above said not shown. A window's
     lines above it, up to HEAD_MAX_TOKENS, are shown before any hit grows further when the budget has room for them
-    beside what saying they are not shown costs: the `def` line says what the window is of."""
+    beside what saying they are not shown costs: the `def` line says what the window is of. With `asked` (the first
+    hit is the definition a look-up names), it is shown first as far as ASKED_SHARE of the budget goes."""
     costs = [_LineCosts(count, hit.unit.text.split("\n"), hit.unit.start_line) for hit in hits]
     shown = [(0, 0)] * len(hits)  # each hit's lines shown, [first, end) of its text's lines
     used = 0
@@ -74,7 +76,7 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
             + count(rest + "\n\n") + (count(rest + "\n") if focus or start < unit.start_line else 0)
         head = _head_tokens(unit_costs, focus, max_tokens)
         if i == 0 and not focus:
-            head = _best_head(hit, unit_costs, head, max_tokens - around)
+            head = _best_head(hit, unit_costs, head, max_tokens - around, asked)
         first, end, spent = _grow(unit_costs, focus, focus, min(head, max_tokens - used - around))
         if end == first:
             if i == 0 and around <= max_tokens:  # not even its first line fits (a minified line, a tiny budget):
@@ -115,14 +117,17 @@ def pack_hits(hits: Sequence[Hit], count: Callable[[str], int], max_tokens: int,
             for hit, unit_costs, (first, end) in zip(hits, costs, shown, strict=True) if end > first]
 
 
-def _best_head(hit: Hit, costs: _LineCosts, head: int, budget: int) -> int:
+def _best_head(hit: Hit, costs: _LineCosts, head: int, budget: int, asked: bool = False) -> int:
     """What the best hit's head may cost, before any other hit's head: the whole hit where it costs at most
     1 / BEST_SHARE of the budget (at 800 tokens a trial's 8-line `is_safe_attribute` was cut above its one line of
     logic, six more hits shown), else its lines through its header line where they fit (a trial's `Viper.find` at
     300 tokens showed eight lines of its doc comment and no `func` line, then a TODO), else a head as any other's,
-    the budget going on to the next hits."""
+    the budget going on to the next hits. A definition looked up by name (`asked`) may take ASKED_SHARE of the budget:
+    a trial's `Faraday::RackBuilder` at 800 tokens showed its first 9 lines, then other classes and specs."""
     if (whole := costs.total(len(costs))) <= budget // BEST_SHARE:
         return max(head, whole)
+    if asked:
+        return max(head, min(whole, int(budget * ASKED_SHARE)))
     if (through := _header_end(hit, costs)) and costs.total(through) <= budget:
         return max(head, costs.total(through))
     return head

@@ -836,6 +836,11 @@ def test_a_short_best_definition_is_shown_whole_before_the_others_heads(tokenize
     assert len(shown) > 1, "the budget goes on to the next hits"
     longer = [Hit(units["other_0"], 3.0), *(Hit(units[f"other_{i}"], 1.0) for i in range(1, 9))]
     assert not pack_hits(longer, tokenizer.count, 300)[0].text.endswith("return obj"), "more than half: a head"
+    asked = pack_hits(longer, tokenizer.count, 300, asked=True)  # (a trial's `Faraday::RackBuilder` looked up at 800
+    shown_lines = [len(r.text.split("\n")) for r in asked]  # tokens: its first 9 lines, then other classes and specs)
+    assert shown_lines[0] > 8 and sum(tokenizer.count(r.text) for r in asked[1:]) < 300 / 4, shown_lines
+    assert pack_hits(longer, tokenizer.count, 350, asked=True)[0].text.endswith("return obj"), "whole where it fits"
+    assert not pack_hits(longer, tokenizer.count, 350)[0].text.endswith("return obj"), "not asked: a head"
 
 
 def test_a_definition_below_a_doc_longer_than_its_head_is_shown_from_around_its_header_line(tokenizer) -> None:  # type: ignore[no-untyped-def]
