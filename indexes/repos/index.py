@@ -267,7 +267,7 @@ class RepoIndex:
                           elsewhere=elsewhere, vectors_off=self.vectors is None,
                           foreign_words=not by_meaning and not read.tests and repo.memory.foreign_words(read),  # (tests
                           outside_path=outside, listing=in_order,  # have no vectors: a search for them is by words)
-                          between=repo.memory.between(read))
+                          between=repo.memory.between(read), absent=repo.memory.absent_words(read))
         asked = bool(hits) and bool(read.lookup) and defined_or_declared(hits[0].unit, read.lookup)
         results, tokens = self._packed(hits, max_tokens or DEFAULT_TOKENS, name, state, caveats, windows, asked,
                                        lambda packed: self._with_matched(tenant, name, read, repo.memory, packed,

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ctxsieve.ingest.analyzers import code_terms, is_cjk
+from ctxsieve.ingest.analyzers import code_terms, is_cjk, terms
 from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, stem, stems_of, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
 from ctxsieve.ingest.coderank.ranker import (
@@ -106,6 +106,15 @@ class RepoMemory:
         written = [t for t in query.terms if is_cjk(t)]
         with self._lock:
             return bool(written) and not any(self._lexical.frequency(t) for t in written)
+
+    def absent_words(self, query: CodeQuery) -> tuple[str, ...]:
+        """The English words of a short search of words that no definition holds in any form (a trial asked faraday
+        "how does the retry middleware decide to retry": its retries are another gem's, and the answer looked like any
+        other); not a look-up's, a listing's, a place's, a trace's or a pasted message's, which say so otherwise."""
+        if not query.short or query.lookup or query.paths_only or query.at_lines or query.trace or query.phrases:
+            return ()
+        words = dict.fromkeys(w for w in terms(query.text) if len(w) > 2 and w.isascii() and w.isalpha())
+        return tuple(w for w in words if not self._lexical.holds(w))
 
     def names_only_itself(self, query: CodeQuery, own: Collection[str]) -> bool:
         """`foreign_words`, and its other words are the project's own name alone (`own`: the words of the

@@ -70,6 +70,21 @@ ABBREVIATIONS = (("parameter", "param"), ("argument", "arg"), ("configuration", 
                  ("synchronize", "sync"), ("asynchronous", "async"), ("allocate", "alloc"), ("buffer", "buf"))
 
 
+# an English verb's irregular forms a question writes ("where is the stack built"), which no stem meets
+IRREGULAR = {"built": "build", "sent": "send", "found": "find", "made": "make", "written": "write", "wrote": "write",
+             "thrown": "throw", "threw": "throw", "chosen": "choose", "chose": "choose", "taken": "take",
+             "took": "take", "given": "give", "gave": "give", "kept": "keep", "held": "hold", "began": "begin",
+             "begun": "begin", "ran": "run", "got": "get", "gotten": "get", "drawn": "draw", "hidden": "hide",
+             "bound": "bind", "shown": "show", "known": "know", "knew": "know", "left": "leave", "lost": "lose",
+             "meant": "mean", "spent": "spend", "stuck": "stick", "told": "tell", "broken": "break", "broke": "break",
+             "fed": "feed", "fell": "fall", "fallen": "fall", "forgot": "forget", "forgotten": "forget",
+             "frozen": "freeze", "froze": "freeze", "led": "lead", "paid": "pay", "said": "say", "sold": "sell",
+             "sought": "seek", "taught": "teach", "went": "go", "gone": "go", "won": "win", "hung": "hang",
+             "dealt": "deal", "caught": "catch", "brought": "bring", "bought": "buy", "understood": "understand",
+             "thought": "think", "felt": "feel", "heard": "hear", "met": "meet", "sat": "sit", "stood": "stand",
+             "spun": "spin", "swung": "swing", "woke": "wake", "woken": "wake", "wound": "wind", "slept": "sleep"}
+
+
 @lru_cache(maxsize=1)
 def _aliases() -> dict[str, frozenset[str]]:
     """Each stem -> the stems of its other forms (found on first use: no stemming at import)."""
@@ -192,6 +207,15 @@ class UnitIndex:
     def frequency(self, term: str) -> int:
         """In how many units the term occurs."""
         return len(self._postings.get(term, ()))
+
+    def holds(self, term: str) -> bool:
+        """Some unit holds the term, a term of its stem, or one of its short form's (`parameters`: `params`) or of its
+        verb's where the stemmer knows no irregular form (`built`: `build`)."""
+        keys = {stem(term), stem(IRREGULAR.get(term, term))}
+        keys |= {alias for key in keys for alias in _aliases().get(key, ())}
+        with self._lock:
+            return bool(self._postings.get(term)) or any(self._postings.get(t) for k in keys
+                                                         for t in self._by_stem.get(k, ()))
 
     def stem_frequency(self, term: str) -> int:
         """In how many units the commonest indexed term of its stem occurs (`retries` over code of `retry`)."""

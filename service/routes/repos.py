@@ -80,7 +80,7 @@ def search_code(name: NamePath, body: CodeSearchQuery, engine: EngineDep, tenant
                               missing=list(found.caveats.missing), elsewhere=list(found.caveats.elsewhere),
                               vectors_off=found.caveats.vectors_off, foreign_words=found.caveats.foreign_words,
                               outside_path=list(found.caveats.outside_path), listing=found.caveats.listing,
-                              between=list(found.caveats.between))
+                              between=list(found.caveats.between), absent=list(found.caveats.absent))
 
 
 def _info(status: RepoStatus) -> RepoInfo:

@@ -113,3 +113,4 @@ class CodeSearchResponse(BaseModel):
     outside_path: list[str] = []  # of `undefined`, the names a definition outside the files `path` matches has
     listing: bool = False  # a query of file paths alone: the results are their definitions in the files' order
     between: list[str] = []  # a query of places alone: those whose line is in no definition (either side shown)
+    absent: list[str] = []  # a short query of words: those no definition holds in any form (the others found these)

@@ -1786,6 +1786,39 @@ def test_a_ruby_module_looked_up_is_shown_whole_and_said_to_be_defined(repos: Te
     assert result.results[0].path == "lib/faraday/utils.rb", result
 
 
+def test_a_short_searchs_words_no_definition_holds_are_said(repos: TestClient, roots: Path) -> None:
+    """A trial asked faraday "how does the retry middleware decide to retry" (its retries are another gem's) and got
+    ten hits that looked like any answer. The words no definition holds in any form are said; a word held in another
+    form (`parameters` by `params`, `built` by `build`) is not, nor a look-up's names (said as undefined)."""
+    tree = roots / "absent-words"
+    tree.mkdir()
+    (tree / "stack.py").write_text("def build_stack(params, middleware):\n    return [middleware(params)]\n")
+    committed(tree)
+    assert repos.put("/v1/repos/absent-words", json={"path": str(tree)}).status_code == 202
+    indexed(repos, "absent-words")
+
+    def asked(query: str) -> CodeSearchResult:
+        return CodeSearchResult.from_json(repos.post("/v1/repos/absent-words/search", json={"query": query}).json())
+
+    result = asked("how does the retry middleware decide to retry")
+    assert result.absent == ["retry", "decide"] and result.results[0].name == "build_stack", result
+    assert "; no definition holds the words retry, decide: these are the nearest the search found" in \
+        render_hits(result), render_hits(result)
+    assert asked("where is the middleware stack built from parameters").absent == []
+    assert asked("retry_middleware").absent == [], "a look-up: said as undefined"
+
+
+def test_an_answer_of_nothing_while_indexing_says_so() -> None:
+    """A search just after a restart, while the service loaded what it holds, was answered "no definition of
+    repository faraday matches; try other words": it says the repository is still being indexed."""
+    from ctxsieve_client.code_search import render_answer
+
+    assert "matches yet: the repository is still being indexed (or loaded after a start)" in render_answer(
+        "faraday", [], 0, "indexing")
+    assert render_answer("faraday", [], 0, "lexical").endswith("try other words, a name as it is written in the "
+                                                               "code, or a wider path]")
+
+
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:
     """`src/requests/nosuchfile.py` and `hooks.py:4000` (a 53-line file) were answered with unrelated definitions and
     no word, and so was an empty file: now the answer says the repository has nothing there, above the nearest the

@@ -108,6 +108,7 @@ class Caveats:
     outside_path: Sequence[str] = ()  # of `undefined`, the names a definition outside the files `path` matches has
     listing: bool = False  # a request of file paths alone: their definitions in the files' order, not ranked
     between: Sequence[str] = ()  # places asked for alone whose line is in no definition: the nearest shown
+    absent: Sequence[str] = ()  # words of a short search no definition holds in any form
 
 
 def render_hits(result: CodeSearchResult) -> str:
@@ -116,7 +117,7 @@ def render_hits(result: CodeSearchResult) -> str:
                          Caveats(undefined=result.undefined, by_meaning=result.by_meaning, missing=result.missing,
                                  elsewhere=result.elsewhere, vectors_off=result.vectors_off,
                                  foreign_words=result.foreign_words, outside_path=result.outside_path,
-                                 listing=result.listing, between=result.between))
+                                 listing=result.listing, between=result.between, absent=result.absent))
 
 
 def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, caveats: Caveats = Caveats()) -> str:
@@ -126,8 +127,11 @@ def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, c
                 "in the token budget: search with a larger max_tokens]")
     if not hits:
         nothing = f"; its indexed source has nothing at {_listed(caveats.missing)}" if caveats.missing else ""
-        return (f"{NOTE}no definition of repository {repo} matches{nothing}; try other words, a name "
-                "as it is written in the code, or a wider path]")
+        if state == "indexing":  # (a search just after a start, while the service loads what it holds: "no
+            return (f"{NOTE}no definition of repository {repo} matches yet{nothing}: the repository is still being "
+                    "indexed (or loaded after a start), files not yet read are missing: search again shortly]")
+        return (f"{NOTE}no definition of repository {repo} matches{nothing}; try other words, a name "  # definition
+                "as it is written in the code, or a wider path]")  # matches" sent the agent to other words)
     closing = closing_line(repo, len(hits), found - len(hits), state, caveats)
     return "\n\n".join([*(_hit(h) for h in hits), closing])
 
@@ -140,6 +144,9 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
         note += ("; none has a word or name of the request but the project's own name, if any: these are the "
                  "nearest by meaning alone, less sure (a "
                  "name or words as the code writes them find more)")
+    if caveats.absent and not caveats.by_meaning:
+        note += (f"; no definition holds the word{'' if len(caveats.absent) == 1 else 's'} "
+                 f"{_listed(caveats.absent)}: these are the nearest the search found")
     if caveats.foreign_words:
         note += ("; its words in Chinese, Japanese or Korean are in no definition: "
                  + ("they only re-rank by meaning what its other words found" if state == "ready"

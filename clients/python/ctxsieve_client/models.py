@@ -427,3 +427,4 @@ class CodeSearchResult(Model):
     outside_path: list[str] = field(default_factory=list)  # of `undefined`, names defined outside the `path` asked
     listing: bool = False  # a query of file paths alone: their definitions in the files' order, not ranked
     between: list[str] = field(default_factory=list)  # places asked for alone whose line is in no definition
+    absent: list[str] = field(default_factory=list)  # words of a short search no definition holds in any form
