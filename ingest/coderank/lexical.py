@@ -70,26 +70,25 @@ ABBREVIATIONS = (("parameter", "param"), ("argument", "arg"), ("configuration", 
                  ("synchronize", "sync"), ("asynchronous", "async"), ("allocate", "alloc"), ("buffer", "buf"))
 
 
-# an English verb's irregular forms a question writes ("where is the stack built"), which no stem meets
-IRREGULAR = {"built": "build", "sent": "send", "found": "find", "made": "make", "written": "write", "wrote": "write",
+# an English verb's irregular forms a question writes ("where is the middleware stack built"), which no stem meets:
+# a short search's form meets the verb's indexed forms (`build`, `builds`, `building`), as a short form does (not a
+# form that is a word of its own in code: `found`, `left`, `bound`, `set`)
+IRREGULAR = {"built": "build", "sent": "send", "made": "make", "written": "write", "wrote": "write",
              "thrown": "throw", "threw": "throw", "chosen": "choose", "chose": "choose", "taken": "take",
              "took": "take", "given": "give", "gave": "give", "kept": "keep", "held": "hold", "began": "begin",
-             "begun": "begin", "ran": "run", "got": "get", "gotten": "get", "drawn": "draw", "hidden": "hide",
-             "bound": "bind", "shown": "show", "known": "know", "knew": "know", "left": "leave", "lost": "lose",
-             "meant": "mean", "spent": "spend", "stuck": "stick", "told": "tell", "broken": "break", "broke": "break",
-             "fed": "feed", "fell": "fall", "fallen": "fall", "forgot": "forget", "forgotten": "forget",
-             "frozen": "freeze", "froze": "freeze", "led": "lead", "paid": "pay", "said": "say", "sold": "sell",
-             "sought": "seek", "taught": "teach", "went": "go", "gone": "go", "won": "win", "hung": "hang",
-             "dealt": "deal", "caught": "catch", "brought": "bring", "bought": "buy", "understood": "understand",
-             "thought": "think", "felt": "feel", "heard": "hear", "met": "meet", "sat": "sit", "stood": "stand",
-             "spun": "spin", "swung": "swing", "woke": "wake", "woken": "wake", "wound": "wind", "slept": "sleep"}
+             "begun": "begin", "ran": "run", "got": "get", "gotten": "get", "hidden": "hide", "shown": "show",
+             "known": "know", "knew": "know", "lost": "lose", "meant": "mean", "spent": "spend", "told": "tell",
+             "broken": "break", "broke": "break", "forgot": "forget", "forgotten": "forget", "frozen": "freeze",
+             "froze": "freeze", "paid": "pay", "said": "say", "sought": "seek",
+             "caught": "catch", "brought": "bring", "understood": "understand", "thought": "think", "stuck": "stick",
+             "hung": "hang", "drawn": "draw"}
 
 
 @lru_cache(maxsize=1)
 def _aliases() -> dict[str, frozenset[str]]:
     """Each stem -> the stems of its other forms (found on first use: no stemming at import)."""
     by: dict[str, set[str]] = {}
-    for long, short in ABBREVIATIONS:
+    for long, short in (*ABBREVIATIONS, *((verb, form) for form, verb in IRREGULAR.items())):
         by.setdefault(stem(long), set()).add(stem(short))
         by.setdefault(stem(short), set()).add(stem(long))
     return {key: frozenset(found) for key, found in by.items()}
@@ -209,12 +208,11 @@ class UnitIndex:
         return len(self._postings.get(term, ()))
 
     def holds(self, term: str) -> bool:
-        """Some unit holds the term, a term of its stem, or one of its short form's (`parameters`: `params`) or of its
-        verb's where the stemmer knows no irregular form (`built`: `build`)."""
-        keys = {stem(term), stem(IRREGULAR.get(term, term))}
-        keys |= {alias for key in keys for alias in _aliases().get(key, ())}
+        """Some unit holds the term, a term of its stem, or one of its other forms' (`_aliases`: `parameters` by
+        `params`, `built` by `build`)."""
+        key = stem(term)
         with self._lock:
-            return bool(self._postings.get(term)) or any(self._postings.get(t) for k in keys
+            return bool(self._postings.get(term)) or any(self._postings.get(t) for k in (key, *_aliases().get(key, ()))
                                                          for t in self._by_stem.get(k, ()))
 
     def stem_frequency(self, term: str) -> int:
