@@ -548,20 +548,25 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
             bool(query.lookup) and overload_signature(unit),
             _constructor(unit) and unit.leaf in query.lookup,
             bool(query.lookup) and _specialization_of(unit, query.text) != _asks_specialization(query.text),
-            bool(query.lookup) and defined_or_declared(unit, query.lookup) and not _in_its_own_file(unit),
+            bool(query.lookup) and defined_or_declared(unit, query.lookup) and not _in_its_own_file(unit,
+                                                                                                    query.lookup),
             query.at_lines and placed is None, placed or 0, -named, unit.path if named else "",
             unit.start_line if named else 0)
 
 
-def _in_its_own_file(unit: CodeUnit) -> bool:
-    """The file is named after the definition or the type it is of (`lib/faraday/utils.rb` for `Faraday::Utils`,
-    `render.go` for `Render`, `Retrofit.java` for `Retrofit.create`): of a Ruby module or class reopened in many
-    files, a C# partial class, the one its own file holds (a trial's `Faraday::Utils` came from `utils/headers.rb`'s
-    one-line wrapper first); of a method, the type's own before an extension elsewhere (`Retrofit#create` found the
-    Kotlin extension `Retrofit.create` in KotlinExtensions.kt first)."""
+def _in_its_own_file(unit: CodeUnit, lookup: frozenset[str]) -> bool:
+    """The file is named after the definition, or after the type a look-up names it by (`lib/faraday/utils.rb` for
+    `Faraday::Utils`, `render.go` for `Render`, `Retrofit.java` for `Retrofit.create`): of a Ruby module or class
+    reopened in many files, a C# partial class, the one its own file holds (a trial's `Faraday::Utils` came from
+    `utils/headers.rb`'s one-line wrapper first); of a method asked with its type, the type's own before an extension
+    elsewhere (`Retrofit#create` found the Kotlin extension `Retrofit.create` in KotlinExtensions.kt first). Not the
+    type a bare name's method is of (gin's `Engine` is the struct in gin.go, not `defaultValidator.Engine` of
+    default_validator.go)."""
+    if unit.module_run:  # (a run is named by its file)
+        return False
     own = _folded_name(module_name(unit.path).rsplit(".", 1)[-1])
-    return not unit.module_run and own in {_folded_name(part) for part in unit.name.split(".")[-2:]}  # (a run is
-    # named by its file)
+    owners = {_folded_name(name.rsplit(".", 2)[-2]) for name in lookup if "." in name}
+    return own == _folded_name(unit.leaf) or own in owners and _folded_name(unit.name.split(".")[-2:][0]) == own
 
 
 def _folded_name(name: str) -> str:

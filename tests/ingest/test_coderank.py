@@ -2869,6 +2869,12 @@ def test_a_types_own_method_comes_before_an_extension_of_the_same_name_elsewhere
     for asked in ("Retrofit#create", "Retrofit.create"):
         assert [h.unit.path for h in memory.search(read_code_query(asked), 2)] == [
             "retrofit/Retrofit.java", "retrofit/KotlinExtensions.kt"], asked
+    gin = RepoMemory()  # (a bare name: not the method of the type its file is named after, gin's `Engine`)
+    gin.put_file("gin.go", "a", units_of("gin.go", "package gin\n\ntype Engine struct {\n\tpool int\n}\n"))
+    gin.put_file("binding/default_validator.go", "b", units_of("binding/default_validator.go", (
+        "package binding\n\n// Engine returns the underlying validator engine.\n"
+        "func (v *defaultValidator) Engine() any {\n\treturn v.validate\n}\n")))
+    assert gin.search(read_code_query("Engine"), 1)[0].unit.name == "Engine"
 
 
 def test_a_long_function_is_shown_around_its_line_of_code_that_holds_the_most_words() -> None:
