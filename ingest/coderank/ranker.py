@@ -705,7 +705,11 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
             continue
         own = [i for i, u in enumerate(units) if u.path in meeting]
         holding = [] if compiled else [i for i in own if units[i].start_line <= line <= units[i].end_line]
-        function = None if frame.path.endswith(".rb") else _frame_function(frame.function)
+        function = _frame_function(frame.function)
+        if frame.path.endswith(".rb") and function and _calls_at(units, holding, line, function):
+            function = None  # (Ruby prints a built-in's frame, `base.rb:7:in 'call'`, at the line calling it: that
+            # line is the frame's; a label its line does not call is the method's, moved in another release: a
+            # trial's `job.rb:372:in 'client_push'` of sidekiq 7.2 pointed at 8.1's `sidekiq_options`)
         named = [i for i in own if function and units[i].leaf == function and units[i].kind != "module"]  # (a
         # later part of the function counts: it is of that name)
         moved = bool(named) and not any(i in named for i in holding)
@@ -720,6 +724,13 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         # source's order), never said to come from another version, nothing beside its line (not the source's)
         points.append((frame, holding, moved and not compiled, [] if compiled else own))
     return _programs_own_left_out(points, units)
+
+
+def _calls_at(units: Sequence[CodeUnit], holding: list[int], line: int, name: str) -> bool:
+    """The line (of the definitions holding it) writes `name` as a word: it calls what a frame of that name ran."""
+    written = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    return any(written.search(units[i].text.split("\n")[line - units[i].start_line]) for i in holding
+               if 0 <= line - units[i].start_line < units[i].text.count("\n") + 1)
 
 
 def _programs_own_left_out(points: list[tuple[Frame, list[int], bool, list[int]]], units: Sequence[CodeUnit]

@@ -1720,6 +1720,12 @@ def test_a_traces_frames_from_an_installed_copy_a_root_cause_and_rubys_builtins(
     ruby = read_code_query("lib/sinatra/base.rb:7:in 'call'\nlib/sinatra/base.rb:3:in 'call'\nboom")
     pointed = [[units[i].name for i in held] for held in frame_targets(ruby, units)]
     assert pointed == [["Base.compile!"], ["Base.call"]], pointed
+    job = ("module Job\n  def sidekiq_options(opts = {})\n    opts.merge!(x)\n  end\n\n  def client_push(item)\n"
+           "    build_client.push(item)\n  end\nend\n")  # (a trial's trace of sidekiq 7.2 over 8.1: line 3 here is
+    jobs = units_of("lib/sidekiq/job.rb", job)  # in sidekiq_options, and the frame names client_push)
+    moved = read_code_query("undefined method 'merge' for nil\n/app/gems/sidekiq-7.2.0/lib/sidekiq/job.rb:3:in "
+                            "'client_push'\n")
+    assert [[jobs[i].name for i in held] for held in frame_targets(moved, jobs)] == [["Job.client_push"]]
 
     view = "function View(name) {\n  this.name = name;\n}\n\nView.prototype.lookup = function lookup(name) {\n" \
            "  return name;\n};\n"
