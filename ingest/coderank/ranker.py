@@ -458,6 +458,8 @@ def declaration_of(name: str, dialect: str = "", kind: str = "module", field: bo
         more += rf"|attr_(?:reader|writer|accessor)\b[^\n]*:{n}\b"
     if kind == "enum":  # (PHP's and Swift's `case Warning = 300;`, `case north`)
         more += rf"|(?:case[ \t]+)?{n}\b[ \t]*(?:[=(,;]|/[/*]|$)"
+    if kind == "interface" and dialect == "go":  # (an interface's method: `Bind(c Context, i any) error`)
+        more += rf"|{n}[ \t]*\("
     if field and kind in _FIELD_KINDS and dialect == "go":
         more += rf"|{n}(?:[ \t]*,[ \t]*\w+)*[ \t]+[\w.*\[\]]"
     if field and kind in _FIELD_KINDS and dialect == "c":
@@ -532,6 +534,10 @@ def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
     the namespace's first part is the package's, mapped onto `src/` by its autoloader)."""
     if not form.endswith("." + name):
         return False
+    if unit.path.endswith(".go"):  # Go names a definition by its package, its folder (`middleware.CORSWithConfig`);
+        folder, package = PurePosixPath(unit.path).parent.name, form.split(".", 1)[0]  # the root's by its `package`
+        return form.count(".") == name.count(".") + 1 and package == (folder or package.lower())  # clause (`echo.
+        # Context`), the module's own name, not known here: a lower-case word (`DefaultRouter.Route` is a method)
     module = module_name(unit.path).split(".")
     if module[-1] == name.split(".", 1)[0]:
         module.pop()  # a file named after its class: its class's name is the module's last part already

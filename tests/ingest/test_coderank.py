@@ -2842,6 +2842,30 @@ def test_php_enum_cases_and_promoted_properties_are_declarations() -> None:
     assert not declares(constructor, "LogRecord.plain") and not declares(constructor, "Other.channel")
 
 
+def test_go_names_as_go_code_writes_them() -> None:
+    """A trial over echo: `middleware.CORSWithConfig` and `echo.Context` (a package's name before the definition, as
+    every Go caller writes it) were said to be defined nowhere though found first; `Binder.Bind`, a method an
+    interface declares, likewise; `(*DefaultRouter).Route` (the receiver's form) was no name at all."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    memory.put_file("middleware/cors.go", "a", units_of("middleware/cors.go", (
+        "package middleware\n\nfunc CORSWithConfig(config CORSConfig) echo.MiddlewareFunc {\n\treturn nil\n}\n")))
+    memory.put_file("context.go", "b", units_of("context.go", "package echo\n\ntype Context struct {\n\tp string\n}\n"))
+    memory.put_file("bind.go", "c", units_of("bind.go", (
+        "package echo\n\ntype Binder interface {\n\tBind(c *Context, i any) error\n}\n")))
+    memory.put_file("route.go", "d", units_of("route.go", "package echo\n\ntype Route struct {\n\tName string\n}\n"))
+    memory.put_file("router.go", "e", units_of("router.go", (
+        "package echo\n\ntype DefaultRouter struct {\n\troutes []Route\n}\n\n"
+        "func (r *DefaultRouter) Route(c *Context) HandlerFunc {\n\treturn nil\n}\n")))
+    for name in ("middleware.CORSWithConfig", "echo.Context", "Binder.Bind"):
+        assert memory.defines(name) or any(declares(u, name) for u in memory.units_of("bind.go")), name
+    assert not memory.defines("other.CORSWithConfig") and not memory.defines("DefaultRouter.Context"), \
+        "a folder's package is its folder's name; at the root, a lower-case word (a type's is its method)"
+    assert memory.search(read_code_query("(*DefaultRouter).Route"), 1)[0].unit.name == "DefaultRouter.Route"
+    assert read_code_query("(*Echo).ServeHTTP").lookup == {"Echo.ServeHTTP"}
+
+
 def test_ruby_attributes_are_declarations_of_their_class() -> None:
     """A trial's `Faraday.default_adapter` (`attr_reader :default_adapter` in `class << self`) and
     `RackBuilder#handlers` (`attr_accessor :handlers`) were said to be defined nowhere."""
