@@ -9,6 +9,7 @@ that way, or whose lines a frame of this file points into, is what the request i
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote
@@ -335,11 +336,13 @@ def sources_of(written: str) -> tuple[str, ...]:
 
 
 # An installed copy's folder: what follows it is the package's own path, which a checkout of the package holds under
-# its root (`node_modules/axios/lib/core/Axios.js` is `lib/core/Axios.js`, a gem's `gems/faraday-2.9.0/lib/...` and
-# Composer's `vendor/guzzlehttp/guzzle/src/...` likewise); Python's `site-packages/flask/app.py` keeps the package's
+# its root (`node_modules/axios/lib/core/Axios.js` is `lib/core/Axios.js`, a gem's `gems/faraday-2.9.0/lib/...`,
+# Composer's `vendor/guzzlehttp/guzzle/src/...`, Go's module cache `.../echo/v5@v5.3.1/context.go` and Cargo's
+# `registry/src/index.../serde-1.0.2/src/de.rs` likewise); Python's `site-packages/flask/app.py` keeps the package's
 # own folder (a checkout's `src/flask/app.py`)
 _INSTALLED_AT = re.compile(r"(?:^|/)(?:(?:site|dist)-packages/(?=[^/]+/)|node_modules/(?:@[^/]+/)?[^/]+/"
-                           r"|gems/[^/]+-\d[^/]*/|vendor/[^/]+/[^/]+/(?=.*\.php$))")
+                           r"|gems/[^/]+-\d[^/]*/|vendor/[^/]+/[^/]+/(?=.*\.php$)|[^/]+@v\d[^/]*/"
+                           r"|registry/src/[^/]+/[^/]+-\d[^/]*/)")
 
 
 def installed_part(written: str) -> str:
@@ -347,6 +350,19 @@ def installed_part(written: str) -> str:
     path when it names none)."""
     found = [m.end() for m in _INSTALLED_AT.finditer(written.replace("\\", "/"))]
     return written[found[-1]:] if found else written
+
+
+def files_named(written: str, paths: Collection[str]) -> list[str]:
+    """The files of `paths` a path as written names (`paths_meet`), in order; where none is and it is an installed
+    copy's (`installed_part`), the one file of its name when the repository has one: a package of a monorepo installed
+    on its own (Composer's `vendor/league/flysystem-local/LocalFilesystemAdapter.php` is the checkout's
+    `src/Local/LocalFilesystemAdapter.php`: a trial's trace through it lost its order, and its path alone was said to
+    be nothing)."""
+    met = sorted(p for p in paths if paths_meet(written, p))
+    if met or installed_part(written) == written:
+        return met
+    named = [p for p in paths if file_name(p) == file_name(written)]
+    return named if len(named) == 1 else []
 
 
 def paths_meet(written: str, path: str) -> bool:

@@ -16,6 +16,7 @@ import logging
 import os
 import posixpath
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -234,7 +235,7 @@ class RepoIndex:
             raise InvalidRequest(f"path: no file of repository {name!r} matches {path!r} among those it indexed "
                                  "(source in a language it reads, not ignored, vendored or skipped; a glob over the "
                                  "paths relative to the repository, `lib/**/*.py`, `*.go`, or a folder, `lib/ansible`)")
-        read = read_code_query(query)
+        read = read_code_query(_from_top(query, repo.head.path))
         # a function and a definition looked up are shown whole, and the hits inside them (nested definitions, later
         # parts) are left out: k are asked for, not k less those, and 8k once more when those leave fewer than k (a
         # trial's `TypeAdapterFactory` gave 7 of k 10, its interface's methods inside it, and 18 of k 20)
@@ -740,6 +741,14 @@ def _within(inner: CodeUnit, outer: CodeUnit) -> bool:
 
 REST_WHOLE_LINES = 60  # a function's later part ranking first is shown as the whole function up to this long,
 # and so is a definition nested in one (`_as_short_outer`)
+
+
+def _from_top(query: str, root: str) -> str:
+    """The query with the repository's own folder taken off the paths it writes whole (`/tmp/echo/bind.go`, as agents
+    write them, is `bind.go`: a trial's was a search, not a listing of the file at the repository's top)."""
+    if not root or root == "/":
+        return query
+    return re.sub(rf"(?<![\w/.@+-]){re.escape(root.rstrip('/'))}/(?=[\w.@+-])", "", query)
 
 
 def _within_repository(path: str | None, root: str) -> str | None:

@@ -33,7 +33,6 @@ from ctxsieve.ingest.coderank.ranker import (
     looked_up,
     order_of,
     overload_signature,
-    paths_meet,
     place_in,
     rerank,
     score,
@@ -44,7 +43,7 @@ from ctxsieve.ingest.coderank.ranker import (
 )
 from ctxsieve.ingest.coderank.units import CodeUnit, last_part, module_name, operator_of
 from ctxsieve.ingest.kinds.code import comment_lines, language_of
-from ctxsieve.ingest.request import Frame, file_name, scoped_parts, sources_of
+from ctxsieve.ingest.request import Frame, file_name, files_named, scoped_parts, sources_of
 
 __all__ = ["Hit", "RepoMemory", "matches", "own_words"]
 
@@ -406,7 +405,7 @@ class RepoMemory:
         """The files a path as written names (`paths_meet`), looked up by their file names; for a compiled `.js`
         that names none, with `sources`, the TypeScript sources it may come from (`sources_of`)."""
         for form in (written, *(sources_of(written) if sources else ())):
-            if found := sorted(p for p in self._by_file_key.get(file_name(form), ()) if paths_meet(form, p)):
+            if found := files_named(form, self._by_file_key.get(file_name(form), ())):
                 return found
         return []
 

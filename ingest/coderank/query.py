@@ -23,7 +23,7 @@ _SUFFIXES = "|".join(sorted((s.lstrip(".") for s in LANGUAGES), key=len, reverse
 # `components.test.tsx`, `index.spec.ts`, `jquery.min.js`, `types.d.ts` were read as words); without one, a qualified
 # name ending in a letter a suffix has (`torch.Tensor.t`, `i18n.global.t`) is a name, not a file
 _FILE_MARKERS = "test|tests|spec|specs|e2e|min|d|config|module|service|stories|story|mock|mocks|setup|bench|slim|umd"
-_FILE = re.compile(rf"(?<![\w/.-])(/?(?:[\w.-]+/)+[\w-]+(?:\.[\w-]+)*\.(?:{_SUFFIXES})"
+_FILE = re.compile(rf"(?<![\w/.@+-])(/?(?:[\w.@+-]+/)+[\w-]+(?:\.[\w-]+)*\.(?:{_SUFFIXES})"
                    rf"|[\w-]+(?:\.(?:{_FILE_MARKERS}))*\.(?:{_SUFFIXES}))\b")
 _LEADING_DOTS = re.compile(r"^(?:\.\.?/)+")  # `./pkg/a.py`, `../pkg/a.py`: not `.github/...`'s dot
 _MODULE = re.compile(r"\b([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,8})\b")
@@ -123,6 +123,9 @@ def initialisms(text: str) -> tuple[str, ...]:
 _ARITY = re.compile(r"(?<![\w/.-])((?:[A-Z]\w*\.)*[a-z_]\w*[!?]?)/\d{1,2}(?![\w/.])")
 
 
+# a jar's path before its own (`.../jackson-core-2.19.1-sources.jar!/com/fasterxml/jackson/core/JsonFactory.java`):
+# the path inside it is the package's
+_IN_JAR = re.compile(r"(?<!\S)\S*?\.jar!/")
 # a place as PHP's errors write it (`PHP Warning:  ... in /app/src/RedirectMiddleware.php on line 152`) and as people
 # do: the place `path:line`
 _ON_LINE = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.[A-Za-z]{1,5}) on line (\d+)\b")
@@ -130,7 +133,7 @@ _ON_LINE = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.[A-Za-z]{1,5}) on line (\
 
 @lru_cache(maxsize=64)
 def read_code_query(text: str) -> CodeQuery:
-    text = _ON_LINE.sub(r"\1:\2", _ARITY.sub(r"\1", text))
+    text = _ON_LINE.sub(r"\1:\2", _IN_JAR.sub("", _ARITY.sub(r"\1", text)))
     request = read_request(text)
     files = tuple(dict.fromkeys(_LEADING_DOTS.sub("", m.replace("\\", "/")) for m in _FILE.findall(text)))
     modules = tuple(dict.fromkeys(m for m in _MODULE.findall(text) if not _FILE.fullmatch(m) and "." in m))

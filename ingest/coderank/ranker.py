@@ -30,7 +30,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..request import Frame, file_name, paths_meet, shared_tail, sources_of
+from ..request import Frame, files_named, paths_meet, shared_tail, sources_of
 from .lexical import stem
 from .query import FILLED, PHRASE_WORDS, SAID_WORDS, CodeQuery
 from .units import CodeUnit, last_part, module_name, operator_of
@@ -780,8 +780,7 @@ def _names_written(function: str) -> re.Pattern[str]:
 
 
 def _met(written: str, paths: list[str]) -> list[str]:
-    name = file_name(written)
-    return [p for p in paths if file_name(p) == name and paths_meet(written, p)]
+    return files_named(written, paths)
 
 
 def _closest(written: str, paths: list[str]) -> set[str]:

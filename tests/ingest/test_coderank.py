@@ -2866,6 +2866,40 @@ def test_go_names_as_go_code_writes_them() -> None:
     assert read_code_query("(*Echo).ServeHTTP").lookup == {"Echo.ServeHTTP"}
 
 
+def test_a_path_as_an_installed_copy_writes_it_names_the_checkouts_file() -> None:
+    """A trial's traces and paths through installed copies: Composer's copy of a monorepo's package on its own
+    (`vendor/league/flysystem-local/LocalFilesystemAdapter.php`, the checkout's `src/Local/...`) was "nothing here",
+    its trace out of order; Go's module cache (`.../echo/v5@v5.3.1/context.go`) and a sources jar's path
+    (`...-sources.jar!/com/...`) were searches, not listings. A file name many files have is no such file."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()
+    php = ("<?php\nclass LocalFilesystemAdapter\n{\n    public function write($path)\n    {\n"
+           "        $this->writeToFile($path);\n    }\n\n    private function writeToFile($path)\n    {\n"
+           "        throw UnableToWriteFile::atLocation($path);\n    }\n}\n")
+    memory.put_file("src/Local/LocalFilesystemAdapter.php", "a", units_of("src/Local/LocalFilesystemAdapter.php", php))
+    memory.put_file("context.go", "b", units_of("context.go", "package echo\n\nfunc Bind() error {\n\treturn nil\n}\n"))
+    java = "package com.acme.core;\n\npublic class JsonFactory {\n  public int version() {\n    return 1;\n  }\n}\n"
+    memory.put_file("src/main/java/com/acme/core/JsonFactory.java", "c",
+                    units_of("src/main/java/com/acme/core/JsonFactory.java", java))
+    for name in ("src/index.php", "lib/index.php"):
+        memory.put_file(name, name, units_of(name, "<?php\nfunction boot() {\n    return 1;\n}\n"))
+    vendor = "/app/vendor/league/flysystem-local/LocalFilesystemAdapter.php"
+    trace = (f"PHP Fatal error:  Uncaught UnableToWriteFile: Unable to write file at location: a.txt in {vendor}:11\n"
+             f"Stack trace:\n#0 {vendor}(6): League\\Flysystem\\Local\\LocalFilesystemAdapter->writeToFile('a.txt')\n"
+             "#1 /app/src/Upload.php(9): League\\Flysystem\\Local\\LocalFilesystemAdapter->write('a.txt')\n#2 {main}\n")
+    assert [h.unit.name for h in memory.search(read_code_query(trace), 2)] == [
+        "LocalFilesystemAdapter.writeToFile", "LocalFilesystemAdapter.write"]
+    for written, path in ((vendor, "src/Local/LocalFilesystemAdapter.php"),
+                          ("/root/go/pkg/mod/github.com/labstack/echo/v5@v5.3.1/context.go", "context.go"),
+                          ("/h/.m2/acme-core-2.1-sources.jar!/com/acme/core/JsonFactory.java",
+                           "src/main/java/com/acme/core/JsonFactory.java")):
+        query = read_code_query(written)
+        assert query.paths_only and not memory.missing(query), written
+        assert {u.path for u in memory.listed_units(query)} == {path}, written
+    assert memory.missing(read_code_query("/app/vendor/acme/other/index.php")), "two files of that name: not one"
+
+
 def test_ruby_attributes_are_declarations_of_their_class() -> None:
     """A trial's `Faraday.default_adapter` (`attr_reader :default_adapter` in `class << self`) and
     `RackBuilder#handlers` (`attr_accessor :handlers`) were said to be defined nowhere."""

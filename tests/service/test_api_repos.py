@@ -1700,9 +1700,13 @@ def test_a_file_listed_by_an_installed_copys_or_an_absolute_path(repos: TestClie
     (tree / "src" / "flask" / "sansio").mkdir(parents=True)
     (tree / "src" / "flask" / "app.py").write_text("".join(f"def app_{i}():\n    return {i}\n\n\n" for i in range(3)))
     (tree / "src" / "flask" / "sansio" / "app.py").write_text("def find_app_package():\n    return 'site packages'\n")
+    (tree / "manage.py").write_text("def main():\n    return 0\n")  # (at the top: `/tmp/echo/bind.go` was a search)
     committed(tree)
     assert repos.put("/v1/repos/installed-listing", json={"path": str(tree)}).status_code == 202
     indexed(repos, "installed-listing")
+    top = CodeSearchResult.from_json(repos.post("/v1/repos/installed-listing/search",
+                                                json={"query": f"{tree}/manage.py"}).json())
+    assert [h.name for h in top.results] == ["main"] and top.listing, top
     for written in ("/usr/lib/python3.12/site-packages/flask/app.py", "site-packages/flask/app.py",
                     f"{tree}/src/flask/app.py"):
         result = CodeSearchResult.from_json(repos.post("/v1/repos/installed-listing/search",
