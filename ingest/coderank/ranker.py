@@ -422,9 +422,10 @@ _DECLARATION_WORDS = ("export|default|public|private|protected|internal|filepriv
                       "lazy|weak|unowned|volatile|transient|@JvmField|@JvmStatic")
 
 
-# a type written before a name: one word, with its generics and array or pointer marks (not `class A extends`)
-_TYPE = r"(?!(?:class|interface|enum|struct|extends|implements|new|return|throws)\b)[A-Za-z_][\w.]*(?:<[^>\n]*>)?" \
-    r"(?:\[\])*[?*&]*"
+# a type written before a name: one word, with its generics and array or pointer marks (not `class A extends`); PHP's
+# nullable and namespaced ones (`?bool`, `\Closure`, `\FTP\Connection`)
+_TYPE = r"(?!(?:class|interface|enum|struct|extends|implements|new|return|throws)\b)[?\\]?[A-Za-z_][\w.\\]*" \
+    r"(?:<[^>\n]*>)?(?:\[\])*[?*&]*"
 
 
 # a file's declaration dialect by its suffix: Go's (a name's type after it), C's (`#define`, `} name_t;`), JS's and
@@ -539,10 +540,12 @@ def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
         return form.count(".") == name.count(".") + 1 and package == (folder or package.lower())  # clause (`echo.
         # Context`), the module's own name, not known here: a lower-case word (`DefaultRouter.Route` is a method)
     module = module_name(unit.path).split(".")
-    if module[-1] == name.split(".", 1)[0]:
+    own_file = module[-1] == name.split(".", 1)[0]
+    if own_file:
         module.pop()  # a file named after its class: its class's name is the module's last part already
     qualified = ".".join([*module, name])
-    return qualified == form or qualified.endswith("." + form) or bool(module) and form.endswith("." + qualified)
+    return qualified == form or qualified.endswith("." + form) or (bool(module) or own_file) and form.endswith(
+        "." + qualified)  # (at the top of `src/`: `League\Flysystem\Visibility` is src/Visibility.php's)
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:

@@ -2840,6 +2840,16 @@ def test_php_enum_cases_and_promoted_properties_are_declarations() -> None:
     constructor = next(u for u in units_of("src/Monolog/LogRecord.php", record) if u.leaf == "__construct")
     assert declares(constructor, "LogRecord.$extra") and declares(constructor, "LogRecord.channel")
     assert not declares(constructor, "LogRecord.plain") and not declares(constructor, "Other.channel")
+    adapter = next(u for u in units_of("src/Ftp/FtpAdapter.php", (  # (flysystem's nullable and namespaced types)
+        "<?php\nclass FtpAdapter\n{\n    private ?bool $isPureFtpdServer = null;\n    private \\Closure $picker;\n"
+        "    private \\FTP\\Connection|false $connection = false;\n}\n")) if u.kind == "class")
+    assert declares(adapter, "FtpAdapter.$isPureFtpdServer") and declares(adapter, "FtpAdapter.$picker")
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    memory = RepoMemory()  # (a class at the top of `src/`, named with its namespace: said to be defined nowhere)
+    memory.put_file("src/Visibility.php", "v", units_of("src/Visibility.php", (
+        "<?php\n\nnamespace League\\Flysystem;\n\nfinal class Visibility\n{\n    const A = 'a';\n}\n")))
+    assert memory.defines("League.Flysystem.Visibility")
 
 
 def test_go_names_as_go_code_writes_them() -> None:
