@@ -29,7 +29,7 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "last_pa
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 49  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
+UNITS_VERSION = 50  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
 # a Rust blanket impl named by its trait; 38: a Java or C# record and a Java annotation type of their own kinds,
 # Kotlin's enum, interface and annotation too, and a one-line type with no body a definition outside the C family;
 # 39: C++ read through more of the macros and casts its grammar cannot, names without template arguments at any depth;
@@ -40,7 +40,8 @@ UNITS_VERSION = 49  # (37: each type of a Go group its own unit, a Go struct's a
 # 45: a TS function under a cast (`(...) as any`), a TS generic call signature on its own line without semicolons;
 # 46: the review's: no `;` after a line that continues, a comment in a cast's parentheses;
 # 47: a JS function with a name of its own that is an operand of a module's statement: `export default a && function f`;
-# 48: a source root in any case, Json.NET's `Src/`; 49: a Ruby constant bound to a class a call makes, `Struct.new do`)
+# 48: a source root in any case, Json.NET's `Src/`; 49: a Ruby constant bound to a class a call makes, `Struct.new do`;
+# 50: a Ruby `class << self`'s methods said to be in it)
 
 # a file's first lines that tell the interpreter how to read it, not what the code does (a trial's faraday answers
 # held `# frozen_string_literal: true` as hits of their own): a shebang, Ruby's and Python's magic comments
@@ -111,7 +112,8 @@ class CodeUnit:
     # (a later part's too); a later part (`rest`): the definition's first line
     definition_start: int = 0
     within: str = ""  # a Rust trait impl's method: the impl's header (`impl fmt::Display for PathError`), which its
-    # name does not say (a type's `Display` and `Debug` both have `fmt`: two heads `PathError.fmt` a model cannot tell)
+    # name does not say (a type's `Display` and `Debug` both have `fmt`: two heads `PathError.fmt` a model cannot tell);
+    # a Ruby `class << self`'s method: SINGLETON
 
     @property
     def last_line(self) -> int:
@@ -255,16 +257,19 @@ def _walk(path: str, found: list[Definition] | tuple[Definition, ...], lines: li
                 own_last -= 1
             yield replace(_unit(path, qualified, kind, d.first, own_last, lines, d.header), definition_end=last + 1,
                           within=within)
-            inside = prefix if (word, name) == ("class", "self") else qualified  # Ruby's `class << self`: its
-            yield from _walk(path, d.children, lines, inside, kind, namespaces,  # methods are the class's own
-                             _trait_impl(kind, lines[d.header]))
-            # (`Base.route`)
+            singleton = (word, name) == ("class", "self")  # Ruby's `class << self`: its methods are the class's own
+            yield from _walk(path, d.children, lines, prefix if singleton else qualified, kind, namespaces,  # (`Base.
+                             SINGLETON if singleton else _trait_impl(kind, lines[d.header]))  # route`), said to be
+            # its singleton's: sidekiq's `Client.push` is an instance method and a one-line class method both)
             for first, end in _runs(lines, d.children[0].first, last, d.children):
                 if not all(_NO_CODE.fullmatch(line) for line in lines[first : end + 1]):
                     yield replace(_unit(path, qualified, kind, first, end, lines, d.header), rest=True,
                                   definition_start=d.first + 1, definition_end=last + 1, within=within)
         else:
             yield replace(_unit(path, qualified, kind, d.first, last, lines, d.header), within=within)
+
+
+SINGLETON = "class << self"
 
 
 def _trait_impl(kind: str, header: str) -> str:
