@@ -256,12 +256,12 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int =
     return best
 
 
-def _holders(held: np.ndarray) -> int:
-    """How many units hold as much of a phrase as the one holding the most: those holding a part of it only are no
-    rivals of the one holding it whole (jackson's seven `validate*Length` messages share `exceeds the maximum allowed
-    (%d, from %s)`, and divided `validateStringLength`'s whole message by seven)."""
+def _holders(held: np.ndarray) -> float:
+    """How many units hold a phrase, each counted by how much of it it holds against the one holding the most: those
+    holding a part of it are lesser rivals of the one holding it whole (jackson's seven `validate*Length` messages
+    share `exceeds the maximum allowed (%d, from %s)`, and divided `validateStringLength`'s whole message by seven)."""
     most = float(held.max()) if len(held) else 0.0
-    return int(np.count_nonzero(held >= most - 1e-9)) if most > 0 else 0
+    return float(held.sum()) / most if most > 0 else 0.0
 
 
 def _held(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool = False) -> tuple[float, bool]:
