@@ -250,18 +250,10 @@ def phrases_held(phrases: Sequence[str], units: Sequence[CodeUnit], least: int =
         if (fills & shipped).any():  # (the code that fills the message's values in says it, not a test's or a doc's
             held = held * fills  # copy of it; a test's placeholder does not outweigh code that joins the message)
         # (the code's holders: tests asserting the message, and examples printing it, are no rivals of the code)
-        holders = _holders(held * shipped) or _holders(held)
+        holders = int(np.count_nonzero(held * shipped)) or int(np.count_nonzero(held))
         if holders:
             best = np.maximum(best, held * min(1.0, PHRASE_PEERS / holders))
     return best
-
-
-def _holders(held: np.ndarray) -> float:
-    """How many units hold a phrase, each counted by how much of it it holds against the one holding the most: those
-    holding a part of it are lesser rivals of the one holding it whole (jackson's seven `validate*Length` messages
-    share `exceeds the maximum allowed (%d, from %s)`, and divided `validateStringLength`'s whole message by seven)."""
-    most = float(held.max()) if len(held) else 0.0
-    return float(held.sum()) / most if most > 0 else 0.0
 
 
 def _held(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool = False) -> tuple[float, bool]:

@@ -866,28 +866,6 @@ def test_a_ruby_constant_bound_to_a_class_a_call_makes_is_a_class() -> None:
         ("method", "Faraday.Stub.matches?", 8), ("class", "Faraday.NotFound", 12)]
 
 
-def test_a_message_held_whole_outweighs_its_parts_held_by_others() -> None:
-    """A trial pasted jackson's `StreamConstraintsException: String value length (20000001) exceeds the maximum
-    allowed (20000000, from `StreamReadConstraints.getMaxStringLength()`)`: six other `validate*Length` messages hold
-    `exceeds the maximum allowed (%d, from %s)`, and the one holding it whole was weighed as one of seven, third behind
-    the getter the backticks name. Those holding less of it are no rivals of the one holding it whole."""
-    from ctxsieve.indexes.repos.memory import RepoMemory
-
-    def validate(what: str) -> str:
-        return (f"  public void validate{what}Length(int length) {{\n    if (length > _max) {{\n"
-                f"      throw _constructException(\"{what} value length (%d) exceeds the maximum allowed"
-                f" (%d, from %s)\",\n          length, _max, _constrainRef(\"getMax{what}Length\"));\n    }}\n  }}\n\n")
-
-    text = ("public class StreamReadConstraints {\n  public int getMaxStringLength() {\n    return _maxStringLen;\n"
-            "  }\n\n" + "".join(validate(w) for w in ("String", "Number", "Name", "Document", "Token", "Nesting"))
-            + "}\n")
-    memory = RepoMemory()
-    memory.put_file("StreamReadConstraints.java", "a", units_of("StreamReadConstraints.java", text))
-    pasted = ("com.fasterxml.jackson.core.exc.StreamConstraintsException: String value length (20000001) exceeds the "
-              "maximum allowed (20000000, from `StreamReadConstraints.getMaxStringLength()`)")
-    assert memory.search(read_code_query(pasted), 1)[0].unit.name == "StreamReadConstraints.validateStringLength"
-
-
 def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
     """Found by a user trial, each a look-up that missed or an answer that said a name was not defined when it was:
     Ruby's `route!` and `class << self` methods (named `Base.self.route`), a TS private method `#delay` looked up as
