@@ -367,8 +367,8 @@ class RepoIndex:
         (`matched_lines`), from its file's text as indexed: an agent told "read client.py lines 293-1463" of a
         1,200-line class read all of it, or guessed, for the three lines the request was about."""
         cut = {r.path for r in results if not r.whole}
-        if not cut or not read.terms:
-            return results
+        if not cut or not read.terms or read.at_lines or read.paths_only:  # (a place's or a path's words are its
+            return results  # path's: `router.go:1012` said "the request's words most at lines 886", router's)
         self._read_texts(tenant, name, cut, texts)  # (those widened whole are read already)
         lines = {path: texts[path].split("\n") for path in cut if path in texts}
         shown: dict[str, set[int]] = {}  # every line the answer shows, of each file: a class's rest holds its

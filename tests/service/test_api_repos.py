@@ -227,6 +227,14 @@ def test_a_cut_result_points_at_the_lines_not_shown_that_hold_the_request(repos:
     at = ", ".join(map(str, first["matched_lines"]))
     assert f"not shown: read client.py lines {first['shown_end_line'] + 1}-{first['end_line']} (the request's words " \
            f"most at lines {at})" in said, said
+    (tree / "router.py").write_text("def route(self):\n" + "".join(f"    router_{i} = self.router.get({i})\n"
+                                                                  for i in range(80)) + "    return self\n")
+    committed(tree)  # (a trial's `router.go:1012`: "the request's words most at lines 886", the path's word)
+    assert repos.post("/v1/repos/session/sync").status_code in (200, 202)
+    indexed(repos, "session")
+    placed = repos.post("/v1/repos/session/search", json={"query": "router.py:70", "max_tokens": 200,
+                                                         "windows": True, "k": 1}).json()["results"][0]
+    assert placed["name"] == "route" and placed["shown_start_line"] > 2 and placed["matched_lines"] == [], placed
 
 
 def test_the_lines_pointed_at_hold_the_words_by_their_stems_and_are_not_shown_elsewhere() -> None:
