@@ -41,7 +41,7 @@ from ctxsieve.ingest.coderank.ranker import (
     unmarked,
     written_names,
 )
-from ctxsieve.ingest.coderank.units import CodeUnit, last_part, module_name, operator_of
+from ctxsieve.ingest.coderank.units import SINGLETON, CodeUnit, last_part, module_name, operator_of
 from ctxsieve.ingest.kinds.code import comment_lines, language_of
 from ctxsieve.ingest.request import Frame, file_name, files_named, scoped_parts, sources_of
 
@@ -527,7 +527,7 @@ def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
 
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,
                  exact: frozenset[str] = frozenset(), placed: int | None = None
-                 ) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, int, int, str, int]:
+                 ) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, bool, int, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
     (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
     definition with its body), then the code that writes a
@@ -545,6 +545,7 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
             bool(query.lookup) and not defined_or_declared(unit, query.lookup),
             written is not None and not written.search(unit.text),
             bool(query.lookup) and overload_signature(unit),
+            unit.within == SINGLETON and "#" in query.text,  # (Ruby's `Client#push` is the instance method)
             _constructor(unit) and unit.leaf in query.lookup,
             bool(query.lookup) and _specialization_of(unit, query.text) != _asks_specialization(query.text),
             bool(query.lookup) and defined_or_declared(unit, query.lookup) and not _in_its_own_file(unit,

@@ -880,6 +880,12 @@ def test_a_look_up_finds_names_as_each_language_writes_them() -> None:
     assert {(u.name, u.within) for u in units_of("lib/base.rb", ruby) if u.kind == "method"} == {
         ("Sinatra.Base.route", "class << self"), ("Sinatra.Base.route!", ""), ("Sinatra.Base.routes", "")}, \
         "a singleton class's are the class's own, said to be its (sidekiq's class and instance `Client.push`)"
+    assert memory.search(read_code_query("Sinatra::Base#route"), 1)[0].unit.within == "class << self", "the only one"
+    memory.put_file("lib/client.rb", "z", units_of("lib/client.rb", (
+        "class Client\n  class << self\n    def push(item)\n      new.push(item)\n    end\n  end\n\n"
+        "  def push(item)\n    raw_push(item)\n  end\nend\n")))
+    assert [h.unit.within for h in memory.search(read_code_query("Client#push"), 2)] == ["", "class << self"], \
+        "`#`: the instance method first (sidekiq's)"
     ts = ("class Ky {\n  #calculateRetryDelay(error: Error) {\n    return 1;\n  }\n\n  retry() {\n    return 2;\n  }\n"
           "}\n")
     memory.put_file("source/ky.ts", "b", units_of("source/ky.ts", ts))
