@@ -353,16 +353,11 @@ def installed_part(written: str) -> str:
 
 
 def files_named(written: str, paths: Collection[str]) -> list[str]:
-    """The files of `paths` a path as written names (`paths_meet`), in order; where none is and it is an installed
-    copy's (`installed_part`), the one file of its name when the repository has one: a package of a monorepo installed
-    on its own (Composer's `vendor/league/flysystem-local/LocalFilesystemAdapter.php` is the checkout's
-    `src/Local/LocalFilesystemAdapter.php`: a trial's trace through it lost its order, and its path alone was said to
-    be nothing)."""
-    met = sorted(p for p in paths if paths_meet(written, p))
-    if met or installed_part(written) == written:
-        return met
-    named = [p for p in paths if file_name(p) == file_name(written)]
-    return named if len(named) == 1 else []
+    """The files of `paths` a path as written names (`paths_meet`), in order. (Not the one file of its name where an
+    installed copy's path meets none: a package of a monorepo installed on its own, Composer's
+    `vendor/league/flysystem-local/LocalFilesystemAdapter.php`, is the checkout's `src/Local/...`, but so would be
+    another package's file of a name the repository has once, click's `testing.py` in a flask traceback.)"""
+    return sorted(p for p in paths if paths_meet(written, p))
 
 
 def paths_meet(written: str, path: str) -> bool:

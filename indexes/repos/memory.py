@@ -112,8 +112,10 @@ class RepoMemory:
         other); not a look-up's, a listing's, a place's, a trace's or a pasted message's, which say so otherwise."""
         if not query.short or query.lookup or query.paths_only or query.at_lines or query.trace or query.phrases:
             return ()
-        words = dict.fromkeys(w for w in terms(query.text) if len(w) > 2 and w.isascii() and w.isalpha())
-        return tuple(w for w in words if not self._lexical.holds(w))
+        words = dict.fromkeys(w for w in terms(query.text) if len(w) > 2 and w.isascii() and w.isalpha()
+                              and not w.endswith(_VERB_FORMS))  # (a question's "computed", "turned" say little)
+        absent = [w for w in words if not self._lexical.holds(w)]
+        return tuple(w for w in absent if not self._lexical.inside_a_name(w))
 
     def names_only_itself(self, query: CodeQuery, own: Collection[str]) -> bool:
         """`foreign_words`, and its other words are the project's own name alone (`own`: the words of the
@@ -431,6 +433,7 @@ MODULE_FOCUS_LINES = 20  # a module's run this long is shown around its best lin
 NEIGHBOURS = 5  # lines either side of a focus line whose words break a tie between lines of the same words
 
 
+_VERB_FORMS = ("ed", "ing")
 OWN_NAME_SHARE = 0.1  # of the units a project's name is held by, to be read as the project's and no code's
 PACKAGE_SHARE = 0.8  # (at half, monolog's package was `Monolog.Handler`: its handlers are most of its files)
 

@@ -61,7 +61,7 @@ def file_point(tenant: str, repo: str, path: str, digest: str, text: str, units:
     return PointData(key=file_key(tenant, repo, path), payload={
         "type": "file", "tenant": tenant, "repo": repo, "path": path, "hash": digest, "text": text,
         "units": [[u.name, u.kind, u.start_line, u.end_line, u.signature, u.rest, u.definition_end, u.definition_start,
-                   u.within] for u in units],
+                   u.within, u.package] for u in units],
         "units_version": UNITS_VERSION})
 
 

@@ -215,6 +215,12 @@ class UnitIndex:
             return bool(self._postings.get(term)) or any(self._postings.get(t) for k in (key, *_aliases().get(key, ()))
                                                          for t in self._by_stem.get(k, ()))
 
+    def inside_a_name(self, word: str) -> bool:
+        """Some unit's identifier holds the word across its parts (`querystring` in `SkipQueryString`, whose terms are
+        `skip`, `query`, `string` and the whole): a scan of the terms, for the few words nothing else holds."""
+        with self._lock:
+            return any(word in term for term in self._postings if len(term) > len(word) and self._postings[term])
+
     def stem_frequency(self, term: str) -> int:
         """In how many units the commonest indexed term of its stem occurs (`retries` over code of `retry`)."""
         return max((len(self._postings.get(t, ())) for t in self._by_stem.get(stem(term), ())), default=0)

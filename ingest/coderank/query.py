@@ -128,7 +128,7 @@ _ARITY = re.compile(r"(?<![\w/.-])((?:[A-Z]\w*\.)*[a-z_]\w*[!?]?)/\d{1,2}(?![\w/
 _IN_JAR = re.compile(r"(?<!\S)\S*?\.jar!/")
 # a place as PHP's errors write it (`PHP Warning:  ... in /app/src/RedirectMiddleware.php on line 152`) and as people
 # do: the place `path:line`
-_ON_LINE = re.compile(r"(?<![\w./\\@+-])([\w./\\@+-]+\.[A-Za-z]{1,5}) on line (\d+)\b")
+_ON_LINE = re.compile(rf"(?<![\w./\\@+-])([\w./\\@+-]+\.(?:{_SUFFIXES})) on line (\d+)\b")  # (not `res.json`)
 
 
 @lru_cache(maxsize=64)
@@ -156,8 +156,9 @@ def read_code_query(text: str) -> CodeQuery:
 # an error's line as a run prints it (`ValueError: ...`, `requests.exceptions.InvalidSchema: ...`, `ERROR! ...`,
 # `error: ...`), and a quoted string of a few words
 _ERROR_LINE = re.compile(r"^[ \t>]*(?:[\w.-]+:[ \t]+)?(?:Uncaught |Unhandled (?:[Ee]xception\. )?)?"
-                         r"(?:(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated)"
-                         r"(?::[ \t]+Uncaught (?:[A-Za-z_]\w*\\)*\w+)?|"
+                         r"(?:PHP (?:Fatal error|Parse error|Warning|Notice|Deprecated)"
+                         r"(?::[ \t]+Uncaught (?:[A-Za-z_]\w*\\)*\w+)?|(?:Fatal|Parse) error:[ \t]+Uncaught "
+                         r"(?:[A-Za-z_]\w*\\)*\w+|"
                          r"(?:[A-Za-z_]\w*(?:\.|::|\\))*(?:[A-Z][a-z0-9]+"
                          r"[A-Z]\w*|\w*(?:Error|Exception|Warning|Exit|Failure))|ERROR!?|FATAL|[Ee]rror|[Ff]atal|panic|"
                          r"what\(\))(?:[ \t]+\([^()\n]{1,80}\))?[ \t]*[:!][ \t]*+(.*\S)[ \t\r]*$", re.MULTILINE)
@@ -248,8 +249,9 @@ def _with_values(message: str, least: int) -> str | None:
 # a definition's keyword written before its name in a look-up (curl's `struct Curl_easy` found no struct)
 _KIND_WORDS = frozenset({"struct", "class", "enum", "union", "interface", "trait", "type", "typedef", "fn", "func",
                          "def", "function", "impl", "module", "namespace", "object", "protocol", "record"})
-_CODE_NAME = re.compile(r"\\?[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::|\\)[A-Za-z_$][\w$]*[!?]?)*")  # Ruby's `route!`,
-# `valid?`; PHP's `GuzzleHttp\Exception\ConnectException` (`\GuzzleHttp\Client`, from the global namespace)
+# Ruby's `route!`, `valid?`; PHP's `GuzzleHttp\Exception\ConnectException` (`\GuzzleHttp\Client`, from the global
+# namespace; its parts capitalised, as PHP's are: not an escape, `\r\n`)
+_CODE_NAME = re.compile(r"(?:\\(?=[A-Z]))?[A-Za-z_$][\w$]*[!?]?(?:(?:\.|::|\\(?=[A-Z]))[A-Za-z_$][\w$]*[!?]?)*")
 LOOKUP_WORDS = 3
 _HASH_METHOD = re.compile(r"(?<=\w)#(?=[A-Za-z_])")  # `Sinatra::Helpers#redirect`, `JsonReader#peek`
 

@@ -529,23 +529,19 @@ def unmarked(name: str) -> str:
 
 
 def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
-    r"""`form` names the unit by its module too, as an import or a Java class's full name writes it: `click.core.Option`
+    """`form` names the unit by its module too, as an import or a Java class's full name writes it: `click.core.Option`
     is src/click/core.py's `Option`, `org.apache.commons.lang3.StringUtils.isBlank` a file named after its class; or by
-    a namespace its folders end (PHP's `GuzzleHttp\Exception\ConnectException` is src/Exception/ConnectException.php's:
-    the namespace's first part is the package's, mapped onto `src/` by its autoloader)."""
+    what its file declares it in (`CodeUnit.package`)."""
     if not form.endswith("." + name):
         return False
-    if unit.path.endswith(".go"):  # Go names a definition by its package, its folder (`middleware.CORSWithConfig`);
-        folder, package = PurePosixPath(unit.path).parent.name, form.split(".", 1)[0]  # the root's by its `package`
-        return form.count(".") == name.count(".") + 1 and package == (folder or package.lower())  # clause (`echo.
-        # Context`), the module's own name, not known here: a lower-case word (`DefaultRouter.Route` is a method)
+    if unit.package:  # as the file declares it: Go's `package middleware` (`middleware.CORSWithConfig`), a PHP
+        qualified = f"{unit.package}.{name}"  # namespace (`GuzzleHttp\Exception\ConnectException`; not psr7's
+        return qualified == form or qualified.endswith("." + form)  # `GuzzleHttp\Psr7\Utils` for guzzle's `Utils`)
     module = module_name(unit.path).split(".")
-    own_file = module[-1] == name.split(".", 1)[0]
-    if own_file:
+    if module[-1] == name.split(".", 1)[0]:
         module.pop()  # a file named after its class: its class's name is the module's last part already
     qualified = ".".join([*module, name])
-    return qualified == form or qualified.endswith("." + form) or (bool(module) or own_file) and form.endswith(
-        "." + qualified)  # (at the top of `src/`: `League\Flysystem\Visibility` is src/Visibility.php's)
+    return qualified == form or qualified.endswith("." + form)
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:
@@ -715,10 +711,12 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         own = [i for i, u in enumerate(units) if u.path in meeting]
         holding = [] if compiled else [i for i in own if units[i].start_line <= line <= units[i].end_line]
         function = _frame_function(frame.function)
-        if frame.path.endswith(".rb") and function and _calls_at(units, holding, line, function):
-            function = None  # (Ruby prints a built-in's frame, `base.rb:7:in 'call'`, at the line calling it: that
-            # line is the frame's; a label its line does not call is the method's, moved in another release: a
-            # trial's `job.rb:372:in 'client_push'` of sidekiq 7.2 pointed at 8.1's `sidekiq_options`)
+        if frame.path.endswith(".rb") and function and (function == "initialize" or _calls_at(units, holding, line,
+                                                                                             function)):
+            function = None  # (Ruby prints a built-in's frame, `base.rb:7:in 'call'`, at the line calling it:
+            # that line is the frame's, and `initialize`'s at a line writing `.new` or `File.open`; a label its line
+            # does not call is the method's, moved in another release: a trial's `job.rb:372:in 'client_push'` of
+            # sidekiq 7.2 pointed at 8.1's `sidekiq_options`)
         named = [i for i in own if function and units[i].leaf == function and units[i].kind != "module"]  # (a
         # later part of the function counts: it is of that name)
         moved = bool(named) and not any(i in named for i in holding)

@@ -29,7 +29,7 @@ __all__ = ["CONDITIONAL_WORDS", "UNITS_VERSION", "CodeUnit", "kind_of", "last_pa
 
 # Which `units_of` found a stored file's units: raised whenever it finds other units in the same text, so a
 # repository indexed before finds them again from each file's stored text when it is loaded.
-UNITS_VERSION = 50  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
+UNITS_VERSION = 51  # (37: each type of a Go group its own unit, a Go struct's and interface's kind as Go writes it,
 # a Rust blanket impl named by its trait; 38: a Java or C# record and a Java annotation type of their own kinds,
 # Kotlin's enum, interface and annotation too, and a one-line type with no body a definition outside the C family;
 # 39: C++ read through more of the macros and casts its grammar cannot, names without template arguments at any depth;
@@ -41,7 +41,7 @@ UNITS_VERSION = 50  # (37: each type of a Go group its own unit, a Go struct's a
 # 46: the review's: no `;` after a line that continues, a comment in a cast's parentheses;
 # 47: a JS function with a name of its own that is an operand of a module's statement: `export default a && function f`;
 # 48: a source root in any case, Json.NET's `Src/`; 49: a Ruby constant bound to a class a call makes, `Struct.new do`;
-# 50: a Ruby `class << self`'s methods said to be in it)
+# 50: a Ruby `class << self`'s methods said to be in it; 51: a PHP namespace's and a Go package's name kept)
 
 # a file's first lines that tell the interpreter how to read it, not what the code does (a trial's faraday answers
 # held `# frozen_string_literal: true` as hits of their own): a shebang, Ruby's and Python's magic comments
@@ -114,6 +114,8 @@ class CodeUnit:
     within: str = ""  # a Rust trait impl's method: the impl's header (`impl fmt::Display for PathError`), which its
     # name does not say (a type's `Display` and `Debug` both have `fmt`: two heads `PathError.fmt` a model cannot tell);
     # a Ruby `class << self`'s method: SINGLETON
+    package: str = ""  # what the file declares its code to be in, as callers qualify its names: a PHP file's
+    # `namespace GuzzleHttp\Exception;` (`GuzzleHttp.Exception`), a Go file's `package echo`
 
     @property
     def last_line(self) -> int:
@@ -211,7 +213,14 @@ def units_of(path: str, text: str) -> list[CodeUnit]:
     found = definitions(text, language) or []
     out = list(_walk(path, found, lines, "", None, _namespaces(found) if language in _SCOPED else None))
     out.extend(_module_runs(path, found, lines, language in _PREPROCESSED))
+    if (declared := _DECLARED_PACKAGE.get(language or "")) and (package := declared.search(text)):
+        out = [replace(unit, package=package[1].strip("\\").replace("\\", ".")) for unit in out]
     return sorted(out, key=lambda u: (u.start_line, u.end_line, u.name))
+
+
+# a file's declaration of what its code is in, as callers qualify it (the first: a PHP file may hold more)
+_DECLARED_PACKAGE = {"php": re.compile(r"^[ \t]*namespace[ \t]+\\?([A-Za-z_][\w\\]*)[ \t]*[;{]", re.M),
+                     "go": re.compile(r"^package[ \t]+([A-Za-z_]\w*)", re.M)}
 
 
 _SCOPED = frozenset({"cpp", "cuda"})  # where `Type::name(...) {...}` defines a member outside its class

@@ -1805,6 +1805,7 @@ def test_a_short_searchs_words_no_definition_holds_are_said(repos: TestClient, r
     tree = roots / "absent-words"
     tree.mkdir()
     (tree / "stack.py").write_text("def build_stack(params, middleware):\n    return [middleware(params)]\n")
+    (tree / "log.py").write_text("SkipQueryString = True\n")
     committed(tree)
     assert repos.put("/v1/repos/absent-words", json={"path": str(tree)}).status_code == 202
     indexed(repos, "absent-words")
@@ -1817,6 +1818,8 @@ def test_a_short_searchs_words_no_definition_holds_are_said(repos: TestClient, r
     assert "; no definition holds the words retry, decide: these are the nearest the search found" in \
         render_hits(result), render_hits(result)
     assert asked("where is the middleware stack built from parameters").absent == []
+    assert asked("where is the querystring skipped, computed for the stack").absent == [], \
+        "a word inside a name (a review: `querystring` of `SkipQueryString`); a verb's form says little"
     assert asked("retry_middleware").absent == [], "a look-up: said as undefined"
 
 
