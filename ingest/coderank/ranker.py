@@ -699,9 +699,9 @@ def _frame_points(query: CodeQuery, units: Sequence[CodeUnit]) -> list[tuple[Fra
         if line is None:
             continue
         written, compiled = frame.path, False
-        met = _met(written, paths)
+        met = files_named(written, paths)
         for source in sources_of(frame.path) if not met else ():  # a Node frame's compiled `.js`: its TypeScript
-            if met := _met(source, paths):  # source's lines are not the frame's, its function's name is
+            if met := files_named(source, paths):  # source's lines are not the frame's, its function's name is
                 written, compiled = source, True
                 break
         meeting = _closest(written, [p for p in met if ends[p] >= deepest[frame.path]] or met)
@@ -778,10 +778,6 @@ def _names_written(function: str) -> re.Pattern[str]:
     function`, `done: async (`), not a call of it (a dependency's `next` frame at a line that calls `next(...)`)."""
     name = re.escape(function)
     return re.compile(rf"\bfunction\s*\*?\s*{name}\s*\(|(?<![\w$.]){name}\s*[:=]\s*(?:async\s*)?(?:function\b|\()")
-
-
-def _met(written: str, paths: list[str]) -> list[str]:
-    return files_named(written, paths)
 
 
 def _closest(written: str, paths: list[str]) -> set[str]:
