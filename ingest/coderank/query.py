@@ -264,6 +264,7 @@ def lookup_names(text: str) -> frozenset[str]:
     (`fmt::v12::basic_memory_buffer<char, 500>::grow`), is the name without them; a C++ operator is a name
     (`operator==`, `basic_string_view::operator<`, `operator""_a`)."""
     text = _GO_RECEIVER.sub(r"\1.", text)  # Go's method as its receiver writes it: `(*Router).Find`
+    text = _JVM_NESTED.sub(r"\1.", text)  # a nested class as the JVM names it: `JsonParser$Feature`
     at = _OPERATOR_WORD.search(text)  # (an operator's own `<`, `operator<=`, are no template's)
     plain = without_generics(text[:at.start()]) + text[at.start():] if at else without_generics(text)
     return _lookup_names(plain) or (_lookup_names(text) if plain != text else frozenset())  # (Haskell's `<$>` is
@@ -272,6 +273,7 @@ def lookup_names(text: str) -> frozenset[str]:
 
 _OPERATOR_WORD = re.compile(r"\boperator\b")
 _GO_RECEIVER = re.compile(r"(?<![\w)])\(\*?([A-Za-z_]\w*)\)\.(?=[A-Za-z_])")
+_JVM_NESTED = re.compile(r"\b([A-Z][A-Za-z0-9_]*)\$(?=[A-Z])")  # (both capitalised: JS's `$` names stay whole)
 # a C++ operator's name (a conversion's, `operator bool`, is two words: none)
 _CPP_OPERATOR = re.compile(r'(?:[A-Za-z_]\w*(?:::|\.))*operator(?:""\s*[A-Za-z_]\w*|\(\)|\[\]|->\*?|<=>|'
                            r"[-+*/%^&|~!=<>]{1,3}|,)")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ctxsieve.ingest.coderank.chunks import context_unit, line_unit, rank_units
-from ctxsieve.ingest.coderank.query import FILLED, MESSAGE_WORDS, read_code_query
+from ctxsieve.ingest.coderank.query import FILLED, MESSAGE_WORDS, lookup_names, read_code_query
 from ctxsieve.ingest.coderank.ranker import SIGNALS, WEIGHTS, declares, factor_of, looked_up, place_factor, with_files
 from ctxsieve.ingest.coderank.units import CodeUnit, module_name, units_of
 
@@ -1554,6 +1554,30 @@ def test_a_ruby_class_hash_method_look_up_finds_the_method_and_a_mixins() -> Non
         assert query.lookup, asked
         assert memory.search(query, 3)[0].unit.name == name, (asked, memory.search(query, 3))
     assert not memory.defines("Sinatra.Base.render"), "the answer still says no definition has that name"
+
+
+def test_a_nested_class_as_the_jvm_names_it_is_a_look_up_of_it() -> None:
+    """`JsonParser$Feature` (the JVM's binary name, as a stack trace or a log writes a nested class) was no name: the
+    outer class's constructors came first, the enum `JsonParser.Feature` was not in the first five. A `$` between two
+    capitalised names reads as the dot; a JavaScript name with `$` in it stays whole."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("package com.fasterxml.jackson.core;\n\npublic abstract class JsonParser {\n"
+              "    public enum Feature {\n        AUTO_CLOSE_SOURCE(true);\n\n"
+              "        private final boolean _default;\n\n"
+              "        Feature(boolean defaultState) { _default = defaultState; }\n\n"
+              "        public boolean enabledIn(int flags) { return (flags & 1) != 0; }\n    }\n\n"
+              "    protected JsonParser() { }\n\n"
+              "    public JsonParser enable(Feature f) { return this; }\n}\n")
+    memory = RepoMemory()
+    path = "src/main/java/com/fasterxml/jackson/core/JsonParser.java"
+    memory.put_file(path, "a", units_of(path, source))
+    for asked, name in (("JsonParser$Feature", "JsonParser.Feature"),
+                        ("com.fasterxml.jackson.core.JsonParser$Feature.enabledIn", "JsonParser.Feature.enabledIn")):
+        query = read_code_query(asked)
+        assert query.lookup, asked
+        assert memory.search(query, 1)[0].unit.name == name, (asked, memory.search(query, 3))
+    assert lookup_names("jQuery$Deferred") == frozenset({"jQuery$Deferred"})
 
 
 def test_a_short_searchs_words_meet_the_short_forms_code_writes_them_in() -> None:
