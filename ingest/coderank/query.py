@@ -52,6 +52,11 @@ class CodeQuery:
     # which count where a definition holds SAID_WORDS of one verbatim
     said: tuple[str, ...] = ()
 
+    @property
+    def deprecation(self) -> bool:
+        """The request speaks of deprecation (`deprecated`, `obsolete`): a deprecated definition counts whole."""
+        return any(term.startswith(("deprecat", "obsolet")) for term in self.terms)
+
     def names_file(self, path: str) -> int:
         """How closely the request names this file: 2 its path (or its module's dotted path, two parts or more; or a
         longer path ending in the whole of it), 1 its file name alone (`manager.py`), else 0."""

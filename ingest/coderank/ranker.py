@@ -378,8 +378,11 @@ def factor_of(unit: CodeUnit, weights: Weights = WEIGHTS, query: CodeQuery | Non
     look-up names too: it comes first all the same, `_asked_first`, but after the shipped code's of that name); and
     where a search asks for tests (`CodeQuery.tests`), the tests count whole and the code they exercise as tests count
     otherwise. A module run of comments alone (`CodeUnit.commented_out`) counts for less wherever it is, but where it
-    holds a name a look-up asks for (a test commented out is found by its name)."""
+    holds a name a look-up asks for (a test commented out is found by its name); a deprecated definition
+    (`CodeUnit.deprecated`) counts as an example does, but where the request speaks of deprecation."""
     place = _unit_place(unit)
+    if place is None and unit.deprecated and not (query is not None and query.deprecation):
+        place = "aside"  # (a wrapper kept for old callers, naming the code to use instead)
     if query is not None and query.tests and place in (None, "tests"):
         place = None if place == "tests" else "tests"
     return _factor(place, weights) * (weights.commented if _says_nothing(unit, query) else 1.0)

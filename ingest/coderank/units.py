@@ -157,6 +157,15 @@ class CodeUnit:
         return guard is not None and _AT_THE_MARGIN.search(self.text, guard.end()) is None  # (module code after it,
         # or its `else:`, runs on import: the module's code)
 
+    @cached_property  # asked for every unit of every search's pool
+    def deprecated(self) -> bool:
+        """Its own doc or annotation says it is deprecated (`@deprecated`, `@Deprecated`, `#[deprecated]`,
+        `[Obsolete]`, Go's `// Deprecated:`, Swift's `@available(*, deprecated)`, a docstring's `.. deprecated::`):
+        a wrapper kept for old callers, which names the code to use instead (a trial's guzzle answered "choose the
+        http handler" with `functions.php`'s `choose_handler` above `Utils::chooseHandler`). Read in its head alone,
+        the lines up to its header and a Python docstring after it: a class's deprecated property is not the class."""
+        return not self.module_run and _DEPRECATED.search(_head_of(self)) is not None
+
     @property
     def answers_to_name(self) -> bool:
         """A request naming its name's end may mean it: not a test framework's test or group (`describe('parse',
@@ -175,6 +184,25 @@ class CodeUnit:
     def module_run(self) -> bool:
         """A run of a file's own code between its definitions (no header of its own), named by the file's module."""
         return self.kind == "module" and not self.signature
+
+
+_DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|\[Obsolete\b|^[ \t]*(?://+|#)[ \t]*Deprecated:|"
+                         r"\.\. deprecated::|@available\([^)]*\bdeprecated\b", re.MULTILINE)
+_DOCSTRING_OPENS = re.compile(r"[ \t]*[rRuU]?(\"\"\"|\'\'\')")
+
+
+def _head_of(unit: CodeUnit) -> str:
+    """A unit's lines up to its header line (its doc comment, annotations, decorators), and a Python docstring
+    after it; its first line alone when no line is its header."""
+    lines = unit.text.split("\n")
+    header = next((i for i, line in enumerate(lines) if unit.signature and line.strip() == unit.signature), 0)
+    end = header + 1
+    opened = _DOCSTRING_OPENS.match(lines[end]) if end < len(lines) and unit.path.endswith(".py") else None
+    if opened is not None:
+        closing = opened.group(1)
+        end = next((i + 1 for i in range(end, len(lines))
+                    if lines[i].count(closing) >= (2 if i == end else 1)), len(lines))
+    return "\n".join(lines[:end])
 
 
 # the folders a language's modules are named from, not by: `src/click/core.py` is `click.core`, Maven's

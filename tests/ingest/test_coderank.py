@@ -2535,6 +2535,55 @@ def test_a_chinese_question_naming_the_projects_package_is_read_by_meaning() -> 
     assert memory.package_words() == set(), "asked again after a change: 5 of 7 shipped files"
 
 
+def test_a_deprecated_wrapper_comes_after_the_code_it_names() -> None:
+    """A trial's guzzle answered "choose the http handler" with `functions.php`'s `choose_handler` (`@deprecated ...
+    Use Utils::chooseHandler instead.`) first: a wrapper kept for old callers counts as an example does, but where the
+    request speaks of deprecation or looks its name up."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    wrapper = ("<?php\n\nnamespace GuzzleHttp;\n\n/**\n * Chooses and creates a default handler to use based on the "
+               "environment.\n *\n * @deprecated choose_handler will be removed in guzzlehttp/guzzle:8.0. Use "
+               "Utils::chooseHandler instead.\n */\nfunction choose_handler(): callable\n{\n"
+               "    return Utils::chooseHandler();\n}\n")
+    utils = ("<?php\n\nnamespace GuzzleHttp;\n\nfinal class Utils\n{\n    /**\n     * Chooses and creates a default "
+             "handler to use based on the environment.\n     */\n    public static function chooseHandler(): callable\n"
+             "    {\n        $handler = null;\n        if (\\function_exists('curl_multi_exec')) {\n"
+             "            $handler = new CurlMultiHandler();\n        }\n        return $handler;\n    }\n}\n")
+    memory = RepoMemory()
+    memory.put_file("src/functions.php", "a", units_of("src/functions.php", wrapper))
+    memory.put_file("src/Utils.php", "b", units_of("src/Utils.php", utils))
+    first = {asked: memory.search(read_code_query(asked), 1)[0].unit.name
+             for asked in ("choose the http handler", "why is choose_handler deprecated", "choose_handler")}
+    assert first == {"choose the http handler": "Utils.chooseHandler",
+                     "why is choose_handler deprecated": "choose_handler", "choose_handler": "choose_handler"}, first
+
+
+def test_deprecated_is_read_in_a_definitions_head_as_each_language_marks_it() -> None:
+    """`CodeUnit.deprecated`: a doc comment's tag, an annotation or attribute, Go's paragraph, a Python docstring's
+    directive or decorator; not a class whose field is deprecated, nor a function that warns of a deprecated
+    argument (its body says so, not its head)."""
+    marked = {
+        "Client.java": "class Client {\n    /** Old. */\n    @Deprecated\n    void send() {\n        go();\n    }\n}\n",
+        "lib.rs": "#[deprecated(since = \"1.2\", note = \"use `run`\")]\npub fn start() {\n    run();\n}\n",
+        "client.go": "package echo\n\n// Start starts.\n//\n// Deprecated: use Run.\nfunc Start() {\n\tRun()\n}\n",
+        "api.py": "def load(path):\n    \"\"\"Load a file.\n\n    .. deprecated:: 2.0\n        Use :func:`read`.\n"
+                  "    \"\"\"\n    return read(path)\n",
+        "old.py": "@deprecated(\"use read\")\ndef fetch(path):\n    return read(path)\n",
+        "Api.cs": "class Api\n{\n    [Obsolete(\"Use Run\")]\n    public void Start()\n    {\n        Run();\n"
+                  "    }\n}\n",
+    }
+    found = {path: [u.name for u in units_of(path, source) if u.deprecated] for path, source in marked.items()}
+    assert found == {"Client.java": ["Client.send"], "lib.rs": ["start"], "client.go": ["Start"], "api.py": ["load"],
+                     "old.py": ["fetch"], "Api.cs": ["Api.Start"]}, found
+    plain = {
+        "Config.java": "class Config {\n    @Deprecated\n    int old;\n\n    void read() {\n        go();\n    }\n}\n",
+        "conf.py": "def read(path, strict=None):\n    \"\"\"Read a file.\"\"\"\n    if strict is not None:\n"
+                   "        warnings.warn(\"strict is deprecated\", DeprecationWarning)\n    return open(path)\n",
+    }
+    for path, source in plain.items():
+        assert not [u.name for u in units_of(path, source) if u.deprecated], path
+
+
 def test_a_typescript_function_keeps_its_overload_signatures() -> None:
     """redux's `createStore` had its overload signatures in the module's code, and its implementation alone as the
     function; a class's overloaded method likewise had its signatures in the class's own lines."""
