@@ -160,10 +160,11 @@ class CodeUnit:
     @cached_property  # asked for every unit of every search's pool
     def deprecated(self) -> bool:
         """Its own doc or annotation says it is deprecated (`@deprecated`, `@Deprecated`, `#[deprecated]`,
-        `[Obsolete]`, Go's `// Deprecated:`, Swift's `@available(*, deprecated)`, a docstring's `.. deprecated::`):
-        a wrapper kept for old callers, which names the code to use instead (a trial's guzzle answered "choose the
-        http handler" with `functions.php`'s `choose_handler` above `Utils::chooseHandler`). Read in its head alone,
-        the lines up to its header and a Python docstring after it: a class's deprecated property is not the class."""
+        `[Obsolete]`, Go's `// Deprecated:` or cobra's `// Deprecated` line, Swift's `@available(*, deprecated)`, a
+        docstring's `.. deprecated::`): a wrapper kept for old callers, which names the code to use instead (a trial's
+        guzzle answered "choose the http handler" with `functions.php`'s `choose_handler` above
+        `Utils::chooseHandler`). Read in its head alone, the lines up to its header and a Python docstring after it:
+        a class's deprecated property is not the class."""
         return not self.module_run and _DEPRECATED.search(_head_of(self)) is not None
 
     @property
@@ -186,8 +187,9 @@ class CodeUnit:
         return self.kind == "module" and not self.signature
 
 
-_DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|\[Obsolete\b|^[ \t]*(?://+|#)[ \t]*Deprecated:|"
-                         r"\.\. deprecated::|@available\([^)]*\bdeprecated\b", re.MULTILINE)
+_DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|\[Obsolete\b|"
+                         r"^[ \t]*(?://+|#)[ \t]*Deprecated(?:[:.]|[ \t]*$)|\.\. deprecated::|"
+                         r"@available\([^)]*\bdeprecated\b", re.MULTILINE)
 _DOCSTRING_OPENS = re.compile(r"[ \t]*[rRuU]?(\"\"\"|\'\'\')")
 
 

@@ -2565,7 +2565,8 @@ def test_deprecated_is_read_in_a_definitions_head_as_each_language_marks_it() ->
     marked = {
         "Client.java": "class Client {\n    /** Old. */\n    @Deprecated\n    void send() {\n        go();\n    }\n}\n",
         "lib.rs": "#[deprecated(since = \"1.2\", note = \"use `run`\")]\npub fn start() {\n    run();\n}\n",
-        "client.go": "package echo\n\n// Start starts.\n//\n// Deprecated: use Run.\nfunc Start() {\n\tRun()\n}\n",
+        "client.go": "package echo\n\n// Start starts.\n//\n// Deprecated: use Run.\nfunc Start() {\n\tRun()\n}\n\n"
+                     "// Mark only worked for zsh.\n//\n// Deprecated\nfunc Mark() error {\n\treturn nil\n}\n",
         "api.py": "def load(path):\n    \"\"\"Load a file.\n\n    .. deprecated:: 2.0\n        Use :func:`read`.\n"
                   "    \"\"\"\n    return read(path)\n",
         "old.py": "@deprecated(\"use read\")\ndef fetch(path):\n    return read(path)\n",
@@ -2573,8 +2574,8 @@ def test_deprecated_is_read_in_a_definitions_head_as_each_language_marks_it() ->
                   "    }\n}\n",
     }
     found = {path: [u.name for u in units_of(path, source) if u.deprecated] for path, source in marked.items()}
-    assert found == {"Client.java": ["Client.send"], "lib.rs": ["start"], "client.go": ["Start"], "api.py": ["load"],
-                     "old.py": ["fetch"], "Api.cs": ["Api.Start"]}, found
+    assert found == {"Client.java": ["Client.send"], "lib.rs": ["start"], "client.go": ["Start", "Mark"],
+                     "api.py": ["load"], "old.py": ["fetch"], "Api.cs": ["Api.Start"]}, found
     plain = {
         "Config.java": "class Config {\n    @Deprecated\n    int old;\n\n    void read() {\n        go();\n    }\n}\n",
         "conf.py": "def read(path, strict=None):\n    \"\"\"Read a file.\"\"\"\n    if strict is not None:\n"
