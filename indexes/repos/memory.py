@@ -530,10 +530,10 @@ def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:
 
 def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | None = None,
                  exact: frozenset[str] = frozenset(), placed: int | None = None
-                 ) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, bool, int, int, str, int]:
+                 ) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, bool, bool, int, int, str, int]:
     """What a request of names, places or paths alone asks to see first: the definitions of the names
-    (`looked_up`, or declared as a constant, field or alias: `declares`; a Python `@overload` signature after the
-    definition with its body), then the code that writes a
+    (`looked_up`, then those declared as a constant, field or alias: `declares`; a Python `@overload` signature after
+    the definition with its body), then the code that writes a
     name (`written`, where a definition has one: its uses, before a line that only shares a word with the name, such
     as its folder's; with none, a file of that name is nearer than code importing another project's), what lies
     at the places (`placed`: how many lines it is from one, `at_places`; the nearer first), each named file's units
@@ -546,6 +546,8 @@ def _asked_first(query: CodeQuery, unit: CodeUnit, written: re.Pattern[str] | No
     named = query.names_file(unit.path) if query.paths_only else 0
     return (bool(exact) and not defined_or_declared(unit, exact),
             bool(query.lookup) and not defined_or_declared(unit, query.lookup),
+            bool(query.lookup) and not looked_up(unit, query.lookup),  # (a definition before an alias or a field
+            # of that name: celery's `Task` holds `MaxRetriesExceededError = MaxRetriesExceededError`)
             written is not None and not written.search(unit.text),
             bool(query.lookup) and overload_signature(unit),
             unit.within == SINGLETON and "#" in query.text,  # (Ruby's `Client#push` is the instance method)

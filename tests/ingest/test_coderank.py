@@ -2558,6 +2558,31 @@ def test_a_deprecated_wrapper_comes_after_the_code_it_names() -> None:
                      "why is choose_handler deprecated": "choose_handler", "choose_handler": "choose_handler"}, first
 
 
+def test_a_look_up_shows_the_definition_before_an_alias_of_its_name() -> None:
+    """A trial's `MaxRetriesExceededError` answered celery's whole `Task` class first (its head holds
+    `MaxRetriesExceededError = MaxRetriesExceededError`, and task.py's other hits lifted it); the class itself came
+    second. A definition of the name comes before a unit that declares it; echo's `Router` interface, which declares
+    `Route(`, after `DefaultRouter.Route`."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    task = ("from celery.exceptions import MaxRetriesExceededError, Retry\n\n\nclass Task:\n"
+            "    \"\"\"A task: retry, Retry and MaxRetriesExceededError on it.\"\"\"\n\n"
+            "    MaxRetriesExceededError = MaxRetriesExceededError\n    Retry = Retry\n\n"
+            "    def retry(self):\n        raise self.MaxRetriesExceededError()\n\n"
+            "    def on_retry(self):\n        raise Retry()\n")
+    errors = "class MaxRetriesExceededError(Exception):\n    \"\"\"The max restart limit was exceeded.\"\"\"\n"
+    router = ("package echo\n\ntype Router interface {\n\tAdd(r Route) error\n\tRoute(c *Context) HandlerFunc\n}\n\n"
+              "func (r *DefaultRouter) Route(c *Context) HandlerFunc {\n\treturn nil\n}\n")
+    memory = RepoMemory()
+    memory.put_file("celery/app/task.py", "a", units_of("celery/app/task.py", task))
+    memory.put_file("celery/exceptions.py", "b", units_of("celery/exceptions.py", errors))
+    memory.put_file("router.go", "c", units_of("router.go", router))
+    hits = memory.search(read_code_query("MaxRetriesExceededError"), 2)
+    assert [h.unit.name for h in hits] == ["MaxRetriesExceededError", "Task"], hits
+    hits = memory.search(read_code_query("Route"), 2)
+    assert [h.unit.name for h in hits] == ["DefaultRouter.Route", "Router"], hits
+
+
 def test_deprecated_is_read_in_a_definitions_head_as_each_language_marks_it() -> None:
     """`CodeUnit.deprecated`: a doc comment's tag, an annotation or attribute, Go's paragraph, a Python docstring's
     directive or decorator; not a class whose field is deprecated, nor a function that warns of a deprecated
