@@ -20,13 +20,14 @@ import numpy as np
 
 from ctxsieve.ingest.analyzers import code_terms, is_cjk, terms
 from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, stem, stems_of, unit_terms
-from ctxsieve.ingest.coderank.query import CodeQuery, file_keys
+from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, file_keys
 from ctxsieve.ingest.coderank.ranker import (
     WEIGHTS,
     Cosines,
     Weights,
     at_places,
     declaration_in,
+    declares,
     defined_or_declared,
     frame_targets,
     frames_elsewhere,
@@ -156,6 +157,27 @@ class RepoMemory:
         return lookup | {name.rsplit(".", 1)[-1] for name in lookup
                          if "." in name and not operator_of(name) and not self.defines(name, path_glob)}
 
+    def _respelled(self, lookup: frozenset[str], pool: Sequence[CodeUnit], path_glob: str | None) -> frozenset[str]:
+        """The names a look-up asks for that no definition has nor a `pool` unit declares (a Ruby `attr_reader`'s),
+        as definitions spell them: in another case (`APIview`, `walkparallel`: `APIView`, `WalkParallel`), or a
+        code-shaped name a letter off, a typo (`Task.retyr`, `PageNumberPagniation`). Two trials' look-ups so
+        written showed a class's methods before the class, or missed it; a plain word (`parse`) is respelled only in
+        case, never to another word (`sparse`)."""
+        missed = [name for name in lookup if not operator_of(name) and not self.defines(name, path_glob)
+                  and not any(declares(unit, name) for unit in pool)]
+        if not missed:
+            return frozenset()
+        with self._lock:
+            leaves = [leaf for leaf, held in self._by_leaf.items() if any(self._units[i].defines_name for i in held)]
+        found: set[str] = set()
+        for name in missed:
+            leaf = last_part(name)
+            alike = [other for other in leaves if other.lower() == leaf.lower()]
+            if not alike and code_shaped(name) and len(leaf) >= TYPO_LEAST:
+                alike = [other for other in leaves if _a_typo_apart(leaf.lower(), other.lower())]
+            found.update(name[: len(name) - len(leaf)] + other for other in alike[:RESPELLED_MOST])
+        return frozenset(found)
+
     def any_file(self, path_glob: str) -> bool:
         """Some file it holds matches `path_glob`."""
         with self._lock:
@@ -231,6 +253,10 @@ class RepoMemory:
         gives the same order; with `cosines` (the units' vectors against the request's), the best re-ranked by them
         too. With `focused` (a client shown windows), a long module run's hit says its best-matching line."""
         units, rows, targets = self._scored_pool(query, path_glob, within)
+        if query.lookup and (respelled := self._respelled(query.lookup, units, path_glob)):
+            query = replace(query, lookup=query.lookup | respelled,
+                            names=query.names | {last_part(name) for name in respelled})
+            units, rows, targets = self._scored_pool(query, path_glob, within)
         if not units:
             return []
         scores = score(rows, units, weights, query)
@@ -516,6 +542,23 @@ def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, la
         ranked.append((-float(scores[j]) * (later if discounted else 1.0), at, j))
         seen.add(units[j].path)
     return [j for _, _, j in sorted(ranked)]
+
+
+TYPO_LEAST = 5  # letters of a name a typo is read in (`retyr`); a shorter one is another name more often than not
+RESPELLED_MOST = 3  # names a misspelled one may be
+
+
+def _a_typo_apart(asked: str, other: str) -> bool:
+    """One letter apart: one changed, added, left out, or two swapped (`retyr`, `retry`); the first one as written."""
+    if asked == other or abs(len(asked) - len(other)) > 1 or asked[0] != other[0]:
+        return False
+    if len(asked) == len(other):
+        apart = [i for i, (a, b) in enumerate(zip(asked, other, strict=True)) if a != b]
+        return len(apart) == 1 or (len(apart) == 2 and apart[1] == apart[0] + 1
+                                   and asked[apart[0]] == other[apart[1]] and asked[apart[1]] == other[apart[0]])
+    short, long = sorted((asked, other), key=len)
+    at = next((i for i, (a, b) in enumerate(zip(short, long, strict=False)) if a != b), len(short))
+    return short[at:] == long[at + 1:]
 
 
 def _declared_line(lookup: frozenset[str], unit: CodeUnit) -> int:

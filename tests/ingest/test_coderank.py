@@ -2583,6 +2583,27 @@ def test_a_look_up_shows_the_definition_before_an_alias_of_its_name() -> None:
     assert [h.unit.name for h in hits] == ["DefaultRouter.Route", "Router"], hits
 
 
+def test_a_look_up_in_another_case_or_a_letter_off_finds_the_definition() -> None:
+    """Two trials' look-ups as typed: `APIview` showed 26 of `APIView`'s methods before the class, `Task.retyr` and
+    `is_case_insensitve` missed the method, `buildRoutng` put it 14th. A name no definition has is read as the
+    definitions spell it: another case, or a code-shaped name one letter off; a plain word only in another case."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    views = ("class APIView(View):\n    renderer_classes = api_settings.DEFAULT_RENDERER_CLASSES\n\n"
+             "    def get_renderers(self):\n        return [renderer() for renderer in self.renderer_classes]\n\n"
+             "    def get_view_name(self):\n        return self.__class__.__name__\n")
+    task = ("class Task:\n    max_retries = 3\n\n    def retry(self, exc=None):\n        raise Retry(exc)\n\n"
+            "    def apply(self):\n        return self.run()\n")
+    memory = RepoMemory()
+    memory.put_file("rest_framework/views.py", "a", units_of("rest_framework/views.py", views))
+    memory.put_file("celery/app/task.py", "b", units_of("celery/app/task.py", task))
+    first = {asked: memory.search(read_code_query(asked), 1)[0].unit.name
+             for asked in ("APIview", "apiview", "Task.retyr", "get_rendrers", "API_View")}
+    assert first == {"APIview": "APIView", "apiview": "APIView", "Task.retyr": "Task.retry",
+                     "get_rendrers": "APIView.get_renderers", "API_View": "APIView"}, first
+    assert not memory.defines("Task.retyr"), "the answer still says no definition is named as asked"
+
+
 def test_deprecated_is_read_in_a_definitions_head_as_each_language_marks_it() -> None:
     """`CodeUnit.deprecated`: a doc comment's tag, an annotation or attribute, Go's paragraph, a Python docstring's
     directive or decorator; not a class whose field is deprecated, nor a function that warns of a deprecated
