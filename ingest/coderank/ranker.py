@@ -422,7 +422,8 @@ _DECLARING = frozenset({"module", "class", "struct", "interface", "enum", "trait
                         "type", "record", "annotation"})  # (Go's `type Viper struct {...}`)
 _DECLARATION_WORDS = ("export|default|public|private|protected|internal|fileprivate|open|static|final|const|let|var|"
                       "val|readonly|abstract|override|lateinit|typealias|type|declare|extern|inline|constexpr|pub|mut|"
-                      "lazy|weak|unowned|volatile|transient|@JvmField|@JvmStatic")
+                      r"lazy|weak|unowned|volatile|transient|@JvmField|@JvmStatic|pub\([^)\n]*\)")  # (Rust's
+# `pub(crate) const DEFAULT_TYPES`: said to be defined nowhere)
 
 
 # a type written before a name: one word, with its generics and array or pointer marks (not `class A extends`); PHP's
@@ -464,6 +465,8 @@ def declaration_of(name: str, dialect: str = "", kind: str = "module", field: bo
         more += rf"|(?:case[ \t]+)?{n}\b[ \t]*(?:[=(,;]|/[/*]|$)"
     if kind == "interface" and dialect == "go":  # (an interface's method: `Bind(c Context, i any) error`)
         more += rf"|{n}[ \t]*\("
+    if kind == "interface" and dialect == "js":  # (a TS interface's method, generic too: fastify's `addHook<`, 17
+        more += rf"|{n}[?]?[ \t]*[<(]"  # overloads, and `send(...args)` were said to be defined nowhere)
     if field and kind in _FIELD_KINDS and dialect == "go":
         more += rf"|{n}(?:[ \t]*,[ \t]*\w+)*[ \t]+[\w.*\[\]]"
     if field and kind in _FIELD_KINDS and dialect == "c":
@@ -540,11 +543,23 @@ def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
     if unit.package:  # as the file declares it: Go's `package middleware` (`middleware.CORSWithConfig`), a PHP
         qualified = f"{unit.package}.{name}"  # namespace (`GuzzleHttp\Exception\ConnectException`; not psr7's
         return qualified == form or qualified.endswith("." + form)  # `GuzzleHttp\Psr7\Utils` for guzzle's `Utils`)
+    if (crate := _rust_crate(unit.path)) and form == f"{crate}.{name}":  # a crate's item by its crate alone, as its
+        return True  # root re-exports it and callers write it (`ignore::WalkBuilder` is walk.rs's)
     module = module_name(unit.path).split(".")
     if module[-1] == name.split(".", 1)[0]:
         module.pop()  # a file named after its class: its class's name is the module's last part already
     qualified = ".".join([*module, name])
     return qualified == form or qualified.endswith("." + form)
+
+
+def _rust_crate(path: str) -> str:
+    """The crate a Rust file of a workspace is in, as code names it: the folder holding its `src/`
+    (`crates/ignore/src/walk.rs`: `ignore`; `grep-cli` as `grep_cli`); "" for a file of no such folder."""
+    if not path.endswith(".rs"):
+        return ""
+    parts = PurePosixPath(path).parts
+    at = parts.index("src") if "src" in parts else 0
+    return parts[at - 1].replace("-", "_") if at > 0 else ""
 
 
 def with_files(scores: np.ndarray, units: Sequence[CodeUnit], weights: Weights = WEIGHTS) -> np.ndarray:

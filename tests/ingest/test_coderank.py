@@ -2962,6 +2962,32 @@ def test_a_kotlin_companion_members_look_up_is_by_its_class() -> None:
     assert (entry.kind, entry.name) == ("enum", "Protocol") and declares(entry, "Protocol.HTTP_1_1"), entry  # none)
 
 
+def test_rust_crate_visible_constants_ts_interface_methods_and_crate_paths_are_named() -> None:
+    """A trial over ripgrep and fastify: `DEFAULT_TYPES` (`pub(crate) const`), `FastifyInstance.addHook` (17 generic
+    overloads in an interface) and `FastifyReply.send` were said to be defined nowhere; `ignore::WalkBuilder` (the
+    crate's root re-exports walk.rs's struct) too, though the struct came first."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    types = ("/// The default types.\n#[rustfmt::skip]\npub(crate) const DEFAULT_TYPES: &[(&[&str], &[&str])] = &[\n"
+             "    (&[\"ada\"], &[\"*.adb\"]),\n];\n")
+    module = next(u for u in units_of("crates/ignore/src/default_types.rs", types) if u.kind == "module")
+    assert declares(module, "DEFAULT_TYPES") and not declares(module, "DEFAULT_KINDS")
+    instance = ("export interface FastifyInstance<\n  RawServer = Server,\n> {\n  server: RawServer;\n"
+                "  register: FastifyRegister<FastifyInstance>;\n\n  /**\n   * `onRequest` is the first hook.\n   */\n"
+                "  addHook<\n    Fn extends onRequestHookHandler = onRequestHookHandler\n  >(\n    name: 'onRequest',\n"
+                "    hook: Fn\n  ): FastifyInstance;\n  send(...args: SendArgs): FastifyReply;\n"
+                "  ready?(): Promise<void>;\n}\n")
+    interface = next(u for u in units_of("types/instance.d.ts", instance) if u.kind == "interface")
+    assert all(declares(interface, f"FastifyInstance.{name}") for name in ("addHook", "send", "ready", "register"))
+    assert not declares(interface, "FastifyInstance.RawServer") and not declares(interface, "FastifyInstance.Fn")
+    memory = RepoMemory()
+    memory.put_file("crates/ignore/src/walk.rs", "w", units_of("crates/ignore/src/walk.rs", (
+        "pub struct WalkBuilder {\n    paths: Vec<PathBuf>,\n}\n\nimpl WalkBuilder {\n"
+        "    pub fn new() -> WalkBuilder {\n        WalkBuilder { paths: vec![] }\n    }\n}\n")))
+    assert memory.defines("ignore.WalkBuilder") and memory.defines("ignore.WalkBuilder.new")
+    assert not memory.defines("globset.WalkBuilder")
+
+
 def test_php_enum_cases_and_promoted_properties_are_declarations() -> None:
     """A trial over monolog: `Level::Warning` (`case Warning = 300;` of `enum Level: int`) and `LogRecord::$extra`
     (a PHP 8 constructor's `public array $extra = []`) were said to be defined nowhere."""
