@@ -267,6 +267,9 @@ def _held(words: list[str], text: str, least: int = PHRASE_WORDS, literal: bool 
     covered, fills = [0.0] * len(words), False  # (each word held by a run: the words of runs that overlap once)
     for start in [0, *(i + 1 for i, word in enumerate(words[:-1]) if word == FILLED)]:
         n, filled, opens = _held_from(words[start:], text, least, literal)
+        if not n and start + 1 < len(words):  # a run's first word a label before the message or a value at its
+            n, filled, opens = _held_from(words[start + 1:], text, least, literal)  # opening (`rg: regex could
+            n = n + 1 if n and opens else 0  # not ...`; `onRequest hook should be a function`, of `'%s hook ...'`)
         for i in range(start, start + n):
             covered[i] = max(covered[i], 1.0 if opens else INSIDE_A_MESSAGE)
         fills = fills or filled
@@ -295,13 +298,22 @@ def _held_from(words: list[str], text: str, least: int, literal: bool) -> tuple[
             opens = _opens_message(text, head)
             if opens or not literal:
                 return n, False, opens
-        said = [(_said_words(m, words[:n]), _opens_at(text, m.start()))
+        said = [(_said_words(m, words[:n]), _opens_at(text, m.start()), _ends_literal(m, text))
                 for m in (_formatted(tuple(words[:n])).finditer(text) if formats else ())]
-        held = [(opens, fills > 0) for (count, fills), opens in said if count >= least and (opens or not literal)]
+        held = [(opens, fills > 0, ends) for (count, fills), opens, ends in said
+                if count >= least and (opens or not literal)]
         if held:
-            opens, fills = max(held)
-            return n, fills, opens
+            opens, fills, ends = max(held)
+            return (len(words) if ends else n), fills, opens  # (what a literal's last placeholder fills in is the
+            # rest of the message: a wrapped error's, `'JSON parse error - %s' % exc`)
     return 0, False, False
+
+
+def _ends_literal(match: re.Match[str], text: str) -> bool:
+    """The match's last word is a placeholder that closes its string literal: the value it fills in is all the
+    message says after it."""
+    return match.lastindex is not None and match.group(match.lastindex) is not None \
+        and match.end(match.lastindex) == match.end() and text[match.end():match.end() + 1] in ("\"", "'", "`")
 
 
 def _said_words(match: re.Match[str], words: Sequence[str]) -> tuple[int, int]:
@@ -354,7 +366,8 @@ def _formatted(words: tuple[str, ...]) -> re.Pattern[str]:
 _ANY_VALUE = r"(?:(\S*" + _PLACEHOLDER + r"\S*)|\S+(?: \S+){0,7}?)"
 
 
-_JOINED_LITERALS = re.compile(r"[\"']\s*\n\s*[fFrRbBuU]{0,2}[\"']")  # "a long " \n "message": one message
+_JOINED_LITERALS = re.compile(r"[\"']\s*\n\s*[fFrRbBuU]{0,2}[\"']|\\\n\s*")  # "a long " \n "message": one message;
+# a Rust or C literal continued with `\` at its line's end (ripgrep's "could not be compiled with either the default \)
 
 
 @lru_cache(maxsize=1 << 12)
