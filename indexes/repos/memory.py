@@ -303,7 +303,8 @@ class RepoMemory:
         lowered = _folded(text)
         with self._lock:
             counts = {t: self._lexical.stem_frequency(t) if stems else self._lexical.frequency(t)
-                      for t in set(query.terms)}
+                      for t in set(query.terms) if len(t) > 1 or is_cjk(t)}  # (a name's one letter, fastify's
+            # `k` of `kReplyIsError`, pointed at every `kX` symbol's line as "the request's words most at")
             idf = {t: self._lexical.idf_of(n) for t, n in counts.items() if n}
         forms = {t: stem(t) if stems else t for t in idf}
         probes = {t: _probe(t, forms[t]) for t in forms}  # (a line holding none of them holds none of the words:

@@ -154,16 +154,19 @@ def read_source(root: Path, name: str) -> FileState:
 
 
 MINIFIED_LINE = 1000  # bytes per line on average, in a file over 20 such lines: a bundle or a minifier's output
+MINIFIED_NAMED_LINE = 200  # and in a file named `x-min.js` (drf's `prettify-min.js`, 490 a line; `array-min.js` may
+# be a person's code)
 
 
 def minified(name: str, data: bytes) -> bool:
-    """A minifier's or bundler's output (`app.min.js`, `app.bundle.js`, Dokka's 692 KB `main.js` of 340,000-character
+    """A minifier's or bundler's output (`app.min.js`, drf's `prettify-min.js`, `app.bundle.js`, Dokka's 692 KB `main.js` of 340,000-character
     lines): no definition a person wrote, and its parse took 30 s of a first index. A source file whose lines are
     code with a long line of data among hundreds is not one (its average stays low); a short file of little more
     than its data is. Lines end with `\n`, or `\r` alone (old Mac)."""
     stem = PurePosixPath(name).stem
     lines = max(data.count(b"\n"), data.count(b"\r")) + 1
-    return stem.endswith((".min", ".bundle")) or len(data) > 20 * MINIFIED_LINE and len(data) / lines > MINIFIED_LINE
+    return stem.endswith((".min", ".bundle")) or stem.endswith("-min") and len(data) / lines > MINIFIED_NAMED_LINE \
+        or len(data) > 20 * MINIFIED_LINE and len(data) / lines > MINIFIED_LINE
 
 
 # a source file's own declaration of its encoding in its first two lines (PEP 263, Ruby's magic comment, Emacs and

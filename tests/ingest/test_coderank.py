@@ -2339,6 +2339,8 @@ def test_the_reviews_cases_of_frames_tests_and_bundles() -> None:
         ("parse", "test"), ("parse.reads_numbers", "test")}
     assert not only_comments("--i;\n", "javascript") and only_comments("-- a note\n--\n", "lua")
     assert not minified("lib/array-min.js", b"function arrayMin(a) {\n  return Math.min(...a);\n}\n")
+    assert minified("js/prettify-min.js", b"var q=null;window.PR_SHOULD_USE_CONTINUATION=!0;\n"
+                    + b"(function(){function L(a){var f=a.charCodeAt(0);return f}" * 10 + b"\n"), "drf's, 490 a line"
     assert not minified("mac/app.js", b"function f(){return 1}\r" * 2000), "old Mac line ends are line ends"
     assert not minified("data.js", b"var d = '" + b"0" * 15_000 + b"';\n"), "a 15 KB line is no bundle"
 
@@ -2604,6 +2606,20 @@ def test_a_pasted_message_is_held_past_a_label_a_leading_value_a_wrapped_error_a
     pasted = read_code_query("rg: regex could not be compiled with either the default regex engine or with PCRE2.")
     matcher = memory.search(pasted, 1)[0].unit
     assert phrases_held(pasted.said, [matcher], literal=True).tolist() == [1.0], pasted.said
+
+
+def test_a_names_one_letter_points_at_no_line() -> None:
+    """fastify's `kReplyIsError` pointed at `kAvvioBoot`'s, `kChildren`'s and `kServerBindings`' lines as where "the
+    request's words" are most: the name's `k` was one of its words."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    source = ("'use strict'\n\nconst keys = {\n  kAvvioBoot: Symbol('fastify.avvioBoot'),\n"
+              "  kChildren: Symbol('fastify.children'),\n  kReplyIsError: Symbol('fastify.reply.isError'),\n}\n")
+    memory = RepoMemory()
+    memory.put_file("lib/symbols.js", "a", units_of("lib/symbols.js", source))
+    unit = memory.units_of("lib/symbols.js")[0]
+    weights = memory.line_weights(read_code_query("kReplyIsError"), unit.text, unit.path)
+    assert [i + unit.start_line for i, w in enumerate(weights) if w > 0] == [6], weights
 
 
 def test_a_look_up_shows_the_definition_before_an_alias_of_its_name() -> None:

@@ -1831,7 +1831,22 @@ def test_an_answer_of_nothing_while_indexing_says_so() -> None:
     assert "matches yet: the repository is still being indexed (or loaded after a start)" in render_answer(
         "faraday", [], 0, "indexing")
     assert render_answer("faraday", [], 0, "lexical").endswith("try other words, a name as it is written in the "
-                                                               "code, or a wider path]")
+                                                               "code, or a wider path if one was given]")
+
+
+def test_an_answer_of_nothing_to_a_question_in_chinese_says_its_words_were_not_read() -> None:
+    """Two trials' questions in Chinese alone to a service making no vectors were answered
+    "no definition ... matches; try other words, ... or a wider path": not that the Chinese was not read, and a path
+    none was given. And at k 50 and max_tokens 6000 the answer still said to search with larger ones."""
+    from ctxsieve_client.code_search import Caveats, closing_line, render_answer
+
+    nothing = render_answer("drf", [], 0, "lexical", Caveats(foreign_words=True, vectors_off=True))
+    assert "its words in Chinese, Japanese or Korean are in no definition: not read (this service makes no " \
+           "vectors); the code's own names and English words find more; try other words" in nothing, nothing
+    assert "or a wider path if one was given]" in nothing, nothing
+    more = closing_line("celery", 50, 35, "ready")
+    assert more.endswith("35 more found are not shown: search with a larger max_tokens or k (at most 6000 and 50), "
+                         "a path, or other words]"), more
 
 
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:

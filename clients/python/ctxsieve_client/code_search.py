@@ -130,8 +130,10 @@ def render_answer(repo: str, hits: Sequence[ShownHit], found: int, state: str, c
         if state == "indexing":  # (a search just after a start, while the service loads what it holds: "no
             return (f"{NOTE}no definition of repository {repo} matches yet{nothing}: the repository is still being "
                     "indexed (or loaded after a start), files not yet read are missing: search again shortly]")
-        return (f"{NOTE}no definition of repository {repo} matches{nothing}; try other words, a name "  # definition
-                "as it is written in the code, or a wider path]")  # matches" sent the agent to other words)
+        unread = f"; {_unread(state, caveats)}" if caveats.foreign_words else ""  # (a question in Chinese alone)
+        return (f"{NOTE}no definition of repository {repo} matches{nothing}{unread}; try other words, a name "
+                "as it is written in the code, or a wider path if one was given]")  # (no definition matches" sent
+        # the agent to other words)
     closing = closing_line(repo, len(hits), found - len(hits), state, caveats)
     return "\n\n".join([*(_hit(h) for h in hits), closing])
 
@@ -148,11 +150,7 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
         note += (f"; no definition holds the word{'' if len(caveats.absent) == 1 else 's'} "
                  f"{_listed(caveats.absent)}: these are the nearest the search found")
     if caveats.foreign_words:
-        note += ("; its words in Chinese, Japanese or Korean are in no definition: "
-                 + ("they only re-rank by meaning what its other words found" if state == "ready"
-                    else "not read until the repository's vectors are made" if not caveats.vectors_off
-                    else "not read (this service makes no vectors)")
-                 + "; the code's own names and English words find more")
+        note += f"; {_unread(state, caveats)}"
     nowhere = [name for name in caveats.undefined if name not in caveats.outside_path]
     if nowhere:
         note += f"; no definition is named {_listed(nowhere)}: these are the nearest the search found"
@@ -171,14 +169,26 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
     if left > 0 and caveats.listing:  # (k and max_tokens have their most: a 448-definition file is read past them)
         note += (f"; {left} more found are not shown, after the last one shown: read on from its last line, or search "
                  "with a larger max_tokens or k")
-    elif left > 0:
-        note += f"; {left} more found are not shown: search with a larger max_tokens or k"
+    elif left > 0:  # (at its most, k 50 and max_tokens 6000, a larger one is refused: a path or other words)
+        from .names import MAX_K  # (names reads the ref tools, which read this module)
+
+        note += (f"; {left} more found are not shown: search with a larger max_tokens or k (at most "
+                 f"{TOOL_MAX_TOKENS} and {MAX_K}), a path, or other words")
     if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
     elif state == "lexical":  # (a search in plain words gains most from the vectors; a name looked up, nothing)
         why = "this service makes no vectors" if caveats.vectors_off else "its vectors not ready"
         note += f"; ranked by words and names alone, {why}: a name as the code writes it finds the most"
     return note + "]"
+
+
+def _unread(state: str, caveats: Caveats) -> str:
+    """What became of a request's words in Chinese, Japanese or Korean that no definition holds."""
+    return ("its words in Chinese, Japanese or Korean are in no definition: "
+            + ("they only re-rank by meaning what its other words found" if state == "ready"
+               else "not read until the repository's vectors are made" if not caveats.vectors_off
+               else "not read (this service makes no vectors)")
+            + "; the code's own names and English words find more")
 
 
 LISTED = 3  # names or places a closing line lists: a query of forty paths gets three and the count of the rest
