@@ -159,10 +159,10 @@ MINIFIED_NAMED_LINE = 200  # and in a file named `x-min.js` (drf's `prettify-min
 
 
 def minified(name: str, data: bytes) -> bool:
-    """A minifier's or bundler's output (`app.min.js`, drf's `prettify-min.js`, `app.bundle.js`, Dokka's 692 KB `main.js` of 340,000-character
-    lines): no definition a person wrote, and its parse took 30 s of a first index. A source file whose lines are
-    code with a long line of data among hundreds is not one (its average stays low); a short file of little more
-    than its data is. Lines end with `\n`, or `\r` alone (old Mac)."""
+    """A minifier's or bundler's output (`app.min.js`, drf's `prettify-min.js`, `app.bundle.js`, Dokka's 692 KB
+    `main.js` of 340,000-character lines): no definition a person wrote, and its parse took 30 s of a first index. A
+    source file whose lines are code with a long line of data among hundreds is not one (its average stays low); a
+    short file of little more than its data is. Lines end with `\n`, or `\r` alone (old Mac)."""
     stem = PurePosixPath(name).stem
     lines = max(data.count(b"\n"), data.count(b"\r")) + 1
     return stem.endswith((".min", ".bundle")) or stem.endswith("-min") and len(data) / lines > MINIFIED_NAMED_LINE \
