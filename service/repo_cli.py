@@ -263,10 +263,19 @@ def _dry_run(name: str, root: Path, own: bool) -> int:
     skips = f" (skipped: {said})" if every and said else f" (skipped among those parsed: {said})" if said else ""
     _say(f"dry run: {root} as repository {name}: {files_said}{skips}, "
          f"{sum(sizes.values()) / 1e6:.1f} MB; {'' if every else 'about '}{found:,.0f} definitions "
-         f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, by meaning (its "
-         f"vectors, made behind it) in about {_duration(vectors * scale * VECTOR_S_PER_VECTOR)} more; nothing written"
+         f"({how}); searchable by words in about {_duration(spent * scale * INDEX_PER_PARSE)} here, "
+         f"{_by_meaning(_duration(vectors * scale * VECTOR_S_PER_VECTOR), own)}; nothing written"
          f"{_outside_own_roots(root) if own else ''}")
     return 0
+
+
+def _by_meaning(duration: str, own: bool) -> str:
+    """When its vectors would be made: a service started here with CTXSIEVE_REPO_VECTORS off makes none; a service
+    named (`--url`) is not asked, so it is said as its setting's (a trial's vectorless service was promised them)."""
+    if own and os.environ.get("CTXSIEVE_REPO_VECTORS", "").strip().lower() in ("0", "false", "no", "off"):
+        return "by meaning never (CTXSIEVE_REPO_VECTORS is off here: no vectors are made)"
+    told = "" if own else ", if that service makes vectors (its CTXSIEVE_REPO_VECTORS)"
+    return f"by meaning (its vectors, made behind it{told}) in about {duration} more"
 
 
 def _outside_own_roots(root: Path) -> str:

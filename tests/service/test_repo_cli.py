@@ -150,6 +150,11 @@ def test_a_dry_run_says_when_the_users_own_service_would_refuse_the_folder(serve
     assert "refuse" not in dry_run(HOME=str(root / "billing"), CTXSIEVE_READ_ROOTS=f"/nowhere:{root}")
     assert "it reads only /nowhere" in dry_run(CTXSIEVE_READ_ROOTS="/nowhere")
     assert "refuse" not in dry_run(HOME=str(root / "billing"), CTXSIEVE_URL="http://127.0.0.1:9")  # its own roots
+    # (two trials' services made no vectors and were promised them "in about 7 s more")
+    assert "by meaning never (CTXSIEVE_REPO_VECTORS is off here" in dry_run(CTXSIEVE_REPO_VECTORS="false")
+    assert "made behind it, if that service makes vectors (its CTXSIEVE_REPO_VECTORS)" in dry_run(
+        CTXSIEVE_URL="http://127.0.0.1:9", CTXSIEVE_REPO_VECTORS="false")
+    assert "by meaning (its vectors, made behind it) in about" in dry_run(HOME=str(root.parent))
 
 
 @pytest.mark.parametrize(("args", "said", "code"), [
