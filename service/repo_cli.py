@@ -89,7 +89,7 @@ def repos(args: argparse.Namespace) -> int:
         return _failed(exc, args, "; `ctxsieve repos` lists them" if missing else "")
     for info in listed:
         _say(f"{info.name}: {info.path}, {_count(info.files, 'file')}, {_count(info.definitions, 'definition')}, "
-             f"state {info.state}" + (f", indexed {info.indexed_at}" if info.indexed_at else "")
+             f"state {_state(info)}" + (f", indexed {info.indexed_at}" if info.indexed_at else "")
              + (f"; the last sync failed: {info.error}" if info.error else ""))
     if not listed:
         _say("no repository is indexed: `ctxsieve index PATH` indexes one")
@@ -126,7 +126,7 @@ def index(args: argparse.Namespace) -> int:
         return 1
     skipped = ", ".join(f"{n} {why}{_named(info.skipped_paths.get(why, []), n)}"
                         for why, n in sorted(info.skipped.items())) or "none"
-    _say(f"{name}: {_count(info.files, 'file')}, {_count(info.definitions, 'definition')}, state {info.state} "
+    _say(f"{name}: {_count(info.files, 'file')}, {_count(info.definitions, 'definition')}, state {_state(info)} "
          f"({time.monotonic() - started:.1f} s; {_changes(info) + '; ' if again else ''}skipped: {skipped}); search it "
          f"with `ctxsieve search QUERY --repo {name}` or the agents' search_code")
     left = info.progress.vectors_left if info.progress is not None else None
@@ -135,6 +135,13 @@ def index(args: argparse.Namespace) -> int:
              "service is idle (the code in tests, examples, docs and vendored folders is found by its words and "
              "names); the state is `ready` once they are (`ctxsieve search` and search_code answer meanwhile)")
     return 0 if info.state != "indexing" else 1
+
+
+def _state(info: RepoInfo) -> str:
+    """A repository's state as said: `lexical` said final where the service makes no vectors (two trials read it as a
+    wait for them)."""
+    return f"{info.state} (final: this service makes no vectors)" if info.vectors_off and info.state == "lexical" \
+        else info.state
 
 
 def _said_if_moved(client: Client, name: str, root: Path) -> bool:

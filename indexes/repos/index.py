@@ -82,6 +82,7 @@ class RepoStatus:
     skipped_paths: dict[str, list[str]] = field(default_factory=dict)  # the first SKIPPED_NAMED of each why
     read_paths: list[str] = field(default_factory=list)  # the first SKIPPED_NAMED of the files that sync read
     dropped_paths: list[str] = field(default_factory=list)  # and of those it dropped
+    vectors_off: bool = False  # the service makes no vectors (`repo_vectors` off): `lexical` is final, not a wait
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ class RepoIndex:
             state = self._state(tenant, repo)
         left = self.vectors.left((tenant, name), repo.memory if state == "lexical" else None) \
             if self.vectors is not None else None
-        return _status(repo, state, left)
+        return replace(_status(repo, state, left), vectors_off=self.vectors is None)
 
     def all(self, tenant: str) -> list[RepoStatus]:
         return [self.status(tenant, name) for name in self._names(tenant)]

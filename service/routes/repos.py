@@ -89,4 +89,4 @@ def _info(status: RepoStatus) -> RepoInfo:
                     skipped=status.skipped, progress=RepoProgress(done=status.done, total=status.total,
                                           dropped=status.dropped, vectors_left=status.vectors_left,
                                           read_paths=status.read_paths, dropped_paths=status.dropped_paths),
-                    error=status.error, skipped_paths=status.skipped_paths)
+                    error=status.error, skipped_paths=status.skipped_paths, vectors_off=status.vectors_off)

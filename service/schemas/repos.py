@@ -48,6 +48,7 @@ class RepoInfo(BaseModel):
     progress: RepoProgress
     error: str | None = None  # the last sync's failure, verbatim
     skipped_paths: dict[str, list[str]] = {}  # the first five files left out of each why, by path
+    vectors_off: bool = False  # the service makes no vectors: `lexical` is the state it stays in
 
 
 class RepoList(BaseModel):

@@ -742,7 +742,7 @@ def test_a_repository_waiting_for_its_vectors_says_how_many_are_left(tmp_path: P
     for name in ("first", "second", "third"):
         memories[name] = RepoMemory()
         for i in range(3):
-            text = f"def {name}_{i}(x):\n    return x * {i}\n\n\ndef helper_{name}_{i}():\n    pass\n"
+            text = f"def {name}_{i}(x):\n    return x * {i}\n\n\ndef helper_{name}_{i}():\n    return {i}\n"
             memories[name].put_file(f"pkg/{name}_{i}.py", f"{name}{i}", units_of(f"pkg/{name}_{i}.py", text))
     try:
         vectors.want("first", memories["first"])
@@ -900,7 +900,12 @@ def test_a_service_that_makes_no_vectors_says_so_not_that_they_are_coming(tmp_pa
     client = open_client(make_settings(tmp_path / "data", read_roots=str(tmp_path), repo_vectors=False), stub_models())
     try:
         assert client.put("/v1/repos/app", json={"path": str(root)}).status_code == 202
-        assert indexed(client, "app")["state"] == "lexical"
+        info = indexed(client, "app")
+        assert info["state"] == "lexical" and info["vectors_off"] is True, info  # (`ctxsieve index` says it is final)
+        from ctxsieve.service.repo_cli import _state  # (as `ctxsieve index` and `ctxsieve repos` print it)
+        from ctxsieve_client.models import RepoInfo
+
+        assert _state(RepoInfo.from_json(info)) == "lexical (final: this service makes no vectors)"
         body = client.post("/v1/repos/app/search", json={"query": "rate for a day"}).json()
         assert body["vectors_off"] is True and body["state"] == "lexical"
         assert render_hits(CodeSearchResult.from_json(body)).rsplit("\n", 1)[-1] == (

@@ -379,6 +379,7 @@ class RepoInfo(Model):
     progress: RepoProgress | None = None
     error: str | None = None
     skipped_paths: dict[str, list[str]] = field(default_factory=dict)  # the first five of each why
+    vectors_off: bool = False  # the service makes no vectors: `lexical` is the state it stays in
 
 
 @dataclass(kw_only=True)
