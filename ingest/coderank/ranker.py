@@ -140,9 +140,11 @@ def _unit_place(unit: CodeUnit) -> str | None:
     """A unit's place: its path's, or tests for a definition inside a source file's test module (Rust's `mod tests`),
     or aside for a Python `@overload` signature (a type stub in the module itself, like a `.pyi`'s: its code is the
     definition of that name after it; a user trial got `BaseRequest.__setitem__`'s two-line stub first) and for a
-    module's `if __name__ == "__main__":` block (`CodeUnit.main_guard`: an example in the module itself)."""
+    module's `if __name__ == "__main__":` block (`CodeUnit.main_guard`: an example in the module itself), and for a
+    Python function that does nothing (`CodeUnit.stub`: a hook or an abstract method, whose docstring says what the
+    code that overrides it does)."""
     return (_place(unit.path) or ("tests" if _TEST_MODULE.search(unit.name) else None)
-            or ("aside" if overload_signature(unit) or unit.main_guard else None))
+            or ("aside" if overload_signature(unit) or unit.main_guard or unit.stub else None))
 
 
 _OVERLOAD = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)  # `@overload`, `@typing.overload`, `@t.overload`

@@ -14,7 +14,9 @@ source root is no part of it).
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
@@ -158,6 +160,21 @@ class CodeUnit:
         # or its `else:`, runs on import: the module's code)
 
     @cached_property  # asked for every unit of every search's pool
+    def stub(self) -> bool:
+        """A Python function or method whose body does nothing: its docstring alone, `pass`, `...`, a bare `return`
+        (or of None) or `raise NotImplementedError`: a hook to override or an abstract method, whose words say what
+        the code that does it does (two trials' celery `Task.on_retry`, a docstring, above `Task.retry`; drf's
+        `BaseThrottle.wait`, `return None`, above `SimpleRateThrottle.wait`)."""
+        if self.kind not in ("function", "method") or self.rest or not self.path.endswith((".py", ".pyi")):
+            return False
+        try:
+            tree = ast.parse(textwrap.dedent(self.text))
+        except (SyntaxError, ValueError):
+            return False
+        found = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        return found is not None and all(map(_does_nothing, found.body))
+
+    @cached_property  # asked for every unit of every search's pool
     def deprecated(self) -> bool:
         """Its own doc or annotation says it is deprecated (`@deprecated`, `@Deprecated`, `#[deprecated]`,
         `[Obsolete]`, Go's `// Deprecated:` or cobra's `// Deprecated` line, Swift's `@available(*, deprecated)`, a
@@ -185,6 +202,19 @@ class CodeUnit:
     def module_run(self) -> bool:
         """A run of a file's own code between its definitions (no header of its own), named by the file's module."""
         return self.kind == "module" and not self.signature
+
+
+def _does_nothing(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):  # (a docstring, `...`)
+        return isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, (str, type(...)))
+    if isinstance(statement, ast.Return):
+        return statement.value is None or isinstance(statement.value, ast.Constant) and statement.value.value is None
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
 
 
 _DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|\[Obsolete\b|"

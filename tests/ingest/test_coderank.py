@@ -2628,6 +2628,31 @@ def test_a_files_module_code_gives_its_place_to_a_definition_nearly_as_good() ->
     assert hits[0].unit.path == "rest_framework/serializers.py" and not hits[0].unit.module_run, hits
 
 
+def test_a_python_stub_comes_after_the_code_that_does_what_it_says() -> None:
+    """Two trials: celery's `Task.on_retry` (a docstring alone, "Retry handler. This is run by the worker when the
+    task is to be retried.") came before `Task.retry`; drf's `BaseThrottle.wait` (`return None`) before
+    `SimpleRateThrottle.wait`. A function whose body does nothing counts as an example does; a look-up still finds
+    it first."""
+    from ctxsieve.indexes.repos.memory import RepoMemory
+
+    task = ("class Task:\n    def retry(self, exc=None, countdown=None):\n"
+            "        \"\"\"Retry the task, adding it to the back of the queue.\"\"\"\n"
+            "        request = self.request\n        if request.retries >= self.max_retries:\n"
+            "            raise MaxRetriesExceededError()\n"
+            "        return self.signature_from_request(request).apply_async()\n"
+            "\n    def on_retry(self, exc, task_id, args, kwargs, einfo):\n        \"\"\"Retry handler.\n\n"
+            "        This is run by the worker when the task is to be retried after an exception.\n        \"\"\"\n"
+            "\n    def after_return(self):\n        pass\n\n"
+            "    def run(self):\n        raise NotImplementedError('x')\n")
+    units = units_of("celery/app/task.py", task)
+    assert [u.name for u in units if u.stub] == ["Task.on_retry", "Task.after_return", "Task.run"], units
+    memory = RepoMemory()
+    memory.put_file("celery/app/task.py", "a", units)
+    first = {asked: memory.search(read_code_query(asked), 1)[0].unit.name
+             for asked in ("how does celery retry a task after an exception", "on_retry")}
+    assert first == {"how does celery retry a task after an exception": "Task.retry", "on_retry": "Task.on_retry"}
+
+
 def test_a_names_one_letter_points_at_no_line() -> None:
     """fastify's `kReplyIsError` pointed at `kAvvioBoot`'s, `kChildren`'s and `kServerBindings`' lines as where "the
     request's words" are most: the name's `k` was one of its words."""
