@@ -77,6 +77,8 @@ class RepoMemory:
         self._live: np.ndarray | None = None  # the unit ids in insertion order, until the next change
         self.version = 0  # one more at every change: what a pass over every unit (the vectors') covered
         self._package: tuple[int, frozenset[str]] = (-1, frozenset())  # `package_words` at a version
+        self._spelled: tuple[int, dict[str, list[str]], dict[tuple[str, int], list[str]]] = (-1, {}, {})  # (its
+        # `_spellings` at a version)
 
     # --- state --------------------------------------------------------------------------------------------
 
@@ -159,24 +161,44 @@ class RepoMemory:
 
     def _respelled(self, lookup: frozenset[str], pool: Sequence[CodeUnit], path_glob: str | None) -> frozenset[str]:
         """The names a look-up asks for that no definition has nor a `pool` unit declares (a Ruby `attr_reader`'s),
-        as definitions spell them: in another case (`APIview`, `walkparallel`: `APIView`, `WalkParallel`), or a
-        code-shaped name a letter off, a typo (`Task.retyr`, `PageNumberPagniation`). Two trials' look-ups so
-        written showed a class's methods before the class, or missed it; a plain word (`parse`) is respelled only in
-        case, never to another word (`sparse`)."""
+        as the code it ships spells them: in another case (`APIview`, `walkparallel`: `APIView`, `WalkParallel`), or a
+        code-shaped name written nowhere in the repository a letter off, a typo (`Task.retyr`,
+        `PageNumberPagniation`). Two trials' look-ups so written showed a class's methods before the class, or missed
+        it; a name the code uses is no typo (`BigDecimal` is not a test's `bigDecimals`, `onReady` not `onRead`), a
+        plain word is respelled only in case (`parse` never becomes `sparse`), and never into a test's definition."""
         missed = [name for name in lookup if not operator_of(name) and not self.defines(name, path_glob)
                   and not any(declares(unit, name) for unit in pool)]
         if not missed:
             return frozenset()
-        with self._lock:
-            leaves = [leaf for leaf, held in self._by_leaf.items() if any(self._units[i].defines_name for i in held)]
+        cased, by_shape = self._spellings()
         found: set[str] = set()
         for name in missed:
             leaf = last_part(name)
-            alike = [other for other in leaves if other.lower() == leaf.lower()]
-            if not alike and code_shaped(name) and len(leaf) >= TYPO_LEAST:
-                alike = [other for other in leaves if _a_typo_apart(leaf.lower(), other.lower())]
-            found.update(name[: len(name) - len(leaf)] + other for other in alike[:RESPELLED_MOST])
+            alike = cased.get(leaf.lower(), [])
+            if not alike and code_shaped(name) and len(leaf) >= TYPO_LEAST and not self._lexical.frequency(
+                    leaf.lower()):
+                asked = leaf.lower()
+                alike = [other for size in (len(asked) - 1, len(asked), len(asked) + 1)
+                         for key in by_shape.get((asked[0], size), ()) if _a_typo_apart(asked, key)
+                         for other in cased[key]]
+            found.update(name[: len(name) - len(leaf)] + other for other in sorted(alike)[:RESPELLED_MOST])
         return frozenset(found)
+
+    def _spellings(self) -> tuple[dict[str, list[str]], dict[tuple[str, int], list[str]]]:
+        """The names of the definitions the repository ships (not its tests', examples' or vendored code's), by
+        their lower case, and those lower cases by their first letter and length: made once per version."""
+        with self._lock:
+            if self._spelled[0] != self.version:
+                cased: dict[str, list[str]] = {}
+                for leaf, held in self._by_leaf.items():
+                    if any(self._units[i].defines_name and shipped_path(self._units[i].path) for i in held):
+                        cased.setdefault(leaf.lower(), []).append(leaf)
+                by_shape: dict[tuple[str, int], list[str]] = {}
+                for key in cased:
+                    if key:
+                        by_shape.setdefault((key[0], len(key)), []).append(key)
+                self._spelled = (self.version, cased, by_shape)
+            return self._spelled[1], self._spelled[2]
 
     def any_file(self, path_glob: str) -> bool:
         """Some file it holds matches `path_glob`."""

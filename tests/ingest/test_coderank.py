@@ -2695,22 +2695,30 @@ def test_a_look_up_shows_the_definition_before_an_alias_of_its_name() -> None:
 def test_a_look_up_in_another_case_or_a_letter_off_finds_the_definition() -> None:
     """Two trials' look-ups as typed: `APIview` showed 26 of `APIView`'s methods before the class, `Task.retyr` and
     `is_case_insensitve` missed the method, `buildRoutng` put it 14th. A name no definition has is read as the
-    definitions spell it: another case, or a code-shaped name one letter off; a plain word only in another case."""
+    shipped code spells it: another case, or a code-shaped name written nowhere a letter off; a plain word only in
+    another case. The review's misfires stay as asked: a name the code uses (`BigDecimal`, not a test's
+    `bigDecimals`), a word a test's class is named by (`throttle`, not a test's `Throttle`)."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
-    views = ("class APIView(View):\n    renderer_classes = api_settings.DEFAULT_RENDERER_CLASSES\n\n"
-             "    def get_renderers(self):\n        return [renderer() for renderer in self.renderer_classes]\n\n"
-             "    def get_view_name(self):\n        return self.__class__.__name__\n")
+    head = "".join(f"    setting_{i} = api_settings.SETTING_{i}\n" for i in range(40))
+    views = ("class APIView(View):\n    \"\"\"The base of every view.\"\"\"\n" + head
+             + "".join(f"\n    def get_{name}(self):\n        return self.{name}\n"
+                       for name in ("renderers", "parsers", "throttles", "permissions")))
     task = ("class Task:\n    max_retries = 3\n\n    def retry(self, exc=None):\n        raise Retry(exc)\n\n"
-            "    def apply(self):\n        return self.run()\n")
+            "    def apply(self):\n        return BigDecimal(self.run())\n")
+    tests = ("class ScalarTest:\n    def bigDecimals(self):\n        return BigDecimal(1)\n\n\n"
+             "class ThrottlingTests:\n    def setUp(self):\n        class Throttle:\n            rate = 1\n")
     memory = RepoMemory()
     memory.put_file("rest_framework/views.py", "a", units_of("rest_framework/views.py", views))
     memory.put_file("celery/app/task.py", "b", units_of("celery/app/task.py", task))
+    memory.put_file("tests/test_scalars.py", "c", units_of("tests/test_scalars.py", tests))
     first = {asked: memory.search(read_code_query(asked), 1)[0].unit.name
              for asked in ("APIview", "apiview", "Task.retyr", "get_rendrers", "API_View")}
     assert first == {"APIview": "APIView", "apiview": "APIView", "Task.retyr": "Task.retry",
                      "get_rendrers": "APIView.get_renderers", "API_View": "APIView"}, first
     assert not memory.defines("Task.retyr"), "the answer still says no definition is named as asked"
+    for asked, never in (("BigDecimal", "ScalarTest.bigDecimals"), ("throttle", "ThrottlingTests.setUp.Throttle")):
+        assert never not in [h.unit.name for h in memory.search(read_code_query(asked), 3)], asked
 
 
 def test_deprecated_is_read_in_a_definitions_head_as_each_language_marks_it() -> None:
