@@ -243,7 +243,8 @@ def _dry_run(name: str, root: Path, own: bool) -> int:
     from ctxsieve.ingest.coderank.ranker import has_vector
     from ctxsieve.ingest.coderank.units import units_of
 
-    files = walk(root).files
+    walked = walk(root)  # (its own skips, a tracked build folder's files, are said as `index` says them)
+    files = walked.files
     sizes = {f: (root / f).stat().st_size for f in files}
     started = time.perf_counter()
     definitions = vectors = sampled = parsed = 0
@@ -263,8 +264,10 @@ def _dry_run(name: str, root: Path, own: bool) -> int:
     every = parsed == len(files)
     how = f"all parsed now in {spent:.1f} s" if every else f"estimated from {parsed} files parsed now in {spent:.1f} s"
     left = sum(len(paths) for paths in skipped.values())
-    said = ", ".join(f"{len(paths)} {why}{_named(sorted(paths)[:3], len(paths))}"
-                     for why, paths in sorted(skipped.items()))
+    said = ", ".join([f"{len(paths)} {why}{_named(sorted(paths)[:3], len(paths))}"
+                      for why, paths in sorted(skipped.items())]
+                     + [f"{n} {why}{_named(walked.skipped.paths.get(why, [])[:3], n)}"
+                        for why, n in sorted(walked.skipped.counts.items())])
     # (as `index` says it: the files it reads, and those it leaves out; of a sample, those found in it)
     files_said = _count(len(files) - left, "source file") if every else _count(len(files), "source file")
     skips = f" (skipped: {said})" if every and said else f" (skipped among those parsed: {said})" if said else ""
@@ -279,10 +282,21 @@ def _dry_run(name: str, root: Path, own: bool) -> int:
 def _by_meaning(duration: str, own: bool) -> str:
     """When its vectors would be made: a service started here with CTXSIEVE_REPO_VECTORS off makes none; a service
     named (`--url`) is not asked, so it is said as its setting's (a trial's vectorless service was promised them)."""
-    if own and os.environ.get("CTXSIEVE_REPO_VECTORS", "").strip().lower() in ("0", "false", "no", "off"):
+    if own and not _vectors_on(os.environ.get("CTXSIEVE_REPO_VECTORS")):
         return "by meaning never (CTXSIEVE_REPO_VECTORS is off here: no vectors are made)"
     told = "" if own else ", if that service makes vectors (its CTXSIEVE_REPO_VECTORS)"
     return f"by meaning (its vectors, made behind it{told}) in about {duration} more"
+
+
+def _vectors_on(setting: str | None) -> bool:
+    """CTXSIEVE_REPO_VECTORS as the service's settings read it (`f`, `n`, `0` are off too); unset or unreadable: on,
+    as the service starts (it refuses a value it cannot read, and says so)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        return setting is None or TypeAdapter(bool).validate_python(setting)
+    except ValidationError:
+        return True
 
 
 def _outside_own_roots(root: Path) -> str:

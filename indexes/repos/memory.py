@@ -22,6 +22,7 @@ from ctxsieve.ingest.analyzers import code_terms, is_cjk, terms
 from ctxsieve.ingest.coderank.lexical import K3, UnitIndex, stem, stems_of, unit_terms
 from ctxsieve.ingest.coderank.query import CodeQuery, code_shaped, file_keys
 from ctxsieve.ingest.coderank.ranker import (
+    SIGNALS,
     WEIGHTS,
     Cosines,
     Weights,
@@ -295,7 +296,8 @@ class RepoMemory:
                 order = listed  # a listing is of the files named, nothing after them (a short file's listing ended
                 # with another file's definitions, under "in their files' order")
         elif query.short:
-            order = _files_first(order, units, scores, weights.later, _subject_files(query, units))
+            order = _files_first(order, units, scores, weights.later, _subject_files(query, units),
+                                 rows[:, SIGNALS.index("phrase")])
         if query.trace and not query.at_lines:  # (an issue's traceback is one clue among its words: not so)
             order = _frames_first(order, targets)
         placed = bool(query.frames)
@@ -552,7 +554,7 @@ def _titled_by(title: str, query: CodeQuery) -> bool:
 
 
 def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, later: float,
-                 subjects: frozenset[str] = frozenset()) -> list[int]:
+                 subjects: frozenset[str] = frozenset(), phrased: np.ndarray | None = None) -> list[int]:
     """A short search's hits, each file's best first: an agent's few words ask where something is, and ten
     definitions of one file hide the other files that answer them (python -m bench.short_queries, dev split: NDCG@10
     over the files 0.709 -> 0.811 with each file's best first, 0.775 with its best two). A file's later hits count
@@ -561,7 +563,7 @@ def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, la
     first: dict[str, int] = {}
     for j in order:
         first.setdefault(units[j].path, j)
-    lead = _leads(order, units, scores, first)
+    lead = _leads(order, units, scores, first, phrased)
     ranked: list[tuple[float, int, int]] = []
     for at, j in enumerate(order):
         path = units[j].path
@@ -575,15 +577,18 @@ def _files_first(order: list[int], units: list[CodeUnit], scores: np.ndarray, la
 MODULE_TIE = 0.9  # of a file's best, a module run: a definition of the file this near it is shown in its stead
 
 
-def _leads(order: list[int], units: list[CodeUnit], scores: np.ndarray, first: dict[str, int]) -> dict[str, int]:
+def _leads(order: list[int], units: list[CodeUnit], scores: np.ndarray, first: dict[str, int],
+           phrased: np.ndarray | None = None) -> dict[str, int]:
     """Per file whose best hit is a run of module code (imports, a module docstring), its best definition within
     MODULE_TIE of it, shown first in the file's place: drf's "where are serializer field errors collected" was
-    answered first by serializers.py's 85 lines of docstring and imports, 908 of the 2,000 tokens."""
+    answered first by serializers.py's 85 lines of docstring and imports, 908 of the 2,000 tokens. Not a run that
+    holds the search's words as a message (`phrased`: celery's module docstring "Task execution strategy
+    (optimization).", pasted)."""
     lead: dict[str, int] = {}
     for j in order:
         path, best = units[j].path, first[units[j].path]
         if path not in lead and units[best].module_run and not units[j].module_run \
-                and scores[j] >= MODULE_TIE * scores[best]:
+                and scores[j] >= MODULE_TIE * scores[best] and not (phrased is not None and phrased[best] > 0):
             lead[path] = j
     return lead
 

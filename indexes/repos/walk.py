@@ -75,9 +75,9 @@ def walk(root: Path) -> Walk:
     for name in sorted(set(names)):
         parts = PurePosixPath(name).parts
         if any(p in SKIPPED_FOLDERS or p.endswith(".egg-info") for p in parts[:-1]):
-            if listed is not None and parts[0] != ".git" and (root / name).is_file() and _source(root, name):
-                out.skipped.add("folder", name)  # (tracked: fastify's build/ scripts; said, where `index` said
-            continue  # "skipped: none")
+            if listed is not None and PurePosixPath(name).suffix.lower() in LANGUAGES:  # (tracked: fastify's build/
+                out.skipped.add("folder", name)  # scripts, where `index` said "skipped: none"; by suffix alone, no
+            continue  # stat or read of a vendored tree's every file)
         if (root / name).is_file() and _source(root, name):  # (a named pipe, opened, would never answer)
             if not _storable(name):
                 out.skipped.add("unreadable", name)
@@ -167,7 +167,8 @@ def minified(name: str, data: bytes) -> bool:
     short file of little more than its data is. Lines end with `\n`, or `\r` alone (old Mac)."""
     stem = PurePosixPath(name).stem
     lines = max(data.count(b"\n"), data.count(b"\r")) + 1
-    return stem.endswith((".min", ".bundle")) or stem.endswith("-min") and len(data) / lines > MINIFIED_NAMED_LINE \
+    named = stem.endswith("-min") and PurePosixPath(name).suffix.lower() in (".js", ".mjs", ".cjs")
+    return stem.endswith((".min", ".bundle")) or named and len(data) / lines > MINIFIED_NAMED_LINE \
         or len(data) > 20 * MINIFIED_LINE and len(data) / lines > MINIFIED_LINE
 
 

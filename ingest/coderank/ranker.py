@@ -558,8 +558,9 @@ def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
     if unit.package:  # as the file declares it: Go's `package middleware` (`middleware.CORSWithConfig`), a PHP
         qualified = f"{unit.package}.{name}"  # namespace (`GuzzleHttp\Exception\ConnectException`; not psr7's
         return qualified == form or qualified.endswith("." + form)  # `GuzzleHttp\Psr7\Utils` for guzzle's `Utils`)
-    if (crate := _rust_crate(unit.path)) and form == f"{crate}.{name}":  # a crate's item by its crate alone, as its
-        return True  # root re-exports it and callers write it (`ignore::WalkBuilder` is walk.rs's)
+    if (crate := _rust_crate(unit.path)) and form.endswith(f".{name}") and _names_crate(form[: -len(name) - 1], crate):
+        return True  # a crate's item by its crate alone, as its root re-exports it and callers write it
+        # (`ignore::WalkBuilder` is walk.rs's; `grep_searcher::Searcher` of crates/searcher, named grep-searcher)
     module = module_name(unit.path).split(".")
     if module[-1] == name.split(".", 1)[0]:
         module.pop()  # a file named after its class: its class's name is the module's last part already
@@ -567,9 +568,17 @@ def _module_qualified(unit: CodeUnit, name: str, form: str) -> bool:
     return qualified == form or qualified.endswith("." + form)
 
 
+def _names_crate(written: str, crate: str) -> bool:
+    """`written` (a path's first part, `grep_searcher`) names the crate of that folder (`searcher`): its name, or a
+    name ending in it after `_`, as workspaces prefix their crates' (`grep-searcher`: `crates/searcher`)."""
+    return written == crate or written.endswith("_" + crate)
+
+
+@lru_cache(maxsize=1 << 16)  # asked for every unit a look-up weighs; a repository's paths are few
 def _rust_crate(path: str) -> str:
-    """The crate a Rust file of a workspace is in, as code names it: the folder holding its `src/`
-    (`crates/ignore/src/walk.rs`: `ignore`; `grep-cli` as `grep_cli`); "" for a file of no such folder."""
+    """The folder a Rust file of a workspace's crate is in, as code names the crate: the folder holding its `src/`
+    (`crates/ignore/src/walk.rs`: `ignore`; a folder `tokio-util` as `tokio_util`); "" for a file of no such
+    folder."""
     if not path.endswith(".rs"):
         return ""
     parts = PurePosixPath(path).parts

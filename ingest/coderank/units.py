@@ -182,7 +182,7 @@ class CodeUnit:
         guzzle answered "choose the http handler" with `functions.php`'s `choose_handler` above
         `Utils::chooseHandler`). Read in its head alone, the lines up to its header and a Python docstring after it:
         a class's deprecated property is not the class."""
-        return not self.module_run and _DEPRECATED.search(_head_of(self)) is not None
+        return not self.module_run and not self.rest and _DEPRECATED.search(_head_of(self)) is not None
 
     @property
     def answers_to_name(self) -> bool:
@@ -224,17 +224,34 @@ _DOCSTRING_OPENS = re.compile(r"[ \t]*[rRuU]?(\"\"\"|\'\'\')")
 
 
 def _head_of(unit: CodeUnit) -> str:
-    """A unit's lines up to its header line (its doc comment, annotations, decorators), and a Python docstring
-    after it; its first line alone when no line is its header."""
+    """A unit's header line and what is written for it just above (its doc comment, annotations, decorators: back to
+    the line that ends another statement, a TS overload's `;`), and a Python docstring after its signature at the
+    docstring's own indentation (a parameter's `.. deprecated::` is the parameter's); its first line alone when no
+    line is its header."""
     lines = unit.text.split("\n")
     header = next((i for i, line in enumerate(lines) if unit.signature and line.strip() == unit.signature), 0)
-    end = header + 1
-    opened = _DOCSTRING_OPENS.match(lines[end]) if end < len(lines) and unit.path.endswith(".py") else None
-    if opened is not None:
-        closing = opened.group(1)
-        end = next((i + 1 for i in range(end, len(lines))
-                    if lines[i].count(closing) >= (2 if i == end else 1)), len(lines))
-    return "\n".join(lines[:end])
+    first = header
+    while first > 0 and not lines[first - 1].rstrip().endswith((";", "{", "}")):
+        first -= 1
+    head = lines[first : header + 1]
+    if unit.path.endswith((".py", ".pyi")):
+        end = next((i + 1 for i in range(header, min(len(lines), header + _SIGNATURE_LINES))
+                    if lines[i].split("#", 1)[0].rstrip().endswith(":")), header + 1)
+        head += _docstring(lines[end:])
+    return "\n".join(head)
+
+
+_SIGNATURE_LINES = 40  # a Python signature's lines at most, to its `:`
+
+
+def _docstring(lines: list[str]) -> list[str]:
+    """The docstring these lines open with, its lines at the opening's indentation (or less) alone."""
+    opened = _DOCSTRING_OPENS.match(lines[0]) if lines else None
+    if opened is None:
+        return []
+    closing, indent = opened.group(1), len(lines[0]) - len(lines[0].lstrip())
+    last = next((i for i in range(len(lines)) if lines[i].count(closing) >= (2 if i == 0 else 1)), len(lines) - 1)
+    return [line for line in lines[: last + 1] if len(line) - len(line.lstrip()) <= indent]
 
 
 # the folders a language's modules are named from, not by: `src/click/core.py` is `click.core`, Maven's

@@ -2555,9 +2555,11 @@ def test_a_deprecated_wrapper_comes_after_the_code_it_names() -> None:
     memory.put_file("src/functions.php", "a", units_of("src/functions.php", wrapper))
     memory.put_file("src/Utils.php", "b", units_of("src/Utils.php", utils))
     first = {asked: memory.search(read_code_query(asked), 1)[0].unit.name
-             for asked in ("choose the http handler", "why is choose_handler deprecated", "choose_handler")}
+             for asked in ("choose the http handler", "the deprecated way to choose the http handler",
+                           "choose_handler")}
     assert first == {"choose the http handler": "Utils.chooseHandler",
-                     "why is choose_handler deprecated": "choose_handler", "choose_handler": "choose_handler"}, first
+                     "the deprecated way to choose the http handler": "choose_handler",
+                     "choose_handler": "choose_handler"}, first
 
 
 def test_a_pasted_message_is_held_past_a_label_a_leading_value_a_wrapped_error_and_a_continued_literal() -> None:
@@ -2732,14 +2734,23 @@ def test_deprecated_is_read_in_a_definitions_head_as_each_language_marks_it() ->
                      "// Mark only worked for zsh.\n//\n// Deprecated\nfunc Mark() error {\n\treturn nil\n}\n",
         "api.py": "def load(path):\n    \"\"\"Load a file.\n\n    .. deprecated:: 2.0\n        Use :func:`read`.\n"
                   "    \"\"\"\n    return read(path)\n",
-        "old.py": "@deprecated(\"use read\")\ndef fetch(path):\n    return read(path)\n",
+        "old.py": "@deprecated(\"use read\")\ndef fetch(path):\n    return read(path)\n\n\n"
+                  "def spectrum(\n    x,\n    precenter=False,\n):\n    \"\"\"Spectrum.\n\n"
+                  "    .. deprecated:: 1.15\n        Use periodogram.\n    \"\"\"\n    return x\n",
         "Api.cs": "class Api\n{\n    [Obsolete(\"Use Run\")]\n    public void Start()\n    {\n        Run();\n"
                   "    }\n}\n",
     }
     found = {path: [u.name for u in units_of(path, source) if u.deprecated] for path, source in marked.items()}
     assert found == {"Client.java": ["Client.send"], "lib.rs": ["start"], "client.go": ["Start", "Mark"],
-                     "api.py": ["load"], "old.py": ["fetch"], "Api.cs": ["Api.Start"]}, found
-    plain = {
+                     "api.py": ["load"], "old.py": ["fetch", "spectrum"], "Api.cs": ["Api.Start"]}, found
+    plain = {  # (the review's: a parameter's `.. deprecated::`, one deprecated overload of a TS method)
+        "stats.py": "def anderson(x, midrank=True):\n    \"\"\"Test.\n\n    midrank : bool\n        Midrank.\n\n"
+                    "        .. deprecated:: 1.10\n            Use method.\n    \"\"\"\n    return x\n",
+        "Observable.ts": "export class Observable<T> {\n  subscribe(observer?: Observer<T>): Subscription;\n"
+                         "  /** @deprecated Use an observer. */\n"
+                         "  subscribe(next?: (value: T) => void): Subscription;\n"
+                         "  subscribe(\n    observerOrNext?: Observer<T> | null,\n  ): Subscription {\n"
+                         "    return this.x;\n  }\n}\n",
         "Config.java": "class Config {\n    @Deprecated\n    int old;\n\n    void read() {\n        go();\n    }\n}\n",
         "conf.py": "def read(path, strict=None):\n    \"\"\"Read a file.\"\"\"\n    if strict is not None:\n"
                    "        warnings.warn(\"strict is deprecated\", DeprecationWarning)\n    return open(path)\n",
@@ -3103,6 +3114,9 @@ def test_rust_crate_visible_constants_ts_interface_methods_and_crate_paths_are_n
         "    pub fn new() -> WalkBuilder {\n        WalkBuilder { paths: vec![] }\n    }\n}\n")))
     assert memory.defines("ignore.WalkBuilder") and memory.defines("ignore.WalkBuilder.new")
     assert not memory.defines("globset.WalkBuilder")
+    memory.put_file("crates/searcher/src/searcher/mod.rs", "s", units_of("crates/searcher/src/searcher/mod.rs", (
+        "pub struct SearcherBuilder {\n    config: Config,\n}\n")))  # (the crate is named grep-searcher)
+    assert memory.defines("grep_searcher.SearcherBuilder") and not memory.defines("grep_printer.SearcherBuilder")
 
 
 def test_php_enum_cases_and_promoted_properties_are_declarations() -> None:

@@ -1851,8 +1851,9 @@ def test_an_answer_of_nothing_to_a_question_in_chinese_says_its_words_were_not_r
            "vectors); the code's own names and English words find more; try other words" in nothing, nothing
     assert "or a wider path if one was given]" in nothing, nothing
     more = closing_line("celery", 50, 35, "ready")
-    assert more.endswith("35 more found are not shown: search with a larger max_tokens or k (at most 6000 and 50), "
-                         "a path, or other words]"), more
+    assert more.endswith("35 more found are not shown: a larger max_tokens or k shows more (an agent's tool takes up "
+                         "to 6000 and 50), and so do a path or other words]"), more
+    assert "; 1 more found is not shown: " in closing_line("celery", 10, 1, "ready")
 
 
 def test_a_file_or_a_place_the_repository_has_nothing_at_is_said(repos: TestClient, roots: Path) -> None:

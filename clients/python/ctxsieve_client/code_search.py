@@ -167,19 +167,23 @@ def closing_line(repo: str, shown: int, left: int, state: str, caveats: Caveats 
         note += ("; a frame names a definition its line is not in here (the trace may come from another version of "
                  f"the file), the definition shown at its own lines: {_listed(caveats.elsewhere)}")
     if left > 0 and caveats.listing:  # (k and max_tokens have their most: a 448-definition file is read past them)
-        note += (f"; {left} more found are not shown, after the last one shown: read on from its last line, or search "
-                 "with a larger max_tokens or k")
-    elif left > 0:  # (at its most, k 50 and max_tokens 6000, a larger one is refused: a path or other words)
+        note += (f"; {left} more found {_are(left)} not shown, after the last one shown: read on from its last line, "
+                 "or search with a larger max_tokens or k")
+    elif left > 0:  # (at a tool's most, k 50 and max_tokens 6000, a larger one is refused: a path or other words)
         from .names import MAX_K  # (names reads the ref tools, which read this module)
 
-        note += (f"; {left} more found are not shown: search with a larger max_tokens or k (at most "
-                 f"{TOOL_MAX_TOKENS} and {MAX_K}), a path, or other words")
+        note += (f"; {left} more found {_are(left)} not shown: a larger max_tokens or k shows more (an agent's tool "
+                 f"takes up to {TOOL_MAX_TOKENS} and {MAX_K}), and so do a path or other words")
     if state == "indexing":
         note += "; the repository is still being indexed: files not yet read are missing, search again shortly"
     elif state == "lexical":  # (a search in plain words gains most from the vectors; a name looked up, nothing)
         why = "this service makes no vectors" if caveats.vectors_off else "its vectors not ready"
         note += f"; ranked by words and names alone, {why}: a name as the code writes it finds the most"
     return note + "]"
+
+
+def _are(count: int) -> str:
+    return "is" if count == 1 else "are"
 
 
 def _unread(state: str, caveats: Caveats) -> str:
