@@ -317,7 +317,9 @@ def _operator_word(word: str) -> str:
     return bare if _is_operator(bare) else ""
 
 
-_TEST_WORD = re.compile(r"\b(?:unit ?)?(?:tests?|tested|testing|unittests?)\b|测试|单测", re.IGNORECASE)
+_TEST_WORD = re.compile(r"\b(?:unit ?)?(?:tests?|tested|testing|unittests?)\b(?!\s+(?:client|server|runner|"
+                        r"harness|framework|utilit(?:y|ies)|helpers?|tools?|app|application|request|response|mode|"
+                        r"environment|env)s?\b)|测试|单测", re.IGNORECASE)  # (werkzeug's "test client" is code)
 SEARCH_WORDS = 20  # a request of more words is an issue or a task, which may speak of tests and be about the code
 # a trace's words besides its frames (its message, `Traceback (most recent call last):`, a chained exception's
 # lines); an issue that quotes a traceback says more around it (tests/ingest/test_coderank.py holds one of each)
@@ -362,9 +364,10 @@ def _message_continued(text: str) -> list[str]:
 
 def asks_for_tests(text: str) -> bool:
     """A search that asks for tests in so many words ("tests for the JSON reader", "where is routing tested",
-    "路由的测试"): ranked as asked, tests first. Not a name that holds the word (`TestMode`, `test_utils`, a look-up),
-    nor a longer request: an issue's "a test shows it" is about the code; nor a qualified name's part (Faraday's
-    `Faraday::Adapter::Test::Stubs::NotFound: no stubbed request...` put specs first)."""
+    "路由的测试"): ranked as asked, tests first. Not a tool for tests the code ships ("how does the test client follow
+    redirects": werkzeug's `Client`, 49 tests before it), nor a name that holds the word (`TestMode`, `test_utils`, a
+    look-up), nor a longer request: an issue's "a test shows it" is about the code; nor a qualified name's part
+    (Faraday's `Faraday::Adapter::Test::Stubs::NotFound: no stubbed request...` put specs first)."""
     words = text.split(None, SEARCH_WORDS)
     plain = " ".join(w for w in words if not code_shaped(w))
     return len(words) <= SEARCH_WORDS and _TEST_WORD.search(plain) is not None

@@ -817,6 +817,8 @@ def test_a_search_that_asks_for_tests_gets_tests_first_and_one_that_does_not_the
     for plain in ("clean path", "how are repeated slashes collapsed in a route path", "TestMode clean path", issue):
         assert not read_code_query(plain).tests, plain
         assert memory.search(read_code_query(plain), 3)[0].unit.path == "router.py", plain
+    for tool in ("how does the test client follow redirects", "testing client cookies", "test server startup"):
+        assert not read_code_query(tool).tests, "a tool for tests the code ships (werkzeug's test client)"
 
 
 def test_an_error_line_as_java_ruby_and_php_print_it_is_read_for_its_message() -> None:
