@@ -136,6 +136,9 @@ _IN_JAR = re.compile(r"(?<!\S)\S*?\.jar!/")
 _ON_LINE = re.compile(rf"(?<![\w./\\@+-])([\w./\\@+-]+\.(?:{_SUFFIXES})) on line (\d+)\b")  # (not `res.json`)
 
 
+_TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\):")  # Python's, whose words say nothing of the code
+
+
 @lru_cache(maxsize=64)
 def read_code_query(text: str) -> CodeQuery:
     text = _ON_LINE.sub(r"\1:\2", _IN_JAR.sub("", _ARITY.sub(r"\1", text)))
@@ -147,7 +150,8 @@ def read_code_query(text: str) -> CodeQuery:
     short = len(text.split(None, SEARCH_WORDS)) <= SEARCH_WORDS
     trace = _is_trace(text, request.frames)
     names = request.names | {last_part(name) for name in lookup}  # `serve` alone names `serve`
-    terms = (*code_terms(_POSSESSIVE.sub("", text)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
+    worded = _TRACEBACK_HEAD.sub(" ", text)  # (its "most" pointed at docstring lines of "most use cases")
+    terms = (*code_terms(_POSSESSIVE.sub("", worded)), *(a.lower() + b.lower() for a, b in _HYPHENATED.findall(text)),
              *(initialisms(_POSSESSIVE.sub("", text)) if short else ()))
     at_lines = bool(request.frames) and len(_placed_words(text)) == len(request.frames)
     paths_only = bool(files) and all(_FILE.fullmatch(w.strip("`'\"")) for w in text.split())

@@ -2657,6 +2657,15 @@ def test_a_python_stub_comes_after_the_code_that_does_what_it_says() -> None:
     assert first == {"how does celery retry a task after an exception": "Task.retry", "on_retry": "Task.on_retry"}
 
 
+def test_a_python_tracebacks_header_is_no_words_of_the_search() -> None:
+    """A trial's werkzeug traceback pointed at `MapAdapter.build`'s docstring lines about "most use cases" as where
+    the request's words are most: "most" came from `Traceback (most recent call last):`."""
+    pasted = ("Traceback (most recent call last):\n  File \"/app/app.py\", line 9, in index\n"
+              "    return url_for('index')\nBuildError: Could not build url for endpoint 'index'.")
+    assert not {"most", "recent", "call", "last", "traceback"} & set(read_code_query(pasted).terms)
+    assert {"most", "recent"} <= set(read_code_query("the most recent call is shown last").terms)
+
+
 def test_a_names_one_letter_points_at_no_line() -> None:
     """fastify's `kReplyIsError` pointed at `kAvvioBoot`'s, `kChildren`'s and `kServerBindings`' lines as where "the
     request's words" are most: the name's `k` was one of its words."""
