@@ -162,9 +162,9 @@ class CodeUnit:
     @cached_property  # asked for every unit of every search's pool
     def stub(self) -> bool:
         """A Python function or method whose body does nothing: its docstring alone, `pass`, `...`, a bare `return`
-        (or of None) or `raise NotImplementedError`: a hook to override or an abstract method, whose words say what
-        the code that does it does (two trials' celery `Task.on_retry`, a docstring, above `Task.retry`; drf's
-        `BaseThrottle.wait`, `return None`, above `SimpleRateThrottle.wait`)."""
+        (or of None) or `raise NotImplementedError` (with no message): a hook to override or an abstract method,
+        whose words say what the code that does it does (two trials' celery `Task.on_retry`, a docstring, above
+        `Task.retry`; drf's `BaseThrottle.wait`, `return None`, above `SimpleRateThrottle.wait`)."""
         if self.kind not in ("function", "method") or self.rest or not self.path.endswith((".py", ".pyi")):
             return False
         try:
@@ -211,9 +211,11 @@ def _does_nothing(statement: ast.stmt) -> bool:
         return isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, (str, type(...)))
     if isinstance(statement, ast.Return):
         return statement.value is None or isinstance(statement.value, ast.Constant) and statement.value.value is None
-    if isinstance(statement, ast.Raise) and statement.exc is not None:
-        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
-        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    if isinstance(statement, ast.Raise) and statement.exc is not None:  # (bare: one with a message says it, and a
+        # pasted error finds it, httpx's "The 'handle_request' method must be implemented.")
+        call = statement.exc if isinstance(statement.exc, ast.Call) else None
+        raised = call.func if call is not None else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError" and not (call and call.args)
     return False
 
 

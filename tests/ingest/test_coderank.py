@@ -2647,7 +2647,8 @@ def test_a_python_stub_comes_after_the_code_that_does_what_it_says() -> None:
             "\n    def on_retry(self, exc, task_id, args, kwargs, einfo):\n        \"\"\"Retry handler.\n\n"
             "        This is run by the worker when the task is to be retried after an exception.\n        \"\"\"\n"
             "\n    def after_return(self):\n        pass\n\n"
-            "    def run(self):\n        raise NotImplementedError('x')\n")
+            "    def run(self):\n        raise NotImplementedError()\n\n"
+            "    def send(self):\n        raise NotImplementedError(\"The 'send' method must be implemented.\")\n")
     units = units_of("celery/app/task.py", task)
     assert [u.name for u in units if u.stub] == ["Task.on_retry", "Task.after_return", "Task.run"], units
     memory = RepoMemory()
