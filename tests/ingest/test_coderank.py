@@ -2572,33 +2572,37 @@ def test_a_pasted_message_is_held_past_a_label_a_leading_value_a_wrapped_error_a
     it, a Rust literal continued with `\` at a line's end)."""
     from ctxsieve.indexes.repos.memory import RepoMemory
 
+    sources = {
+        "rest_framework/exceptions.py": (
+            "class ParseError(APIException):\n    status_code = status.HTTP_400_BAD_REQUEST\n"
+            "    default_detail = _('Malformed request.')\n    default_code = 'parse_error'\n\n\n"
+            "def server_error(request, *args, **kwargs):\n    \"\"\"Generic 500 error handler.\"\"\"\n"
+            "    data = {'error': 'Server Error (500)'}\n    return JsonResponse(data, status=500)\n\n\n"
+            "def bad_request(request, exception, *args, **kwargs):\n    \"\"\"Generic 400 error handler.\"\"\"\n"
+            "    data = {'error': 'Bad Request (400)'}\n    return JsonResponse(data, status=400)\n"),
+        "rest_framework/parsers.py": (
+            "class JSONParser(BaseParser):\n    def parse(self, stream, media_type=None, parser_context=None):\n"
+            "        try:\n            return json.load(stream)\n        except ValueError as exc:\n"
+            "            raise ParseError('JSON parse error - %s' % str(exc))\n"),
+        "lib/errors.js": (
+            "const codes = {\n  FST_ERR_HOOK_INVALID_HANDLER: createError(\n    'FST_ERR_HOOK_INVALID_HANDLER',\n"
+            "    '%s hook should be a function, instead got %s',\n    500,\n    TypeError\n  ),\n}\n"),
+        "lib/hooks.js": (
+            "function validate (hook, fn) {\n  if (typeof fn !== 'function') {\n"
+            "    throw new FST_ERR_HOOK_INVALID_HANDLER(hook, Object.prototype.toString.call(fn))\n  }\n}\n"),
+        "crates/core/flags/hiargs.rs": (
+            "impl HiArgs {\n    fn matcher(&self) -> anyhow::Result<PatternMatcher> {\n        anyhow::bail!(\n"
+            "            \"regex could not be compiled with either the default \\\n             regex engine or with "
+            "PCRE2.\\n\\n\\\n             default regex engine error:\\n{err}\"\n        )\n    }\n}\n"),
+        "crates/core/flags/defs.rs": (
+            "fn doc_long() -> &'static str {\n    \"When this flag is used, ripgrep will dynamically choose between "
+            "supported regex engines depending on the features used in a pattern. When ripgrep chooses a regex engine, "
+            "it applies that choice for every regex provided to ripgrep: the default regex engine or PCRE2, when it is "
+            "compiled with either.\"\n}\n"),
+    }
     memory = RepoMemory()
-    memory.put_file("rest_framework/exceptions.py", "a", units_of("rest_framework/exceptions.py", (
-        "class ParseError(APIException):\n    status_code = status.HTTP_400_BAD_REQUEST\n"
-        "    default_detail = _('Malformed request.')\n    default_code = 'parse_error'\n\n\n"
-        "def server_error(request, *args, **kwargs):\n    \"\"\"Generic 500 error handler.\"\"\"\n"
-        "    data = {'error': 'Server Error (500)'}\n    return JsonResponse(data, status=500)\n\n\n"
-        "def bad_request(request, exception, *args, **kwargs):\n    \"\"\"Generic 400 error handler.\"\"\"\n"
-        "    data = {'error': 'Bad Request (400)'}\n    return JsonResponse(data, status=400)\n")))
-    memory.put_file("rest_framework/parsers.py", "b", units_of("rest_framework/parsers.py", (
-        "class JSONParser(BaseParser):\n    def parse(self, stream, media_type=None, parser_context=None):\n"
-        "        try:\n            return json.load(stream)\n        except ValueError as exc:\n"
-        "            raise ParseError('JSON parse error - %s' % str(exc))\n")))
-    memory.put_file("lib/errors.js", "c", units_of("lib/errors.js", (
-        "const codes = {\n  FST_ERR_HOOK_INVALID_HANDLER: createError(\n    'FST_ERR_HOOK_INVALID_HANDLER',\n"
-        "    '%s hook should be a function, instead got %s',\n    500,\n    TypeError\n  ),\n}\n")))
-    memory.put_file("lib/hooks.js", "d", units_of("lib/hooks.js", (
-        "function validate (hook, fn) {\n  if (typeof fn !== 'function') {\n"
-        "    throw new FST_ERR_HOOK_INVALID_HANDLER(hook, Object.prototype.toString.call(fn))\n  }\n}\n")))
-    memory.put_file("crates/core/flags/hiargs.rs", "e", units_of("crates/core/flags/hiargs.rs", (
-        "impl HiArgs {\n    fn matcher(&self) -> anyhow::Result<PatternMatcher> {\n        anyhow::bail!(\n"
-        "            \"regex could not be compiled with either the default \\\n             regex engine or with "
-        "PCRE2.\\n\\n\\\n             default regex engine error:\\n{err}\"\n        )\n    }\n}\n")))
-    memory.put_file("crates/core/flags/defs.rs", "f", units_of("crates/core/flags/defs.rs", (
-        "fn doc_long() -> &'static str {\n    \"When this flag is used, ripgrep will dynamically choose between "
-        "supported regex engines depending on the features used in a pattern. When ripgrep chooses a regex engine, "
-        "it applies that choice for every regex provided to ripgrep: the default regex engine or PCRE2, when it is "
-        "compiled with either.\"\n}\n")))
+    for path, source in sources.items():
+        memory.put_file(path, path, units_of(path, source))
     first = {asked[:20]: memory.search(read_code_query(asked), 1)[0].unit.name for asked in (
         "rest_framework.exceptions.ParseError: JSON parse error - Expecting value: line 1 column 1 (char 0)",
         "onRequest hook should be a function, instead got [object Undefined]",
