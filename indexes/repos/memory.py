@@ -582,8 +582,9 @@ def _leads(order: list[int], units: list[CodeUnit], scores: np.ndarray, first: d
     """Per file whose best hit is a run of module code (imports, a module docstring), its best definition within
     MODULE_TIE of it, shown first in the file's place: drf's "where are serializer field errors collected" was
     answered first by serializers.py's 85 lines of docstring and imports, 908 of the 2,000 tokens. Not a run that
-    holds the search's words as a message (`phrased`: celery's module docstring "Task execution strategy
-    (optimization).", pasted)."""
+    holds the search as a message (`phrased`, its phrase signal: a module's docstring pasted whole, four words or
+    more of it; the review's three-word "Task execution strategy (optimization)." has none, and shows celery's
+    `strategy.default` first, the file in its place)."""
     lead: dict[str, int] = {}
     for j in order:
         path, best = units[j].path, first[units[j].path]
