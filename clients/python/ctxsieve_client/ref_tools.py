@@ -102,15 +102,17 @@ FETCH_REF = RefTool(
      Param("lines", str, "\"A-B\": those lines of the output", None)),
     _fetch, lambda part: str(part.text))
 SEARCH_CODE = RefTool(
-    "search_code", "Search this repository's code by meaning and by name: functions, methods and classes best "
-                   "first, each with its path, qualified name and true line numbers. Use it before grepping to find "
+    "search_code", "Search this repository's code by name and words (and by meaning once its vectors are made): "
+                   "functions, methods and classes best first, each with its path, qualified name and true line "
+                   "numbers. Use it before grepping to find "
                    "where something is defined or handled; `path` narrows to a glob or folder, `repo` names another "
                    "indexed repository.",
     (Param("query", str, "what you are looking for: words, names as written in the code, an error message"),
      Param("k", int, "at most this many definitions", 10),
      Param("path", str, "only files matching this glob or under this folder", None),
      Param("repo", str, "an indexed repository's name (default: the one around the working folder)", None),
-     Param("max_tokens", int, f"the tokens of the whole answer (default 2000, at most {TOOL_MAX_TOKENS})", None)),
+     Param("max_tokens", int, f"the tokens of the whole answer (default 2000, at most {TOOL_MAX_TOKENS}: a larger "
+                              f"one is taken as {TOOL_MAX_TOKENS})", None)),
     search_request, render_hits)
 REF_TOOLS: tuple[RefTool, ...] = (FILTER_REF, FETCH_REF, SEARCH_CODE)
 BY_NAME = {tool.name: tool for tool in REF_TOOLS}
