@@ -250,6 +250,9 @@ def test_search_code_in_claude_code(code_service: CodeService, tmp_path: Path, t
         server.should_exit = True
     assert done.returncode == 0, done.stderr[-2000:]
     assert set(tools) <= {t.get("name") for t in model.requests[-1].get("tools", [])}, "Claude Code's own names"
+    for sent in (t for t in model.requests[-1]["tools"] if t.get("name") in tools):  # (two trials' services made no
+        assert "by meaning once its vectors are made" in sent["description"], sent  # vectors, yet it said "by meaning")
+        assert "a larger one is taken as 6000" in json.dumps(sent["input_schema"]), sent
     results = claude_results(model.requests[-1])[1:]  # after ToolSearch's
     assert len(results) == 10, results
     for whole, cut, missing, small, placed in (results[:5], results[5:]):

@@ -11,7 +11,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from .calls import Call, Requests
 from .code_search import NOTE, TOOL_MAX_TOKENS, render_hits, search_request
@@ -57,10 +57,14 @@ class RefTool:
         return {"type": "object", "properties": properties, "required": [p.name for p in self.params if p.required]}
 
     def signature(self, *extra: inspect.Parameter) -> inspect.Signature:
-        """The parameters as a Python signature (keyword-only; optional ones may be None), for frameworks that read
-        a function's; `extra`: the framework's own (a context)."""
-        params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
-                                    annotation=p.type if p.required else p.type | None) for p in self.params]
+        """The parameters as a Python signature (keyword-only; optional ones may be None; each described as `schema`
+        describes it, in the annotation a framework makes its JSON schema from: an MCP client's model was sent
+        `max_tokens` without "at most 6000"), for frameworks that read a function's; `extra`: the framework's own (a
+        context)."""
+        from pydantic import Field  # (the frameworks' own: the client alone needs only httpx)
+
+        params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=Annotated[
+            p.type if p.required else p.type | None, Field(description=p.description)]) for p in self.params]
         return inspect.Signature([*params, *extra], return_annotation=str)
 
 
