@@ -59,6 +59,17 @@ class Hit:
     focus: int = 0  # a line of the unit the request points at (`tree.go:452`, a traceback's frame): shown around it
 
 
+@dataclass(frozen=True)
+class _Spellings:
+    """A repository's definitions' names in lower case (`_names_a_definition`), and, for a look-up's respelling
+    (`RepoMemory._respelled`), those of the code it ships (not its tests', examples' or vendored code's) with their
+    own spellings, and those lower cases by their first letter and length."""
+
+    defined: frozenset[str]
+    shipped: dict[str, list[str]]
+    by_shape: dict[tuple[str, int], list[str]]
+
+
 @dataclass
 class _File:
     hash: str
@@ -78,8 +89,7 @@ class RepoMemory:
         self._live: np.ndarray | None = None  # the unit ids in insertion order, until the next change
         self.version = 0  # one more at every change: what a pass over every unit (the vectors') covered
         self._package: tuple[int, frozenset[str]] = (-1, frozenset())  # `package_words` at a version
-        self._spelled: tuple[int, dict[str, list[str]], dict[tuple[str, int], list[str]]] = (-1, {}, {})  # (its
-        # `_spellings` at a version)
+        self._spelled: tuple[int, _Spellings] = (-1, _Spellings(frozenset(), {}, {}))  # `_spellings` at a version
 
     # --- state --------------------------------------------------------------------------------------------
 
@@ -150,9 +160,7 @@ class RepoMemory:
 
     def _names_a_definition(self, word: str) -> bool:
         """Some definition is named `word`, in any case (`type Server` for `server`)."""
-        with self._lock:
-            return any(leaf.lower() == word and any(self._units[i].defines_name for i in held)
-                       for leaf, held in self._by_leaf.items())
+        return word in self._spellings().defined
 
     def _widened(self, lookup: frozenset[str], path_glob: str | None) -> frozenset[str]:
         """A look-up's names, and the last part of a qualified one no definition has: `Sinatra::Base#render` is
@@ -171,7 +179,8 @@ class RepoMemory:
                   and not any(declares(unit, name) for unit in pool)]
         if not missed:
             return frozenset()
-        cased, by_shape = self._spellings()
+        spelled = self._spellings()
+        cased, by_shape = spelled.shipped, spelled.by_shape
         found: set[str] = set()
         for name in missed:
             leaf = last_part(name)
@@ -185,21 +194,23 @@ class RepoMemory:
             found.update(name[: len(name) - len(leaf)] + other for other in sorted(alike)[:RESPELLED_MOST])
         return frozenset(found)
 
-    def _spellings(self) -> tuple[dict[str, list[str]], dict[tuple[str, int], list[str]]]:
-        """The names of the definitions the repository ships (not its tests', examples' or vendored code's), by
-        their lower case, and those lower cases by their first letter and length: made once per version."""
+    def _spellings(self) -> _Spellings:
+        """The names of the definitions, by their lower case: made once per version."""
         with self._lock:
             if self._spelled[0] != self.version:
-                cased: dict[str, list[str]] = {}
+                defined: set[str] = set()
+                shipped: dict[str, list[str]] = {}
                 for leaf, held in self._by_leaf.items():
-                    if any(self._units[i].defines_name and shipped_path(self._units[i].path) for i in held):
-                        cased.setdefault(leaf.lower(), []).append(leaf)
+                    units = [self._units[i] for i in held if self._units[i].defines_name]
+                    if units and leaf:
+                        defined.add(leaf.lower())
+                    if any(shipped_path(u.path) for u in units) and leaf:
+                        shipped.setdefault(leaf.lower(), []).append(leaf)
                 by_shape: dict[tuple[str, int], list[str]] = {}
-                for key in cased:
-                    if key:
-                        by_shape.setdefault((key[0], len(key)), []).append(key)
-                self._spelled = (self.version, cased, by_shape)
-            return self._spelled[1], self._spelled[2]
+                for key in shipped:
+                    by_shape.setdefault((key[0], len(key)), []).append(key)
+                self._spelled = (self.version, _Spellings(frozenset(defined), shipped, by_shape))
+            return self._spelled[1]
 
     def any_file(self, path_glob: str) -> bool:
         """Some file it holds matches `path_glob`."""
