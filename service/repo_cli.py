@@ -282,19 +282,21 @@ def _dry_run(name: str, root: Path, own: bool) -> int:
 def _by_meaning(duration: str, own: bool) -> str:
     """When its vectors would be made: a service started here with CTXSIEVE_REPO_VECTORS off makes none; a service
     named (`--url`) is not asked, so it is said as its setting's (a trial's vectorless service was promised them)."""
-    if own and not _vectors_on(os.environ.get("CTXSIEVE_REPO_VECTORS")):
+    if own and not _vectors_on():
         return "by meaning never (CTXSIEVE_REPO_VECTORS is off here: no vectors are made)"
     told = "" if own else ", if that service makes vectors (its CTXSIEVE_REPO_VECTORS)"
     return f"by meaning (its vectors, made behind it{told}) in about {duration} more"
 
 
-def _vectors_on(setting: str | None) -> bool:
-    """CTXSIEVE_REPO_VECTORS as the service's settings read it (`f`, `n`, `0` are off too); unset or unreadable: on,
-    as the service starts (it refuses a value it cannot read, and says so)."""
-    from pydantic import TypeAdapter, ValidationError
+def _vectors_on() -> bool:
+    """Whether a service started here makes vectors: its settings read from the environment as it reads them (a
+    setting it cannot read: it would refuse to start and say why; on, as its default is)."""
+    from pydantic import ValidationError
+
+    from .settings import Settings
 
     try:
-        return setting is None or TypeAdapter(bool).validate_python(setting)
+        return Settings().repo_vectors
     except ValidationError:
         return True
 
